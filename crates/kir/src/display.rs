@@ -1,0 +1,190 @@
+//! The text form of KIR (`--emit=kir`, `--emit=instrumented`): readable and stable, so it can
+//! be snapshot-tested.
+
+use crate::ir::*;
+use crate::source::Span;
+use std::fmt::{self, Display, Formatter, Write};
+
+impl Display for Operand {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Value(v) => write!(f, "{v}"),
+            Operand::Const { width: 1, bits } => write!(f, "{}", *bits != 0),
+            Operand::Const { width, bits } => {
+                // Print small negative numbers in two's complement as negatives.
+                let w = *width as u32;
+                let sign = w < 128 && w > 1 && (bits >> (w - 1)) & 1 == 1;
+                if sign && (1u128 << w) - bits < 1 << 16 {
+                    write!(f, "-{}:i{}", (1u128 << w) - bits, width)
+                } else {
+                    write!(f, "{}:i{}", bits, width)
+                }
+            }
+        }
+    }
+}
+
+impl Display for Pointer {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]", self.object, self.offset)
+    }
+}
+
+fn lower<T: fmt::Debug>(t: T) -> String {
+    format!("{t:?}").to_lowercase()
+}
+
+impl Display for Fences {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Fences::Const { local, global } => {
+                let mut v = vec![];
+                if *local {
+                    v.push("local");
+                }
+                if *global {
+                    v.push("global");
+                }
+                write!(f, "fences({})", v.join(","))
+            }
+            Fences::Dynamic(o) => write!(f, "fences({o})"),
+        }
+    }
+}
+
+impl Display for InstKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            InstKind::Param { index } => write!(f, "param {index}"),
+            InstKind::Builtin(Builtin::LocalId(d)) => write!(f, "local_id.{}", ["x", "y", "z"][*d as usize]),
+            InstKind::Builtin(Builtin::GroupId(d)) => write!(f, "group_id.{}", ["x", "y", "z"][*d as usize]),
+            InstKind::Havoc => write!(f, "havoc"),
+            InstKind::Bin { op, lhs, rhs } => write!(f, "{} {lhs}, {rhs}", lower(op)),
+            InstKind::Cmp { pred, lhs, rhs } => write!(f, "cmp.{} {lhs}, {rhs}", lower(pred)),
+            InstKind::Cast { op, arg } => write!(f, "{} {arg}", lower(op)),
+            InstKind::Select { cond, then, els } => write!(f, "select {cond}, {then}, {els}"),
+            InstKind::Phi { incoming } => {
+                write!(f, "phi ")?;
+                for (i, (b, o)) in incoming.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "[{b}: {o}]")?;
+                }
+                Ok(())
+            }
+            InstKind::Float { func, args } => {
+                write!(f, "float.{func}(")?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                write!(f, ")")
+            }
+            InstKind::Load { ptr, width } => write!(f, "load.{width} {ptr}"),
+            InstKind::Store { ptr, value, width } => write!(f, "store.{width} {ptr}, {value}"),
+            InstKind::Atomic { op, ptr, args, width } => {
+                write!(f, "atomic.{}.{width} {ptr}", lower(op))?;
+                for a in args {
+                    write!(f, ", {a}")?;
+                }
+                Ok(())
+            }
+            InstKind::Barrier(b) => {
+                write!(f, "barrier.{} {}", lower(b.scope), b.fences)?;
+                match b.guard {
+                    Guard::Always => {}
+                    Guard::Var(v) => write!(f, " if {v}")?,
+                }
+                match b.origin {
+                    BarrierOrigin::Existing { stmt: Some(s) } => write!(f, " existing({s})"),
+                    BarrierOrigin::Existing { stmt: None } => write!(f, " existing(fixed)"),
+                    BarrierOrigin::Candidate => write!(f, " candidate"),
+                }
+            }
+            InstKind::Anchor(a) => write!(f, "anchor {}{}", a.stmt, if a.split { " split" } else { "" }),
+            InstKind::Assert { cond, kind } => write!(f, "assert.{} {cond}", lower(kind)),
+            InstKind::Assume { cond } => write!(f, "assume {cond}"),
+        }
+    }
+}
+
+impl Display for Terminator {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Terminator::Br(b) => write!(f, "br {b}"),
+            Terminator::CondBr { cond, then, els } => write!(f, "br {cond}, {then}, {els}"),
+            Terminator::Switch { value, default, cases } => {
+                write!(f, "switch {value}, default {default}")?;
+                for (c, b) in cases {
+                    write!(f, ", {c}: {b}")?;
+                }
+                Ok(())
+            }
+            Terminator::Return => write!(f, "ret"),
+            Terminator::Unreachable => write!(f, "unreachable"),
+        }
+    }
+}
+
+impl Kernel {
+    fn span_text(&self, span: &Span) -> String {
+        let mut s = String::new();
+        for (i, l) in span.frames.iter().enumerate() {
+            if i > 0 {
+                s.push_str(" <- ");
+            }
+            let name = self.files.get(l.file).map(|f| f.file_name()).unwrap_or("?");
+            let _ = write!(s, "{}:{}:{}", name, l.line, l.col);
+        }
+        s
+    }
+}
+
+impl Display for Kernel {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let l = &self.launch;
+        writeln!(
+            f,
+            "kernel {} ({:?}) block_dim={:?} grid_dim={:?}",
+            self.name, self.language, l.block_dim, l.grid_dim
+        )?;
+        for (i, p) in self.params.iter().enumerate() {
+            match &p.kind {
+                ParamKind::Scalar { width } => writeln!(f, "  param {i} {}: i{width}", p.name)?,
+                ParamKind::Pointer(o) => writeln!(f, "  param {i} {}: ptr {o}", p.name)?,
+            }
+        }
+        for (id, o) in self.objects.iter() {
+            let dims: Vec<String> = o.dims.iter().map(|d| format!("[{d}]")).collect();
+            writeln!(f, "  {id} {}{}: {} elem {}", o.name, dims.join(""), lower(o.space), o.elem_size)?;
+        }
+        let order: Vec<_> = match crate::cfg::Cfg::compute(self) {
+            Ok(c) => c.rpo.clone(),
+            Err(_) => self.blocks.keys().collect(),
+        };
+        for b in order {
+            let blk = &self.blocks[b];
+            writeln!(f, "{b}:")?;
+            for &i in &blk.insts {
+                let inst = &self.insts[i];
+                let mut line = String::new();
+                if inst.width > 0 {
+                    let _ = write!(line, "  {i}:i{} = {}", inst.width, inst.kind);
+                } else {
+                    let _ = write!(line, "  {}", inst.kind);
+                }
+                let loc = self.span_text(&inst.span);
+                if !loc.is_empty() {
+                    let pad = 48usize.saturating_sub(line.len()).max(1);
+                    let _ = write!(line, "{:pad$}; {loc}", "");
+                }
+                writeln!(f, "{line}")?;
+            }
+            writeln!(f, "  {}", blk.term)?;
+        }
+        Ok(())
+    }
+}

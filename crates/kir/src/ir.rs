@@ -1,0 +1,402 @@
+//! The kernel: an SSA control-flow graph of one GPU kernel with every `__device__` call
+//! inlined (DESIGN §4).
+//!
+//! Values are bit-vectors of their width in bits (width 1 is a Boolean). Floating point is
+//! uninterpreted, as in GPUVerify: a float is a bit-vector and every float operation an
+//! uninterpreted function. A pointer is never a value: every memory access names its
+//! [`MemObject`] statically and carries a byte offset.
+
+use crate::entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
+use crate::source::{SourceFile, Span, StmtTable};
+use cranelift_entity::PrimaryMap;
+
+/// The source language of a kernel.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+pub enum Language {
+    Cuda,
+    OpenCl,
+}
+
+/// The launch configuration: block (work-group) and grid (number of groups) sizes in threads
+/// and blocks, three dimensions each (absent dimensions are 1).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Launch {
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+}
+
+impl Launch {
+    pub fn threads_per_block(&self) -> u64 {
+        self.block_dim.iter().map(|&d| d as u64).product()
+    }
+    pub fn blocks(&self) -> u64 {
+        self.grid_dim.iter().map(|&d| d as u64).product()
+    }
+}
+
+/// The memory space of an object.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Space {
+    /// Device memory, shared by every thread of the grid (CUDA global, OpenCL `__global`).
+    Global,
+    /// Memory shared by the threads of one block (CUDA `__shared__`, OpenCL `__local`).
+    Shared,
+    /// Read-only memory (CUDA `__constant__`, OpenCL `__constant`).
+    Constant,
+    /// Memory of one thread (arrays and address-taken locals).
+    Private,
+}
+
+/// A memory object.
+#[derive(Clone, Debug)]
+pub struct MemObject {
+    /// The source name (parameter or variable), used in messages: `A` in `race on A[17]`.
+    pub name: String,
+    pub space: Space,
+    /// Size in bytes of the source-level element type (for printing element indices).
+    pub elem_size: u32,
+    /// Extents of the source-level array dimensions in elements, outermost first
+    /// (`[16, 32]` for `float b[16][32]`); empty for a pointer parameter of unknown size.
+    pub dims: Vec<u64>,
+    /// The kernel parameter this object is passed as, if any.
+    pub param: Option<usize>,
+}
+
+/// A constant or the value of an instruction.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Operand {
+    Value(InstId),
+    Const { width: u16, bits: u128 },
+}
+
+impl Operand {
+    pub fn konst(width: u16, bits: u128) -> Self {
+        let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        Operand::Const { width, bits: bits & mask }
+    }
+    pub fn bool(b: bool) -> Self {
+        Operand::konst(1, b as u128)
+    }
+    pub fn as_const(&self) -> Option<u128> {
+        match self {
+            Operand::Const { bits, .. } => Some(*bits),
+            _ => None,
+        }
+    }
+}
+
+/// A memory address: an object and a byte offset (a 64-bit value).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Pointer {
+    pub object: ObjectId,
+    pub offset: Operand,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CmpPred {
+    Eq,
+    Ne,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CastOp {
+    ZExt,
+    SExt,
+    Trunc,
+}
+
+/// A thread-dependent built-in value (32 bits wide). Launch sizes are constants, not builtins.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Builtin {
+    /// `threadIdx` / `get_local_id`, dimension 0..3.
+    LocalId(u8),
+    /// `blockIdx` / `get_group_id`, dimension 0..3.
+    GroupId(u8),
+}
+
+/// The memory a barrier orders (its fences). CUDA `__syncthreads()` and grid syncs order both.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Fences {
+    Const { local: bool, global: bool },
+    /// OpenCL `barrier(flags)` with flags computed at run time: bit 0 (`CLK_LOCAL_MEM_FENCE`)
+    /// local, bit 1 (`CLK_GLOBAL_MEM_FENCE`) global; evaluated per thread.
+    Dynamic(Operand),
+}
+
+impl Fences {
+    pub const ALL: Fences = Fences::Const { local: true, global: true };
+}
+
+/// Which threads a barrier synchronises.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Scope {
+    /// The threads of one block (work-group).
+    Block,
+    /// Every thread of the grid (CUDA cooperative groups `grid.sync()`).
+    Grid,
+}
+
+/// Whether a barrier is on.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Guard {
+    /// An uninstrumented barrier: always on.
+    Always,
+    /// Guarded by a barrier variable of the instrumented kernel.
+    Var(VarId),
+}
+
+/// Where a barrier comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BarrierOrigin {
+    /// Written by the user; `stmt` is the statement whose deletion removes it, if it can be
+    /// removed (a bare barrier call whose result is unused).
+    Existing { stmt: Option<StmtId> },
+    /// A candidate inserted by the instrumenter.
+    Candidate,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Barrier {
+    pub scope: Scope,
+    pub fences: Fences,
+    pub guard: Guard,
+    pub origin: BarrierOrigin,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AtomicOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+    Inc,
+    Dec,
+    CmpXchg,
+    Other,
+}
+
+/// The kind of a GPUVerify annotation check.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AssertKind {
+    /// `__assert(e)`.
+    Assertion,
+    /// `__requires(e)` of an inlined function, checked at the call.
+    Precondition,
+}
+
+/// A source statement boundary left by the front end: the program point just before the
+/// statement (`split == false`), or between the read and the write of an assignment
+/// (`split == true`). It has no semantics; the instrumenter turns chosen ones into sites.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Anchor {
+    pub stmt: StmtId,
+    pub split: bool,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum InstKind {
+    /// A scalar kernel parameter: one symbolic value shared by all threads.
+    Param { index: usize },
+    Builtin(Builtin),
+    /// A value chosen freshly per thread each time it executes (LLVM `undef`, results of
+    /// calls we do not model).
+    Havoc,
+    Bin { op: BinOp, lhs: Operand, rhs: Operand },
+    Cmp { pred: CmpPred, lhs: Operand, rhs: Operand },
+    Cast { op: CastOp, arg: Operand },
+    Select { cond: Operand, then: Operand, els: Operand },
+    Phi { incoming: Vec<(BlockId, Operand)> },
+    /// An uninterpreted floating-point (or math library) function, named by its operation and
+    /// widths, e.g. `fadd.f32`, `sqrt.f32`, `fcmp.olt.f32`.
+    Float { func: String, args: Vec<Operand> },
+    /// Read `width` bytes.
+    Load { ptr: Pointer, width: u32 },
+    /// Write `width` bytes.
+    Store { ptr: Pointer, value: Operand, width: u32 },
+    /// An atomic read-modify-write of `width` bytes; the result is the old value.
+    Atomic { op: AtomicOp, ptr: Pointer, args: Vec<Operand>, width: u32 },
+    Barrier(Barrier),
+    Anchor(Anchor),
+    Assert { cond: Operand, kind: AssertKind },
+    /// `__requires` of the kernel, `__assume`: executions that violate it are not considered.
+    Assume { cond: Operand },
+}
+
+impl InstKind {
+    /// The memory access of this instruction, if any: (pointer, width in bytes, is a write,
+    /// is atomic).
+    pub fn access(&self) -> Option<(Pointer, u32, bool, bool)> {
+        match self {
+            InstKind::Load { ptr, width } => Some((*ptr, *width, false, false)),
+            InstKind::Store { ptr, width, .. } => Some((*ptr, *width, true, false)),
+            InstKind::Atomic { ptr, width, .. } => Some((*ptr, *width, true, true)),
+            _ => None,
+        }
+    }
+
+    /// Operands read by the instruction (not including pointer objects).
+    pub fn operands(&self) -> Vec<Operand> {
+        match self {
+            InstKind::Param { .. } | InstKind::Builtin(_) | InstKind::Havoc | InstKind::Anchor(_) => vec![],
+            InstKind::Bin { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
+            InstKind::Cast { arg, .. } => vec![*arg],
+            InstKind::Select { cond, then, els } => vec![*cond, *then, *els],
+            InstKind::Phi { incoming } => incoming.iter().map(|(_, o)| *o).collect(),
+            InstKind::Float { args, .. } => args.clone(),
+            InstKind::Load { ptr, .. } => vec![ptr.offset],
+            InstKind::Store { ptr, value, .. } => vec![ptr.offset, *value],
+            InstKind::Atomic { ptr, args, .. } => {
+                let mut v = vec![ptr.offset];
+                v.extend(args.iter().copied());
+                v
+            }
+            InstKind::Barrier(b) => match b.fences {
+                Fences::Dynamic(o) => vec![o],
+                Fences::Const { .. } => vec![],
+            },
+            InstKind::Assert { cond, .. } | InstKind::Assume { cond } => vec![*cond],
+        }
+    }
+}
+
+/// An instruction: its kind, result width in bits (0 when it produces no value), its block
+/// and source span.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub kind: InstKind,
+    pub width: u16,
+    pub block: BlockId,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum Terminator {
+    Br(BlockId),
+    CondBr { cond: Operand, then: BlockId, els: BlockId },
+    Switch { value: Operand, default: BlockId, cases: Vec<(u128, BlockId)> },
+    /// The thread leaves the kernel.
+    Return,
+    /// Executions reaching this point are not considered (LLVM `unreachable`).
+    Unreachable,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Br(b) => vec![*b],
+            Terminator::CondBr { then, els, .. } => vec![*then, *els],
+            Terminator::Switch { default, cases, .. } => {
+                let mut v = vec![*default];
+                v.extend(cases.iter().map(|(_, b)| *b));
+                v
+            }
+            Terminator::Return | Terminator::Unreachable => vec![],
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub insts: Vec<InstId>,
+    pub term: Terminator,
+    pub term_span: Span,
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum ParamKind {
+    /// A scalar of the given width in bits.
+    Scalar { width: u16 },
+    /// A pointer to a memory object.
+    Pointer(ObjectId),
+}
+
+/// One GPU kernel in KIR.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The kernel's source name.
+    pub name: String,
+    pub language: Language,
+    pub launch: Launch,
+    pub params: Vec<Param>,
+    pub objects: PrimaryMap<ObjectId, MemObject>,
+    pub blocks: PrimaryMap<BlockId, Block>,
+    pub insts: PrimaryMap<InstId, Inst>,
+    pub entry: BlockId,
+    /// Source files: [`FileId::MAIN`] is the kernel file.
+    pub files: PrimaryMap<FileId, SourceFile>,
+    /// The statements of the main file (source anchors).
+    pub stmts: StmtTable,
+}
+
+impl Kernel {
+    /// The main source file.
+    pub fn main_file(&self) -> &SourceFile {
+        &self.files[FileId::MAIN]
+    }
+
+    /// The width in bits of an operand.
+    pub fn width(&self, op: Operand) -> u16 {
+        match op {
+            Operand::Value(v) => self.insts[v].width,
+            Operand::Const { width, .. } => width,
+        }
+    }
+
+    /// Appends an instruction to the end of `block`.
+    pub fn push_inst(&mut self, block: BlockId, kind: InstKind, width: u16, span: Span) -> InstId {
+        let id = self.insts.push(Inst { kind, width, block, span });
+        self.blocks[block].insts.push(id);
+        id
+    }
+
+    /// Creates an instruction in `block` without placing it in the block's list (the caller
+    /// inserts it where it belongs).
+    pub fn make_inst(&mut self, block: BlockId, kind: InstKind, width: u16, span: Span) -> InstId {
+        self.insts.push(Inst { kind, width, block, span })
+    }
+
+    /// Whether the kernel launches more than one block.
+    pub fn multi_block(&self) -> bool {
+        self.launch.blocks() > 1
+    }
+}

@@ -1,0 +1,205 @@
+//! Source text, locations and the statement table (the *source anchors*).
+//!
+//! Offsets are byte offsets into the main file's text; lines and columns are 1-based, columns
+//! counted in bytes (as clang counts them).
+
+use crate::entity::{FileId, StmtId};
+use cranelift_entity::PrimaryMap;
+use std::fmt;
+
+/// A source file with a line index.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path as the user gave it (used in messages and diff headers).
+    pub path: String,
+    /// The whole text, if known (the main file and our preludes always are).
+    pub text: Option<String>,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// A file with known text.
+    pub fn new(path: impl Into<String>, text: Option<String>) -> Self {
+        let mut line_starts = vec![0];
+        if let Some(t) = &text {
+            line_starts.extend(t.match_indices('\n').map(|(i, _)| i + 1));
+        }
+        SourceFile { path: path.into(), text, line_starts }
+    }
+
+    /// The file name without directories, as GPUVerify prints it in race headers.
+    pub fn file_name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// The 1-based line and column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        ((line + 1) as u32, (offset - self.line_starts[line] + 1) as u32)
+    }
+
+    /// The byte offset of a 1-based line and column, if the line exists.
+    pub fn offset(&self, line: u32, col: u32) -> Option<usize> {
+        let start = *self.line_starts.get((line as usize).checked_sub(1)?)?;
+        Some(start + (col.max(1) as usize - 1))
+    }
+
+    /// The text of a 1-based line without its newline.
+    pub fn line_text(&self, line: u32) -> Option<&str> {
+        let text = self.text.as_deref()?;
+        let start = *self.line_starts.get((line as usize).checked_sub(1)?)?;
+        let end = self.line_starts.get(line as usize).map(|e| e - 1).unwrap_or(text.len());
+        text.get(start..end)
+    }
+}
+
+/// A point in a source file.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Loc {
+    pub file: FileId,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Where an instruction comes from: the innermost location first, then the call sites of the
+/// `__device__` functions it was inlined through (the inline chain), outermost last.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Span {
+    pub frames: Vec<Loc>,
+}
+
+impl Span {
+    /// The innermost location, if any.
+    pub fn top(&self) -> Option<Loc> {
+        self.frames.first().copied()
+    }
+
+    /// The innermost frame that lies in the main file (the user's code), if any.
+    pub fn in_main(&self) -> Option<Loc> {
+        self.frames.iter().copied().find(|l| l.file == FileId::MAIN)
+    }
+
+    /// A span with `call_site` (and its own chain) appended as outer frames.
+    pub fn inlined_at(&self, call_site: &Span) -> Span {
+        let mut frames = self.frames.clone();
+        frames.extend(call_site.frames.iter().copied());
+        Span { frames }
+    }
+}
+
+/// A half-open byte range `[start, end)` of the main file.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct TextRange {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl TextRange {
+    pub fn contains(&self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end
+    }
+    pub fn contains_range(&self, other: &TextRange) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
+/// The syntactic kind of a statement, as far as instrumentation and the fix stage care.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum StmtKind {
+    Compound,
+    Decl,
+    Expr,
+    If,
+    For,
+    While,
+    Do,
+    Switch,
+    Return,
+    Break,
+    Continue,
+    Null,
+    Other,
+}
+
+impl StmtKind {
+    pub fn is_loop(self) -> bool {
+        matches!(self, StmtKind::For | StmtKind::While | StmtKind::Do)
+    }
+    pub fn is_conditional(self) -> bool {
+        matches!(self, StmtKind::If | StmtKind::Switch)
+    }
+}
+
+/// An assignment whose right-hand side may read memory: a site can stand between the read
+/// and the write, printed by hoisting the right-hand side into a temporary (DESIGN §5, §8).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Split {
+    /// The right-hand side expression.
+    pub rhs: TextRange,
+    /// Its type as clang spells it (the temporary's declared type).
+    pub rhs_type: String,
+}
+
+/// How a statement that is a bare barrier call can be removed.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum BarrierCall {
+    /// `__syncthreads();`, `barrier(...);`, `synchronize(g);`, `g.sync();`...: the statement
+    /// can be deleted.
+    Removable,
+}
+
+/// A statement of the main file: where sites are anchored and edits are made.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// The source name of the function that contains the statement.
+    pub function: String,
+    pub kind: StmtKind,
+    /// The statement's text, including its terminating `;` where it has one.
+    pub range: TextRange,
+    pub parent: Option<StmtId>,
+    /// Child statements (compound members, branch arms, loop bodies), in source order.
+    pub children: Vec<StmtId>,
+    /// The statement is the body of an `if`/`else`/`for`/`while`/`do` without braces: an
+    /// insertion before it must add braces.
+    pub sole_body: bool,
+    /// The statement is the first statement of a loop body (runs once per iteration).
+    pub loop_body_start: bool,
+    pub split: Option<Split>,
+    pub barrier_call: Option<BarrierCall>,
+}
+
+/// The statements of the main file, as clang's AST gives them.
+#[derive(Clone, Debug, Default)]
+pub struct StmtTable {
+    pub stmts: PrimaryMap<StmtId, Stmt>,
+}
+
+impl StmtTable {
+    /// The innermost statement containing `offset`, among statements of `function` if given.
+    pub fn innermost_at(&self, offset: usize) -> Option<StmtId> {
+        let mut best: Option<StmtId> = None;
+        for (id, s) in self.stmts.iter() {
+            if s.range.contains(offset) {
+                match best {
+                    Some(b) if !self.stmts[b].range.contains_range(&s.range) => {}
+                    _ => best = Some(id),
+                }
+            }
+        }
+        best
+    }
+
+    /// `id` and its ancestors, innermost first.
+    pub fn ancestors(&self, id: StmtId) -> impl Iterator<Item = StmtId> + '_ {
+        std::iter::successors(Some(id), move |s| self.stmts[*s].parent)
+    }
+}
+
+impl fmt::Display for TextRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
