@@ -1,0 +1,156 @@
+//! What an expression statement is, as far as sites care: an assignment whose right-hand side
+//! reads memory (a site can stand between the read and the write, DESIGN §5), or a bare
+//! barrier call (removable, DESIGN §8).
+
+use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
+use super::scan;
+use serde_json::Value;
+use std::collections::HashSet;
+use syncfix_kir::{BarrierCall, Split, TextRange};
+
+/// Free functions whose bare call statement is a barrier.
+const BARRIER_FUNCTIONS: &[&str] = &["__syncthreads", "barrier", "work_group_barrier", "synchronize"];
+/// Member functions whose bare call statement is a barrier (`grid_group`, `thread_block`).
+const BARRIER_MEMBERS: &[&str] = &["sync"];
+
+/// Looks through the nodes clang wraps around an expression statement's expression.
+fn strip(mut e: &Value) -> &Value {
+    while matches!(
+        kind(e),
+        "ExprWithCleanups" | "ImplicitCastExpr" | "ParenExpr" | "ConstantExpr" | "CStyleCastExpr"
+    ) {
+        match inner(e).first() {
+            Some(next) => e = next,
+            None => break,
+        }
+    }
+    e
+}
+
+/// Whether a reference type is spelled (`int &`, `int (&)[3]`, `T &&`).
+pub(crate) fn is_reference(ty: &str) -> bool {
+    ty.trim_end().ends_with('&') || ty.contains("(&")
+}
+
+/// Whether an expression statement's expression is a call of a barrier function.
+pub(crate) fn barrier_call(expr: &Value) -> Option<BarrierCall> {
+    let call = strip(expr);
+    let is_member_call = kind(call) == "CXXMemberCallExpr";
+    if kind(call) != "CallExpr" && !is_member_call {
+        return None;
+    }
+    let mut callee = inner(call).first()?;
+    while matches!(kind(callee), "ImplicitCastExpr" | "ParenExpr") {
+        callee = inner(callee).first()?;
+    }
+    let (name, member) = match kind(callee) {
+        "DeclRefExpr" => (callee.get("referencedDecl").and_then(|d| str_field(d, "name"))?, false),
+        "UnresolvedLookupExpr" => (str_field(callee, "name")?, false),
+        "MemberExpr" | "UnresolvedMemberExpr" => (str_field(callee, "name")?, true),
+        "CXXDependentScopeMemberExpr" => (str_field(callee, "member")?, true),
+        _ => return None,
+    };
+    let names = if member { BARRIER_MEMBERS } else { BARRIER_FUNCTIONS };
+    names.contains(&name).then_some(BarrierCall::Removable)
+}
+
+/// Context of the split analysis.
+pub(crate) struct SplitCx<'a> {
+    /// The main file's text.
+    pub src: &'a [u8],
+    /// Ids of the function-local automatic variables (not static, not shared, not references).
+    pub locals: &'a HashSet<String>,
+}
+
+impl SplitCx<'_> {
+    /// The split of an expression statement `expr` whose text ends at `expr_end` (before the
+    /// `;`), if it is an assignment to memory whose right-hand side reads memory.
+    pub(crate) fn split(&self, expr: &Value, expr_end: usize) -> Option<Split> {
+        let assign = strip(expr);
+        let op = match kind(assign) {
+            "BinaryOperator" if str_field(assign, "opcode") == Some("=") => "=",
+            "CompoundAssignOperator" => str_field(assign, "opcode")?,
+            _ => return None,
+        };
+        let [lhs, rhs] = inner(assign) else { return None };
+        if self.is_private_lvalue(lhs) || !self.reads_memory(rhs) {
+            return None;
+        }
+        let lhs_end = end_of(lhs, self.src)?;
+        let start = begin_of(rhs, self.src)?;
+        let end = end_of(rhs, self.src)?;
+        // The operator must be spelled between the sides (so no macro hides part of either),
+        // and a braced initializer cannot be hoisted into a temporary.
+        if !scan::only_token_between(self.src, lhs_end, start, op)
+            || end <= start
+            || end > expr_end
+            || self.src.get(start) == Some(&b'{')
+        {
+            return None;
+        }
+        Some(Split {
+            rhs: TextRange { start, end },
+            rhs_type: qual_type(rhs)?.to_owned(),
+        })
+    }
+
+    /// Whether an lvalue denotes private memory of the thread: a local automatic variable or
+    /// parameter, a field of one, an element of a local array.
+    fn is_private_lvalue(&self, lv: &Value) -> bool {
+        match kind(lv) {
+            "ParenExpr" => inner(lv).first().is_some_and(|e| self.is_private_lvalue(e)),
+            "DeclRefExpr" => lv.get("referencedDecl").is_some_and(|d| self.is_private_decl(d)),
+            "MemberExpr" if !flag(lv, "isArrow") => inner(lv).first().is_some_and(|e| self.is_private_lvalue(e)),
+            "ArraySubscriptExpr" => inner(lv).iter().any(|e| {
+                kind(e) == "ImplicitCastExpr"
+                    && str_field(e, "castKind") == Some("ArrayToPointerDecay")
+                    && inner(e).first().is_some_and(|a| self.is_private_lvalue(a))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Whether a `referencedDecl` is a local automatic variable or a parameter (by value).
+    fn is_private_decl(&self, decl: &Value) -> bool {
+        match kind(decl) {
+            "ParmVarDecl" => !qual_type(decl).is_some_and(is_reference),
+            "VarDecl" => str_field(decl, "id").is_some_and(|id| self.locals.contains(id)),
+            _ => false,
+        }
+    }
+
+    /// Whether a `referencedDecl` is a variable in memory that may change: not local
+    /// automatic, not `const`.
+    fn is_memory_variable(&self, decl: &Value) -> bool {
+        kind(decl) == "VarDecl"
+            && !self.is_private_decl(decl)
+            && !qual_type(decl).is_some_and(|t| t.starts_with("const ") || t.contains("__constant"))
+    }
+
+    /// Whether evaluating `e` may read memory: an array subscript, a dereference, an `->`
+    /// member, a call, or the value of a variable that is not a local automatic one (a global, a shared or
+    /// static variable), unless it is `const`. `sizeof`, lambda bodies and clang's built-in
+    /// index variables (`threadIdx.x`, a pseudo-object) read nothing.
+    fn reads_memory(&self, e: &Value) -> bool {
+        match kind(e) {
+            "PseudoObjectExpr" | "LambdaExpr" | "UnaryExprOrTypeTraitExpr" => false,
+            "ArraySubscriptExpr" | "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" => true,
+            "UnaryOperator" if str_field(e, "opcode") == Some("*") => true,
+            "MemberExpr" | "CXXDependentScopeMemberExpr" if flag(e, "isArrow") => true,
+            "ImplicitCastExpr" if str_field(e, "castKind") == Some("LValueToRValue") => {
+                let mut v = inner(e).first();
+                while let Some(p) = v.filter(|p| kind(p) == "ParenExpr") {
+                    v = inner(p).first();
+                }
+                match v {
+                    Some(d) if kind(d) == "DeclRefExpr" => {
+                        d.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d))
+                    }
+                    Some(v) => self.reads_memory(v),
+                    None => false,
+                }
+            }
+            _ => inner(e).iter().any(|c| self.reads_memory(c)),
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! A tiny C lexer over source bytes: enough to step over whitespace, comments, literals and
+//! preprocessor lines between the tokens whose positions clang gives us.
+//!
+//! All positions are byte offsets into the main file's text. No function panics: positions
+//! past the end are clamped, and "not found" is `None`.
+
+/// Whether `b` is whitespace to the lexer (a line splice `\` + newline is handled separately).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// If a comment or a line splice starts at `i`, the offset just after it.
+fn trivia_at(src: &[u8], i: usize) -> Option<usize> {
+    match (src.get(i), src.get(i + 1)) {
+        (Some(b'/'), Some(b'/')) => {
+            let mut j = i + 2;
+            while j < src.len() && src[j] != b'\n' {
+                // A line splice continues a `//` comment onto the next line.
+                if src[j] == b'\\' && src.get(j + 1) == Some(&b'\n') {
+                    j += 1;
+                }
+                j += 1;
+            }
+            Some(j)
+        }
+        (Some(b'/'), Some(b'*')) => {
+            let mut j = i + 2;
+            while j + 1 < src.len() && !(src[j] == b'*' && src[j + 1] == b'/') {
+                j += 1;
+            }
+            Some((j + 2).min(src.len()))
+        }
+        (Some(b'\\'), Some(b'\n')) => Some(i + 2),
+        (Some(b'\\'), Some(b'\r')) if src.get(i + 2) == Some(&b'\n') => Some(i + 3),
+        _ => None,
+    }
+}
+
+/// The offset of the first byte at or after `i` that is neither whitespace nor in a comment
+/// (`src.len()` if there is none).
+pub(crate) fn skip_trivia(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() {
+        if is_space(src[i]) {
+            i += 1;
+        } else if let Some(j) = trivia_at(src, i) {
+            i = j;
+        } else {
+            break;
+        }
+    }
+    i.min(src.len())
+}
+
+/// The end of a string or character literal whose opening quote is at `i`.
+fn literal_end(src: &[u8], i: usize) -> usize {
+    let quote = src[i];
+    let mut j = i + 1;
+    while j < src.len() {
+        match src[j] {
+            b'\\' => j += 2,
+            b'\n' => return j,
+            b if b == quote => return j + 1,
+            _ => j += 1,
+        }
+    }
+    src.len()
+}
+
+/// The offset just after the `;` that follows the token ending at `i` (only whitespace and
+/// comments in between), or `None` if the next significant byte is not `;`.
+pub(crate) fn semicolon_after(src: &[u8], i: usize) -> Option<usize> {
+    let j = skip_trivia(src, i);
+    (src.get(j) == Some(&b';')).then_some(j + 1)
+}
+
+/// The end of a macro invocation whose name ends at `i`: after the matching `)` if the next
+/// significant byte is `(` (a function-like invocation), otherwise `i` itself. `None` if the
+/// parentheses are not balanced before the end of the text.
+pub(crate) fn after_macro_invocation(src: &[u8], i: usize) -> Option<usize> {
+    let mut j = skip_trivia(src, i);
+    if src.get(j) != Some(&b'(') {
+        return Some(i.min(src.len()));
+    }
+    let mut depth = 0usize;
+    while j < src.len() {
+        match src[j] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            b'"' | b'\'' => {
+                j = literal_end(src, j);
+                continue;
+            }
+            _ => {
+                if let Some(k) = trivia_at(src, j) {
+                    j = k;
+                    continue;
+                }
+            }
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Whether `src[from..to]` holds exactly the token `tok`, with only whitespace and comments
+/// around it.
+pub(crate) fn only_token_between(src: &[u8], from: usize, to: usize, tok: &str) -> bool {
+    if from > to || to > src.len() {
+        return false;
+    }
+    let text = &src[..to];
+    let j = skip_trivia(text, from);
+    text[j..].starts_with(tok.as_bytes()) && skip_trivia(text, j + tok.len()) == to
+}
+
+/// The end of the last token before `to`, lexing forward from `from` (which must lie at a
+/// token boundary outside comments, literals and directives). Comments, whitespace and
+/// preprocessor directive lines are not tokens. Returns `from` if there is no token.
+pub(crate) fn prev_token_end(src: &[u8], from: usize, to: usize) -> usize {
+    let to = to.min(src.len());
+    let mut i = from.min(to);
+    let mut last = i;
+    // Whether only whitespace has been seen since the last newline (or since `from`, which is
+    // a statement start and therefore not inside a directive).
+    let mut line_start = false;
+    while i < to {
+        let b = src[i];
+        if b == b'\n' {
+            line_start = true;
+            i += 1;
+        } else if is_space(b) {
+            i += 1;
+        } else if let Some(j) = trivia_at(src, i) {
+            i = j;
+        } else if b == b'#' && line_start {
+            // A directive runs to the end of the line, line splices included.
+            while i < to && src[i] != b'\n' {
+                i = trivia_at(src, i).filter(|_| src[i] == b'\\').unwrap_or(i + 1);
+            }
+        } else if b == b'"' || (b == b'\'' && !(i > 0 && src[i - 1].is_ascii_alphanumeric())) {
+            // (A `'` right after an alphanumeric is a C++14 digit separator, not a literal.)
+            i = literal_end(src, i).min(to);
+            last = i;
+            line_start = false;
+        } else {
+            // One character of a token (all bytes of a UTF-8 sequence).
+            i += 1;
+            while i < to && (src[i] & 0xc0) == 0x80 {
+                i += 1;
+            }
+            last = i;
+            line_start = false;
+        }
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semicolons_after_comments() {
+        let s = b"x = 1 /* c */ // d\n  ;";
+        assert_eq!(semicolon_after(s, 5), Some(s.len()));
+        assert_eq!(semicolon_after(b"x = 1 y;", 5), None);
+    }
+
+    #[test]
+    fn macro_invocations() {
+        let s = b"MAX (a, f(\")\", b)) + 1";
+        assert_eq!(after_macro_invocation(s, 3), Some(18));
+        assert_eq!(after_macro_invocation(b"N + 1", 1), Some(1));
+        assert_eq!(after_macro_invocation(b"F(a", 1), None);
+    }
+
+    #[test]
+    fn tokens_between() {
+        assert!(only_token_between(b"a /*x*/ += b", 1, 11, "+="));
+        assert!(!only_token_between(b"a = = b", 1, 6, "="));
+        assert!(!only_token_between(b"a = b", 3, 1, "="));
+    }
+
+    #[test]
+    fn previous_token_skips_directives() {
+        let s = b"x = 1; // c\n  #pragma unroll \\\n 4\n  for";
+        let to = s.len() - 3;
+        assert_eq!(prev_token_end(s, 0, to), 6);
+        assert_eq!(prev_token_end(b"a = '}'; b", 0, 9), 8);
+        assert_eq!(prev_token_end(b"  x", 0, 2), 0);
+        assert_eq!(prev_token_end("é\n#p\nx".as_bytes(), 0, 6), 2);
+    }
+}

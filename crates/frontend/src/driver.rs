@@ -1,0 +1,294 @@
+//! The front-end pipeline (DESIGN §3): clang's JSON AST of the user's file gives the statement
+//! table; a *marked* copy of the source (a marker call before every statement) is compiled by
+//! clang-19 with our force-included prelude, `opt-19 -passes=mem2reg,infer-address-spaces`
+//! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
+
+use crate::ast::{parse_ast, AstInfo};
+use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
+use crate::marks::{mark_source, Marked};
+use llvm_ir::{DebugLoc, Module};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
+
+const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
+const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
+const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
+const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
+
+/// Options of the front end.
+#[derive(Clone, Debug)]
+pub struct FrontendOptions {
+    /// The source language; `None` decides by the file extension (`.cl` is OpenCL).
+    pub language: Option<Language>,
+    pub launch: Launch,
+    /// `-D` definitions (`NAME` or `NAME=VALUE`) and `-I` include directories.
+    pub defines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+    /// Extra arguments for clang (`--clang-opt`).
+    pub clang_args: Vec<String>,
+    /// Only this kernel (by source name), if given.
+    pub kernel: Option<String>,
+}
+
+/// A front-end failure, mapped to GPUVerify's exit codes by the caller.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    /// clang rejected the kernel (exit 2); its diagnostics are passed through.
+    #[error("{0}")]
+    Clang(String),
+    /// A construct the lowering does not understand (exit 4).
+    #[error("{what}")]
+    Unsupported { what: String, loc: Option<Loc> },
+    /// The file defines no kernel (exit 4).
+    #[error("{0}")]
+    NoKernel(String),
+    /// clang-19 or opt-19 is missing or failed to run (exit 2).
+    #[error("{0}")]
+    Tool(String),
+}
+
+impl From<LowerError> for FrontendError {
+    fn from(e: LowerError) -> Self {
+        match e {
+            LowerError::Unsupported { what, loc } => FrontendError::Unsupported { what, loc },
+        }
+    }
+}
+
+/// The result of the front end: the statement table, the kernels, and the main file.
+pub struct Compiled {
+    pub kernels: Vec<Kernel>,
+    pub ast: AstInfo,
+    pub language: Language,
+}
+
+/// Path of a tool: `$SYNCFIX_<NAME>`, then `<name>-19` on the PATH, then LLVM 19's directory.
+fn tool(env: &str, name: &str) -> PathBuf {
+    if let Ok(p) = std::env::var(env) {
+        return PathBuf::from(p);
+    }
+    let versioned = format!("{name}-19");
+    if let Ok(path) = std::env::var("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(&versioned);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    PathBuf::from(format!("/usr/lib/llvm-19/bin/{name}"))
+}
+
+/// The language of a file by extension: `.cl` is OpenCL, anything else CUDA.
+pub fn language_of(path: &Path) -> Language {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("cl") => Language::OpenCl,
+        _ => Language::Cuda,
+    }
+}
+
+struct Mapper<'a> {
+    dir: String,
+    file_name: String,
+    marked: &'a Marked,
+}
+
+impl LocMapper for Mapper<'_> {
+    fn main_loc(&self, dl: &DebugLoc) -> Option<(u32, u32)> {
+        let same_dir = dl.directory.as_deref().map(|d| d == self.dir).unwrap_or(true);
+        let name = dl.filename.rsplit('/').next().unwrap_or(&dl.filename);
+        let full_match = dl.filename == self.file_name || (dl.filename.starts_with(&self.dir) && name == self.file_name);
+        if (same_dir && dl.filename == self.file_name) || full_match {
+            Some(self.marked.to_original(dl.line, dl.col.unwrap_or(1)))
+        } else {
+            None
+        }
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, FrontendError> {
+    cmd.output().map_err(|e| FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
+}
+
+/// clang's diagnostics with the temporary copy's name replaced by the user's path.
+fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
+    let user = path.display().to_string();
+    msg.lines()
+        .map(|l| match l.strip_prefix(file_name) {
+            Some(rest) if rest.starts_with(':') => format!("{user}{rest}"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Compiles `text` (the contents of the file at `path`) and lowers its kernels.
+///
+/// Errors: clang's diagnostics ([`FrontendError::Clang`]), unsupported constructs
+/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]).
+pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
+    let language = opts.language.unwrap_or_else(|| language_of(path));
+    let tmp = tempfile::Builder::new()
+        .prefix("syncfix-")
+        .tempdir()
+        .map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
+    let dir = tmp.path();
+    let write = |name: &str, body: &str| -> Result<PathBuf, FrontendError> {
+        let p = dir.join(name);
+        std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
+        Ok(p)
+    };
+    let inc = dir.join("include");
+    std::fs::create_dir_all(&inc).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+    let prelude = match language {
+        Language::Cuda => {
+            write("include/cuda.h", CUDA_H)?;
+            write("include/cuda_runtime.h", CUDA_H)?;
+            write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
+            write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
+        }
+        Language::OpenCl => write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
+    };
+    let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
+    let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
+    let mut common: Vec<String> = match language {
+        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
+    };
+    common.push("-w".into());
+    common.push(format!("-I{}", inc.display()));
+    common.push("-include".into());
+    common.push(prelude.display().to_string());
+    for d in &opts.defines {
+        common.push(format!("-D{d}"));
+    }
+    for i in &opts.include_dirs {
+        common.push(format!("-I{}", i.display()));
+    }
+    common.push(format!("-I{}", src_dir.display()));
+    common.extend(opts.clang_args.iter().cloned());
+    let clang = tool("SYNCFIX_CLANG", "clang");
+
+    // 1. The AST of the text (which may differ from the file on disk: a patched version),
+    //    from a copy with the same file name; clang's messages name the user's path.
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
+    let orig = dir.join("orig");
+    std::fs::create_dir_all(&orig).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", orig.display())))?;
+    write(&format!("orig/{file_name}"), text)?;
+    let out = run(
+        Command::new(&clang)
+            .current_dir(&orig)
+            .args(&common)
+            .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
+            .arg(&file_name),
+        "clang",
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &file_name, path)));
+    }
+    let json = String::from_utf8_lossy(&out.stdout);
+    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Tool(format!("reading clang's AST: {e}")))?;
+
+    // 2. The marked source, compiled to LLVM IR.
+    let marked = mark_source(text, &ast.stmts);
+    write(&file_name, &marked.text)?;
+    let bc = dir.join("kernel.bc");
+    let out = run(
+        Command::new(&clang)
+            .current_dir(dir)
+            .args(&common)
+            .args(["-O0", "-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+            .arg(&bc)
+            .arg(&file_name),
+        "clang",
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(format!(
+            "internal error: syncfix's marked copy of the kernel does not compile:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let ll = dir.join("kernel.ll");
+    let opt = tool("SYNCFIX_OPT", "opt");
+    let out = run(
+        Command::new(&opt).arg("-passes=mem2reg,infer-address-spaces").arg("-S").arg(&bc).arg("-o").arg(&ll),
+        "opt",
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Tool(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Tool(format!("cannot read {}: {e}", ll.display())))?;
+    // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
+    let ir = ir.replacen("-G1\"", "\"", 1);
+    let module = Module::from_ir_str(&ir).map_err(|e| FrontendError::Tool(format!("reading LLVM IR: {e}")))?;
+
+    // 3. Each kernel to KIR.
+    let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
+    let mut kernels = vec![];
+    let candidates: Vec<_> = ast.functions.iter().filter(|f| f.is_kernel && f.in_main && f.body.is_some()).collect();
+    if candidates.is_empty() {
+        return Err(FrontendError::NoKernel(format!(
+            "{}: no kernel found (a `{}` function with a body)",
+            path.display(),
+            if language == Language::Cuda { "__global__" } else { "__kernel" }
+        )));
+    }
+    let names_globals = ast
+        .vars
+        .iter()
+        .map(|v| {
+            let key = match (&v.mangled_name, &v.function) {
+                (Some(m), _) => m.clone(),
+                (None, Some(f)) => format!("{f}.{}", v.name),
+                (None, None) => v.name.clone(),
+            };
+            (key, v.name.clone())
+        })
+        .collect::<std::collections::HashMap<String, String>>();
+    for f in candidates {
+        if let Some(want) = &opts.kernel {
+            if &f.name != want {
+                continue;
+            }
+        }
+        let ir_name = match language {
+            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
+            Language::OpenCl => f.name.clone(),
+        };
+        let names = Names { params: f.params.clone(), globals: names_globals.clone() };
+        let input = LowerInput {
+            module: &module,
+            kernel_ir_name: &ir_name,
+            kernel_name: &f.name,
+            language,
+            launch: opts.launch,
+            names: &names,
+            mapper: &mapper,
+            main_file: SourceFile::new(path.display().to_string(), Some(text.to_string())),
+            known_files: vec![
+                SourceFile::new(prelude.display().to_string(), Some(match language {
+                    Language::Cuda => CUDA_PRELUDE.to_string(),
+                    Language::OpenCl => OPENCL_PRELUDE.to_string(),
+                })),
+            ],
+            stmts: ast.stmts.clone(),
+        };
+        kernels.push(lower(&input)?);
+    }
+    if kernels.is_empty() {
+        return Err(FrontendError::NoKernel(format!(
+            "{}: no kernel named `{}`",
+            path.display(),
+            opts.kernel.clone().unwrap_or_default()
+        )));
+    }
+    Ok(Compiled { kernels, ast, language })
+}

@@ -1,0 +1,14 @@
+//! The front end of syncfix (DESIGN §3): from a CUDA or OpenCL source file to KIR.
+//!
+//! - [`ast`] reads clang's JSON AST of the user's file: the statement table (the source
+//!   anchors of barrier sites, with exact byte ranges), functions and variables.
+//! - [`marks`] writes the *marked* copy of the source, with a marker call before every
+//!   statement, so that the LLVM IR shows where each statement begins.
+//! - [`driver`] runs clang-19 and opt-19 on the marked source with our force-included prelude
+//!   (`prelude/`) and reads the IR with the `llvm-ir` crate.
+//! - [`lower`] turns each kernel's IR into KIR, inlining every `__device__` call.
+
+pub mod ast;
+pub mod marks;
+pub mod driver;
+pub mod lower;

@@ -1,0 +1,335 @@
+//! Calls: thread/group ids and sizes, barriers, GPUVerify annotations, syncfix's statement
+//! markers, LLVM intrinsics, and inlining of defined functions.
+
+use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use llvm_ir::instruction::Call;
+use syncfix_kir::{
+    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
+    Operand, Scope, Span, StmtId,
+};
+use syncfix_kir::EntityRef;
+
+/// What a call to a known name means.
+enum Known {
+    LocalId(Option<u8>),
+    GroupId(Option<u8>),
+    LocalSize(Option<u8>),
+    NumGroups(Option<u8>),
+    GlobalId(Option<u8>),
+    GlobalSize(Option<u8>),
+    WorkDim,
+    GlobalOffset,
+    BlockBarrier,
+    OpenClBarrier,
+    GridBarrier,
+    Anchor { split: bool },
+    Assert,
+    Requires,
+    Assume,
+    /// Intrinsics with no effect on races or control flow.
+    Ignore,
+    SMax,
+    SMin,
+    UMax,
+    UMin,
+    Abs,
+    /// A floating-point or math function, uninterpreted.
+    Math(String),
+}
+
+fn dim(s: &str) -> Option<u8> {
+    match s {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    }
+}
+
+fn classify(name: &str) -> Option<Known> {
+    if let Some(rest) = name.strip_prefix("llvm.nvvm.read.ptx.sreg.") {
+        let (what, d) = rest.split_once('.')?;
+        let d = dim(d);
+        return Some(match what {
+            "tid" => Known::LocalId(d),
+            "ctaid" => Known::GroupId(d),
+            "ntid" => Known::LocalSize(d),
+            "nctaid" => Known::NumGroups(d),
+            _ => return None,
+        });
+    }
+    if name.starts_with("llvm.dbg.")
+        || name.starts_with("llvm.lifetime.")
+        || name.starts_with("llvm.assume")
+        || name.starts_with("llvm.experimental.noalias")
+        || name.starts_with("llvm.invariant.")
+    {
+        return Some(Known::Ignore);
+    }
+    for (p, k) in [("llvm.smax.", 0), ("llvm.smin.", 1), ("llvm.umax.", 2), ("llvm.umin.", 3), ("llvm.abs.", 4)] {
+        if name.starts_with(p) {
+            return Some(match k {
+                0 => Known::SMax,
+                1 => Known::SMin,
+                2 => Known::UMax,
+                3 => Known::UMin,
+                _ => Known::Abs,
+            });
+        }
+    }
+    if let Some(rest) = name.strip_prefix("llvm.") {
+        let base = rest.split('.').next().unwrap_or(rest);
+        if matches!(
+            base,
+            "fmuladd" | "fma" | "fabs" | "sqrt" | "sin" | "cos" | "exp" | "exp2" | "log" | "log2" | "log10" | "pow" | "floor"
+                | "ceil" | "trunc" | "round" | "rint" | "nearbyint" | "minnum" | "maxnum" | "minimum" | "maximum" | "copysign"
+                | "powi" | "ldexp" | "canonicalize"
+        ) {
+            return Some(Known::Math(base.to_string()));
+        }
+    }
+    Some(match name {
+        "llvm.nvvm.barrier0" => Known::BlockBarrier,
+        "get_local_id" => Known::LocalId(None),
+        "get_group_id" => Known::GroupId(None),
+        "get_local_size" => Known::LocalSize(None),
+        "get_num_groups" => Known::NumGroups(None),
+        "get_global_id" => Known::GlobalId(None),
+        "get_global_size" => Known::GlobalSize(None),
+        "get_work_dim" => Known::WorkDim,
+        "get_global_offset" => Known::GlobalOffset,
+        "barrier" | "work_group_barrier" => Known::OpenClBarrier,
+        "__syncfix_grid_sync" => Known::GridBarrier,
+        "__syncfix_anchor" => Known::Anchor { split: false },
+        "__syncfix_split" => Known::Anchor { split: true },
+        "__assert" => Known::Assert,
+        "__requires" => Known::Requires,
+        "__assume" => Known::Assume,
+        _ => return None,
+    })
+}
+
+impl<'a> Lowerer<'a> {
+    pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let Some(name) = self.callee_name(c) else {
+            return Err(unsupported("an indirect call (through a function pointer) or inline assembly", loc));
+        };
+        let mut args = vec![];
+        for (a, _) in &c.arguments {
+            args.push(self.operand(frame, a, loc)?);
+        }
+        let scalar_arg = |i: usize| -> Result<Operand, LowerError> {
+            match args.get(i) {
+                Some(LVal::Scalar(o)) => Ok(*o),
+                _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", demangle(&name)), loc)),
+            }
+        };
+        let ret_width = llvm_ir::types::Typed::get_type(&c.function_ty, &self.m.types);
+        let ret_bits = match ret_width.as_ref() {
+            llvm_ir::Type::FuncType { result_type, .. } => super::layout::scalar_bits(result_type),
+            _ => None,
+        };
+        let launch = self.k.launch;
+        let result: Option<Operand> = match classify(&name) {
+            Some(Known::LocalId(d)) | Some(Known::GroupId(d)) | Some(Known::LocalSize(d)) | Some(Known::NumGroups(d))
+            | Some(Known::GlobalId(d)) | Some(Known::GlobalSize(d)) => {
+                let kind = classify(&name).expect("classified");
+                let w = ret_bits.unwrap_or(32);
+                let dimop = match d {
+                    Some(d) => Operand::konst(32, d as u128),
+                    None => scalar_arg(0)?,
+                };
+                Some(self.dim_value(cur, kind, dimop, w, span, launch))
+            }
+            Some(Known::WorkDim) => {
+                let dims = (0..3).rev().find(|&d| launch.block_dim[d] > 1 || launch.grid_dim[d] > 1).unwrap_or(0) + 1;
+                Some(Operand::konst(ret_bits.unwrap_or(32), dims as u128))
+            }
+            Some(Known::GlobalOffset) => Some(Operand::konst(ret_bits.unwrap_or(64), 0)),
+            Some(Known::BlockBarrier) => {
+                self.barrier(cur, Scope::Block, Fences::ALL, span);
+                None
+            }
+            Some(Known::GridBarrier) => {
+                self.barrier(cur, Scope::Grid, Fences::ALL, span);
+                None
+            }
+            Some(Known::OpenClBarrier) => {
+                let f = scalar_arg(0)?;
+                let fences = match f.as_const() {
+                    Some(bits) => Fences::Const { local: bits & 1 != 0, global: bits & 2 != 0 },
+                    None => Fences::Dynamic(f),
+                };
+                self.barrier(cur, Scope::Block, fences, span);
+                None
+            }
+            Some(Known::Anchor { split }) => {
+                let n = scalar_arg(0)?.as_const().ok_or_else(|| unsupported("a statement marker with a non-constant id", loc))?;
+                let stmt = StmtId::new(n as usize);
+                if stmt.index() < self.k.stmts.stmts.len() {
+                    self.push(cur, InstKind::Anchor(Anchor { stmt, split }), 0, span);
+                }
+                None
+            }
+            Some(Known::Assert) => {
+                let c = self.bool_arg(cur, scalar_arg(0)?, span);
+                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion }, 0, span);
+                None
+            }
+            Some(Known::Requires) => {
+                let c = self.bool_arg(cur, scalar_arg(0)?, span);
+                if frame.is_kernel {
+                    self.push(cur, InstKind::Assume { cond: c }, 0, span);
+                } else {
+                    self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition }, 0, span);
+                }
+                None
+            }
+            Some(Known::Assume) => {
+                let c = self.bool_arg(cur, scalar_arg(0)?, span);
+                self.push(cur, InstKind::Assume { cond: c }, 0, span);
+                None
+            }
+            Some(Known::Ignore) => None,
+            Some(k @ (Known::SMax | Known::SMin | Known::UMax | Known::UMin)) => {
+                let (a, b) = (scalar_arg(0)?, scalar_arg(1)?);
+                let pred = match k {
+                    Known::SMax => CmpPred::Sgt,
+                    Known::SMin => CmpPred::Slt,
+                    Known::UMax => CmpPred::Ugt,
+                    _ => CmpPred::Ult,
+                };
+                let w = self.k.width(a);
+                let c = self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, span);
+                Some(Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(c), then: a, els: b }, w, span)))
+            }
+            Some(Known::Abs) => {
+                let a = scalar_arg(0)?;
+                let w = self.k.width(a);
+                let neg = self.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
+                let c = self.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
+                Some(Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span)))
+            }
+            Some(Known::Math(f)) => {
+                let mut ops = vec![];
+                for i in 0..args.len() {
+                    ops.push(scalar_arg(i)?);
+                }
+                let w = ret_bits.ok_or_else(|| unsupported(format!("the math function `{f}` on vectors"), loc))?;
+                Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{f}.{w}"), args: ops }, w, span)))
+            }
+            None => {
+                if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memset") || name.starts_with("llvm.memmove") {
+                    return Err(unsupported(format!("`{}` (struct copies and memcpy/memset are not supported yet)", name), loc));
+                }
+                if name.starts_with("llvm.nvvm.barrier0.") || name.starts_with("llvm.nvvm.barrier.") {
+                    return Err(unsupported("__syncthreads_count/_and/_or (not supported yet)", loc));
+                }
+                if name.starts_with("llvm.nvvm.bar.warp.sync") {
+                    return Err(unsupported("__syncwarp (warp-level synchronisation is not supported yet)", loc));
+                }
+                let Some(callee) = self.functions.get(name.as_str()).copied() else {
+                    return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                };
+                if callee.basic_blocks.is_empty() {
+                    return Err(unsupported(format!("a call to `{}`, which has no body", demangle(&name)), loc));
+                }
+                let (cont, value) = self.inline_call(frame, callee, args, span, cur)?;
+                if let (Some(dest), Some(v)) = (&c.dest, value) {
+                    frame.values.insert(dest.clone(), v);
+                }
+                return Ok(cont);
+            }
+        };
+        if let (Some(dest), Some(v)) = (&c.dest, result) {
+            frame.values.insert(dest.clone(), LVal::Scalar(v));
+        } else if let Some(dest) = &c.dest {
+            // A call whose value is unused by our model but may be used by the program.
+            let w = ret_bits.unwrap_or(32);
+            let v = self.push(cur, InstKind::Havoc, w, span);
+            frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
+        }
+        Ok(cur)
+    }
+
+    fn bool_arg(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
+        if self.k.width(v) == 1 {
+            v
+        } else {
+            let w = self.k.width(v);
+            Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
+        }
+    }
+
+    fn barrier(&mut self, cur: BlockId, scope: Scope, fences: Fences, span: &Span) {
+        // The statement whose deletion removes this barrier: the innermost statement of the
+        // main file that contains the barrier's user-code location and is a bare barrier call.
+        let stmt = span.in_main().and_then(|l| {
+            let f = self.k.main_file();
+            let off = f.offset(l.line, l.col)?;
+            let s = self.k.stmts.innermost_at(off)?;
+            self.k.stmts.stmts[s].barrier_call.map(|_| s)
+        });
+        self.push(cur, InstKind::Barrier(Barrier { scope, fences, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt } }), 0, span);
+    }
+
+    /// `get_local_id(d)` and friends for a possibly non-constant dimension `d`.
+    fn dim_value(&mut self, cur: BlockId, kind: Known, d: Operand, w: u16, span: &Span, launch: syncfix_kir::Launch) -> Operand {
+        let per_dim = |this: &mut Self, dd: u8| -> Operand {
+            let i = dd as usize;
+            let v32 = match kind {
+                Known::LocalId(_) => Some(Builtin::LocalId(dd)),
+                Known::GroupId(_) => Some(Builtin::GroupId(dd)),
+                _ => None,
+            };
+            let value = match (&kind, v32) {
+                (_, Some(b)) => {
+                    if (matches!(b, Builtin::LocalId(_)) && launch.block_dim[i] == 1) || (matches!(b, Builtin::GroupId(_)) && launch.grid_dim[i] == 1) {
+                        Operand::konst(32, 0)
+                    } else {
+                        Operand::Value(this.push(cur, InstKind::Builtin(b), 32, span))
+                    }
+                }
+                (Known::LocalSize(_), _) => Operand::konst(32, launch.block_dim[i] as u128),
+                (Known::NumGroups(_), _) => Operand::konst(32, launch.grid_dim[i] as u128),
+                (Known::GlobalSize(_), _) => Operand::konst(32, launch.block_dim[i] as u128 * launch.grid_dim[i] as u128),
+                (Known::GlobalId(_), _) => {
+                    let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
+                    let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
+                    match g {
+                        Operand::Const { bits: 0, .. } => l,
+                        _ => {
+                            let m = this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: Operand::konst(32, launch.block_dim[i] as u128) }, 32, span);
+                            Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: Operand::Value(m), rhs: l }, 32, span))
+                        }
+                    }
+                }
+                _ => Operand::konst(32, 0),
+            };
+            match (value, w) {
+                (v, 32) => v,
+                (Operand::Const { bits, .. }, w) => Operand::konst(w, bits),
+                (v, w) if w > 32 => Operand::Value(this.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
+                (v, w) => Operand::Value(this.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
+            }
+        };
+        match d.as_const() {
+            Some(c) if c < 3 => per_dim(self, c as u8),
+            Some(_) => {
+                // Out-of-range dimensions: sizes are 1, ids 0 (OpenCL 1.2 §6.12.1).
+                let one = matches!(kind, Known::LocalSize(_) | Known::NumGroups(_) | Known::GlobalSize(_));
+                Operand::konst(w, one as u128)
+            }
+            None => {
+                let (x, y, z) = (per_dim(self, 0), per_dim(self, 1), per_dim(self, 2));
+                let dw = self.k.width(d);
+                let is1 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 1) }, 1, span);
+                let is2 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 2) }, 1, span);
+                let yz = self.push(cur, InstKind::Select { cond: Operand::Value(is2), then: z, els: y }, w, span);
+                let is0 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 0) }, 1, span);
+                let _ = is1;
+                Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(is0), then: x, els: Operand::Value(yz) }, w, span))
+            }
+        }
+    }
+}

@@ -1,0 +1,613 @@
+//! Lowering of individual LLVM instructions, terminators and constants.
+
+use super::layout;
+use super::{name_str, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi};
+use either::Either;
+use llvm_ir::constant::Constant;
+use llvm_ir::instruction::Instruction as I;
+use llvm_ir::types::Type;
+use llvm_ir::{ConstantRef, HasDebugLoc, IntPredicate, Name, TypeRef};
+use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstKind, Loc, Operand, Pointer, Span, Terminator};
+
+impl<'a> Lowerer<'a> {
+    pub(crate) fn operand(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<LVal, LowerError> {
+        match op {
+            llvm_ir::Operand::LocalOperand { name, .. } => frame
+                .values
+                .get(name)
+                .cloned()
+                .ok_or_else(|| unsupported(format!("use of `%{}` before its definition", name_str(name)), loc)),
+            llvm_ir::Operand::ConstantOperand(c) => self.constant(c, loc),
+            llvm_ir::Operand::MetadataOperand => Err(unsupported("a metadata operand", loc)),
+        }
+    }
+
+    pub(crate) fn scalar(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<Operand, LowerError> {
+        match self.operand(frame, op, loc)? {
+            LVal::Scalar(o) => Ok(o),
+            _ => Err(unsupported("a pointer or aggregate where a number was expected", loc)),
+        }
+    }
+
+    fn constant(&mut self, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
+        Ok(match c.as_ref() {
+            Constant::Int { bits, value } => {
+                if *bits > 64 {
+                    return Err(unsupported(format!("a {bits}-bit integer constant"), loc));
+                }
+                LVal::Scalar(Operand::konst(*bits as u16, *value as u128))
+            }
+            Constant::Float(f) => {
+                use llvm_ir::constant::Float as F;
+                match f {
+                    F::Single(x) => LVal::Scalar(Operand::konst(32, x.to_bits() as u128)),
+                    F::Double(x) => LVal::Scalar(Operand::konst(64, x.to_bits() as u128)),
+                    _ => return Err(unsupported("a half or extended-precision float constant", loc)),
+                }
+            }
+            Constant::Null(_) => LVal::Null,
+            Constant::AggregateZero(t) | Constant::Undef(t) | Constant::Poison(t) => {
+                let zero = matches!(c.as_ref(), Constant::AggregateZero(_));
+                self.filler(t, zero, loc)?
+            }
+            Constant::Struct { values, .. } | Constant::Array { elements: values, .. } => {
+                let mut v = vec![];
+                for e in values {
+                    v.push(self.constant(e, loc)?);
+                }
+                LVal::Agg(v)
+            }
+            Constant::GlobalReference { name, .. } => {
+                let n = name_str(name);
+                if self.m.functions.iter().any(|f| f.name == n) {
+                    return Err(unsupported(format!("a pointer to function `{}`", super::demangle(&n)), loc));
+                }
+                LVal::Ptr(self.global_object(&n, loc)?, Operand::konst(64, 0))
+            }
+            Constant::GetElementPtr(g) => {
+                let base = self.constant(&g.address, loc)?;
+                let src = match g.address.as_ref() {
+                    Constant::GlobalReference { name, .. } => {
+                        let n = name_str(name);
+                        self.m.global_vars.iter().find(|x| name_str(&x.name) == n).map(|x| x.ty.clone())
+                    }
+                    _ => None,
+                };
+                let Some(src) = src else {
+                    return Err(unsupported("a constant getelementptr on something other than a variable", loc));
+                };
+                let mut idx = vec![];
+                for i in &g.indices {
+                    idx.push(self.constant(i, loc)?);
+                }
+                self.gep(None, base, &src, &idx, &Span::default(), loc)?
+            }
+            Constant::BitCast(b) => self.constant(&b.operand, loc)?,
+            Constant::AddrSpaceCast(b) => self.constant(&b.operand, loc)?,
+            other => return Err(unsupported(format!("the constant expression `{other}`"), loc)),
+        })
+    }
+
+    /// A value of type `t` filled with zeros (`zeroinitializer`) or arbitrary values (`undef`).
+    fn filler(&mut self, t: &TypeRef, zero: bool, loc: Option<Loc>) -> Result<LVal, LowerError> {
+        let types = &self.m.types;
+        Ok(match t.as_ref() {
+            Type::StructType { element_types, .. } => {
+                let ts = element_types.clone();
+                LVal::Agg(ts.iter().map(|e| self.filler(e, zero, loc)).collect::<Result<_, _>>()?)
+            }
+            Type::NamedStructType { name } => {
+                let def = layout::resolve_named(types, name).ok_or_else(|| unsupported(format!("opaque struct {name}"), loc))?;
+                self.filler(&def, zero, loc)?
+            }
+            Type::ArrayType { element_type, num_elements } => {
+                let (e, n) = (element_type.clone(), *num_elements);
+                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
+            }
+            Type::PointerType { .. } => LVal::Null,
+            _ => {
+                let w = layout::scalar_bits(t).ok_or_else(|| unsupported(format!("a value of type {t}"), loc))?;
+                if zero {
+                    LVal::Scalar(Operand::konst(w, 0))
+                } else {
+                    // `undef`: GPUVerify treats it as an arbitrary value; we use 0, which is
+                    // one such value and keeps both threads' values equal.
+                    LVal::Scalar(Operand::konst(w, 0))
+                }
+            }
+        })
+    }
+
+    /// `getelementptr`: offset arithmetic on the base pointer's byte offset.
+    pub(crate) fn gep(
+        &mut self,
+        cur: Option<BlockId>,
+        base: LVal,
+        src: &TypeRef,
+        indices: &[LVal],
+        span: &Span,
+        loc: Option<Loc>,
+    ) -> Result<LVal, LowerError> {
+        let LVal::Ptr(obj, mut off) = base else {
+            return Err(unsupported("address arithmetic on a null or non-pointer value", loc));
+        };
+        let mut ty = src.clone();
+        for (n, idx) in indices.iter().enumerate() {
+            let LVal::Scalar(i) = idx else { return Err(unsupported("a non-integer index", loc)) };
+            let stride_ty = if n == 0 {
+                ty.clone()
+            } else {
+                match ty.as_ref() {
+                    Type::ArrayType { element_type, .. } | Type::VectorType { element_type, .. } => {
+                        let e = element_type.clone();
+                        ty = e.clone();
+                        e
+                    }
+                    Type::StructType { .. } | Type::NamedStructType { .. } => {
+                        let fields = match ty.as_ref() {
+                            Type::StructType { element_types, is_packed } => (element_types.clone(), *is_packed),
+                            Type::NamedStructType { name } => match layout::resolve_named(&self.m.types, name).as_deref() {
+                                Some(Type::StructType { element_types, is_packed }) => (element_types.clone(), *is_packed),
+                                _ => return Err(unsupported(format!("opaque struct {name}"), loc)),
+                            },
+                            _ => unreachable!(),
+                        };
+                        let Some(fi) = i.as_const() else { return Err(unsupported("a non-constant struct field index", loc)) };
+                        let offs = layout::field_offsets(&self.m.types, &fields.0, fields.1)
+                            .ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
+                        let fo = *offs.get(fi as usize).ok_or_else(|| unsupported("a struct field out of range", loc))?;
+                        off = self.add_offset(cur, off, Operand::konst(64, fo as u128), span);
+                        ty = fields.0[fi as usize].clone();
+                        continue;
+                    }
+                    _ => return Err(unsupported(format!("address arithmetic into type {ty}"), loc)),
+                }
+            };
+            let stride = layout::alloc_size(&self.m.types, &stride_ty)
+                .ok_or_else(|| unsupported(format!("address arithmetic over type {stride_ty}"), loc))?;
+            let i64v = self.sext64(cur, *i, span);
+            let scaled = match i64v {
+                Operand::Const { bits, .. } => Operand::konst(64, bits.wrapping_mul(stride as u128)),
+                v if stride == 1 => v,
+                v => self.emit(cur, InstKind::Bin { op: BinOp::Mul, lhs: v, rhs: Operand::konst(64, stride as u128) }, 64, span),
+            };
+            off = self.add_offset(cur, off, scaled, span);
+        }
+        Ok(LVal::Ptr(obj, off))
+    }
+
+    /// Emits an instruction into `cur`, or folds it when no block is given (constants).
+    fn emit(&mut self, cur: Option<BlockId>, kind: InstKind, width: u16, span: &Span) -> Operand {
+        match cur {
+            Some(b) => Operand::Value(self.push(b, kind, width, span)),
+            None => match kind {
+                InstKind::Bin { op: BinOp::Mul, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => {
+                    Operand::konst(width, a.wrapping_mul(b))
+                }
+                InstKind::Bin { op: BinOp::Add, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => {
+                    Operand::konst(width, a.wrapping_add(b))
+                }
+                _ => Operand::konst(width, 0),
+            },
+        }
+    }
+
+    fn add_offset(&mut self, cur: Option<BlockId>, a: Operand, b: Operand, span: &Span) -> Operand {
+        match (a, b) {
+            (x, Operand::Const { bits: 0, .. }) => x,
+            (Operand::Const { bits: 0, .. }, y) => y,
+            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
+            (x, y) => self.emit(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span),
+        }
+    }
+
+    fn sext64(&mut self, cur: Option<BlockId>, v: Operand, span: &Span) -> Operand {
+        let w = self.k.width(v);
+        match v {
+            _ if w == 64 => v,
+            Operand::Const { bits, width } => {
+                let sign = (bits >> (width - 1)) & 1 == 1;
+                let ext = if sign { bits | (u128::MAX << width) } else { bits };
+                Operand::konst(64, ext)
+            }
+            _ if w > 64 => self.emit(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, 64, span),
+            _ => self.emit(cur, InstKind::Cast { op: CastOp::SExt, arg: v }, 64, span),
+        }
+    }
+
+    /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
+    fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+        match ty.as_ref() {
+            Type::PointerType { .. } => Err(unsupported("a pointer loaded from memory", loc)),
+            Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } => {
+                let (fields, offs) = self.members(ty, loc)?;
+                let mut v = vec![];
+                for (f, o) in fields.iter().zip(offs) {
+                    let fo = self.add_offset(Some(cur), off, Operand::konst(64, o as u128), span);
+                    v.push(self.load(cur, obj, fo, f, span, loc)?);
+                }
+                Ok(LVal::Agg(v))
+            }
+            _ => {
+                let w = layout::scalar_bits(ty).ok_or_else(|| unsupported(format!("a load of type {ty}"), loc))?;
+                let bytes = layout::size(&self.m.types, ty).unwrap_or(1) as u32;
+                let v = self.push(cur, InstKind::Load { ptr: Pointer { object: obj, offset: off }, width: bytes }, w, span);
+                Ok(LVal::Scalar(Operand::Value(v)))
+            }
+        }
+    }
+
+    fn store(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+        match (ty.as_ref(), val) {
+            (Type::PointerType { .. }, _) => Err(unsupported("a pointer stored in memory", loc)),
+            (_, LVal::Agg(vals)) => {
+                let (fields, offs) = self.members(ty, loc)?;
+                for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
+                    let fo = self.add_offset(Some(cur), off, Operand::konst(64, o as u128), span);
+                    self.store(cur, obj, fo, f, v, span, loc)?;
+                }
+                Ok(())
+            }
+            (_, LVal::Scalar(v)) => {
+                let bytes = layout::size(&self.m.types, ty).unwrap_or(1) as u32;
+                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
+                Ok(())
+            }
+            _ => Err(unsupported("a pointer stored in memory", loc)),
+        }
+    }
+
+    /// Member types and byte offsets of a struct or array type.
+    fn members(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(Vec<TypeRef>, Vec<u64>), LowerError> {
+        let types = &self.m.types;
+        match ty.as_ref() {
+            Type::StructType { element_types, is_packed } => {
+                let offs = layout::field_offsets(types, element_types, *is_packed).ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
+                Ok((element_types.clone(), offs))
+            }
+            Type::NamedStructType { name } => {
+                let def = layout::resolve_named(types, name).ok_or_else(|| unsupported(format!("opaque struct {name}"), loc))?;
+                self.members(&def, loc)
+            }
+            Type::ArrayType { element_type, num_elements } => {
+                let s = layout::alloc_size(types, element_type).ok_or_else(|| unsupported("an array of unknown layout", loc))?;
+                Ok(((0..*num_elements).map(|_| element_type.clone()).collect(), (0..*num_elements as u64).map(|i| i * s).collect()))
+            }
+            _ => Err(unsupported(format!("an aggregate of type {ty}"), loc)),
+        }
+    }
+
+    fn ptr(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
+        match self.operand(frame, op, loc)? {
+            LVal::Ptr(o, off) => Ok((o, off)),
+            LVal::Null => Err(unsupported("an access through a null pointer", loc)),
+            _ => Err(unsupported("an access through a value that is not a pointer", loc)),
+        }
+    }
+
+    /// Lowers one instruction into block `cur`; returns the block where lowering continues
+    /// (a call splits the block).
+    pub(crate) fn lower_inst(&mut self, frame: &mut Frame, ins: &'a I, cur: BlockId) -> Result<BlockId, LowerError> {
+        let span = self.span_of(ins.get_debug_loc(), frame);
+        let loc = span.in_main().or(span.top());
+        macro_rules! bin {
+            ($x:expr, $op:expr) => {{
+                let (a, b) = (self.scalar(frame, &$x.operand0, loc)?, self.scalar(frame, &$x.operand1, loc)?);
+                let w = self.k.width(a);
+                if matches!(self.type_of(&$x.operand0).as_ref(), Type::VectorType { .. }) {
+                    return Err(unsupported("vector arithmetic", loc));
+                }
+                let v = self.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span);
+                frame.values.insert($x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+            }};
+        }
+        macro_rules! float {
+            ($x:expr, $name:expr, [$($arg:expr),*], $ty:expr) => {{
+                let args = vec![$(self.scalar(frame, &$arg, loc)?),*];
+                let w = layout::scalar_bits(&$ty).ok_or_else(|| unsupported(format!("floating-point arithmetic on {}", $ty), loc))?;
+                let func = format!("{}.{}", $name, w);
+                let v = self.push(cur, InstKind::Float { func, args }, w, &span);
+                frame.values.insert($x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+            }};
+        }
+        match ins {
+            I::Add(x) => bin!(x, BinOp::Add),
+            I::Sub(x) => bin!(x, BinOp::Sub),
+            I::Mul(x) => bin!(x, BinOp::Mul),
+            I::UDiv(x) => bin!(x, BinOp::UDiv),
+            I::SDiv(x) => bin!(x, BinOp::SDiv),
+            I::URem(x) => bin!(x, BinOp::URem),
+            I::SRem(x) => bin!(x, BinOp::SRem),
+            I::And(x) => bin!(x, BinOp::And),
+            I::Or(x) => bin!(x, BinOp::Or),
+            I::Xor(x) => bin!(x, BinOp::Xor),
+            I::Shl(x) => bin!(x, BinOp::Shl),
+            I::LShr(x) => bin!(x, BinOp::LShr),
+            I::AShr(x) => bin!(x, BinOp::AShr),
+            I::FAdd(x) => float!(x, "fadd", [x.operand0, x.operand1], self.type_of(&x.operand0)),
+            I::FSub(x) => float!(x, "fsub", [x.operand0, x.operand1], self.type_of(&x.operand0)),
+            I::FMul(x) => float!(x, "fmul", [x.operand0, x.operand1], self.type_of(&x.operand0)),
+            I::FDiv(x) => float!(x, "fdiv", [x.operand0, x.operand1], self.type_of(&x.operand0)),
+            I::FRem(x) => float!(x, "frem", [x.operand0, x.operand1], self.type_of(&x.operand0)),
+            I::FNeg(x) => float!(x, "fneg", [x.operand], self.type_of(&x.operand)),
+            I::FPTrunc(x) => float!(x, "fptrunc", [x.operand], x.to_type),
+            I::FPExt(x) => float!(x, "fpext", [x.operand], x.to_type),
+            I::FPToUI(x) => float!(x, "fptoui", [x.operand], x.to_type),
+            I::FPToSI(x) => float!(x, "fptosi", [x.operand], x.to_type),
+            I::UIToFP(x) => float!(x, "uitofp", [x.operand], x.to_type),
+            I::SIToFP(x) => float!(x, "sitofp", [x.operand], x.to_type),
+            I::FCmp(x) => {
+                let a = self.scalar(frame, &x.operand0, loc)?;
+                let b = self.scalar(frame, &x.operand1, loc)?;
+                let w = self.k.width(a);
+                let p = format!("{}", x.predicate).to_lowercase();
+                let v = match p.as_str() {
+                    "false" => Operand::bool(false),
+                    "true" => Operand::bool(true),
+                    _ => Operand::Value(self.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
+                };
+                frame.values.insert(x.dest.clone(), LVal::Scalar(v));
+            }
+            I::ICmp(x) => {
+                let pred = match x.predicate {
+                    IntPredicate::EQ => CmpPred::Eq,
+                    IntPredicate::NE => CmpPred::Ne,
+                    IntPredicate::UGT => CmpPred::Ugt,
+                    IntPredicate::UGE => CmpPred::Uge,
+                    IntPredicate::ULT => CmpPred::Ult,
+                    IntPredicate::ULE => CmpPred::Ule,
+                    IntPredicate::SGT => CmpPred::Sgt,
+                    IntPredicate::SGE => CmpPred::Sge,
+                    IntPredicate::SLT => CmpPred::Slt,
+                    IntPredicate::SLE => CmpPred::Sle,
+                };
+                let a = self.operand(frame, &x.operand0, loc)?;
+                let b = self.operand(frame, &x.operand1, loc)?;
+                let v = match (a, b) {
+                    (LVal::Scalar(a), LVal::Scalar(b)) => {
+                        Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))
+                    }
+                    (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
+                        Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))
+                    }
+                    _ => return Err(unsupported("a comparison of pointers into different memory objects", loc)),
+                };
+                frame.values.insert(x.dest.clone(), LVal::Scalar(v));
+            }
+            I::Trunc(x) => self.cast(frame, cur, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, &span, loc)?,
+            I::ZExt(x) => self.cast(frame, cur, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
+            I::SExt(x) => self.cast(frame, cur, CastOp::SExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
+            I::BitCast(x) => {
+                let v = self.operand(frame, &x.operand, loc)?;
+                let from = self.type_of(&x.operand);
+                if matches!(from.as_ref(), Type::VectorType { .. }) || matches!(x.to_type.as_ref(), Type::VectorType { .. }) {
+                    return Err(unsupported("a bitcast of vector values", loc));
+                }
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::AddrSpaceCast(x) => {
+                let v = self.operand(frame, &x.operand, loc)?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::Freeze(x) => {
+                let v = self.operand(frame, &x.operand, loc)?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::PtrToInt(_) | I::IntToPtr(_) => return Err(unsupported("a conversion between pointers and integers", loc)),
+            I::Select(x) => {
+                let c = self.scalar(frame, &x.condition, loc)?;
+                let a = self.operand(frame, &x.true_value, loc)?;
+                let b = self.operand(frame, &x.false_value, loc)?;
+                let v = match (a, b) {
+                    (LVal::Scalar(a), LVal::Scalar(b)) => {
+                        let w = self.k.width(a);
+                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                    }
+                    (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
+                        LVal::Ptr(o1, Operand::Value(self.push(cur, InstKind::Select { cond: c, then: a, els: b }, 64, &span)))
+                    }
+                    (LVal::Ptr(..), _) | (_, LVal::Ptr(..)) => {
+                        return Err(unsupported("a pointer that may point into different memory objects (`?:` on pointers)", loc))
+                    }
+                    _ => return Err(unsupported("a select of aggregate values", loc)),
+                };
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::Phi(x) => {
+                let is_ptr = matches!(x.to_type.as_ref(), Type::PointerType { .. });
+                let (object, width) = if is_ptr {
+                    // The object comes from any incoming value that is already lowered.
+                    let obj = x.incoming_values.iter().find_map(|(op, _)| match self.operand(frame, op, loc) {
+                        Ok(LVal::Ptr(o, _)) => Some(o),
+                        _ => None,
+                    });
+                    match obj {
+                        Some(o) => (Some(o), 64),
+                        None => return Err(unsupported("a pointer phi whose memory object is not known", loc)),
+                    }
+                } else {
+                    match layout::scalar_bits(&x.to_type) {
+                        Some(w) => (None, w),
+                        None => return Err(unsupported(format!("a phi of type {}", x.to_type), loc)),
+                    }
+                };
+                let inst = self.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
+                let v = match object {
+                    Some(o) => LVal::Ptr(o, Operand::Value(inst)),
+                    None => LVal::Scalar(Operand::Value(inst)),
+                };
+                frame.values.insert(x.dest.clone(), v);
+                frame.phis.push(PendingPhi { dest: x.dest.clone(), inst, incoming: x.incoming_values.clone(), object, loc });
+            }
+            I::Alloca(x) => {
+                if x.num_elements.as_constant().map(|c| !matches!(c, Constant::Int { value: 1, .. })).unwrap_or(true) {
+                    return Err(unsupported("a variable-length array", loc));
+                }
+                let o = self.new_private(&x.allocated_type);
+                frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::konst(64, 0)));
+            }
+            I::Load(x) => {
+                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let v = self.load(cur, o, off, &x.loaded_ty, &span, loc)?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::Store(x) => {
+                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let ty = self.type_of(&x.value);
+                let v = self.operand(frame, &x.value, loc)?;
+                self.store(cur, o, off, &ty, v, &span, loc)?;
+            }
+            I::GetElementPtr(x) => {
+                let base = self.operand(frame, &x.address, loc)?;
+                let mut idx = vec![];
+                for i in &x.indices {
+                    idx.push(self.operand(frame, i, loc)?);
+                }
+                let v = self.gep(Some(cur), base, &x.source_element_type, &idx, &span, loc)?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::ExtractValue(x) => {
+                let mut v = self.operand(frame, &x.aggregate, loc)?;
+                for i in &x.indices {
+                    v = match v {
+                        LVal::Agg(mut fields) if (*i as usize) < fields.len() => fields.swap_remove(*i as usize),
+                        _ => return Err(unsupported("extractvalue from a non-aggregate", loc)),
+                    };
+                }
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::InsertValue(x) => {
+                let agg = self.operand(frame, &x.aggregate, loc)?;
+                let el = self.operand(frame, &x.element, loc)?;
+                let v = insert_at(agg, &x.indices, el).ok_or_else(|| unsupported("insertvalue into a non-aggregate", loc))?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::AtomicRMW(x) => {
+                use llvm_ir::instruction::RMWBinOp as R;
+                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let val = self.scalar(frame, &x.value, loc)?;
+                let ty = self.type_of(&x.value);
+                let w = layout::scalar_bits(&ty).ok_or_else(|| unsupported("an atomic on a non-scalar", loc))?;
+                let op = match x.operation {
+                    R::Xchg => AtomicOp::Xchg,
+                    R::Add => AtomicOp::Add,
+                    R::Sub => AtomicOp::Sub,
+                    R::And => AtomicOp::And,
+                    R::Or => AtomicOp::Or,
+                    R::Xor => AtomicOp::Xor,
+                    R::Max => AtomicOp::Max,
+                    R::Min => AtomicOp::Min,
+                    R::UMax => AtomicOp::UMax,
+                    R::UMin => AtomicOp::UMin,
+                    R::FAdd => AtomicOp::FAdd,
+                    R::FSub => AtomicOp::FSub,
+                    R::UIncWrap => AtomicOp::Inc,
+                    R::UDecWrap => AtomicOp::Dec,
+                    _ => AtomicOp::Other,
+                };
+                let bytes = layout::size(&self.m.types, &ty).unwrap_or(4) as u32;
+                let v = self.push(cur, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
+                frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+            }
+            I::CmpXchg(x) => {
+                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let e = self.scalar(frame, &x.expected, loc)?;
+                let r = self.scalar(frame, &x.replacement, loc)?;
+                let w = self.k.width(e);
+                let bytes = w.div_ceil(8) as u32;
+                let old = self.push(cur, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
+                let ok = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(old), rhs: e }, 1, &span);
+                frame.values.insert(x.dest.clone(), LVal::Agg(vec![LVal::Scalar(Operand::Value(old)), LVal::Scalar(Operand::Value(ok))]));
+            }
+            I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
+            I::Call(c) => return self.lower_call(frame, c, cur, &span, loc),
+            I::ExtractElement(_) | I::InsertElement(_) | I::ShuffleVector(_) => {
+                return Err(unsupported("vector element operations (vector types are not supported yet)", loc))
+            }
+            other => return Err(unsupported(format!("the LLVM instruction `{other}`"), loc)),
+        }
+        Ok(cur)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cast(&mut self, frame: &mut Frame, cur: BlockId, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+        let a = self.scalar(frame, arg, loc)?;
+        let w = layout::scalar_bits(to).ok_or_else(|| unsupported(format!("a conversion to {to}"), loc))?;
+        let v = match a {
+            Operand::Const { bits, width } => match op {
+                CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
+                _ => Operand::konst(w, bits),
+            },
+            _ => Operand::Value(self.push(cur, InstKind::Cast { op, arg: a }, w, span)),
+        };
+        frame.values.insert(dest.clone(), LVal::Scalar(v));
+        Ok(())
+    }
+
+    pub(crate) fn lower_term(&mut self, frame: &mut Frame, term: &'a llvm_ir::Terminator, cur: BlockId) -> Result<(), LowerError> {
+        use llvm_ir::Terminator as T;
+        let span = self.span_of(term.get_debug_loc(), frame);
+        let loc = span.in_main().or(span.top());
+        let block = |f: &Frame, n: &Name| f.blocks[n];
+        let t = match term {
+            T::Ret(r) => {
+                if frame.is_kernel {
+                    Terminator::Return
+                } else {
+                    let v = match &r.return_operand {
+                        Some(op) => Some(self.operand(frame, op, loc)?),
+                        None => None,
+                    };
+                    frame.returns.push((cur, v));
+                    Terminator::Unreachable // replaced by a branch to the caller's continuation
+                }
+            }
+            T::Br(b) => Terminator::Br(block(frame, &b.dest)),
+            T::CondBr(c) => {
+                let cond = self.scalar(frame, &c.condition, loc)?;
+                Terminator::CondBr { cond, then: block(frame, &c.true_dest), els: block(frame, &c.false_dest) }
+            }
+            T::Switch(s) => {
+                let value = self.scalar(frame, &s.operand, loc)?;
+                let mut cases = vec![];
+                for (c, n) in &s.dests {
+                    match c.as_ref() {
+                        Constant::Int { value, .. } => cases.push((*value as u128, block(frame, n))),
+                        _ => return Err(unsupported("a switch case that is not an integer", loc)),
+                    }
+                }
+                Terminator::Switch { value, default: block(frame, &s.default_dest), cases }
+            }
+            T::Unreachable(_) => Terminator::Unreachable,
+            other => return Err(unsupported(format!("the LLVM terminator `{other}`"), loc)),
+        };
+        self.k.blocks[cur].term = t;
+        self.k.blocks[cur].term_span = span;
+        Ok(())
+    }
+
+    pub(crate) fn callee_name(&self, c: &llvm_ir::instruction::Call) -> Option<String> {
+        match &c.function {
+            Either::Right(llvm_ir::Operand::ConstantOperand(cr)) => match cr.as_ref() {
+                Constant::GlobalReference { name, .. } => Some(name_str(name)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
+    match idx.split_first() {
+        None => Some(el),
+        Some((i, rest)) => match agg {
+            LVal::Agg(mut fields) => {
+                let i = *i as usize;
+                let f = fields.get(i)?.clone();
+                fields[i] = insert_at(f, rest, el)?;
+                Some(LVal::Agg(fields))
+            }
+            _ => None,
+        },
+    }
+}

@@ -1,0 +1,513 @@
+//! Lowering of clang's LLVM IR (read with the `llvm-ir` crate) to KIR (DESIGN §3).
+//!
+//! - Every `__device__` call is inlined here (not by LLVM, whose inlining would lose the
+//!   call-site chain of source locations: `llvm-ir` drops `inlinedAt`); each instruction's
+//!   span is its own location followed by the call sites it was inlined through.
+//! - Pointers are resolved statically: every pointer value is a memory object and a byte
+//!   offset (`getelementptr` becomes offset arithmetic), so an access names its object.
+//! - Launch dimensions are constants; thread and group ids are builtins.
+//! - Anything not understood is an [`LowerError::Unsupported`] naming the construct and its
+//!   source location — never dropped silently.
+
+mod builtins;
+mod inst;
+pub mod layout;
+
+use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
+use std::collections::HashMap;
+use syncfix_kir::{
+    Block, BlockId, FileId, InstId, InstKind, Kernel, Language, Launch, Loc, MemObject, ObjectId, Operand, Param,
+    ParamKind, PrimaryMap, SourceFile, Space, Span, StmtTable, Terminator,
+};
+
+/// A construct the front end does not understand.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LowerError {
+    #[error("{what}")]
+    Unsupported { what: String, loc: Option<Loc> },
+}
+
+pub(crate) fn unsupported(what: impl Into<String>, loc: Option<Loc>) -> LowerError {
+    LowerError::Unsupported { what: what.into(), loc }
+}
+
+/// Maps clang's debug locations to KIR locations.
+pub trait LocMapper {
+    /// `Some((line, col))` in the original main file when `dl` is in the (marked) main file.
+    fn main_loc(&self, dl: &DebugLoc) -> Option<(u32, u32)>;
+}
+
+/// Source names the IR does not carry.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    /// The kernel's parameters: (name, type as clang spells it).
+    pub params: Vec<(String, String)>,
+    /// IR names of global variables (shared arrays, constants) to source names.
+    pub globals: HashMap<String, String>,
+}
+
+/// Everything the lowering needs besides the module.
+pub struct LowerInput<'a> {
+    pub module: &'a Module,
+    /// The kernel function's IR (mangled) name.
+    pub kernel_ir_name: &'a str,
+    /// Its source name.
+    pub kernel_name: &'a str,
+    pub language: Language,
+    pub launch: Launch,
+    pub names: &'a Names,
+    pub mapper: &'a dyn LocMapper,
+    /// The main file (becomes [`FileId::MAIN`]) and other known files by path.
+    pub main_file: SourceFile,
+    pub known_files: Vec<SourceFile>,
+    pub stmts: StmtTable,
+}
+
+/// A lowered value: a scalar, a pointer (object and byte offset), or an aggregate.
+#[derive(Clone, Debug)]
+pub(crate) enum LVal {
+    Scalar(Operand),
+    Ptr(ObjectId, Operand),
+    Null,
+    Agg(Vec<LVal>),
+}
+
+pub(crate) struct PendingPhi {
+    dest: Name,
+    /// The KIR phi for a scalar, or the offset phi of a pointer.
+    inst: InstId,
+    incoming: Vec<(llvm_ir::Operand, Name)>,
+    object: Option<ObjectId>,
+    loc: Option<Loc>,
+}
+
+pub(crate) struct Frame {
+    values: HashMap<Name, LVal>,
+    blocks: HashMap<Name, BlockId>,
+    exits: HashMap<Name, BlockId>,
+    phis: Vec<PendingPhi>,
+    /// The call chain this body was inlined through (empty for the kernel).
+    call_site: Span,
+    is_kernel: bool,
+    returns: Vec<(BlockId, Option<LVal>)>,
+}
+
+pub(crate) struct Lowerer<'a> {
+    m: &'a Module,
+    input: &'a LowerInput<'a>,
+    pub(crate) k: Kernel,
+    globals: HashMap<String, ObjectId>,
+    stack: Vec<String>,
+    files: HashMap<String, FileId>,
+    functions: HashMap<&'a str, &'a Function>,
+    private_count: u32,
+}
+
+/// Lowers the kernel `input.kernel_ir_name` of `input.module` to KIR.
+///
+/// Errors: [`LowerError::Unsupported`] naming the first construct that is not understood
+/// (recursion, pointers stored in memory, vector operations, unknown functions, ...).
+pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
+    let m = input.module;
+    let func = m
+        .functions
+        .iter()
+        .find(|f| f.name == input.kernel_ir_name)
+        .ok_or_else(|| unsupported(format!("kernel `{}` has no definition in the IR", input.kernel_name), None))?;
+    let mut files = PrimaryMap::new();
+    files.push(input.main_file.clone());
+    let mut file_ids = HashMap::new();
+    for f in &input.known_files {
+        let id = files.push(f.clone());
+        file_ids.insert(f.path.clone(), id);
+    }
+    let mut blocks = PrimaryMap::new();
+    let entry = blocks.push(Block { insts: vec![], term: Terminator::Return, term_span: Span::default() });
+    let k = Kernel {
+        name: input.kernel_name.to_string(),
+        language: input.language,
+        launch: input.launch,
+        params: vec![],
+        objects: PrimaryMap::new(),
+        blocks,
+        insts: PrimaryMap::new(),
+        entry,
+        files,
+        stmts: input.stmts.clone(),
+    };
+    let mut l = Lowerer {
+        m,
+        input,
+        k,
+        globals: HashMap::new(),
+        stack: vec![],
+        files: file_ids,
+        functions: m.functions.iter().map(|f| (f.name.as_str(), f)).collect(),
+        private_count: 0,
+    };
+    let args = l.kernel_params(func, entry)?;
+    l.stack.push(func.name.clone());
+    let (body, _) = l.lower_body(func, args, Span::default(), true)?;
+    l.k.blocks[entry].term = Terminator::Br(body);
+    Ok(l.k)
+}
+
+impl<'a> Lowerer<'a> {
+    /// Creates the parameters: pointer parameters become memory objects, scalars `Param`s.
+    fn kernel_params(&mut self, func: &'a Function, entry: BlockId) -> Result<Vec<LVal>, LowerError> {
+        let mut args = vec![];
+        let floc = func.debugloc.as_ref().and_then(|d| self.loc(d));
+        for (i, p) in func.parameters.iter().enumerate() {
+            let (name, qual) = self.input.names.params.get(i).cloned().unwrap_or_else(|| (format!("arg{i}"), String::new()));
+            match p.ty.as_ref() {
+                Type::PointerType { addr_space, .. } => {
+                    if p.attributes.iter().any(|a| matches!(a, llvm_ir::function::ParameterAttribute::ByVal(_))) {
+                        return Err(unsupported(format!("kernel parameter `{name}` is a struct passed by value"), floc));
+                    }
+                    let space = self.space_of(*addr_space);
+                    let elem_size = elem_size_of_pointer_type(&qual);
+                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims: vec![], param: Some(i) });
+                    self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
+                    args.push(LVal::Ptr(o, Operand::konst(64, 0)));
+                }
+                _ => {
+                    let Some(width) = layout::scalar_bits(&p.ty) else {
+                        return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
+                    };
+                    let idx = self.k.params.len();
+                    self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
+                    let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
+                    args.push(LVal::Scalar(Operand::Value(v)));
+                }
+            }
+        }
+        Ok(args)
+    }
+
+    pub(crate) fn space_of(&self, addr_space: u32) -> Space {
+        match (self.input.language, addr_space) {
+            (_, 3) => Space::Shared,
+            (Language::Cuda, 4) => Space::Constant,
+            (Language::OpenCl, 2) => Space::Constant,
+            (Language::OpenCl, 0) => Space::Private,
+            (Language::Cuda, 5) => Space::Private,
+            _ => Space::Global,
+        }
+    }
+
+    pub(crate) fn loc(&mut self, dl: &DebugLoc) -> Option<Loc> {
+        if let Some((line, col)) = self.input.mapper.main_loc(dl) {
+            return Some(Loc { file: FileId::MAIN, line, col });
+        }
+        let path = match &dl.directory {
+            Some(d) if !dl.filename.starts_with('/') && !d.is_empty() => format!("{d}/{}", dl.filename),
+            _ => dl.filename.clone(),
+        };
+        let id = match self.files.get(&path) {
+            Some(id) => *id,
+            None => {
+                let text = std::fs::read_to_string(&path).ok();
+                let id = self.k.files.push(SourceFile::new(path.clone(), text));
+                self.files.insert(path, id);
+                id
+            }
+        };
+        Some(Loc { file: id, line: dl.line, col: dl.col.unwrap_or(1) })
+    }
+
+    pub(crate) fn span_of(&mut self, dl: &Option<DebugLoc>, frame: &Frame) -> Span {
+        let mut frames = vec![];
+        if let Some(d) = dl {
+            if let Some(l) = self.loc(d) {
+                frames.push(l);
+            }
+        }
+        frames.extend(frame.call_site.frames.iter().copied());
+        Span { frames }
+    }
+
+    pub(crate) fn new_block(&mut self) -> BlockId {
+        self.k.blocks.push(Block { insts: vec![], term: Terminator::Unreachable, term_span: Span::default() })
+    }
+
+    pub(crate) fn push(&mut self, b: BlockId, kind: InstKind, width: u16, span: &Span) -> InstId {
+        self.k.push_inst(b, kind, width, span.clone())
+    }
+
+    /// The memory object of a global variable (created on first use).
+    pub(crate) fn global_object(&mut self, name: &str, loc: Option<Loc>) -> Result<ObjectId, LowerError> {
+        if let Some(o) = self.globals.get(name) {
+            return Ok(*o);
+        }
+        let g = self
+            .m
+            .global_vars
+            .iter()
+            .find(|g| name_str(&g.name) == name)
+            .ok_or_else(|| unsupported(format!("reference to `{name}`, which is not a variable"), loc))?;
+        let space = self.space_of(g.addr_space);
+        let (dims, elem) = layout::array_dims(&self.m.types, &g.ty);
+        let src = self.input.names.globals.get(name).cloned().unwrap_or_else(|| source_name_of_global(name));
+        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None });
+        self.globals.insert(name.to_string(), o);
+        Ok(o)
+    }
+
+    pub(crate) fn new_private(&mut self, ty: &TypeRef) -> ObjectId {
+        self.private_count += 1;
+        let (dims, elem) = layout::array_dims(&self.m.types, ty);
+        self.k.objects.push(MemObject {
+            name: format!("private{}", self.private_count),
+            space: Space::Private,
+            elem_size: elem as u32,
+            dims,
+            param: None,
+        })
+    }
+
+    /// Lowers a function body. Returns its entry block and, for an inlined function, the
+    /// blocks that return with their values (the caller branches them to its continuation).
+    pub(crate) fn lower_body(
+        &mut self,
+        func: &'a Function,
+        args: Vec<LVal>,
+        call_site: Span,
+        is_kernel: bool,
+    ) -> Result<(BlockId, Vec<(BlockId, Option<LVal>)>), LowerError> {
+        let mut frame = Frame {
+            values: HashMap::new(),
+            blocks: HashMap::new(),
+            exits: HashMap::new(),
+            phis: vec![],
+            call_site,
+            is_kernel,
+            returns: vec![],
+        };
+        for (p, a) in func.parameters.iter().zip(args) {
+            frame.values.insert(p.name.clone(), a);
+        }
+        for bb in &func.basic_blocks {
+            let b = self.new_block();
+            frame.blocks.insert(bb.name.clone(), b);
+        }
+        let entry = frame.blocks[&func.basic_blocks[0].name];
+        for bi in rpo(func) {
+            let bb = &func.basic_blocks[bi];
+            let mut cur = frame.blocks[&bb.name];
+            for ins in &bb.instrs {
+                cur = self.lower_inst(&mut frame, ins, cur)?;
+            }
+            self.lower_term(&mut frame, &bb.term, cur)?;
+            frame.exits.insert(bb.name.clone(), cur);
+        }
+        self.resolve_phis(&mut frame)?;
+        Ok((entry, std::mem::take(&mut frame.returns)))
+    }
+
+    fn resolve_phis(&mut self, frame: &mut Frame) -> Result<(), LowerError> {
+        let phis = std::mem::take(&mut frame.phis);
+        for p in phis {
+            let mut incoming = vec![];
+            for (op, pred) in &p.incoming {
+                let Some(&b) = frame.exits.get(pred) else { continue }; // unreachable predecessor
+                let v = self.operand(frame, op, p.loc)?;
+                let o = match (v, p.object) {
+                    (LVal::Scalar(o), None) => o,
+                    (LVal::Ptr(obj, off), Some(want)) if obj == want => off,
+                    (LVal::Ptr(..), Some(_)) | (LVal::Null, Some(_)) => {
+                        return Err(unsupported(
+                            format!("a pointer `{}` that may point into different memory objects", name_str(&p.dest)),
+                            p.loc,
+                        ))
+                    }
+                    _ => return Err(unsupported(format!("a phi of aggregate values (`{}`)", name_str(&p.dest)), p.loc)),
+                };
+                incoming.push((b, o));
+            }
+            if let InstKind::Phi { incoming: inc } = &mut self.k.insts[p.inst].kind {
+                *inc = incoming;
+            }
+        }
+        Ok(())
+    }
+
+    /// The type of an IR operand.
+    pub(crate) fn type_of(&self, op: &llvm_ir::Operand) -> TypeRef {
+        llvm_ir::types::Typed::get_type(op, &self.m.types)
+    }
+
+    /// Inlines a call to a defined function.
+    pub(crate) fn inline_call(
+        &mut self,
+        frame: &Frame,
+        callee: &'a Function,
+        args: Vec<LVal>,
+        span: &Span,
+        cur: BlockId,
+    ) -> Result<(BlockId, Option<LVal>), LowerError> {
+        if self.stack.iter().any(|f| *f == callee.name) {
+            return Err(unsupported(format!("recursive call to `{}`", demangle(&callee.name)), span.top()));
+        }
+        if self.stack.len() > 64 {
+            return Err(unsupported("calls nested more than 64 deep", span.top()));
+        }
+        let _ = frame;
+        self.stack.push(callee.name.clone());
+        let (entry, returns) = self.lower_body(callee, args, span.clone(), false)?;
+        self.stack.pop();
+        self.k.blocks[cur].term = Terminator::Br(entry);
+        self.k.blocks[cur].term_span = span.clone();
+        let cont = self.new_block();
+        for (rb, _) in &returns {
+            self.k.blocks[*rb].term = Terminator::Br(cont);
+        }
+        let value = match returns.as_slice() {
+            [] => None,
+            [(_, v)] => v.clone(),
+            many => match &many[0].1 {
+                None => None,
+                Some(LVal::Scalar(first)) => {
+                    let w = self.k.width(*first);
+                    let mut inc = vec![];
+                    for (b, v) in many {
+                        match v {
+                            Some(LVal::Scalar(o)) => inc.push((*b, *o)),
+                            _ => return Err(unsupported("a function returning values of different kinds", span.top())),
+                        }
+                    }
+                    let phi = self.k.make_inst(cont, InstKind::Phi { incoming: inc }, w, span.clone());
+                    self.k.blocks[cont].insts.insert(0, phi);
+                    Some(LVal::Scalar(Operand::Value(phi)))
+                }
+                Some(LVal::Ptr(obj, _)) => {
+                    let obj = *obj;
+                    let mut inc = vec![];
+                    for (b, v) in many {
+                        match v {
+                            Some(LVal::Ptr(o, off)) if *o == obj => inc.push((*b, *off)),
+                            _ => {
+                                return Err(unsupported(
+                                    "a function returning pointers into different memory objects",
+                                    span.top(),
+                                ))
+                            }
+                        }
+                    }
+                    let phi = self.k.make_inst(cont, InstKind::Phi { incoming: inc }, 64, span.clone());
+                    self.k.blocks[cont].insts.insert(0, phi);
+                    Some(LVal::Ptr(obj, Operand::Value(phi)))
+                }
+                Some(_) => return Err(unsupported("a function returning an aggregate from several returns", span.top())),
+            },
+        };
+        Ok((cont, value))
+    }
+}
+
+/// Reverse post-order of a function's blocks (definitions before uses, except phis).
+fn rpo(func: &Function) -> Vec<usize> {
+    let index: HashMap<&Name, usize> = func.basic_blocks.iter().enumerate().map(|(i, b)| (&b.name, i)).collect();
+    let succs = |i: usize| -> Vec<usize> {
+        use llvm_ir::Terminator as T;
+        let names: Vec<&Name> = match &func.basic_blocks[i].term {
+            T::Br(b) => vec![&b.dest],
+            T::CondBr(c) => vec![&c.true_dest, &c.false_dest],
+            T::Switch(s) => {
+                let mut v = vec![&s.default_dest];
+                v.extend(s.dests.iter().map(|(_, n)| n));
+                v
+            }
+            _ => vec![],
+        };
+        names.into_iter().filter_map(|n| index.get(n).copied()).collect()
+    };
+    let mut seen = vec![false; func.basic_blocks.len()];
+    let mut post = vec![];
+    let mut stack = vec![(0usize, 0usize)];
+    if func.basic_blocks.is_empty() {
+        return post;
+    }
+    seen[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        let s = succs(b);
+        if i < s.len() {
+            stack.push((b, i + 1));
+            if !seen[s[i]] {
+                seen[s[i]] = true;
+                stack.push((s[i], 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    post.reverse();
+    post
+}
+
+pub(crate) fn name_str(n: &Name) -> String {
+    match n {
+        Name::Name(s) => s.to_string(),
+        Name::Number(i) => format!("{i}"),
+    }
+}
+
+/// A readable name for an IR global without an AST entry: `_ZZ1kPfE1b` -> `b`, `k.l` -> `l`.
+fn source_name_of_global(ir: &str) -> String {
+    if let Some(rest) = ir.strip_prefix("_ZZ") {
+        if let Some(pos) = rest.rfind('E') {
+            let tail = &rest[pos + 1..];
+            let name: String = tail.chars().skip_while(|c| c.is_ascii_digit()).collect();
+            if !name.is_empty() {
+                return name;
+            }
+        }
+    }
+    ir.rsplit('.').next().unwrap_or(ir).to_string()
+}
+
+/// A best-effort readable name of a (possibly mangled) function.
+pub(crate) fn demangle(name: &str) -> String {
+    // _Z<len><name>...: take the first source name.
+    if let Some(rest) = name.strip_prefix("_Z") {
+        let rest = rest.trim_start_matches('N').trim_start_matches('K');
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            if let Some(s) = rest.get(digits.len()..digits.len() + n) {
+                return s.to_string();
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// Size in bytes of the pointee of a pointer type as clang spells it (`float *`,
+/// `__global int *restrict`), for printing element indices; 0 when unknown.
+fn elem_size_of_pointer_type(qual: &str) -> u32 {
+    let base = qual.split('*').next().unwrap_or("");
+    let words: Vec<&str> = base
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "__global" | "__local" | "__constant" | "global" | "local" | "constant" | "restrict" | "__restrict" | "__restrict__" | "struct"))
+        .collect();
+    let t = words.join(" ");
+    let scalar = |s: &str| -> Option<u32> {
+        Some(match s {
+            "char" | "signed char" | "unsigned char" | "uchar" | "bool" | "int8_t" | "uint8_t" => 1,
+            "short" | "unsigned short" | "ushort" | "half" | "short int" | "int16_t" | "uint16_t" => 2,
+            "int" | "unsigned" | "unsigned int" | "uint" | "float" | "int32_t" | "uint32_t" => 4,
+            "long" | "unsigned long" | "ulong" | "long long" | "unsigned long long" | "double" | "size_t" | "long int"
+            | "int64_t" | "uint64_t" | "long long int" | "unsigned long long int" => 8,
+            _ => return None,
+        })
+    };
+    if let Some(s) = scalar(&t) {
+        return s;
+    }
+    // OpenCL/CUDA vector types: float4, int2, uchar16 ...
+    let digits: String = t.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
+    if !digits.is_empty() {
+        if let (Some(s), Ok(n)) = (scalar(&t[..t.len() - digits.len()]), digits.parse::<u32>()) {
+            return s * n.next_power_of_two();
+        }
+    }
+    0
+}

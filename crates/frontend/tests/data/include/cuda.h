@@ -1,0 +1,1 @@
+/* Stand-in for <cuda.h>: the test prelude is force-included. */
