@@ -1,0 +1,212 @@
+//! How each memory object is modelled (DESIGN §6), decided once per kernel.
+//!
+//! GPUVerify (`ArrayControlFlowAnalyser`, `GPUVerifier.ArrayModelledAdversarially`) models an
+//! array *adversarially* (every read returns a fresh value per thread; writes are dropped)
+//! unless values read from it may affect control flow, in which case it uses the *equality*
+//! abstraction (contents shared between the threads, havocked at barriers). The taint is a
+//! flow-insensitive data-flow over SSA: a loaded value is tainted by its array and by the taint
+//! of its index; taint does not flow through memory; sinks are branch conditions, switch
+//! values, assertions and assumptions. Atomically accessed arrays are always adversarial
+//! (unless `--equality-abstraction` forces every array).
+
+use std::collections::BTreeSet;
+use syncfix_kir::{InstId, InstKind, Kernel, ObjectId, Operand, SecondaryMap, Space, Terminator, BinOp, CastOp};
+
+/// The model of one memory object.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Model {
+    /// Per-thread memory, modelled exactly.
+    Private,
+    /// Both threads see the same contents (per group for shared memory); havocked at barriers.
+    Equality,
+    /// Reads return fresh values; writes are not modelled.
+    Adversarial,
+}
+
+/// A user's choice that overrides the per-array analysis.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum ForceAbstraction {
+    #[default]
+    PerArray,
+    Equality,
+    Adversarial,
+}
+
+/// The decisions for every object of a kernel.
+#[derive(Clone, Debug)]
+pub struct Abstraction {
+    pub model: SecondaryMap<ObjectId, Option<Model>>,
+    /// Access granularity in bytes: every access to the object has this width and an offset
+    /// that is a multiple of it (element-level array); 1 means byte-level.
+    pub granule: SecondaryMap<ObjectId, u32>,
+    /// The object is written (stored to or updated atomically) somewhere: races are possible.
+    pub written: SecondaryMap<ObjectId, bool>,
+    pub atomic: SecondaryMap<ObjectId, bool>,
+}
+
+impl Abstraction {
+    /// Decides the model of every object of `k`.
+    pub fn compute(k: &Kernel, force: ForceAbstraction) -> Abstraction {
+        let mut written: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
+        let mut atomic: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
+        let mut widths: SecondaryMap<ObjectId, BTreeSet<u32>> = SecondaryMap::new();
+        let mut aligned: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(u32::MAX);
+        let align = alignments(k);
+        for (_, inst) in k.insts.iter() {
+            if let Some((ptr, width, is_write, is_atomic)) = inst.kind.access() {
+                if is_write {
+                    written[ptr.object] = true;
+                }
+                if is_atomic {
+                    atomic[ptr.object] = true;
+                }
+                widths[ptr.object].insert(width);
+                let a = operand_align(&align, ptr.offset);
+                aligned[ptr.object] = aligned[ptr.object].min(a);
+            }
+        }
+        let control = control_objects(k);
+        let mut model: SecondaryMap<ObjectId, Option<Model>> = SecondaryMap::new();
+        let mut granule: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(1);
+        for (o, obj) in k.objects.iter() {
+            let m = match obj.space {
+                Space::Private => Model::Private,
+                _ => match force {
+                    ForceAbstraction::Equality => Model::Equality,
+                    ForceAbstraction::Adversarial => Model::Adversarial,
+                    ForceAbstraction::PerArray => {
+                        if atomic[o] || !control.contains(&o) {
+                            Model::Adversarial
+                        } else {
+                            Model::Equality
+                        }
+                    }
+                },
+            };
+            model[o] = Some(m);
+            if widths[o].len() == 1 {
+                let w = *widths[o].iter().next().unwrap_or(&1);
+                if w.is_power_of_two() && aligned[o] >= w {
+                    granule[o] = w;
+                }
+            }
+        }
+        Abstraction { model, granule, written, atomic }
+    }
+
+    pub fn model(&self, o: ObjectId) -> Model {
+        self.model[o].unwrap_or(Model::Adversarial)
+    }
+
+    /// Whether any object is modelled with the equality abstraction (traces then depend on
+    /// which barriers are on, so repair clauses from them are not exact: DESIGN §7).
+    pub fn has_equality(&self, k: &Kernel) -> bool {
+        k.objects.keys().any(|o| self.model(o) == Model::Equality)
+    }
+}
+
+/// Objects whose values may reach a branch condition, switch value, assertion or assumption.
+fn control_objects(k: &Kernel) -> BTreeSet<ObjectId> {
+    let mut taint: SecondaryMap<InstId, BTreeSet<ObjectId>> = SecondaryMap::new();
+    let of = |taint: &SecondaryMap<InstId, BTreeSet<ObjectId>>, o: &Operand| -> BTreeSet<ObjectId> {
+        match o {
+            Operand::Value(v) => taint[*v].clone(),
+            _ => BTreeSet::new(),
+        }
+    };
+    // Iterate to a fixpoint (phis make the data flow cyclic).
+    loop {
+        let mut changed = false;
+        for (id, inst) in k.insts.iter() {
+            let mut t: BTreeSet<ObjectId> = BTreeSet::new();
+            match &inst.kind {
+                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => {
+                    t.insert(ptr.object);
+                    t.extend(of(&taint, &ptr.offset));
+                }
+                InstKind::Store { .. } | InstKind::Barrier(_) | InstKind::Assert { .. } | InstKind::Assume { .. } | InstKind::Anchor(_) => {}
+                other => {
+                    for o in other.operands() {
+                        t.extend(of(&taint, &o));
+                    }
+                }
+            }
+            if t.len() != taint[id].len() {
+                taint[id] = t;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut control = BTreeSet::new();
+    for (_, inst) in k.insts.iter() {
+        if let InstKind::Assert { cond, .. } | InstKind::Assume { cond } = &inst.kind {
+            control.extend(of(&taint, cond));
+        }
+    }
+    for (_, b) in k.blocks.iter() {
+        match &b.term {
+            Terminator::CondBr { cond, .. } => control.extend(of(&taint, cond)),
+            Terminator::Switch { value, .. } => control.extend(of(&taint, value)),
+            _ => {}
+        }
+    }
+    control
+}
+
+/// Known power-of-two alignment (a divisor) of every value, in units of the value itself.
+fn alignments(k: &Kernel) -> SecondaryMap<InstId, u32> {
+    const TOP: u32 = 1 << 30;
+    let mut a: SecondaryMap<InstId, u32> = SecondaryMap::with_default(TOP);
+    loop {
+        let mut changed = false;
+        for (id, inst) in k.insts.iter() {
+            let new = match &inst.kind {
+                InstKind::Bin { op, lhs, rhs } => {
+                    let (x, y) = (operand_align(&a, *lhs), operand_align(&a, *rhs));
+                    match op {
+                        BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => {
+                            if *op == BinOp::And {
+                                x.max(y).min(TOP)
+                            } else {
+                                x.min(y)
+                            }
+                        }
+                        BinOp::Mul => x.saturating_mul(y).min(TOP),
+                        BinOp::Shl => match rhs.as_const() {
+                            Some(s) if s < 30 => x.saturating_mul(1 << s).min(TOP),
+                            _ => x,
+                        },
+                        _ => 1,
+                    }
+                }
+                InstKind::Cast { op: CastOp::ZExt | CastOp::SExt, arg } => operand_align(&a, *arg),
+                InstKind::Select { then, els, .. } => operand_align(&a, *then).min(operand_align(&a, *els)),
+                InstKind::Phi { incoming } => incoming.iter().map(|(_, o)| operand_align(&a, *o)).min().unwrap_or(1),
+                _ => 1,
+            };
+            if new < a[id] {
+                a[id] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            return a;
+        }
+    }
+}
+
+fn operand_align(a: &SecondaryMap<InstId, u32>, o: Operand) -> u32 {
+    match o {
+        Operand::Value(v) => a[v],
+        Operand::Const { bits, .. } => {
+            if bits == 0 {
+                1 << 30
+            } else {
+                1u32 << (bits.trailing_zeros().min(30))
+            }
+        }
+    }
+}

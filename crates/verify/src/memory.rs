@@ -1,0 +1,199 @@
+//! Arrays of the encoding and GPUVerify's race logs.
+//!
+//! An array maps a 64-bit index to an element of `granule` bytes (element-level, index =
+//! byte offset / granule) or to single bytes (byte-level, little-endian for wider accesses).
+//!
+//! Race logs follow GPUVerify's scheme (Betts et al. OOPSLA 2012; tutorial §4): thread 1 may
+//! *log* one of its accesses per object and kind (read, write, atomic) — a nondeterministic
+//! choice — and every access of thread 2 is *checked* against the logs. The log keeps the
+//! value read or written (and, for writes, whether the write changed memory) for GPUVerify's
+//! benign-race tolerance.
+
+use crate::term::{bv_const, resize};
+use z3::ast::{Array, Ast, Bool, BV};
+use z3::{Context, Sort};
+
+/// An array term and its granularity in bytes.
+#[derive(Clone, Debug)]
+pub struct Mem<'ctx> {
+    pub arr: Array<'ctx>,
+    pub granule: u32,
+}
+
+impl<'ctx> Mem<'ctx> {
+    /// A fresh array with arbitrary contents.
+    pub fn fresh(ctx: &'ctx Context, name: &str, granule: u32) -> Mem<'ctx> {
+        let dom = Sort::bitvector(ctx, 64);
+        let rng = Sort::bitvector(ctx, granule * 8);
+        Mem { arr: Array::fresh_const(ctx, name, &dom, &rng), granule }
+    }
+
+    fn index(&self, ctx: &'ctx Context, off: &BV<'ctx>) -> BV<'ctx> {
+        match self.granule {
+            1 => off.clone(),
+            g => off.bvlshr(&BV::from_u64(ctx, g.trailing_zeros() as u64, 64)),
+        }
+    }
+
+    /// Reads `width` bytes at byte offset `off`.
+    pub fn read(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> BV<'ctx> {
+        if self.granule > 1 {
+            let v = self.arr.select(&self.index(ctx, off));
+            return resize(&v.as_bv().expect("bit-vector array"), width * 8);
+        }
+        let mut acc: Option<BV<'ctx>> = None;
+        for i in 0..width {
+            let a = off.bvadd(&BV::from_u64(ctx, i as u64, 64));
+            let byte = self.arr.select(&a).as_bv().expect("byte array");
+            acc = Some(match acc {
+                None => byte,
+                Some(lo) => byte.concat(&lo),
+            });
+        }
+        acc.unwrap_or_else(|| BV::from_u64(ctx, 0, 8))
+    }
+
+    /// The array after writing `value` (`width` bytes) at byte offset `off`.
+    pub fn write(&self, ctx: &'ctx Context, off: &BV<'ctx>, value: &BV<'ctx>, width: u32) -> Array<'ctx> {
+        if self.granule > 1 {
+            return self.arr.store(&self.index(ctx, off), &resize(value, self.granule * 8));
+        }
+        let value = resize(value, width * 8);
+        let mut arr = self.arr.clone();
+        for i in 0..width {
+            let a = off.bvadd(&BV::from_u64(ctx, i as u64, 64));
+            arr = arr.store(&a, &value.extract(i * 8 + 7, i * 8));
+        }
+        arr
+    }
+}
+
+/// The kind of a logged or checked access.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum AccessKind {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl AccessKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic",
+        }
+    }
+}
+
+/// Thread 1's log of one kind of access to one object.
+#[derive(Clone, Debug)]
+pub struct Log<'ctx> {
+    /// An access has been logged since the last barrier that ordered this memory.
+    pub has: Bool<'ctx>,
+    /// Its byte offset and width in bytes.
+    pub off: BV<'ctx>,
+    pub width: BV<'ctx>,
+    /// The value read or written (zero-extended to `value_bits`).
+    pub value: BV<'ctx>,
+    /// Writes only: the logged write changed memory (GPUVerify's `_WRITE_READ_BENIGN_FLAG_`).
+    pub changed: Bool<'ctx>,
+    /// Which access instance was logged (an index into the encoder's access instances).
+    pub who: BV<'ctx>,
+}
+
+impl<'ctx> Log<'ctx> {
+    pub fn empty(ctx: &'ctx Context, value_bits: u32) -> Log<'ctx> {
+        Log {
+            has: Bool::from_bool(ctx, false),
+            off: BV::from_u64(ctx, 0, 64),
+            width: BV::from_u64(ctx, 0, 32),
+            value: BV::from_u64(ctx, 0, value_bits),
+            changed: Bool::from_bool(ctx, false),
+            who: BV::from_u64(ctx, 0, 32),
+        }
+    }
+
+    /// Logs an access when `cond` holds.
+    pub fn log(
+        &mut self,
+        ctx: &'ctx Context,
+        cond: &Bool<'ctx>,
+        off: &BV<'ctx>,
+        width: u32,
+        value: &BV<'ctx>,
+        changed: &Bool<'ctx>,
+        who: u32,
+    ) {
+        self.has = cond.ite(&Bool::from_bool(ctx, true), &self.has);
+        self.off = cond.ite(off, &self.off);
+        self.width = cond.ite(&BV::from_u64(ctx, width as u64, 32), &self.width);
+        self.value = cond.ite(&resize(value, self.value.get_size()), &self.value);
+        self.changed = cond.ite(changed, &self.changed);
+        self.who = cond.ite(&BV::from_u64(ctx, who as u64, 32), &self.who);
+    }
+
+    /// Whether the logged access overlaps `[off, off + width)` (modular interval test, so
+    /// negative offsets are handled).
+    pub fn overlaps(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> Bool<'ctx> {
+        let w2 = BV::from_u64(ctx, width as u64, 64);
+        let w1 = self.width.zero_ext(32);
+        let a = off.bvsub(&self.off).bvult(&w1);
+        let b = self.off.bvsub(off).bvult(&w2);
+        Bool::or(ctx, &[&a, &b])
+    }
+
+    /// Same offset and width: the precondition of every benign case.
+    pub fn same_cell(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> Bool<'ctx> {
+        let w = BV::from_u64(ctx, width as u64, 32);
+        Bool::and(ctx, &[&self.off._eq(off), &self.width._eq(&w)])
+    }
+
+    /// Whether the logged value equals `value`.
+    pub fn value_is(&self, value: &BV<'ctx>) -> Bool<'ctx> {
+        self.value._eq(&resize(value, self.value.get_size()))
+    }
+}
+
+/// The three logs of one object.
+#[derive(Clone, Debug)]
+pub struct Logs<'ctx> {
+    pub read: Log<'ctx>,
+    pub write: Log<'ctx>,
+    pub atomic: Log<'ctx>,
+}
+
+impl<'ctx> Logs<'ctx> {
+    pub fn new(ctx: &'ctx Context, value_bits: u32) -> Logs<'ctx> {
+        Logs { read: Log::empty(ctx, value_bits), write: Log::empty(ctx, value_bits), atomic: Log::empty(ctx, value_bits) }
+    }
+
+    pub fn get(&self, k: AccessKind) -> &Log<'ctx> {
+        match k {
+            AccessKind::Read => &self.read,
+            AccessKind::Write => &self.write,
+            AccessKind::Atomic => &self.atomic,
+        }
+    }
+
+    pub fn get_mut(&mut self, k: AccessKind) -> &mut Log<'ctx> {
+        match k {
+            AccessKind::Read => &mut self.read,
+            AccessKind::Write => &mut self.write,
+            AccessKind::Atomic => &mut self.atomic,
+        }
+    }
+
+    /// Forgets every logged access when `cond` holds (a barrier that orders this memory).
+    pub fn clear(&mut self, cond: &Bool<'ctx>) {
+        for k in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
+            let l = self.get_mut(k);
+            l.has = Bool::and(l.has.get_ctx(), &[&l.has, &cond.not()]);
+        }
+    }
+}
+
+/// A zero of `bits` bits (used for values of accesses that have none, e.g. atomics).
+pub fn zero<'ctx>(ctx: &'ctx Context, bits: u32) -> BV<'ctx> {
+    bv_const(ctx, 0, bits)
+}

@@ -1,0 +1,103 @@
+//! Values of the encoding: width-1 values are Z3 Booleans, wider ones bit-vectors.
+
+use z3::ast::{Ast, Bool, BV};
+use z3::Context;
+
+/// A symbolic value of one thread.
+#[derive(Clone, Debug)]
+pub enum Term<'ctx> {
+    B(Bool<'ctx>),
+    V(BV<'ctx>),
+}
+
+impl<'ctx> Term<'ctx> {
+    /// The value as a Boolean (a bit-vector is true when non-zero).
+    pub fn to_bool(&self, ctx: &'ctx Context) -> Bool<'ctx> {
+        match self {
+            Term::B(b) => b.clone(),
+            Term::V(v) => v._eq(&BV::from_u64(ctx, 0, v.get_size())).not(),
+        }
+    }
+
+    /// The value as a bit-vector of its own width (a Boolean becomes a 1-bit vector).
+    pub fn to_bv(&self, ctx: &'ctx Context) -> BV<'ctx> {
+        match self {
+            Term::B(b) => b.ite(&BV::from_u64(ctx, 1, 1), &BV::from_u64(ctx, 0, 1)),
+            Term::V(v) => v.clone(),
+        }
+    }
+
+    pub fn width(&self) -> u32 {
+        match self {
+            Term::B(_) => 1,
+            Term::V(v) => v.get_size(),
+        }
+    }
+
+    /// `if c then a else b`, for terms of one width.
+    pub fn ite(c: &Bool<'ctx>, a: &Term<'ctx>, b: &Term<'ctx>, ctx: &'ctx Context) -> Term<'ctx> {
+        match (a, b) {
+            (Term::B(x), Term::B(y)) => Term::B(c.ite(x, y)),
+            _ => Term::V(c.ite(&a.to_bv(ctx), &b.to_bv(ctx))),
+        }
+    }
+
+    pub fn eq(&self, other: &Term<'ctx>, ctx: &'ctx Context) -> Bool<'ctx> {
+        match (self, other) {
+            (Term::B(x), Term::B(y)) => x.iff(y),
+            _ => self.to_bv(ctx)._eq(&other.to_bv(ctx)),
+        }
+    }
+}
+
+/// A bit-vector constant of any width up to 128 bits.
+pub fn bv_const<'ctx>(ctx: &'ctx Context, bits: u128, width: u32) -> BV<'ctx> {
+    if width <= 64 {
+        BV::from_u64(ctx, bits as u64, width)
+    } else {
+        let hi = BV::from_u64(ctx, (bits >> 64) as u64, width - 64);
+        hi.concat(&BV::from_u64(ctx, bits as u64, 64))
+    }
+}
+
+/// A constant operand as a term.
+pub fn const_term<'ctx>(ctx: &'ctx Context, bits: u128, width: u16) -> Term<'ctx> {
+    if width == 1 {
+        Term::B(Bool::from_bool(ctx, bits & 1 == 1))
+    } else {
+        Term::V(bv_const(ctx, bits, width as u32))
+    }
+}
+
+/// `a` resized to `width` bits by zero extension or truncation.
+pub fn resize<'ctx>(a: &BV<'ctx>, width: u32) -> BV<'ctx> {
+    let w = a.get_size();
+    if w == width {
+        a.clone()
+    } else if w < width {
+        a.zero_ext(width - w)
+    } else {
+        a.extract(width - 1, 0)
+    }
+}
+
+pub fn and<'ctx>(ctx: &'ctx Context, xs: &[&Bool<'ctx>]) -> Bool<'ctx> {
+    match xs.len() {
+        0 => Bool::from_bool(ctx, true),
+        1 => xs[0].clone(),
+        _ => Bool::and(ctx, xs),
+    }
+}
+
+pub fn or<'ctx>(ctx: &'ctx Context, xs: &[&Bool<'ctx>]) -> Bool<'ctx> {
+    match xs.len() {
+        0 => Bool::from_bool(ctx, false),
+        1 => xs[0].clone(),
+        _ => Bool::or(ctx, xs),
+    }
+}
+
+/// Whether a Boolean simplifies to the constant false.
+pub fn is_false(b: &Bool<'_>) -> bool {
+    b.simplify().as_bool() == Some(false)
+}

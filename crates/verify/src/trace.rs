@@ -1,0 +1,175 @@
+//! Counterexample traces read off the solver's model (DESIGN §6: a trace names the defect,
+//! the two accesses, the threads, every barrier variable, and the sites between).
+
+use crate::encode::{Encoding, PropKind};
+use crate::memory::AccessKind;
+use std::collections::BTreeSet;
+use syncfix_kir::{AssertKind, Cfg, Fences, InstId, InstKind, Kernel, ObjectId, Scope, Space, Span, VarId};
+use syncfix_kir::EntityRef;
+use z3::ast::{Bool, BV};
+use z3::{Context, Model};
+
+/// Thread and group ids of one thread, per dimension.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ThreadIds {
+    pub local: [u32; 3],
+    pub group: [u32; 3],
+}
+
+/// One access of a race.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub inst: InstId,
+    pub span: Span,
+    pub kind: AccessKind,
+    /// Which of the trace's threads made it (0 or 1).
+    pub thread: usize,
+}
+
+/// A data race between two accesses.
+#[derive(Clone, Debug)]
+pub struct Race {
+    pub object: ObjectId,
+    /// Byte offset of the second access.
+    pub offset: u64,
+    pub width: u32,
+    /// The access logged first (thread 1) and the conflicting later access (thread 2).
+    pub first: Access,
+    pub second: Access,
+    /// Disabled barrier variables whose barrier both threads reached between the two
+    /// accesses and that would order this pair (scope and fences fit): enabling one of them
+    /// removes this trace (DESIGN §7, exact clause).
+    pub separating: Vec<VarId>,
+    /// GPURepair's over-approximation: disabled variables of fitting barriers between the two
+    /// accesses in program order, plus those in loops enclosing either access.
+    pub in_order: Vec<VarId>,
+}
+
+/// The defect a trace exhibits.
+#[derive(Clone, Debug)]
+pub enum Defect {
+    Race(Race),
+    /// A barrier reached by one thread of the pair and not the other.
+    Divergence { barrier: InstId, span: Span, var: Option<VarId> },
+    /// An assertion (or a callee's precondition) fails for `thread`.
+    Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize },
+}
+
+/// A counterexample.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub defect: Defect,
+    pub threads: [ThreadIds; 2],
+    pub same_group: bool,
+    /// The barrier assignment the trace was found under.
+    pub assignment: Vec<bool>,
+    /// The trace replays under every assignment of the barrier variables (no
+    /// equality-abstracted arrays; loops fully unrolled), so clauses drawn from it are exact.
+    pub exact: bool,
+    /// Values of the kernel's scalar parameters in the model: (parameter index, bits).
+    pub params: Vec<(usize, u128)>,
+}
+
+fn eval_bool<'ctx>(m: &Model<'ctx>, b: &Bool<'ctx>) -> bool {
+    m.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+fn eval_bv<'ctx>(m: &Model<'ctx>, b: &BV<'ctx>) -> u64 {
+    m.eval(b, true).and_then(|v| v.as_u64()).unwrap_or(0)
+}
+
+pub(crate) fn extract<'ctx>(
+    ctx: &'ctx Context,
+    k: &Kernel,
+    _cfg: &Cfg,
+    enc: &Encoding<'ctx>,
+    m: &Model<'ctx>,
+    assignment: &[bool],
+    exact: bool,
+) -> Option<Trace> {
+    let _ = ctx;
+    // The earliest violated property in the lock-step schedule.
+    let prop = enc.props.iter().filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?;
+    let threads: [ThreadIds; 2] = std::array::from_fn(|t| ThreadIds {
+        local: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].local[d]) as u32),
+        group: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].group[d]) as u32),
+    });
+    let same_group = eval_bool(m, &enc.same_group);
+    let disabled = |v: VarId| !assignment.get(v.index()).copied().unwrap_or(false);
+    let defect = match &prop.kind {
+        PropKind::Race { check, logged, who, off2 } => {
+            let second = &enc.accesses[*check];
+            let first_idx = eval_bv(m, who) as usize;
+            let first = enc.accesses.get(first_idx)?;
+            let object = second.object;
+            let shared = k.objects[object].space == Space::Shared;
+            let fits_static = |b: &crate::encode::BarrierInstance<'ctx>| -> bool {
+                if !same_group && b.scope != Scope::Grid {
+                    return false;
+                }
+                if b.scope == Scope::Grid {
+                    return true;
+                }
+                match &k.insts[b.inst].kind {
+                    InstKind::Barrier(bar) => match bar.fences {
+                        Fences::Const { local, global } => if shared { local } else { global },
+                        Fences::Dynamic(_) => true,
+                    },
+                    _ => false,
+                }
+            };
+            let mut separating = BTreeSet::new();
+            let mut in_order = BTreeSet::new();
+            let loops: BTreeSet<usize> =
+                enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
+            for b in &enc.barriers {
+                let Some(v) = b.var else { continue };
+                if !disabled(v) || !fits_static(b) {
+                    continue;
+                }
+                let between = first.pos < b.pos && b.pos < second.pos;
+                if between && eval_bool(m, &b.pred[0]) && eval_bool(m, &b.pred[1]) {
+                    let fence_ok = b.scope == Scope::Grid || eval_bool(m, if shared { &b.local1 } else { &b.global1 });
+                    if fence_ok {
+                        separating.insert(v);
+                    }
+                }
+                if between || b.loops.iter().any(|l| loops.contains(l)) {
+                    in_order.insert(v);
+                }
+            }
+            let width = match k.insts[second.inst].kind.access() {
+                Some((_, w, _, _)) => w,
+                None => 0,
+            };
+            Defect::Race(Race {
+                object,
+                offset: eval_bv(m, off2),
+                width,
+                first: Access { inst: first.inst, span: k.insts[first.inst].span.clone(), kind: *logged, thread: 0 },
+                second: Access { inst: second.inst, span: k.insts[second.inst].span.clone(), kind: second.kind, thread: 1 },
+                separating: separating.into_iter().collect(),
+                in_order: in_order.into_iter().collect(),
+            })
+        }
+        PropKind::Divergence { barrier } => {
+            let b = &enc.barriers[*barrier];
+            Defect::Divergence { barrier: b.inst, span: k.insts[b.inst].span.clone(), var: b.var }
+        }
+        PropKind::Assert { inst, thread, kind } => {
+            Defect::Assertion { inst: *inst, span: k.insts[*inst].span.clone(), kind: *kind, thread: *thread }
+        }
+    };
+    let params = enc
+        .params
+        .iter()
+        .map(|(i, t)| {
+            let v = match t {
+                crate::term::Term::B(b) => eval_bool(m, b) as u128,
+                crate::term::Term::V(v) => eval_bv(m, v) as u128,
+            };
+            (*i, v)
+        })
+        .collect();
+    Some(Trace { defect, threads, same_group, assignment: assignment.to_vec(), exact, params })
+}
