@@ -1,0 +1,305 @@
+//! Instrumentation (DESIGN §5; GPURepair, Joshi & Muduganti, VMCAI 2021, §2.2).
+//!
+//! Candidate barrier *sites* are chosen among the source statement boundaries the front end
+//! left in KIR ([`syncfix_kir::Anchor`]), so that every site can be printed:
+//! - *access points*: before a statement that accesses shared or global memory that is
+//!   written somewhere (directly, or through a call: the call statement), and between the
+//!   read and the write of an assignment whose right-hand side reads such memory;
+//! - *scope boundaries*: before a conditional statement whose arms contain sites, and before a
+//!   loop and at the start of its body, for loops containing sites.
+//!
+//! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
+//! kernels with more than one block). A variable belongs to a source anchor, not to an
+//! inlined copy: all copies of a site in a `__device__` function share it, weighted at the
+//! deepest loop depth among them. Existing barriers are guarded by variables too (unless
+//! `--disable-inspect`), so the repair may remove them. Weight of a site:
+//! `lw^depth + gw*[grid]` (GPURepair §2.4).
+
+use std::collections::{BTreeMap, BTreeSet};
+use syncfix_kir::{
+    Barrier, BarrierOrigin, Cfg, EntityRef, FileId, Fences, Guard, InstKind, Kernel, Language, ObjectId, Scope,
+    SecondaryMap, Space, StmtId, StmtKind, VarId,
+};
+
+/// How a barrier variable's barrier is printed.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum SiteKind {
+    /// A new barrier just before the statement.
+    Before,
+    /// A new barrier between the read and the write of the assignment statement.
+    Split,
+    /// The user's barrier statement itself (disabling it removes the statement).
+    Existing,
+}
+
+/// A barrier variable of the instrumented kernel.
+#[derive(Clone, Debug)]
+pub struct BarrierVar {
+    pub id: VarId,
+    /// The source anchor.
+    pub stmt: StmtId,
+    pub kind: SiteKind,
+    pub scope: Scope,
+    /// Deepest loop nesting depth among the site's inlined copies.
+    pub depth: u32,
+    /// GPURepair's weight `lw^depth + gw*[grid]`.
+    pub weight: u64,
+    /// The anchor lies in a `__device__` function rather than in the kernel.
+    pub in_callee: bool,
+}
+
+/// Instrumentation settings (GPURepair's flags; defaults from `configs/default.toml`).
+#[derive(Clone, Debug)]
+pub struct InstrumentConfig {
+    /// Add candidate sites (repair); `false` only guards existing barriers (or nothing).
+    pub new_sites: bool,
+    /// `--disable-grid`: no grid-barrier twins.
+    pub disable_grid: bool,
+    /// `--disable-inspect`: existing barriers stay on, unguarded.
+    pub disable_inspect: bool,
+    /// `lw`, `--loop-depth-weight` (10).
+    pub loop_depth_weight: u64,
+    /// `gw`, `--grid-barrier-weight` (12).
+    pub grid_barrier_weight: u64,
+}
+
+impl Default for InstrumentConfig {
+    fn default() -> Self {
+        InstrumentConfig { new_sites: true, disable_grid: false, disable_inspect: false, loop_depth_weight: 10, grid_barrier_weight: 12 }
+    }
+}
+
+impl InstrumentConfig {
+    /// No instrumentation at all: the kernel as written (`syncfix verify`).
+    pub fn verify_only() -> Self {
+        InstrumentConfig { new_sites: false, disable_inspect: true, ..Self::default() }
+    }
+}
+
+/// An instrumented kernel: barriers guarded by variables `0..vars.len()`.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    pub kernel: Kernel,
+    pub vars: Vec<BarrierVar>,
+}
+
+impl Instrumented {
+    /// The assignment that leaves the kernel as the user wrote it: existing barriers on, new
+    /// sites off.
+    pub fn original_assignment(&self) -> Vec<bool> {
+        self.vars.iter().map(|v| v.kind == SiteKind::Existing).collect()
+    }
+
+    /// A readable table of the variables (for `--emit=instrumented`).
+    pub fn describe_vars(&self) -> String {
+        let mut s = String::new();
+        for v in &self.vars {
+            let st = &self.kernel.stmts.stmts[v.stmt];
+            let (line, col) = self.kernel.main_file().line_col(st.range.start);
+            s.push_str(&format!(
+                "  {} = {:?} {:?} at {}:{} ({}), depth {}, weight {}{}\n",
+                v.id,
+                v.kind,
+                v.scope,
+                line,
+                col,
+                v.stmt,
+                v.depth,
+                v.weight,
+                if v.in_callee { ", in a callee" } else { "" }
+            ));
+        }
+        s
+    }
+}
+
+/// Instruments `k` (a kernel from the front end).
+pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
+    let mut out = k.clone();
+    let loops = Cfg::compute(k).ok();
+    let depth_of = |b| loops.as_ref().map_or(0, |c| c.depth(b));
+    let grid = cfg.new_sites && !cfg.disable_grid && k.language == Language::Cuda && k.multi_block();
+    let chosen = if cfg.new_sites { choose_sites(k) } else { BTreeSet::new() };
+
+    // Variables, keyed by (statement, kind, scope), created in a deterministic order.
+    let mut keys: BTreeMap<(StmtId, SiteKind, Scope), (u32, bool)> = BTreeMap::new();
+    for (_, inst) in k.insts.iter() {
+        let d = depth_of(inst.block);
+        match &inst.kind {
+            InstKind::Anchor(a) if chosen.contains(&(a.stmt, a.split)) => {
+                let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
+                let e = keys.entry((a.stmt, kind, Scope::Block)).or_insert((0, false));
+                e.0 = e.0.max(d);
+                if grid {
+                    let e = keys.entry((a.stmt, kind, Scope::Grid)).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                }
+            }
+            InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. }) if !cfg.disable_inspect => {
+                let e = keys.entry((*s, SiteKind::Existing, *scope)).or_insert((0, false));
+                e.0 = e.0.max(d);
+                if grid && *scope == Scope::Block {
+                    let e = keys.entry((*s, SiteKind::Before, Scope::Grid)).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut vars = Vec::new();
+    let mut id_of: BTreeMap<(StmtId, SiteKind, Scope), VarId> = BTreeMap::new();
+    for ((stmt, kind, scope), (depth, _)) in &keys {
+        let id = VarId::new(vars.len());
+        let weight = cfg.loop_depth_weight.saturating_pow(*depth)
+            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 };
+        vars.push(BarrierVar {
+            id,
+            stmt: *stmt,
+            kind: *kind,
+            scope: *scope,
+            depth: *depth,
+            weight,
+            in_callee: k.stmts.stmts[*stmt].function != k.name,
+        });
+        id_of.insert((*stmt, *kind, *scope), id);
+    }
+
+    // Rewrite the blocks: chosen anchors become guarded candidate barriers; other anchors go.
+    let blocks: Vec<_> = out.blocks.keys().collect();
+    for b in blocks {
+        let old = std::mem::take(&mut out.blocks[b].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for i in old {
+            let inst = out.insts[i].clone();
+            match &inst.kind {
+                InstKind::Anchor(a) => {
+                    if !chosen.contains(&(a.stmt, a.split)) {
+                        continue;
+                    }
+                    let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
+                    for scope in [Scope::Block, Scope::Grid] {
+                        if let Some(v) = id_of.get(&(a.stmt, kind, scope)) {
+                            let bar = Barrier { scope, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
+                            new.push(out.make_inst(b, InstKind::Barrier(bar), 0, inst.span.clone()));
+                        }
+                    }
+                }
+                InstKind::Barrier(bar @ Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. }) if !cfg.disable_inspect => {
+                    let mut bar = *bar;
+                    if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope)) {
+                        bar.guard = Guard::Var(*v);
+                    }
+                    out.insts[i].kind = InstKind::Barrier(bar);
+                    new.push(i);
+                    if bar.scope == Scope::Block {
+                        if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid)) {
+                            let twin = Barrier { scope: Scope::Grid, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
+                            new.push(out.make_inst(b, InstKind::Barrier(twin), 0, inst.span.clone()));
+                        }
+                    }
+                }
+                _ => new.push(i),
+            }
+        }
+        out.blocks[b].insts = new;
+    }
+    Instrumented { kernel: out, vars }
+}
+
+/// The statement boundaries that become sites: (statement, split).
+fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
+    let racy = racy_objects(k);
+    let stmts = &k.stmts.stmts;
+    let main = k.main_file();
+    // Statements that contain an access to racy memory in their own expressions (or calls),
+    // and, for split candidates, whether accesses fall inside / outside the right-hand side.
+    let mut access: SecondaryMap<StmtId, bool> = SecondaryMap::new();
+    let mut in_rhs: SecondaryMap<StmtId, bool> = SecondaryMap::new();
+    let mut out_rhs: SecondaryMap<StmtId, bool> = SecondaryMap::new();
+    let mut anchored: BTreeSet<(StmtId, bool)> = BTreeSet::new();
+    for (_, inst) in k.insts.iter() {
+        if let InstKind::Anchor(a) = inst.kind {
+            anchored.insert((a.stmt, a.split));
+        }
+        let Some((ptr, _, _, _)) = inst.kind.access() else { continue };
+        if !racy.contains(&ptr.object) {
+            continue;
+        }
+        for l in inst.span.frames.iter().filter(|l| l.file == FileId::MAIN) {
+            let Some(off) = main.offset(l.line, l.col) else { continue };
+            let Some(s) = k.stmts.innermost_at(off) else { continue };
+            access[s] = true;
+            if let Some(sp) = &stmts[s].split {
+                if sp.rhs.contains(off) {
+                    in_rhs[s] = true;
+                } else {
+                    out_rhs[s] = true;
+                }
+            }
+        }
+    }
+    let mut chosen: BTreeSet<(StmtId, bool)> = BTreeSet::new();
+    for (s, _) in stmts.iter() {
+        if access[s] {
+            chosen.insert((s, false));
+        }
+        if in_rhs[s] && out_rhs[s] {
+            chosen.insert((s, true));
+        }
+    }
+    // Scope boundaries, bottom-up: a statement "has sites" if it or a descendant does.
+    let mut has: SecondaryMap<StmtId, bool> = SecondaryMap::new();
+    for (s, _) in stmts.iter() {
+        if chosen.contains(&(s, false)) || chosen.contains(&(s, true)) {
+            for a in k.stmts.ancestors(s) {
+                has[a] = true;
+            }
+        }
+    }
+    for (s, st) in stmts.iter() {
+        if !has[s] {
+            continue;
+        }
+        if st.kind.is_conditional() || st.kind.is_loop() {
+            chosen.insert((s, false));
+        }
+        if st.kind.is_loop() {
+            // The first statement of the loop body runs once per iteration.
+            for c in body_starts(k, s) {
+                chosen.insert((c, false));
+            }
+        }
+    }
+    let _ = StmtKind::Compound;
+    // Only boundaries the front end actually marked in the IR can host a site.
+    chosen.retain(|x| anchored.contains(x));
+    chosen
+}
+
+/// The statements that start a loop's body.
+fn body_starts(k: &Kernel, l: StmtId) -> Vec<StmtId> {
+    let mut out = vec![];
+    let mut work = k.stmts.stmts[l].children.clone();
+    while let Some(c) = work.pop() {
+        let st = &k.stmts.stmts[c];
+        if st.loop_body_start {
+            out.push(c);
+        } else if st.kind == StmtKind::Compound && st.parent == Some(l) {
+            work.extend(st.children.iter().copied());
+        }
+    }
+    out
+}
+
+/// Shared and global objects that are written somewhere (only they can race).
+fn racy_objects(k: &Kernel) -> BTreeSet<ObjectId> {
+    let mut out = BTreeSet::new();
+    for (_, inst) in k.insts.iter() {
+        if let Some((ptr, _, true, _)) = inst.kind.access() {
+            if matches!(k.objects[ptr.object].space, Space::Shared | Space::Global) {
+                out.insert(ptr.object);
+            }
+        }
+    }
+    out
+}
