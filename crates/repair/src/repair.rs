@@ -1,0 +1,285 @@
+//! The repair loop: GPURepair's Algorithm 1 (Joshi & Muduganti, VMCAI 2021, §2.4; DESIGN §7).
+//!
+//! ```text
+//! phi := true
+//! loop:
+//!   sol := solve(phi)                  # None => cannot be repaired (202) or unknown (6)
+//!   verify P under sol
+//!   Verified     => minimise (is a lighter solution of phi correct?) and return
+//!   Race(t)      => phi += (g_1 | ... | g_k)   # sites that could have separated this pair
+//!   Divergence   => phi += !g_s (and its grid twin)
+//!   Assertion    => 201;   Unknown / Timeout => 6 / 7
+//! ```
+//! A race clause holds only the sites both threads reached between the two accesses whose
+//! scope and fences fit the pair; that set is exact when the trace replays under every
+//! assignment. Otherwise (equality-abstracted arrays) it falls back to GPURepair's
+//! over-approximation, and "cannot be repaired" becomes "unknown".
+
+use crate::solve::{self, Clause, Costs, Lit, Strategy};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+use syncfix_instrument::{Instrumented, SiteKind};
+use syncfix_kir::{EntityRef, Scope, VarId};
+use syncfix_verify::{Defect, Trace, Verdict, Verifier};
+
+/// Options of the repair loop.
+#[derive(Clone, Debug)]
+pub struct RepairOptions {
+    /// `--mhs` (default) or `--maxsat`.
+    pub strategy: Strategy,
+    /// Stop with `unknown` after this many verifier calls.
+    pub max_verifier_calls: u32,
+    /// `--timeout`: the whole repair must end by then.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None }
+    }
+}
+
+/// How the repair ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// A minimum-weight assignment under which the kernel verifies (`bounded`: only up to a
+    /// loop-unwinding bound, in bug-finding mode).
+    Repaired { assignment: Vec<bool>, weight: u64, bounded: Option<u32> },
+    /// An assertion fails (GPURepair exit 201).
+    AssertionFailure(Box<Trace>),
+    /// No barrier placement removes this defect (exit 202): every clause came from an exact
+    /// trace and together they are unsatisfiable.
+    Unrepairable { reason: String, trace: Option<Box<Trace>> },
+    /// The repair cannot decide (exit 6).
+    Unknown(String),
+    /// `--timeout` expired (exit 7).
+    Timeout,
+}
+
+/// Counters for the benchmark and the closing report.
+#[derive(Clone, Debug, Default)]
+pub struct RepairStats {
+    pub iterations: u32,
+    pub verifier_calls: u32,
+    pub clauses: usize,
+    pub solver_time: Duration,
+    pub used_maxsat: bool,
+}
+
+/// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
+/// keeping existing barriers, then anchors in the kernel over anchors in callees, then the
+/// earliest anchor (DESIGN §5).
+pub fn costs(inst: &Instrumented) -> Costs {
+    let n = inst.vars.len() as u64 + 1;
+    let mut order: Vec<usize> = (0..inst.vars.len()).collect();
+    order.sort_by_key(|&i| {
+        let v = &inst.vars[i];
+        (inst.kernel.stmts.stmts[v.stmt].range.start, v.kind, v.scope)
+    });
+    let mut rank = vec![0u64; inst.vars.len()];
+    for (r, i) in order.into_iter().enumerate() {
+        rank[i] = r as u64;
+    }
+    let callee_cost = n * n + 1;
+    let new_cost = n * (callee_cost + n) + 1;
+    let tie = inst
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            (if v.kind == SiteKind::Existing { 0 } else { new_cost }) + if v.in_callee { callee_cost } else { 0 } + rank[i]
+        })
+        .collect();
+    Costs { weight: inst.vars.iter().map(|v| v.weight).collect(), tie }
+}
+
+/// Runs the repair loop on an instrumented kernel whose encoding is `verifier`.
+pub fn repair(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions) -> (Outcome, RepairStats) {
+    let mut stats = RepairStats::default();
+    let outcome = run(inst, verifier, opts, &mut stats);
+    (outcome, stats)
+}
+
+fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions, stats: &mut RepairStats) -> Outcome {
+    let costs = costs(inst);
+    let mut clauses: Vec<Clause> = Vec::new();
+    let mut seen: BTreeSet<Vec<(usize, bool)>> = BTreeSet::new();
+    let mut all_exact = true;
+    let mut strategy = opts.strategy;
+    let mut last_trace: Option<Box<Trace>> = None;
+    loop {
+        stats.iterations += 1;
+        if opts.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Outcome::Timeout;
+        }
+        if stats.verifier_calls >= opts.max_verifier_calls {
+            return Outcome::Unknown(format!("no repair found within {} verifier calls", opts.max_verifier_calls));
+        }
+        let t0 = Instant::now();
+        let sol = solve::solve(&costs, &clauses, strategy);
+        stats.solver_time += t0.elapsed();
+        let sol = match sol {
+            Ok(Some(s)) => s,
+            Ok(None) => return unsat(all_exact, last_trace),
+            Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
+        };
+        stats.verifier_calls += 1;
+        match verifier.check(&sol.enabled) {
+            v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
+                let bound = bound_of(&v);
+                // Final minimality check: is a lighter assignment of the clauses correct?
+                let t0 = Instant::now();
+                let best = solve::minimum(&costs, &clauses);
+                stats.solver_time += t0.elapsed();
+                stats.used_maxsat = true;
+                let opt = match best {
+                    Ok(Some(opt)) if (opt.weight, opt.tie) < (sol.weight, sol.tie) => opt,
+                    Ok(_) => return repaired(sol.enabled, sol.weight, bound),
+                    Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
+                };
+                stats.verifier_calls += 1;
+                match verifier.check(&opt.enabled) {
+                    v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
+                        return repaired(opt.enabled, opt.weight, bound_of(&v))
+                    }
+                    Verdict::Defect(t) => {
+                        // The lighter candidate fails: learn from it and continue with MaxSAT,
+                        // whose answers are optimal for the clauses so far.
+                        strategy = Strategy::MaxSat;
+                        match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
+                            Learned::Clause => {
+                                stats.clauses = clauses.len();
+                                last_trace = Some(t);
+                            }
+                            Learned::Stop(o) => return o,
+                        }
+                    }
+                    Verdict::Unknown(r) => return Outcome::Unknown(r),
+                    Verdict::Timeout => return Outcome::Timeout,
+                }
+            }
+            Verdict::Defect(t) => match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
+                Learned::Clause => {
+                    stats.clauses = clauses.len();
+                    last_trace = Some(t);
+                }
+                Learned::Stop(o) => return o,
+            },
+            Verdict::Unknown(r) => return Outcome::Unknown(r),
+            Verdict::Timeout => return Outcome::Timeout,
+        }
+    }
+}
+
+fn bound_of(v: &Verdict) -> Option<u32> {
+    match v {
+        Verdict::NoErrorUpTo { bound } => Some(*bound),
+        _ => None,
+    }
+}
+
+fn repaired(assignment: Vec<bool>, weight: u64, bounded: Option<u32>) -> Outcome {
+    Outcome::Repaired { assignment, weight, bounded }
+}
+
+fn unsat(all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {
+    if all_exact {
+        Outcome::Unrepairable {
+            reason: "no placement of barriers satisfies every constraint learnt from the counterexamples".into(),
+            trace,
+        }
+    } else {
+        Outcome::Unknown(
+            "no placement of barriers satisfies the constraints learnt, but some of them are over-approximations \
+             (arrays under the equality abstraction), so the kernel may still be repairable"
+                .into(),
+        )
+    }
+}
+
+enum Learned {
+    Clause,
+    Stop(Outcome),
+}
+
+/// Turns a counterexample into a clause (or a final outcome).
+fn learn(
+    inst: &Instrumented,
+    t: &Trace,
+    clauses: &mut Vec<Clause>,
+    seen: &mut BTreeSet<Vec<(usize, bool)>>,
+    all_exact: &mut bool,
+) -> Learned {
+    let lits: Vec<Lit> = match &t.defect {
+        Defect::Assertion { .. } => return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone()))),
+        Defect::Race(r) => {
+            let vars = if t.exact { &r.separating } else { &r.in_order };
+            if vars.is_empty() {
+                let reason = if r.first.inst == r.second.inst {
+                    "the two racing accesses are the same statement executed by two threads at once; a barrier orders \
+                     statements, not the threads of one statement"
+                        .to_string()
+                } else if !t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl {
+                    "the race is between work-items of different work-groups, and OpenCL has no barrier across \
+                     work-groups"
+                        .to_string()
+                } else if !t.same_group && !inst.vars.iter().any(|v| v.scope == Scope::Grid) {
+                    "the race is between threads of different blocks, and grid barriers are disabled or not possible \
+                     for this kernel"
+                        .to_string()
+                } else {
+                    "no barrier site lies between the two racing accesses".to_string()
+                };
+                if t.exact {
+                    return Learned::Stop(Outcome::Unrepairable { reason, trace: Some(Box::new(t.clone())) });
+                }
+                return Learned::Stop(Outcome::Unknown(reason));
+            }
+            vars.iter().map(|v| Lit { var: *v, positive: true }).collect()
+        }
+        Defect::Divergence { var, .. } => match var {
+            None => {
+                let reason = "a barrier that cannot be removed (not instrumented, or its result is used) is reached \
+                              by non-uniform control flow"
+                    .to_string();
+                if t.exact {
+                    return Learned::Stop(Outcome::Unrepairable { reason, trace: Some(Box::new(t.clone())) });
+                }
+                return Learned::Stop(Outcome::Unknown(reason));
+            }
+            Some(v) => {
+                let mut out = vec![*v];
+                let bv = &inst.vars[v.index()];
+                if bv.scope == Scope::Block {
+                    // Its grid twin diverges as well.
+                    for w in &inst.vars {
+                        if w.stmt == bv.stmt && w.scope == Scope::Grid && (w.kind == bv.kind || bv.kind == SiteKind::Existing) {
+                            out.push(w.id);
+                        }
+                    }
+                }
+                // Negative units, one clause each.
+                for x in out {
+                    push(clauses, seen, vec![Lit { var: x, positive: false }]);
+                }
+                *all_exact &= t.exact;
+                return Learned::Clause;
+            }
+        },
+    };
+    *all_exact &= t.exact;
+    push(clauses, seen, lits);
+    Learned::Clause
+}
+
+fn push(clauses: &mut Vec<Clause>, seen: &mut BTreeSet<Vec<(usize, bool)>>, lits: Vec<Lit>) {
+    let key: Vec<(usize, bool)> = lits.iter().map(|l| (l.var.index(), l.positive)).collect();
+    if seen.insert(key) {
+        clauses.push(Clause(lits));
+    }
+}
+
+/// The variables a solution enables, for reporting.
+pub fn enabled(assignment: &[bool]) -> Vec<VarId> {
+    assignment.iter().enumerate().filter(|(_, b)| **b).map(|(i, _)| VarId::new(i)).collect()
+}
