@@ -1,0 +1,441 @@
+//! From changes to edits (DESIGN §8).
+//!
+//! Each statement with changes gets a *plan* (its barriers to insert before it, its barriers
+//! to put between the read and the write of a split, whether it is removed). A plan becomes
+//! *pieces*: insertions at an offset and replacements of a range. Insertions at one offset
+//! from several (nested) statements are merged into one edit in a fixed order, so that changes
+//! on statements nested in each other compose.
+
+use crate::apply::sorted_checked;
+use crate::layout;
+use crate::{Applicability, BarrierText, Change, Edit, Fix, FixError};
+use std::collections::{BTreeMap, HashSet};
+use syncfix_kir::{BarrierCall, EntityRef, Stmt, StmtId, StmtKind, StmtTable, TextRange};
+
+/// Builds the edits that print `changes` on `source`.
+///
+/// `source` is the main file's text and `stmts` its statement table from clang's AST (byte
+/// ranges into `source`). Formatting (DESIGN §8):
+/// - `Insert`: on a line of its own with the statement's indentation when the statement starts
+///   its line, else inline just before it followed by a space.
+/// - `InsertSplit` on `LHS op= RHS;`: `T tmp = RHS; <barrier> LHS op= tmp;`, one line each
+///   when the statement starts its line, else inline. `T` is the split's `rhs_type` without
+///   top-level qualifiers; the name is `tmp`, `tmp1`, ... — not a word of the file, distinct
+///   within the fix. In a `switch` body (where a declaration could be jumped over) the three
+///   statements are wrapped in braces.
+/// - Barriers at one statement: `Insert`s first, then the split; block before grid barriers.
+///   Duplicate changes count once.
+/// - A sole body (`sole_body`, e.g. `if (c) s;`) that gets an insertion is wrapped in braces
+///   where it stands, split or not: `if (c) { __syncthreads(); s; }`.
+/// - `Remove`: the statement's whole line(s) when it stands alone, else the statement and the
+///   blanks after it (or before it, at the end of a line); a sole body becomes `{}`. `Remove`
+///   and `Insert` on one statement replace the barrier by the inserted ones.
+/// - A grid barrier adds `#include <cooperative_groups.h>` when the file has none, and a note
+///   that the kernel must be launched cooperatively.
+///
+/// Returns the sorted, non-overlapping edits with their [`Applicability`] and notes. Errors:
+/// [`FixError::UnknownStmt`], [`FixError::BadRange`] (a statement's or RHS range outside
+/// `source`), [`FixError::DoesNotFit`] (`InsertSplit` without a usable split, `Remove` of a
+/// statement that is not a removable barrier, or both on one statement) and
+/// [`FixError::Overlap`] (changes whose edits collide, e.g. inside the RHS of a split).
+pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<Fix, FixError> {
+    let plans = plan(source, stmts, changes)?;
+    let names = temp_names(source, &plans);
+    let nl = layout::newline(source);
+    let mut pieces = Pieces::default();
+    for (&id, p) in &plans {
+        let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
+        let name = names
+            .iter()
+            .find(|(s, _)| *s == id)
+            .map(|(_, n)| n.as_str());
+        emit(source, nl, stmts, id, p, name, braced_split, &mut pieces);
+    }
+    let grid = plans
+        .values()
+        .any(|p| p.inserts.iter().chain(&p.splits).any(|b| b.is_grid()));
+    if grid {
+        if let Some((at, text)) = layout::cooperative_groups_include(source, nl) {
+            pieces.insert(at, Key::INCLUDE, text);
+        }
+    }
+    let edits = pieces.into_edits(source)?;
+    let applicability = if grid {
+        Applicability::DisplayOnly
+    } else if plans.values().any(|p| p.remove) {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    Ok(Fix {
+        edits,
+        applicability,
+        notes: grid_notes(&plans),
+    })
+}
+
+/// What happens at one statement.
+struct Plan<'a> {
+    stmt: &'a Stmt,
+    /// Barriers before the statement, block barriers first.
+    inserts: Vec<BarrierText>,
+    /// Barriers between the read of the RHS and the write, block barriers first.
+    splits: Vec<BarrierText>,
+    remove: bool,
+    /// The RHS range and the temporary's type, when `splits` is not empty.
+    split: Option<(TextRange, String)>,
+}
+
+/// Groups `changes` by statement (in id order) and checks that each fits its statement.
+fn plan<'a>(
+    source: &str,
+    stmts: &'a StmtTable,
+    changes: &[Change],
+) -> Result<BTreeMap<StmtId, Plan<'a>>, FixError> {
+    let mut plans: BTreeMap<StmtId, Plan<'a>> = BTreeMap::new();
+    for &change in changes {
+        let id = change.stmt();
+        let stmt = stmts
+            .stmts
+            .get(id)
+            .ok_or(FixError::UnknownStmt { stmt: id })?;
+        check_range(source, id, stmt.range)?;
+        let p = plans.entry(id).or_insert_with(|| Plan {
+            stmt,
+            inserts: Vec::new(),
+            splits: Vec::new(),
+            remove: false,
+            split: None,
+        });
+        let misfit = |reason: &str| FixError::DoesNotFit {
+            stmt: id,
+            change,
+            reason: reason.to_string(),
+        };
+        match change {
+            Change::Insert { barrier, .. } => push_unique(&mut p.inserts, barrier),
+            Change::InsertSplit { barrier, .. } => {
+                let split = stmt
+                    .split
+                    .as_ref()
+                    .ok_or_else(|| misfit("the statement has no split"))?;
+                check_range(source, id, split.rhs)?;
+                if split.rhs.start == split.rhs.end || !stmt.range.contains_range(&split.rhs) {
+                    return Err(misfit(
+                        "the split's right-hand side is not inside the statement",
+                    ));
+                }
+                let ty = layout::temp_type(&split.rhs_type).ok_or_else(|| {
+                    misfit(&format!(
+                        "cannot declare a temporary of type `{}`",
+                        split.rhs_type
+                    ))
+                })?;
+                p.split = Some((split.rhs, ty));
+                push_unique(&mut p.splits, barrier);
+            }
+            Change::Remove { .. } => {
+                if stmt.barrier_call != Some(BarrierCall::Removable) {
+                    return Err(misfit("the statement is not a removable barrier call"));
+                }
+                p.remove = true;
+            }
+        }
+        if p.remove && !p.splits.is_empty() {
+            return Err(misfit("a statement cannot be both split and removed"));
+        }
+    }
+    for p in plans.values_mut() {
+        // Stable: block barriers (in the order given) before grid barriers.
+        p.inserts.sort_by_key(|b| b.is_grid());
+        p.splits.sort_by_key(|b| b.is_grid());
+    }
+    Ok(plans)
+}
+
+fn push_unique(v: &mut Vec<BarrierText>, b: BarrierText) {
+    if !v.contains(&b) {
+        v.push(b);
+    }
+}
+
+fn check_range(source: &str, stmt: StmtId, range: TextRange) -> Result<(), FixError> {
+    let ok = range.start <= range.end
+        && range.end <= source.len()
+        && source.is_char_boundary(range.start)
+        && source.is_char_boundary(range.end);
+    if ok {
+        Ok(())
+    } else {
+        Err(FixError::BadRange {
+            stmt,
+            range,
+            len: source.len(),
+        })
+    }
+}
+
+/// The temporaries' names, given to split statements in source order: `tmp`, `tmp1`, ...,
+/// skipping every word of the source and of the temporaries' types.
+fn temp_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<(StmtId, String)> {
+    let mut taken: HashSet<String> = layout::words(source)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let mut split: Vec<(usize, StmtId)> = Vec::new();
+    for (&id, p) in plans {
+        if let Some((_, ty)) = &p.split {
+            taken.extend(layout::words(ty).into_iter().map(str::to_string));
+            split.push((p.stmt.range.start, id));
+        }
+    }
+    split.sort();
+    let mut next = 0usize;
+    let mut names = Vec::new();
+    for (_, id) in split {
+        let name = loop {
+            let candidate = if next == 0 {
+                "tmp".to_string()
+            } else {
+                format!("tmp{next}")
+            };
+            next += 1;
+            if !taken.contains(&candidate) {
+                break candidate;
+            }
+        };
+        names.push((id, name));
+    }
+    names
+}
+
+/// Whether a declaration at statement `id` could be jumped over by a `case` label: its parent
+/// is a `switch`, a label (`Other`), or a compound statement that is a `switch` body.
+fn in_switch_body(stmts: &StmtTable, id: StmtId) -> bool {
+    let parent = |s: StmtId| stmts.stmts.get(s).and_then(|st| st.parent);
+    let kind = |s: StmtId| stmts.stmts.get(s).map(|st| st.kind);
+    match parent(id).and_then(|p| Some((p, kind(p)?))) {
+        Some((_, StmtKind::Switch | StmtKind::Other)) => true,
+        Some((p, StmtKind::Compound)) => parent(p).and_then(kind) == Some(StmtKind::Switch),
+        _ => false,
+    }
+}
+
+/// The order of insertions at one offset: the include line, then closing braces (inner
+/// statements first), then text before statements (outer statements first).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
+struct Key {
+    class: u8,
+    /// For closings `usize::MAX - start` (later start = inner = first); for openings
+    /// `usize::MAX - end` (later end = outer = first).
+    extent: usize,
+    /// Nesting depth: descending for closings, ascending for openings.
+    depth: usize,
+    id: usize,
+}
+
+impl Key {
+    const INCLUDE: Key = Key {
+        class: 0,
+        extent: 0,
+        depth: 0,
+        id: 0,
+    };
+
+    fn close(stmts: &StmtTable, id: StmtId) -> Key {
+        let s = &stmts.stmts[id];
+        Key {
+            class: 1,
+            extent: usize::MAX - s.range.start,
+            depth: usize::MAX - depth(stmts, id),
+            id: id.index(),
+        }
+    }
+
+    fn open(stmts: &StmtTable, id: StmtId) -> Key {
+        let s = &stmts.stmts[id];
+        Key {
+            class: 2,
+            extent: usize::MAX - s.range.end,
+            depth: depth(stmts, id),
+            id: id.index(),
+        }
+    }
+}
+
+/// The number of known ancestors of `id` (bounded, so a cyclic table cannot hang).
+fn depth(stmts: &StmtTable, id: StmtId) -> usize {
+    let mut d = 0;
+    let mut cur = stmts.stmts.get(id).and_then(|s| s.parent);
+    while let Some(p) = cur {
+        if d > stmts.stmts.len() {
+            break;
+        }
+        d += 1;
+        cur = stmts.stmts.get(p).and_then(|s| s.parent);
+    }
+    d
+}
+
+/// Insertions (merged per offset in [`Key`] order) and replacements.
+#[derive(Default)]
+struct Pieces {
+    inserts: Vec<(usize, Key, String)>,
+    replaces: Vec<Edit>,
+}
+
+impl Pieces {
+    fn insert(&mut self, at: usize, key: Key, text: String) {
+        self.inserts.push((at, key, text));
+    }
+
+    fn replace(&mut self, range: TextRange, text: impl Into<String>) {
+        self.replaces.push(Edit::replacement(range, text));
+    }
+
+    /// The edits, sorted by position, insertions at one offset merged in [`Key`] order and
+    /// deletions merged by [`merge_deletions`].
+    fn into_edits(mut self, source: &str) -> Result<Vec<Edit>, FixError> {
+        self.inserts.sort_by_key(|&(at, key, _)| (at, key));
+        let mut edits: Vec<Edit> = Vec::new();
+        for (at, _, text) in self.inserts {
+            match edits.last_mut() {
+                Some(last) if last.range.start == at => last.replacement.push_str(&text),
+                _ => edits.push(Edit::insertion(at, text)),
+            }
+        }
+        let replaces = merge_deletions(source, self.replaces);
+        edits.extend(replaces);
+        // A barrier replaced by the same barrier is no change.
+        edits.retain(|e| source.get(e.range.start..e.range.end) != Some(e.replacement.as_str()));
+        let order = sorted_checked(source, &edits)?;
+        let mut slots: Vec<Option<Edit>> = edits.into_iter().map(Some).collect();
+        Ok(order
+            .into_iter()
+            .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+            .collect())
+    }
+}
+
+/// `edits` with overlapping deletions merged (removing two adjacent barriers may claim the
+/// blanks between them twice) and deletions widened by [`layout::widen_deletion`] (two
+/// barriers that together fill a line take the line), until neither changes anything.
+fn merge_deletions(source: &str, mut edits: Vec<Edit>) -> Vec<Edit> {
+    loop {
+        edits.sort_by_key(|e| (e.range.start, e.range.end));
+        let mut merged: Vec<Edit> = Vec::with_capacity(edits.len());
+        for e in edits {
+            match merged.last_mut() {
+                Some(last)
+                    if last.replacement.is_empty()
+                        && e.replacement.is_empty()
+                        && e.range.start < last.range.end =>
+                {
+                    last.range.end = last.range.end.max(e.range.end);
+                }
+                _ => merged.push(e),
+            }
+        }
+        let mut changed = false;
+        for e in merged.iter_mut().filter(|e| e.replacement.is_empty()) {
+            let wide = layout::widen_deletion(source, e.range);
+            changed |= wide != e.range;
+            e.range = wide;
+        }
+        if !changed {
+            return merged;
+        }
+        edits = merged;
+    }
+}
+
+/// The pieces of one statement's plan. `name` is the temporary's name when the plan splits.
+#[allow(clippy::too_many_arguments)]
+fn emit(
+    source: &str,
+    nl: &str,
+    stmts: &StmtTable,
+    id: StmtId,
+    p: &Plan<'_>,
+    name: Option<&str>,
+    braced_split: bool,
+    out: &mut Pieces,
+) {
+    let s = p.stmt;
+    let r = s.range;
+    let own_line = layout::indentation(source, r.start);
+    let texts: Vec<&str> = p.inserts.iter().map(|b| b.text()).collect();
+    if p.remove {
+        let (range, text) = if texts.is_empty() {
+            if s.sole_body {
+                (r, "{}".to_string())
+            } else if let Some(lines) = layout::whole_lines(source, r) {
+                (lines, String::new())
+            } else {
+                (layout::inline_deletion(source, r), String::new())
+            }
+        } else if s.sole_body && texts.len() > 1 {
+            (r, format!("{{ {} }}", texts.join(" ")))
+        } else if let (Some((_, indent)), false) = (own_line, s.sole_body) {
+            (r, texts.join(&format!("{nl}{indent}")))
+        } else {
+            (r, texts.join(" "))
+        };
+        out.replace(range, text);
+        return;
+    }
+    let mut items: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+    let mut braced = s.sole_body;
+    if let (Some((rhs, ty)), Some(name)) = (&p.split, name) {
+        let rhs_text = source.get(rhs.start..rhs.end).unwrap_or_default();
+        items.push(format!("{ty} {name} = {rhs_text};"));
+        items.extend(p.splits.iter().map(|b| b.text().to_string()));
+        out.replace(*rhs, name);
+        braced |= braced_split;
+    }
+    if items.is_empty() {
+        return;
+    }
+    if braced {
+        out.insert(
+            r.start,
+            Key::open(stmts, id),
+            format!("{{ {} ", items.join(" ")),
+        );
+        out.insert(r.end, Key::close(stmts, id), " }".to_string());
+    } else if let Some((line_start, indent)) = own_line {
+        let block: String = items.iter().map(|i| format!("{indent}{i}{nl}")).collect();
+        out.insert(line_start, Key::open(stmts, id), block);
+    } else {
+        let lead = if layout::glued_to_previous(source, r.start) {
+            " "
+        } else {
+            ""
+        };
+        out.insert(
+            r.start,
+            Key::open(stmts, id),
+            format!("{lead}{} ", items.join(" ")),
+        );
+    }
+}
+
+/// One note per kernel that gets a grid barrier, in source order.
+fn grid_notes(plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<String> {
+    let mut grid: Vec<(usize, &str)> = plans
+        .values()
+        .filter(|p| p.inserts.iter().chain(&p.splits).any(|b| b.is_grid()))
+        .map(|p| (p.stmt.range.start, p.stmt.function.as_str()))
+        .collect();
+    grid.sort();
+    let mut seen = HashSet::new();
+    grid.into_iter()
+        .filter(|(_, f)| seen.insert(*f))
+        .map(|(_, f)| {
+            format!(
+                "`{f}` now contains a grid barrier: it must be launched cooperatively \
+                 (`cudaLaunchCooperativeKernel`), with all of its blocks resident at once"
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,222 @@
+#![warn(missing_docs)]
+//! The fix stage of syncfix (DESIGN §8): a repair solution becomes text edits on the user's
+//! source file, the edits are applied, and the change is printed as a unified diff.
+//!
+//! Plain data in, plain data out, so that an IDE quick fix can call it: the input is the
+//! source text, the statement table clang's AST gave ([`syncfix_kir::StmtTable`]) and a list of
+//! [`Change`]s; the output is a [`Fix`], a list of [`Edit`]s (byte ranges of the original text
+//! with their replacements) with an [`Applicability`] in the style of Ruff.
+//!
+//! ```text
+//! build_fix(source, stmts, changes) -> Fix { edits, applicability, notes }
+//! apply_edits(source, &fix.edits)   -> patched text
+//! unified_diff(source, patched, path) -> "--- a/path\n+++ b/path\n@@ ..."
+//! write_atomically(path, patched)   (for `--apply`)
+//! ```
+//!
+//! **Invariants**
+//! - Every offset is a byte offset into the *original* text; edits never overlap, and the
+//!   edits of a [`Fix`] are sorted by position.
+//! - Nothing here panics on bad input: an unknown statement, a range outside the text, a change
+//!   that does not fit its statement or overlapping edits are [`FixError`]s.
+//! - Statement boundaries come from clang ([`syncfix_kir::Stmt::range`]); this crate never
+//!   parses C to find them. The only text it scans is whitespace around statements, the
+//!   identifiers of the file (to name temporaries) and `#include` lines.
+
+mod apply;
+mod build;
+mod diff;
+mod layout;
+mod write;
+
+pub use apply::apply_edits;
+pub use build::build_fix;
+pub use diff::unified_diff;
+pub use write::write_atomically;
+
+use std::fmt;
+use syncfix_kir::{StmtId, TextRange};
+
+/// The barrier to print.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BarrierText {
+    /// A CUDA block-level barrier: `__syncthreads();`.
+    CudaBlock,
+    /// An OpenCL work-group barrier over local and global memory:
+    /// `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);`.
+    OpenClBlock,
+    /// A CUDA grid-level barrier: `cooperative_groups::this_grid().sync();`. It needs
+    /// `#include <cooperative_groups.h>` and a cooperative launch (`cudaLaunchCooperativeKernel`).
+    CudaGrid,
+}
+
+impl BarrierText {
+    /// The statement as printed, with its `;`.
+    pub fn text(self) -> &'static str {
+        match self {
+            BarrierText::CudaBlock => "__syncthreads();",
+            BarrierText::OpenClBlock => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+            BarrierText::CudaGrid => "cooperative_groups::this_grid().sync();",
+        }
+    }
+
+    /// Whether this is a grid barrier (printed after block barriers at the same place).
+    pub fn is_grid(self) -> bool {
+        matches!(self, BarrierText::CudaGrid)
+    }
+}
+
+impl fmt::Display for BarrierText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// One change of a repair solution, anchored to a statement of the main file.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Change {
+    /// Insert a barrier just before statement `stmt`.
+    Insert {
+        /// The anchor statement.
+        stmt: StmtId,
+        /// The barrier to insert.
+        barrier: BarrierText,
+    },
+    /// `stmt` has a [`syncfix_kir::Split`] (an assignment `LHS op= RHS;` whose RHS reads
+    /// memory): hoist the RHS into a temporary, then the barrier, then the assignment using the
+    /// temporary: `T tmp = RHS; <barrier> LHS op= tmp;`.
+    InsertSplit {
+        /// The assignment statement.
+        stmt: StmtId,
+        /// The barrier between the read and the write.
+        barrier: BarrierText,
+    },
+    /// Delete the barrier statement `stmt` (it has `barrier_call: Some(Removable)`).
+    Remove {
+        /// The barrier statement.
+        stmt: StmtId,
+    },
+}
+
+impl Change {
+    /// The statement the change is anchored to.
+    pub fn stmt(&self) -> StmtId {
+        match *self {
+            Change::Insert { stmt, .. }
+            | Change::InsertSplit { stmt, .. }
+            | Change::Remove { stmt } => stmt,
+        }
+    }
+}
+
+/// A text edit: replace the bytes `range` of the original text by `replacement`. An empty
+/// range is an insertion, an empty replacement a deletion.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Edit {
+    /// Byte offsets `[start, end)` into the original text.
+    pub range: TextRange,
+    /// The new text.
+    pub replacement: String,
+}
+
+impl Edit {
+    /// Insert `text` at byte offset `at`.
+    pub fn insertion(at: usize, text: impl Into<String>) -> Edit {
+        Edit {
+            range: TextRange { start: at, end: at },
+            replacement: text.into(),
+        }
+    }
+
+    /// Replace the bytes `range` by `text`.
+    pub fn replacement(range: TextRange, text: impl Into<String>) -> Edit {
+        Edit {
+            range,
+            replacement: text.into(),
+        }
+    }
+
+    /// Delete the bytes `range`.
+    pub fn deletion(range: TextRange) -> Edit {
+        Edit {
+            range,
+            replacement: String::new(),
+        }
+    }
+}
+
+/// How safely a [`Fix`] may be applied (Ruff's levels; STYLE.md). Ordered from safest.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Applicability {
+    /// Only block barriers are inserted: the patched kernel re-verifies as it is.
+    Safe,
+    /// A barrier is removed: the removal rests on the verifier's assumptions (launch
+    /// configuration, abstractions), so the user should review it.
+    Unsafe,
+    /// A grid barrier is inserted: the launch must become cooperative, which is outside the
+    /// file; show the fix, never apply it silently.
+    DisplayOnly,
+}
+
+/// The edits that print a repair solution on the user's source.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Fix {
+    /// Non-overlapping edits of the original text, sorted by position.
+    pub edits: Vec<Edit>,
+    /// [`Applicability::DisplayOnly`] when a grid barrier is inserted, else
+    /// [`Applicability::Unsafe`] when a barrier is removed, else [`Applicability::Safe`].
+    pub applicability: Applicability,
+    /// Messages for the user (e.g. that a kernel must now be launched cooperatively).
+    pub notes: Vec<String>,
+}
+
+/// Why a fix could not be built or applied.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum FixError {
+    /// A change names a statement that is not in the table.
+    #[error("unknown statement {stmt}")]
+    UnknownStmt {
+        /// The statement named.
+        stmt: StmtId,
+    },
+    /// A statement's range (or its split's RHS range) does not lie in the text, is reversed, or
+    /// does not fall on character boundaries.
+    #[error("{stmt} has range {range}, which is not a range of the {len}-byte source")]
+    BadRange {
+        /// The statement.
+        stmt: StmtId,
+        /// The bad range.
+        range: TextRange,
+        /// The length of the text in bytes.
+        len: usize,
+    },
+    /// A change does not fit its statement: `InsertSplit` on a statement without a split (or
+    /// with a split whose type cannot declare a temporary), `Remove` on a statement that is not
+    /// a removable barrier call, or changes on one statement that exclude each other.
+    #[error("cannot apply {change:?} to {stmt}: {reason}")]
+    DoesNotFit {
+        /// The statement.
+        stmt: StmtId,
+        /// The change that does not fit.
+        change: Change,
+        /// Why, for the user.
+        reason: String,
+    },
+    /// Two edits touch the same text.
+    #[error("edits at {first} and {second} overlap")]
+    Overlap {
+        /// The range of the earlier edit.
+        first: TextRange,
+        /// The range of the later edit.
+        second: TextRange,
+    },
+    /// An edit's range does not lie in the text, is reversed, or does not fall on character
+    /// boundaries.
+    #[error("edit range {range} is not a range of the {len}-byte text")]
+    EditOutOfBounds {
+        /// The bad range.
+        range: TextRange,
+        /// The length of the text in bytes.
+        len: usize,
+    },
+}
