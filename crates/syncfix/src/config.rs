@@ -1,0 +1,92 @@
+//! Defaults from `configs/default.toml` (embedded at build time), optionally overridden by a
+//! user's TOML file with the same keys.
+
+use serde::Deserialize;
+
+const DEFAULT: &str = include_str!("../../../configs/default.toml");
+
+/// The configurable defaults.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub repair: RepairConfig,
+    pub verifier: VerifierConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepairConfig {
+    pub loop_depth_weight: u64,
+    pub grid_barrier_weight: u64,
+    /// `"mhs"` or `"maxsat"`.
+    pub solver: String,
+    pub max_verifier_calls: u32,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifierConfig {
+    pub max_unwind: u32,
+    pub max_unwind_unbounded: u32,
+    pub max_instructions: u64,
+    /// Seconds; 0 disables.
+    pub timeout_seconds: u64,
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// The built-in defaults.
+    pub fn builtin() -> Config {
+        toml::from_str(DEFAULT).expect("configs/default.toml is valid (tested)")
+    }
+
+    /// The built-in defaults overridden by the keys of `text` (a TOML file).
+    pub fn with_overrides(text: &str) -> Result<Config, ConfigError> {
+        let mut base: toml::Table = toml::from_str(DEFAULT).map_err(|e| ConfigError(e.to_string()))?;
+        let over: toml::Table = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        for (section, v) in over {
+            match (base.get_mut(&section), v) {
+                (Some(toml::Value::Table(b)), toml::Value::Table(o)) => {
+                    for (k, v) in o {
+                        if !b.contains_key(&k) {
+                            return Err(ConfigError(format!("unknown key `{section}.{k}`")));
+                        }
+                        b.insert(k, v);
+                    }
+                }
+                _ => return Err(ConfigError(format!("unknown section `{section}`"))),
+            }
+        }
+        let c: Config = toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| ConfigError(e.to_string()))?;
+        if !matches!(c.repair.solver.as_str(), "mhs" | "maxsat") {
+            return Err(ConfigError(format!("repair.solver must be \"mhs\" or \"maxsat\", not {:?}", c.repair.solver)));
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_defaults_are_gpurepairs() {
+        let c = Config::builtin();
+        assert_eq!(c.repair.loop_depth_weight, 10);
+        assert_eq!(c.repair.grid_barrier_weight, 12);
+        assert_eq!(c.repair.solver, "mhs");
+    }
+
+    #[test]
+    fn overrides_replace_keys_and_reject_unknown_ones() {
+        let c = Config::with_overrides("[repair]\nloop_depth_weight = 3\n").unwrap();
+        assert_eq!(c.repair.loop_depth_weight, 3);
+        assert_eq!(c.repair.grid_barrier_weight, 12);
+        assert!(Config::with_overrides("[repair]\nnope = 1\n").is_err());
+        assert!(Config::with_overrides("[repair]\nsolver = \"greedy\"\n").is_err());
+    }
+}

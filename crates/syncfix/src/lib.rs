@@ -1,0 +1,297 @@
+//! The syncfix library: verify and repair the synchronisation of CUDA and OpenCL kernels.
+//!
+//! This facade is what an editor's quick fix (and the CLI) calls. It speaks plain data —
+//! paths, source text, byte offsets, line/column locations and text edits — and never
+//! prints: rendering (GPUVerify-style text, diffs, JSON) belongs to the caller.
+//!
+//! Pipeline (DESIGN §2): front end (clang-19 -> LLVM IR -> KIR) -> instrumentation (barrier
+//! variables) -> verifier (two-thread lock-step encoding, Z3) -> repair loop (GPURepair
+//! Algorithm 1) -> fix (source edits, re-verified) .
+
+mod config;
+mod report;
+
+pub use config::{Config, ConfigError};
+pub use report::{describe, Finding, Location, ThreadDesc};
+pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
+pub use syncfix_frontend::driver::{FrontendError, FrontendOptions};
+pub use syncfix_instrument::InstrumentConfig;
+pub use syncfix_kir::{FileId, Language, Launch};
+pub use syncfix_repair::repair::RepairOptions;
+pub use syncfix_repair::solve::Strategy;
+pub use syncfix_verify::{ForceAbstraction, Limits, VerifyOptions};
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+use syncfix_fix::{BarrierText, Change};
+use syncfix_frontend::driver::compile;
+use syncfix_instrument::{instrument, Instrumented, SiteKind};
+use syncfix_kir::{Kernel, Scope, StmtId};
+use syncfix_repair::repair::{repair as repair_loop, Outcome, RepairStats};
+use syncfix_verify::{Verdict, Verifier, VerifyError};
+
+/// Everything syncfix needs besides the file.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub frontend: FrontendOptions,
+    pub verify: VerifyOptions,
+    pub instrument: InstrumentConfig,
+    pub repair: RepairOptions,
+}
+
+/// Why syncfix could not produce a verdict at all.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Frontend(#[from] FrontendError),
+    #[error("{kernel}: {source}")]
+    Verify { kernel: String, source: VerifyError },
+}
+
+/// The verdict on one kernel.
+#[derive(Clone, Debug)]
+pub enum Status {
+    Verified,
+    /// Bug-finding mode: nothing found within the unwinding bound.
+    NoErrorUpTo(u32),
+    /// A defect (its finding is in [`KernelReport::findings`]).
+    Defect,
+    Unknown(String),
+    Timeout,
+}
+
+/// Per-stage times and counters (for the benchmark).
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    pub frontend: Duration,
+    pub encode: Duration,
+    pub solve: Duration,
+    pub verifier_calls: u32,
+    pub barrier_vars: usize,
+    pub repair_iterations: u32,
+    pub clauses: usize,
+}
+
+/// The result of verifying one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    pub kernel: String,
+    pub status: Status,
+    pub findings: Vec<Finding>,
+    /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
+    pub inter_group: bool,
+}
+
+/// `syncfix verify`: GPUVerify's verdict for every kernel of a file.
+pub fn verify(path: &Path, text: &str, opts: &Options) -> Result<(Vec<KernelReport>, Timings), Error> {
+    let t0 = Instant::now();
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut timings = Timings { frontend: t0.elapsed(), ..Timings::default() };
+    let mut out = vec![];
+    for k in &compiled.kernels {
+        out.push(verify_kernel(k, opts, &mut timings)?);
+    }
+    Ok((out, timings))
+}
+
+fn verify_kernel(k: &Kernel, opts: &Options, timings: &mut Timings) -> Result<KernelReport, Error> {
+    let inst = instrument(k, &InstrumentConfig::verify_only());
+    let ctx = z3::Context::new(&z3::Config::new());
+    let mut v = Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify)
+        .map_err(|source| Error::Verify { kernel: k.name.clone(), source })?;
+    let verdict = v.check(&inst.original_assignment());
+    timings.encode += v.stats.encode_time;
+    timings.solve += v.stats.solve_time;
+    timings.verifier_calls += v.stats.checks;
+    Ok(report_of(&inst.kernel, verdict, opts))
+}
+
+fn report_of(k: &Kernel, verdict: Verdict, opts: &Options) -> KernelReport {
+    let inter_group = !opts.verify.only_intra_group && k.multi_block();
+    let (status, findings) = match verdict {
+        Verdict::Verified => (Status::Verified, vec![]),
+        Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
+        Verdict::Defect(t) => (Status::Defect, vec![describe(k, &t)]),
+        Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
+        Verdict::Timeout => (Status::Timeout, vec![]),
+    };
+    KernelReport { kernel: k.name.clone(), status, findings, inter_group }
+}
+
+/// How a repair ended (GPURepair's outcomes).
+#[derive(Clone, Debug)]
+pub enum RepairStatus {
+    /// The kernel needs no change: it verifies as written and no barrier can be dropped.
+    NoChange,
+    /// A change was found and the patched source verifies.
+    Repaired,
+    /// An assertion fails (201).
+    AssertionFailure,
+    /// No barrier placement can repair the kernel (202).
+    Unrepairable(String),
+    /// Undecided (6): the reason.
+    Unknown(String),
+    /// Out of time (7).
+    Timeout,
+    /// The patched source did not re-verify: a bug in syncfix (203); nothing is printed.
+    NotReverified(String),
+}
+
+/// The result of `syncfix repair`.
+#[derive(Clone, Debug)]
+pub struct RepairReport {
+    pub status: RepairStatus,
+    /// The edits of the fix (only when repaired).
+    pub fix: Option<Fix>,
+    /// The patched text (only when repaired).
+    pub patched: Option<String>,
+    /// Findings that explain a failure (the assertion, the unrepairable race...).
+    pub findings: Vec<Finding>,
+    /// Barriers added / removed, for the summary.
+    pub inserted: usize,
+    pub removed: usize,
+    pub timings: Timings,
+}
+
+/// `syncfix repair`: a minimal-weight set of barriers to insert and remove, as source edits,
+/// re-verified on the patched text before it is returned.
+pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, Error> {
+    let t0 = Instant::now();
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut timings = Timings { frontend: t0.elapsed(), ..Timings::default() };
+    let mut changes: Vec<Change> = vec![];
+    let mut removals_kept: Vec<StmtId> = vec![];
+    let mut findings = vec![];
+    for k in &compiled.kernels {
+        let inst = instrument(k, &opts.instrument);
+        timings.barrier_vars += inst.vars.len();
+        let ctx = z3::Context::new(&z3::Config::new());
+        let mut v = Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify)
+            .map_err(|source| Error::Verify { kernel: k.name.clone(), source })?;
+        let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);
+        add_stats(&mut timings, &v, &stats);
+        match outcome {
+            Outcome::Repaired { assignment, .. } => {
+                let (c, kept) = changes_of(&inst, &assignment);
+                changes.extend(c);
+                removals_kept.extend(kept);
+            }
+            Outcome::AssertionFailure(t) => {
+                findings.push(describe(&inst.kernel, &t));
+                return Ok(RepairReport::failed(RepairStatus::AssertionFailure, findings, timings));
+            }
+            Outcome::Unrepairable { reason, trace } => {
+                if let Some(t) = trace {
+                    findings.push(describe(&inst.kernel, &t));
+                }
+                return Ok(RepairReport::failed(RepairStatus::Unrepairable(reason), findings, timings));
+            }
+            Outcome::Unknown(r) => return Ok(RepairReport::failed(RepairStatus::Unknown(r), findings, timings)),
+            Outcome::Timeout => return Ok(RepairReport::failed(RepairStatus::Timeout, findings, timings)),
+        }
+    }
+    // A barrier in a shared `__device__` function is removed only if no kernel keeps it.
+    changes.retain(|c| !matches!(c, Change::Remove { stmt } if removals_kept.contains(stmt)));
+    changes.sort_by_key(|c| format!("{c:?}"));
+    changes.dedup_by_key(|c| format!("{c:?}"));
+    if changes.is_empty() {
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings });
+    }
+    let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
+    let removed = changes.len() - inserted;
+    let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
+        Ok(f) => f,
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the fix could not be written: {e}")), findings, timings))
+        }
+    };
+    let patched = match syncfix_fix::apply_edits(text, &fix.edits) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the fix could not be applied: {e}")), findings, timings))
+        }
+    };
+    // Re-verify the patched source through the whole pipeline (DESIGN §8).
+    match verify(path, &patched, opts) {
+        Ok((reports, t)) => {
+            timings.frontend += t.frontend;
+            timings.encode += t.encode;
+            timings.solve += t.solve;
+            timings.verifier_calls += t.verifier_calls;
+            let bad: Vec<&KernelReport> =
+                reports.iter().filter(|r| !matches!(r.status, Status::Verified | Status::NoErrorUpTo(_))).collect();
+            if let Some(r) = bad.first() {
+                let why = match &r.status {
+                    Status::Defect => r.findings.first().map(|f| f.headline()).unwrap_or_default(),
+                    Status::Unknown(u) => u.clone(),
+                    Status::Timeout => "timeout".into(),
+                    _ => String::new(),
+                };
+                return Ok(RepairReport::failed(
+                    RepairStatus::NotReverified(format!("kernel `{}` of the patched source does not verify: {why}", r.kernel)),
+                    r.findings.clone(),
+                    timings,
+                ));
+            }
+        }
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
+        }
+    }
+    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings })
+}
+
+impl RepairReport {
+    fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings }
+    }
+}
+
+fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
+    t.encode += v.stats.encode_time;
+    t.solve += v.stats.solve_time + s.solver_time;
+    t.verifier_calls += v.stats.checks;
+    t.repair_iterations += s.iterations;
+    t.clauses += s.clauses;
+}
+
+/// The source changes that realise an assignment: enabled new sites are insertions, disabled
+/// existing barriers removals. Also returns the existing barriers the assignment keeps.
+fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<StmtId>) {
+    let lang = inst.kernel.language;
+    let mut out = vec![];
+    let mut kept = vec![];
+    for (i, v) in inst.vars.iter().enumerate() {
+        let on = assignment.get(i).copied().unwrap_or(false);
+        let barrier = match (v.scope, lang) {
+            (Scope::Grid, _) => BarrierText::CudaGrid,
+            (Scope::Block, Language::Cuda) => BarrierText::CudaBlock,
+            (Scope::Block, Language::OpenCl) => BarrierText::OpenClBlock,
+        };
+        match (v.kind, on) {
+            (SiteKind::Before, true) => out.push(Change::Insert { stmt: v.stmt, barrier }),
+            (SiteKind::Split, true) => out.push(Change::InsertSplit { stmt: v.stmt, barrier }),
+            (SiteKind::Existing, false) => out.push(Change::Remove { stmt: v.stmt }),
+            (SiteKind::Existing, true) => kept.push(v.stmt),
+            _ => {}
+        }
+    }
+    (out, kept)
+}
+
+/// Compiles and instruments a file, for `--emit=kir` / `--emit=instrumented` dumps.
+pub fn dump(path: &Path, text: &str, opts: &Options, instrumented: bool) -> Result<String, Error> {
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut s = String::new();
+    for k in &compiled.kernels {
+        if instrumented {
+            let inst = instrument(k, &opts.instrument);
+            s.push_str(&format!("{}", inst.kernel));
+            s.push_str("barrier variables:\n");
+            s.push_str(&inst.describe_vars());
+        } else {
+            s.push_str(&format!("{k}"));
+        }
+    }
+    Ok(s)
+}

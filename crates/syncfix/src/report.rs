@@ -1,0 +1,161 @@
+//! Findings as plain data: what went wrong, where, and for which threads. The CLI renders them
+//! with GPUVerify's wording; an editor turns them into diagnostics.
+
+use syncfix_kir::{AssertKind, Kernel, Span};
+use syncfix_verify::{AccessKind, Defect, Trace};
+
+/// A source location with its line of text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// The 1-based line's text, when the file is known.
+    pub source_line: Option<String>,
+    /// Whether the location is in the user's kernel file.
+    pub in_main: bool,
+}
+
+/// A thread of a counterexample: ids per dimension and the launch it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadDesc {
+    pub local: [u32; 3],
+    pub group: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+}
+
+impl ThreadDesc {
+    /// `group * block_dim + local`, per dimension.
+    pub fn global(&self) -> [u64; 3] {
+        std::array::from_fn(|d| self.group[d] as u64 * self.block_dim[d] as u64 + self.local[d] as u64)
+    }
+}
+
+/// One access of a race.
+#[derive(Clone, Debug)]
+pub struct AccessDesc {
+    /// `Read`, `Write` or `Atomic`.
+    pub kind: &'static str,
+    pub thread: ThreadDesc,
+    /// The access's location, then the call sites it was inlined through.
+    pub at: Vec<Location>,
+}
+
+/// A defect found by the verifier.
+#[derive(Clone, Debug)]
+pub enum Finding {
+    /// `race` is GPUVerify's name (`read-write`, `write-read`, `write-write`, `atomic-read`...);
+    /// `first` is the access logged first (thread 1), `second` the later one.
+    Race { race: String, array: String, first: AccessDesc, second: AccessDesc },
+    Divergence { at: Vec<Location> },
+    Assertion { at: Vec<Location>, thread: ThreadDesc, precondition: bool },
+}
+
+impl Finding {
+    /// The message's first line, in GPUVerify's words.
+    pub fn headline(&self) -> String {
+        match self {
+            Finding::Race { race, array, .. } => format!("possible {race} race on {array}"),
+            Finding::Divergence { .. } => "barrier may be reached by non-uniform control flow".into(),
+            Finding::Assertion { precondition: false, .. } => "this assertion might not hold".into(),
+            Finding::Assertion { precondition: true, .. } => "a precondition for this call might not hold".into(),
+        }
+    }
+
+    /// The primary location (the second access of a race).
+    pub fn primary(&self) -> Option<&Location> {
+        match self {
+            Finding::Race { second, .. } => second.at.first(),
+            Finding::Divergence { at } | Finding::Assertion { at, .. } => at.first(),
+        }
+    }
+}
+
+fn locations(k: &Kernel, span: &Span) -> Vec<Location> {
+    span.frames
+        .iter()
+        .map(|l| {
+            let f = &k.files[l.file];
+            Location {
+                file: f.path.clone(),
+                line: l.line,
+                col: l.col,
+                source_line: f.line_text(l.line).map(|s| s.to_string()),
+                in_main: l.file == syncfix_kir::FileId::MAIN,
+            }
+        })
+        .collect()
+}
+
+/// Locations to show: drop the frames inside syncfix's preludes, keep the user's.
+fn user_locations(k: &Kernel, span: &Span) -> Vec<Location> {
+    let all = locations(k, span);
+    let first_main = all.iter().position(|l| l.in_main).unwrap_or(0);
+    all.into_iter().skip(first_main).collect()
+}
+
+fn kind_name(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "Read",
+        AccessKind::Write => "Write",
+        AccessKind::Atomic => "Atomic",
+    }
+}
+
+/// Describes a trace of kernel `k` as a finding.
+pub fn describe(k: &Kernel, t: &Trace) -> Finding {
+    let thread = |i: usize| ThreadDesc {
+        local: t.threads[i].local,
+        group: t.threads[i].group,
+        block_dim: k.launch.block_dim,
+        grid_dim: k.launch.grid_dim,
+    };
+    match &t.defect {
+        Defect::Race(r) => {
+            let race = format!("{}-{}", r.first.kind.name(), r.second.kind.name());
+            Finding::Race {
+                race,
+                array: element(k, r.object, r.offset, r.width),
+                first: AccessDesc { kind: kind_name(r.first.kind), thread: thread(0), at: user_locations(k, &r.first.span) },
+                second: AccessDesc { kind: kind_name(r.second.kind), thread: thread(1), at: user_locations(k, &r.second.span) },
+            }
+        }
+        Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
+        Defect::Assertion { span, kind, thread: th, .. } => Finding::Assertion {
+            at: user_locations(k, span),
+            thread: thread(*th),
+            precondition: *kind == AssertKind::Precondition,
+        },
+    }
+}
+
+/// The element a byte offset designates, as GPUVerify prints it: `A[17]`, `b[2][5]`, or
+/// `q[3] (byte 1)` when the access does not start at an element boundary.
+fn element(k: &Kernel, o: syncfix_kir::ObjectId, offset: u64, width: u32) -> String {
+    let obj = &k.objects[o];
+    let elem = if obj.elem_size > 0 { obj.elem_size as i64 } else { width.max(1) as i64 };
+    let off = offset as i64;
+    let index = off.div_euclid(elem);
+    let byte = off.rem_euclid(elem);
+    let mut s = obj.name.clone();
+    if obj.dims.len() > 1 {
+        let mut rem = index;
+        let strides: Vec<i64> = (0..obj.dims.len()).map(|d| obj.dims[d + 1..].iter().product::<u64>() as i64).collect();
+        for st in strides {
+            let st = st.max(1);
+            s.push_str(&format!("[{}]", rem.div_euclid(st)));
+            rem = rem.rem_euclid(st);
+        }
+    } else {
+        s.push_str(&format!("[{index}]"));
+    }
+    if byte != 0 || (width as i64) < elem {
+        if width == 1 {
+            s.push_str(&format!(" (byte {byte})"));
+        } else {
+            s.push_str(&format!(" (bytes {}..{})", byte, byte + width as i64 - 1));
+        }
+    }
+    s
+}

@@ -1,0 +1,80 @@
+//! GPUVerify's launch-configuration flags: `--blockDim`/`--local_size`, `--gridDim`/
+//! `--num_groups`, `--global_size`, each `[x,y,z]`, `x,y` or a bare `x`.
+
+use syncfix::Launch;
+
+/// Parses `64`, `[64,2]`, `64,2` into three dimensions (missing ones are 1).
+pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
+    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let parts: Vec<&str> = t.split(',').map(|p| p.trim()).collect();
+    if parts.is_empty() || parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("{flag}={s}: expected a size like 64, [64,2] or [8,8,4]"));
+    }
+    let mut out = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let v: u32 = p.parse().map_err(|_| format!("{flag}={s}: `{p}` is not a positive integer"))?;
+        if v == 0 {
+            return Err(format!("{flag}={s}: dimension {} is zero", i + 1));
+        }
+        out[i] = v;
+    }
+    Ok(out)
+}
+
+/// The launch from the flags a user gave (GPUVerify accepts the CUDA and OpenCL spellings
+/// for either language).
+pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, opencl: bool) -> Result<Launch, String> {
+    let (bflag, gflag) = if opencl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+    let block_dim = match block {
+        Some(b) => parse_dims(bflag, b)?,
+        None => return Err(format!("missing {bflag}: the size of a {}", if opencl { "work-group" } else { "thread block" })),
+    };
+    let grid_dim = match (grid, global) {
+        (Some(_), Some(_)) => return Err(format!("give either {gflag} or --global_size, not both")),
+        (Some(g), None) => parse_dims(gflag, g)?,
+        (None, Some(g)) => {
+            let glob = parse_dims("--global_size", g)?;
+            let mut n = [1u32; 3];
+            for d in 0..3 {
+                if glob[d] % block_dim[d] != 0 {
+                    return Err(format!(
+                        "--global_size={g}: dimension {} ({}) is not a multiple of the {} size ({})",
+                        d + 1,
+                        glob[d],
+                        if opencl { "work-group" } else { "block" },
+                        block_dim[d]
+                    ));
+                }
+                n[d] = glob[d] / block_dim[d];
+            }
+            n
+        }
+        (None, None) => return Err(format!("missing {gflag} (or --global_size): the number of {}", if opencl { "work-groups" } else { "blocks" })),
+    };
+    Ok(Launch { block_dim, grid_dim })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_forms() {
+        assert_eq!(parse_dims("f", "64").unwrap(), [64, 1, 1]);
+        assert_eq!(parse_dims("f", "[64,2]").unwrap(), [64, 2, 1]);
+        assert_eq!(parse_dims("f", "5,6,7").unwrap(), [5, 6, 7]);
+        assert!(parse_dims("f", "0").is_err());
+        assert!(parse_dims("f", "[1,2,3,4]").is_err());
+        assert!(parse_dims("f", "x").is_err());
+        assert!(parse_dims("f", "[]").is_err());
+    }
+
+    #[test]
+    fn global_size_divides() {
+        let l = launch(Some("[2,3]"), None, Some("[4,9]"), true).unwrap();
+        assert_eq!(l.grid_dim, [2, 3, 1]);
+        assert!(launch(Some("4"), None, Some("6"), true).is_err());
+        assert!(launch(None, Some("4"), None, false).is_err());
+        assert!(launch(Some("4"), None, None, false).is_err());
+    }
+}

@@ -1,0 +1,147 @@
+//! GPUVerify's wording for findings and summaries (`GPUVerifyErrorReporter`, `GPUVerify.py`),
+//! so that scripts and the test suite's regular expressions keep matching.
+
+use syncfix::{Finding, Language, Location, ThreadDesc};
+
+fn dims_used(sizes: &[u32; 3]) -> usize {
+    (0..3).rev().find(|&d| sizes[d] > 1).map(|d| d + 1).unwrap_or(1)
+}
+
+fn ids<T: std::fmt::Display>(v: &[T; 3], n: usize) -> String {
+    if n == 1 {
+        format!("{}", v[0])
+    } else {
+        let parts: Vec<String> = v[..n].iter().map(|x| x.to_string()).collect();
+        format!("({})", parts.join(", "))
+    }
+}
+
+/// `thread 3 in thread block 0 (global id 3)` (CUDA) or `work item 3 with local id 3 in work
+/// group 0` (OpenCL).
+pub fn thread(t: &ThreadDesc, lang: Language) -> String {
+    let nb = dims_used(&t.block_dim);
+    let ng = dims_used(&t.grid_dim);
+    let nglob = nb.max(ng);
+    let global = t.global();
+    match lang {
+        Language::Cuda => format!(
+            "thread {} in thread block {} (global id {})",
+            ids(&t.local, nb),
+            ids(&t.group, ng),
+            ids(&global, nglob)
+        ),
+        Language::OpenCl => format!(
+            "work item {} with local id {} in work group {}",
+            ids(&global, nglob),
+            ids(&t.local, nb),
+            ids(&t.group, ng)
+        ),
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn loc(l: &Location) -> String {
+    format!("{}:{}:{}", file_name(&l.file), l.line, l.col)
+}
+
+/// The source line with its leading whitespace replaced by two spaces, then the call sites.
+fn stack(at: &[Location]) -> String {
+    let mut s = String::new();
+    for (i, l) in at.iter().enumerate() {
+        if i > 0 {
+            s.push_str(&format!("invoked from {}:\n", loc(l)));
+        }
+        match &l.source_line {
+            Some(line) => s.push_str(&format!("  {}\n", line.trim_start())),
+            None => s.push_str("  <unknown line of code>\n"),
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// A finding as GPUVerify prints it (to stderr).
+pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
+    match f {
+        Finding::Race { first, second, .. } => {
+            let mut s = format!("{}: error: {}:\n\n", file_name(main_file), f.headline());
+            let at2 = second.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
+            s.push_str(&format!("{} by {}, {}:\n", second.kind, thread(&second.thread, lang), at2));
+            s.push_str(&stack(&second.at));
+            let at1 = first.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
+            s.push_str(&format!("{} by {}, {}:\n", first.kind, thread(&first.thread, lang), at1));
+            s.push_str(&stack(&first.at));
+            s
+        }
+        Finding::Divergence { at } => {
+            let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
+            format!("{head}: error: {}\n{}", f.headline(), stack(at))
+        }
+        Finding::Assertion { at, thread: t, precondition } => {
+            let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
+            if *precondition {
+                format!("{head}: error: {}\n{}", f.headline(), stack(at))
+            } else {
+                format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at))
+            }
+        }
+    }
+}
+
+/// GPUVerify's summary lines for a successful verification (to stdout).
+pub fn verified_summary(file: &str, lang: Language, inter_group: bool) -> String {
+    let unit = match lang {
+        Language::Cuda => "thread blocks",
+        Language::OpenCl => "work groups",
+    };
+    let mut s = format!("Verified: {}\n- no data races within {unit}\n", file_name(file));
+    if inter_group {
+        s.push_str(&format!("- no data races between {unit}\n"));
+    }
+    s.push_str("- no barrier divergence\n- no assertion failures\n(but absolutely no warranty provided)\n");
+    s
+}
+
+/// `GPUVerify kernel analyser finished with N verified, M errors[, K inconclusive][, T time outs]`.
+pub fn trailer(verified: usize, errors: usize, inconclusive: usize, timeouts: usize) -> String {
+    let mut s = format!(
+        "\nGPUVerify kernel analyser finished with {verified} verified, {errors} error{}",
+        if errors == 1 { "" } else { "s" }
+    );
+    if inconclusive > 0 {
+        s.push_str(&format!(", {inconclusive} inconclusive"));
+    }
+    if timeouts > 0 {
+        s.push_str(&format!(", {timeouts} time out{}", if timeouts == 1 { "" } else { "s" }));
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(local: [u32; 3], group: [u32; 3], block: [u32; 3], grid: [u32; 3]) -> ThreadDesc {
+        ThreadDesc { local, group, block_dim: block, grid_dim: grid }
+    }
+
+    #[test]
+    fn thread_descriptions_follow_gpuverify() {
+        let a = t([3, 0, 0], [1, 0, 0], [32, 1, 1], [4, 1, 1]);
+        assert_eq!(thread(&a, Language::Cuda), "thread 3 in thread block 1 (global id 35)");
+        assert_eq!(thread(&a, Language::OpenCl), "work item 35 with local id 3 in work group 1");
+        let b = t([1, 2, 0], [0, 0, 0], [4, 4, 1], [1, 1, 1]);
+        assert_eq!(thread(&b, Language::Cuda), "thread (1, 2) in thread block 0 (global id (1, 2))");
+    }
+
+    #[test]
+    fn trailer_counts() {
+        assert_eq!(trailer(1, 0, 0, 0), "\nGPUVerify kernel analyser finished with 1 verified, 0 errors\n");
+        assert_eq!(trailer(0, 1, 0, 0), "\nGPUVerify kernel analyser finished with 0 verified, 1 error\n");
+        assert_eq!(trailer(0, 0, 1, 0), "\nGPUVerify kernel analyser finished with 0 verified, 0 errors, 1 inconclusive\n");
+    }
+}

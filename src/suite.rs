@@ -1,0 +1,285 @@
+//! `syncfix suite DIR`: runs a GPUVerify-style test tree, as GPUVerify's `gvtester` does.
+//!
+//! Each `kernel.cu` / `kernel.cl` starts with `//pass` or `//xfail:CODE`, then `//<flags>`,
+//! then `//<regex>` lines that the combined output must match when the exit code is the
+//! expected one. Each kernel runs as a separate `syncfix verify` process from its own folder
+//! (`${KERNEL_DIR}` in the flags is that folder), with a time limit.
+
+use clap::Args;
+use regex::Regex;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// The test tree.
+    dir: PathBuf,
+    /// Parallel jobs (default: the number of cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Seconds per kernel before it is killed (counted as a timeout, exit 7).
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Only kernels whose path contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Write one row per kernel (path, expected, got, seconds, regex ok, stage times) here.
+    #[arg(long, value_name = "FILE")]
+    tsv: Option<PathBuf>,
+    /// Print every kernel, not only the unexpected ones.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+/// A test's header.
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub expected: u8,
+    pub expected_name: String,
+    pub flags: Vec<String>,
+    pub regexes: Vec<String>,
+}
+
+/// GPUVerify's exit-code names.
+pub fn code_of(name: &str) -> Option<u8> {
+    Some(match name {
+        "pass" | "SUCCESS" => 0,
+        "COMMAND_LINE_ERROR" => 1,
+        "CLANG_ERROR" => 2,
+        "OPT_ERROR" => 3,
+        "BUGLE_ERROR" => 4,
+        "GPUVERIFYVCGEN_ERROR" => 5,
+        "NOT_ALL_VERIFIED" => 6,
+        "TIMEOUT" => 7,
+        _ => return None,
+    })
+}
+
+/// Parses a kernel's header lines.
+pub fn parse_header(text: &str) -> Option<Header> {
+    let mut lines = text.lines();
+    let first = lines.next()?.trim();
+    let (expected, expected_name) = if first == "//pass" {
+        (0, "pass".to_string())
+    } else {
+        let name = first.strip_prefix("//xfail:")?.trim().to_string();
+        (code_of(&name)?, name)
+    };
+    let flags = lines.next()?.trim().strip_prefix("//")?.split_whitespace().map(|s| s.to_string()).collect();
+    let mut regexes = vec![];
+    for l in lines {
+        match l.strip_prefix("//") {
+            Some(r) => regexes.push(r.to_string()),
+            None => break,
+        }
+    }
+    Some(Header { expected, expected_name, flags, regexes })
+}
+
+struct Outcome {
+    path: PathBuf,
+    header: Header,
+    got: Option<u8>,
+    seconds: f64,
+    regex_ok: bool,
+    stats: String,
+    output: String,
+}
+
+fn find_kernels(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            find_kernels(&p, out);
+        } else if matches!(p.file_name().and_then(|n| n.to_str()), Some("kernel.cu") | Some("kernel.cl")) {
+            out.push(p);
+        }
+    }
+}
+
+fn run_one(exe: &Path, kernel: &Path, header: Header, timeout: Duration) -> Outcome {
+    let dir = kernel.parent().unwrap_or(Path::new("."));
+    let dir_abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let file = kernel.file_name().map(PathBuf::from).unwrap_or_default();
+    let flags: Vec<String> = header.flags.iter().map(|f| f.replace("${KERNEL_DIR}", &dir_abs.display().to_string())).collect();
+    let start = Instant::now();
+    let child = Command::new(exe)
+        .arg("verify")
+        .args(&flags)
+        .arg("--stats")
+        .arg(&file)
+        .current_dir(&dir_abs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome { path: kernel.to_path_buf(), header, got: None, seconds: 0.0, regex_ok: false, stats: String::new(), output: e.to_string() }
+        }
+    };
+    // Drain both pipes on threads so a chatty child cannot block.
+    let mut so = child.stdout.take();
+    let mut se = child.stderr.take();
+    let t1 = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(p) = so.as_mut() {
+            let _ = p.read_to_string(&mut s);
+        }
+        s
+    });
+    let t2 = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(p) = se.as_mut() {
+            let _ = p.read_to_string(&mut s);
+        }
+        s
+    });
+    let got = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st.code().map(|c| c as u8),
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break Some(7);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break None,
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let output = format!("{}{}", t1.join().unwrap_or_default(), t2.join().unwrap_or_default());
+    let stats = output.lines().find_map(|l| l.strip_prefix("syncfix: stats: ")).unwrap_or("").to_string();
+    let regex_ok = got == Some(header.expected)
+        && header.regexes.iter().all(|r| match Regex::new(&format!("(?m){r}")) {
+            Ok(re) => re.is_match(&output),
+            Err(_) => false,
+        });
+    Outcome { path: kernel.to_path_buf(), header, got, seconds, regex_ok, stats, output }
+}
+
+pub fn run(a: &SuiteArgs) -> u8 {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("syncfix: error: cannot find my own executable: {e}");
+            return crate::exit::COMMAND_LINE_ERROR;
+        }
+    };
+    let mut kernels = vec![];
+    find_kernels(&a.dir, &mut kernels);
+    if let Some(f) = &a.filter {
+        kernels.retain(|k| k.display().to_string().contains(f.as_str()));
+    }
+    if kernels.is_empty() {
+        eprintln!("syncfix: error: no kernel.cu or kernel.cl under {}", a.dir.display());
+        return crate::exit::COMMAND_LINE_ERROR;
+    }
+    let mut work = vec![];
+    let mut skipped = 0;
+    for k in kernels {
+        let text = std::fs::read_to_string(&k).unwrap_or_default();
+        match parse_header(&text) {
+            Some(h) => work.push((k, h)),
+            None => {
+                skipped += 1;
+                eprintln!("skip {} (no //pass or //xfail header)", k.display());
+            }
+        }
+    }
+    let total = work.len();
+    let queue = Arc::new(Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
+    let results: Arc<Mutex<Vec<(usize, Outcome)>>> = Arc::new(Mutex::new(vec![]));
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)).max(1);
+    let timeout = Duration::from_secs(a.timeout);
+    let verbose = a.verbose;
+    let mut handles = vec![];
+    for _ in 0..jobs {
+        let (q, r, exe) = (queue.clone(), results.clone(), exe.clone());
+        handles.push(std::thread::spawn(move || loop {
+            let next = q.lock().ok().and_then(|mut v| v.pop());
+            let Some((i, (k, h))) = next else { break };
+            let o = run_one(&exe, &k, h, timeout);
+            let ok = o.got == Some(o.header.expected) && o.regex_ok;
+            if verbose || !ok {
+                let got = o.got.map(|c| c.to_string()).unwrap_or_else(|| "crash".into());
+                let tag = if ok {
+                    "ok  "
+                } else if o.got == Some(o.header.expected) {
+                    "REGX"
+                } else {
+                    "FAIL"
+                };
+                eprintln!("{tag} expected {:>2} got {:>4} {:7.2}s {}", o.header.expected, got, o.seconds, o.path.display());
+                if verbose && !ok {
+                    for l in o.output.lines().take(6) {
+                        eprintln!("       | {l}");
+                    }
+                }
+            }
+            if let Ok(mut v) = r.lock() {
+                v.push((i, o));
+            }
+        }));
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let mut results = match Arc::try_unwrap(results).ok().and_then(|m| m.into_inner().ok()) {
+        Some(r) => r,
+        None => return crate::exit::COMMAND_LINE_ERROR,
+    };
+    results.sort_by_key(|(i, _)| *i);
+    let code_ok = results.iter().filter(|(_, o)| o.got == Some(o.header.expected)).count();
+    let all_ok = results.iter().filter(|(_, o)| o.got == Some(o.header.expected) && o.regex_ok).count();
+    let secs: f64 = results.iter().map(|(_, o)| o.seconds).sum();
+    if let Some(path) = &a.tsv {
+        let mut s = String::from("path\texpected\tgot\tseconds\tregex_ok\tstats\n");
+        for (_, o) in &results {
+            s.push_str(&format!(
+                "{}\t{}\t{}\t{:.3}\t{}\t{}\n",
+                o.path.display(),
+                o.header.expected_name,
+                o.got.map(|c| c.to_string()).unwrap_or_else(|| "crash".into()),
+                o.seconds,
+                o.regex_ok,
+                o.stats
+            ));
+        }
+        if let Err(e) = std::fs::write(path, s) {
+            eprintln!("syncfix: error: cannot write {}: {e}", path.display());
+        }
+    }
+    println!(
+        "{total} kernels ({skipped} skipped): {code_ok} gave the expected exit code, {all_ok} also matched their regular expressions; {:.1}s of kernel time",
+        secs
+    );
+    if all_ok == total {
+        0
+    } else {
+        100
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers() {
+        let h = parse_header("//xfail:NOT_ALL_VERIFIED\n//--blockDim=64 --gridDim=1\n//error: a\\[1\\]\n\nint x;").unwrap();
+        assert_eq!(h.expected, 6);
+        assert_eq!(h.flags, vec!["--blockDim=64", "--gridDim=1"]);
+        assert_eq!(h.regexes, vec!["error: a\\[1\\]"]);
+        let p = parse_header("//pass\n//--local_size=8 --num_groups=2\nkernel").unwrap();
+        assert_eq!(p.expected, 0);
+        assert!(p.regexes.is_empty());
+        assert!(parse_header("// nothing\n").is_none());
+        assert!(parse_header("//xfail:WHATEVER\n//x\n").is_none());
+    }
+}
