@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use syncfix::testsuite::{parse_header, Header};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
@@ -32,51 +33,6 @@ pub struct SuiteArgs {
     /// Print every kernel, not only the unexpected ones.
     #[arg(long, short = 'v')]
     verbose: bool,
-}
-
-/// A test's header.
-#[derive(Clone, Debug)]
-pub struct Header {
-    pub expected: u8,
-    pub expected_name: String,
-    pub flags: Vec<String>,
-    pub regexes: Vec<String>,
-}
-
-/// GPUVerify's exit-code names.
-pub fn code_of(name: &str) -> Option<u8> {
-    Some(match name {
-        "pass" | "SUCCESS" => 0,
-        "COMMAND_LINE_ERROR" => 1,
-        "CLANG_ERROR" => 2,
-        "OPT_ERROR" => 3,
-        "BUGLE_ERROR" => 4,
-        "GPUVERIFYVCGEN_ERROR" => 5,
-        "NOT_ALL_VERIFIED" => 6,
-        "TIMEOUT" => 7,
-        _ => return None,
-    })
-}
-
-/// Parses a kernel's header lines.
-pub fn parse_header(text: &str) -> Option<Header> {
-    let mut lines = text.lines();
-    let first = lines.next()?.trim();
-    let (expected, expected_name) = if first == "//pass" {
-        (0, "pass".to_string())
-    } else {
-        let name = first.strip_prefix("//xfail:")?.trim().to_string();
-        (code_of(&name)?, name)
-    };
-    let flags = lines.next()?.trim().strip_prefix("//")?.split_whitespace().map(|s| s.to_string()).collect();
-    let mut regexes = vec![];
-    for l in lines {
-        match l.strip_prefix("//") {
-            Some(r) => regexes.push(r.to_string()),
-            None => break,
-        }
-    }
-    Some(Header { expected, expected_name, flags, regexes })
 }
 
 struct Outcome {
@@ -263,23 +219,5 @@ pub fn run(a: &SuiteArgs) -> u8 {
         0
     } else {
         100
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn headers() {
-        let h = parse_header("//xfail:NOT_ALL_VERIFIED\n//--blockDim=64 --gridDim=1\n//error: a\\[1\\]\n\nint x;").unwrap();
-        assert_eq!(h.expected, 6);
-        assert_eq!(h.flags, vec!["--blockDim=64", "--gridDim=1"]);
-        assert_eq!(h.regexes, vec!["error: a\\[1\\]"]);
-        let p = parse_header("//pass\n//--local_size=8 --num_groups=2\nkernel").unwrap();
-        assert_eq!(p.expected, 0);
-        assert!(p.regexes.is_empty());
-        assert!(parse_header("// nothing\n").is_none());
-        assert!(parse_header("//xfail:WHATEVER\n//x\n").is_none());
     }
 }

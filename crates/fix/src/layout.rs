@@ -277,18 +277,32 @@ pub(crate) const COOPERATIVE_GROUPS: &str = "cooperative_groups.h";
 
 /// Where and what to insert so that the file includes `<cooperative_groups.h>`: `None` when a
 /// `#include` of it is already there (at any depth of `#if`); else a line after the last
-/// top-level `#include` line (one outside `#if`/`#ifdef`/`#ifndef` blocks and comments), or as
-/// the first line when there is none.
+/// top-level `#include` line (one outside `#if`/`#ifdef`/`#ifndef` blocks and comments), or,
+/// when there is none, after the comment lines that open the file (a licence or a test header
+/// stays on top).
 pub(crate) fn cooperative_groups_include(src: &str, nl: &str) -> Option<(usize, String)> {
     let directive = format!("#include <{COOPERATIVE_GROUPS}>");
     let mut depth = 0usize;
     let mut in_comment = false;
     let mut after_last: Option<usize> = None;
     let mut offset = 0;
+    // End of the comment lines that open the file.
+    let mut leading: usize = 0;
+    let mut in_leading = true;
     for line in src.split_inclusive('\n') {
         let started_in_comment = in_comment;
         in_comment = ends_in_comment(line, in_comment);
         offset += line.len();
+        let t = line.trim();
+        if in_leading {
+            if started_in_comment || t.starts_with("//") || t.starts_with("/*") {
+                if !in_comment || started_in_comment || t.starts_with("/*") {
+                    leading = offset;
+                }
+            } else if !t.is_empty() {
+                in_leading = false;
+            }
+        }
         if started_in_comment {
             continue;
         }
@@ -314,7 +328,8 @@ pub(crate) fn cooperative_groups_include(src: &str, nl: &str) -> Option<(usize, 
     Some(match after_last {
         Some(at) if at == src.len() && !src.ends_with('\n') => (at, format!("{nl}{directive}")),
         Some(at) => (at, format!("{directive}{nl}")),
-        None => (0, format!("{directive}{nl}")),
+        None if leading == src.len() && !src.ends_with('\n') && leading > 0 => (leading, format!("{nl}{directive}")),
+        None => (leading, format!("{directive}{nl}")),
     })
 }
 
@@ -392,11 +407,17 @@ mod tests {
         let after_cuda = "#include <cuda.h>\n".len();
         assert_eq!(
             cooperative_groups_include(src, nl),
-            Some((after_cuda, line))
+            Some((after_cuda, line.clone()))
         );
         assert_eq!(
             cooperative_groups_include("#include \"a.h\"", nl),
             Some((14, "\n#include <cooperative_groups.h>".into()))
+        );
+        // After a leading comment block (line comments, then a block comment).
+        let head = "// licence\n// more\n/* a\n   b */\n\n__global__ void k() {}\n";
+        assert_eq!(
+            cooperative_groups_include(head, nl),
+            Some(("// licence\n// more\n/* a\n   b */\n".len(), line.clone()))
         );
         assert_eq!(
             cooperative_groups_include("#ifdef G\n# include <cooperative_groups.h>\n#endif\n", nl),

@@ -34,12 +34,18 @@ fn include_goes_after_the_last_top_level_include() {
 }
 
 #[test]
-fn include_is_the_first_line_when_there_is_none() {
+fn include_follows_the_leading_comments_when_there_is_none() {
     let mut k = Kernel::new("// a comment\n__global__ void k(int *A) { A[0] = 1; }\n");
     let s = k.stmt("A[0] = 1;");
     assert_eq!(
         k.fix(&[grid(s)]),
-        "#include <cooperative_groups.h>\n// a comment\n__global__ void k(int *A) { cooperative_groups::this_grid().sync(); A[0] = 1; }\n"
+        "// a comment\n#include <cooperative_groups.h>\n__global__ void k(int *A) { cooperative_groups::this_grid().sync(); A[0] = 1; }\n"
+    );
+    let mut k = Kernel::new("__global__ void k(int *A) { A[0] = 1; }\n");
+    let s = k.stmt("A[0] = 1;");
+    assert_eq!(
+        k.fix(&[grid(s)]),
+        "#include <cooperative_groups.h>\n__global__ void k(int *A) { cooperative_groups::this_grid().sync(); A[0] = 1; }\n"
     );
 }
 

@@ -10,6 +10,7 @@
 
 mod config;
 mod report;
+pub mod testsuite;
 
 pub use config::{Config, ConfigError};
 pub use report::{describe, Finding, Location, ThreadDesc};

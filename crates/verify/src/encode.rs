@@ -316,6 +316,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let order = self.cfg.loop_order[l].clone();
         let mut iter = 0u32;
         loop {
+            let entry: [Bool<'ctx>; 2] = std::array::from_fn(|t| {
+                let inc = self.incoming.get(&header).map(|v| v.as_slice()).unwrap_or(&[]);
+                or(ctx, &inc.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify()
+            });
             self.exec_items(&order)?;
             iter += 1;
             let back = self.back.remove(&l).unwrap_or_default();
@@ -326,7 +330,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 break;
             }
             let again = Bool::or(ctx, &[&p[0], &p[1]]);
-            let possible = if iter >= cap {
+            let possible = if iter >= cap || (p[0] == entry[0] && p[1] == entry[1]) {
+                // The same threads go round again: no need to ask the solver.
                 true
             } else {
                 self.solver.push();
