@@ -1,0 +1,173 @@
+//! The verifier's semantics, one rule per test, on small kernels through the whole pipeline
+//! (clang-19 and Z3 are required). Each `check` names the expected verdict and, for a
+//! defect, the start of GPUVerify's message.
+
+use std::path::Path;
+use syncfix::{
+    ForceAbstraction, FrontendOptions, InstrumentConfig, Language, Launch, Options, RepairOptions, Status, VerifyOptions,
+};
+
+fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
+    Options {
+        frontend: FrontendOptions {
+            language: Some(lang),
+            launch: Launch { block_dim: block, grid_dim: grid },
+            defines: vec![],
+            include_dirs: vec![],
+            clang_args: vec![],
+            kernel: None,
+        },
+        verify: VerifyOptions::default(),
+        instrument: InstrumentConfig::default(),
+        repair: RepairOptions::default(),
+    }
+}
+
+/// Verifies `src` and returns "verified", "unknown: ...", or the finding's headline.
+fn verdict_with(src: &str, opts: &Options) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let name = if opts.frontend.language == Some(Language::OpenCl) { "kernel.cl" } else { "kernel.cu" };
+    let path = dir.path().join(name);
+    std::fs::write(&path, src).unwrap();
+    let (reports, _) = syncfix::verify(Path::new(&path), src, opts).unwrap_or_else(|e| panic!("{e}"));
+    let r = &reports[0];
+    match &r.status {
+        Status::Verified => "verified".into(),
+        Status::NoErrorUpTo(n) => format!("no error up to {n}"),
+        Status::Defect => r.findings[0].headline(),
+        Status::Unknown(why) => format!("unknown: {why}"),
+        Status::Timeout => "timeout".into(),
+    }
+}
+
+fn cuda(src: &str, block: u32, grid: u32) -> String {
+    verdict_with(src, &options(Language::Cuda, [block, 1, 1], [grid, 1, 1]))
+}
+
+fn opencl(src: &str, local: u32, groups: u32) -> String {
+    verdict_with(src, &options(Language::OpenCl, [local, 1, 1], [groups, 1, 1]))
+}
+
+fn starts(got: String, want: &str) {
+    assert!(got.starts_with(want), "expected `{want}...`, got `{got}`");
+}
+
+#[test]
+fn read_write_race_within_a_block() {
+    starts(cuda("__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }", 64, 1), "possible read-write race on A[");
+}
+
+#[test]
+fn a_barrier_between_the_accesses_removes_the_race() {
+    starts(cuda("__global__ void k(int *A) { int t = A[threadIdx.x + 1]; __syncthreads(); A[threadIdx.x] = t; }", 64, 1), "verified");
+}
+
+#[test]
+fn writing_the_same_value_is_a_benign_race() {
+    let src = "__global__ void k(int *A) { A[0] = 1; }";
+    starts(cuda(src, 64, 1), "verified");
+    let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    o.verify.benign_tolerance = false;
+    starts(verdict_with(src, &o), "possible write-write race on A[0]");
+    starts(cuda("__global__ void k(int *A) { A[0] = threadIdx.x; }", 64, 1), "possible write-write race on A[0]");
+}
+
+#[test]
+fn blocks_race_on_global_memory_unless_only_intra_group() {
+    let src = "__global__ void k(int *A) { A[threadIdx.x] = blockIdx.x; }";
+    starts(cuda(src, 32, 2), "possible write-write race on A[");
+    let mut o = options(Language::Cuda, [32, 1, 1], [2, 1, 1]);
+    o.verify.only_intra_group = true;
+    starts(verdict_with(src, &o), "verified");
+}
+
+#[test]
+fn shared_memory_is_per_block() {
+    starts(cuda("__global__ void k(int *A) { __shared__ int s[32]; s[threadIdx.x] = blockIdx.x; A[blockIdx.x * 32 + threadIdx.x] = s[threadIdx.x]; }", 32, 4), "verified");
+}
+
+#[test]
+fn a_block_barrier_does_not_order_blocks_but_a_grid_barrier_does() {
+    let racy = "__global__ void k(int *A) { int i = blockIdx.x * 32 + threadIdx.x; int v = A[(i + 32) % 64]; __syncthreads(); A[i] = v; }";
+    starts(cuda(racy, 32, 2), "possible read-write race on A[");
+    let fixed = "__global__ void k(int *A) { int i = blockIdx.x * 32 + threadIdx.x; int v = A[(i + 32) % 64]; cooperative_groups::this_grid().sync(); A[i] = v; }";
+    starts(cuda(fixed, 32, 2), "verified");
+}
+
+#[test]
+fn opencl_fences_decide_which_memory_a_barrier_orders() {
+    let local = "__kernel void k(__local int *p) { p[get_local_id(0)] = 1; barrier(CLK_GLOBAL_MEM_FENCE); p[get_local_id(0) + 1] = 2; }";
+    starts(opencl(local, 64, 1), "possible write-write race on p[");
+    let ok = "__kernel void k(__local int *p) { p[get_local_id(0)] = 1; barrier(CLK_LOCAL_MEM_FENCE); p[get_local_id(0) + 1] = 2; }";
+    starts(opencl(ok, 64, 1), "verified");
+}
+
+#[test]
+fn a_barrier_under_a_thread_dependent_condition_diverges() {
+    starts(cuda("__global__ void k(int *A) { if (threadIdx.x < 5) __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+    starts(cuda("__global__ void k(int *A, int n) { if (n > 0) __syncthreads(); }", 64, 1), "verified");
+    starts(cuda("__global__ void k(int *A) { if (threadIdx.x == 3) return; __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+}
+
+#[test]
+fn loops_with_launch_bounded_trip_counts_are_proved_by_unrolling() {
+    let src = "__global__ void k(int *A) { __shared__ int s[64]; for (int i = 0; i < 10; i++) { s[threadIdx.x] = i; __syncthreads(); A[threadIdx.x] = s[(threadIdx.x + 1) % 64]; __syncthreads(); } }";
+    starts(cuda(src, 64, 1), "verified");
+    let strided = "__global__ void k(int *A) { for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) A[i] = i; }";
+    starts(cuda(strided, 64, 1), "verified");
+}
+
+#[test]
+fn loops_bounded_by_a_parameter_are_unknown_until_invariants_come() {
+    let src = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
+    starts(cuda(src, 64, 1), "unknown: the loop at kernel.cu:1:");
+    let assumed = "__global__ void k(int *A, int n) { __requires(n == 4); for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
+    starts(cuda(assumed, 64, 1), "verified");
+}
+
+#[test]
+fn bug_finding_mode_reports_no_error_up_to_the_bound() {
+    let src = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
+    let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    o.verify.loop_unwind = Some(2);
+    starts(verdict_with(src, &o), "no error up to 2");
+}
+
+#[test]
+fn assertions_are_checked_for_both_threads() {
+    starts(cuda("__global__ void k(int *A) { __assert(threadIdx.x < 64); }", 64, 1), "verified");
+    starts(cuda("__global__ void k(int *A) { __assert(threadIdx.x < 32); }", 64, 1), "this assertion might not hold");
+}
+
+#[test]
+fn shared_values_in_control_flow_use_the_equality_abstraction() {
+    // Both threads read the same flag after the barrier, so the second barrier is uniform.
+    let src = "__global__ void k(int *A) { __shared__ int flag; if (threadIdx.x == 0) flag = A[0]; __syncthreads(); if (flag) __syncthreads(); }";
+    starts(cuda(src, 64, 1), "verified");
+    let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    o.verify.abstraction = ForceAbstraction::Adversarial;
+    starts(verdict_with(src, &o), "barrier may be reached by non-uniform control flow");
+}
+
+#[test]
+fn atomics_do_not_race_with_atomics_but_do_with_plain_accesses() {
+    starts(cuda("__global__ void k(int *A) { atomicAdd(&A[0], 1); }", 64, 1), "verified");
+    starts(cuda("__global__ void k(int *A) { atomicAdd(&A[0], 1); int x = A[0]; A[threadIdx.x + 1] = x; }", 64, 1), "possible atomic-read race on A[0]");
+}
+
+#[test]
+fn private_arrays_never_race() {
+    starts(cuda("__global__ void k(int *A) { int a[4]; a[threadIdx.x % 4] = 1; A[threadIdx.x] = a[(threadIdx.x + 1) % 4]; }", 64, 1), "verified");
+}
+
+#[test]
+fn races_through_inlined_device_functions_are_found() {
+    let src = "__device__ int get(int *A, int i) { return A[i + 1]; }\n__device__ void put(int *A, int i, int v) { A[i] = v; }\n__global__ void k(int *A) { int v = get(A, threadIdx.x); put(A, threadIdx.x, v); }";
+    starts(cuda(src, 64, 1), "possible read-write race on A[");
+}
+
+#[test]
+fn two_dimensional_shared_arrays_print_both_indices() {
+    let src = "__global__ void k(int *A) { __shared__ int t[8][8]; t[threadIdx.y][threadIdx.x] = 1; t[threadIdx.x][threadIdx.y] = 2; }";
+    starts(verdict_with(src, &options(Language::Cuda, [8, 8, 1], [1, 1, 1])), "possible write-write race on t[");
+}
