@@ -28,6 +28,8 @@ pub mod exit {
     pub const ASSERTION_FAILURE: u8 = 201;
     pub const UNREPAIRABLE: u8 = 202;
     pub const REPAIR_ERROR: u8 = 203;
+    /// An internal error of the verifier (GPUVerify's BOOGIE_INTERNAL_ERROR).
+    pub const INTERNAL_ERROR: u8 = 11;
 }
 
 #[derive(Parser, Debug)]
@@ -165,12 +167,27 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let code = match cli.command {
+    // A panic is a bug in syncfix: say so plainly instead of printing a Rust backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("syncfix: internal error: {msg}{at}; please report it with the kernel and its flags");
+    }));
+    let on_panic = match &cli.command {
+        Command::Repair(_) => exit::REPAIR_ERROR,
+        Command::Verify(_) | Command::Suite(_) => exit::INTERNAL_ERROR,
+    };
+    let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => cmd_verify(&a),
         Command::Repair(a) => cmd_repair(&a),
         Command::Suite(a) => suite::run(&a),
-    };
-    ExitCode::from(code)
+    });
+    ExitCode::from(result.unwrap_or(on_panic))
 }
 
 fn cli_error(msg: &str) -> u8 {
@@ -456,6 +473,13 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
             }
             eprintln!("syncfix: error: an assertion fails; barriers cannot repair it");
             exit::ASSERTION_FAILURE
+        }
+        RepairStatus::OtherError => {
+            for f in &report.findings {
+                eprint!("{}", render::finding(f, lang, &file));
+            }
+            eprintln!("syncfix: error: the kernel has a defect that barriers cannot repair");
+            exit::REPAIR_ERROR
         }
         RepairStatus::Unrepairable(reason) => {
             for f in &report.findings {

@@ -114,6 +114,42 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, FrontendEr
     cmd.output().map_err(|e| FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
 }
 
+/// Reads LLVM IR text with `llvm-ir`, which panics on constructs it does not know (e.g. LLVM
+/// 19's target extension types, which clang uses for OpenCL's `event_t`): such a panic is
+/// caught and reported as an unsupported construct.
+fn read_ir(ir: &str) -> Result<Module, FrontendError> {
+    static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let message = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let m2 = message.clone();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        if let Ok(mut m) = m2.lock() {
+            *m = text;
+        }
+    }));
+    let result = std::panic::catch_unwind(|| Module::from_ir_str(ir));
+    std::panic::set_hook(previous);
+    match result {
+        Ok(Ok(m)) => Ok(m),
+        Ok(Err(e)) => Err(FrontendError::Tool(format!("reading LLVM IR: {e}"))),
+        Err(_) => {
+            let why = message.lock().map(|m| m.clone()).unwrap_or_default();
+            let why = why.lines().next().unwrap_or("").chars().take(200).collect::<String>();
+            Err(FrontendError::Unsupported {
+                what: format!("an LLVM IR construct the IR reader (llvm-ir 0.11) does not handle ({why}); OpenCL's event_t and async copies are not supported yet"),
+                loc: None,
+            })
+        }
+    }
+}
+
 /// clang's diagnostics with the temporary copy's name replaced by the user's path.
 fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
     let user = path.display().to_string();
@@ -228,7 +264,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Tool(format!("cannot read {}: {e}", ll.display())))?;
     // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
     let ir = ir.replacen("-G1\"", "\"", 1);
-    let module = Module::from_ir_str(&ir).map_err(|e| FrontendError::Tool(format!("reading LLVM IR: {e}")))?;
+    let module = read_ir(&ir)?;
 
     // 3. Each kernel to KIR.
     let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };

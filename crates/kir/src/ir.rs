@@ -60,6 +60,15 @@ pub struct MemObject {
     pub dims: Vec<u64>,
     /// The kernel parameter this object is passed as, if any.
     pub param: Option<usize>,
+    /// The known initial contents of a read-only (constant) object, if any.
+    pub init: Option<Init>,
+}
+
+/// Known initial contents of a memory object: zero everywhere except the listed cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Init {
+    /// (byte offset, width in bytes, value) of each non-zero scalar.
+    pub cells: Vec<(u64, u32, u128)>,
 }
 
 /// A constant or the value of an instruction.

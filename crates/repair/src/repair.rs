@@ -8,7 +8,7 @@
 //!   Verified     => minimise (is a lighter solution of phi correct?) and return
 //!   Race(t)      => phi += (g_1 | ... | g_k)   # sites that could have separated this pair
 //!   Divergence   => phi += !g_s (and its grid twin)
-//!   Assertion    => 201;   Unknown / Timeout => 6 / 7
+//!   Assertion    => 201;   another defect => 203;   Unknown / Timeout => 6 / 7
 //! ```
 //! A race clause holds only the sites both threads reached between the two accesses whose
 //! scope and fences fit the pair; that set is exact when the trace replays under every
@@ -47,6 +47,8 @@ pub enum Outcome {
     Repaired { assignment: Vec<bool>, weight: u64, bounded: Option<u32> },
     /// An assertion fails (GPURepair exit 201).
     AssertionFailure(Box<Trace>),
+    /// A defect that is neither a race, nor divergence, nor an assertion (exit 203).
+    OtherError(Box<Trace>),
     /// No barrier placement removes this defect (exit 202): every clause came from an exact
     /// trace and together they are unsatisfiable.
     Unrepairable { reason: String, trace: Option<Box<Trace>> },
@@ -212,6 +214,7 @@ fn learn(
 ) -> Learned {
     let lits: Vec<Lit> = match &t.defect {
         Defect::Assertion { .. } => return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone()))),
+        Defect::ConstantWrite { .. } => return Learned::Stop(Outcome::OtherError(Box::new(t.clone()))),
         Defect::Race(r) => {
             let vars = if t.exact { &r.separating } else { &r.in_order };
             if vars.is_empty() {

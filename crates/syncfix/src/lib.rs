@@ -128,6 +128,8 @@ pub enum RepairStatus {
     Repaired,
     /// An assertion fails (201).
     AssertionFailure,
+    /// Another defect that barriers cannot fix, e.g. a write to constant memory (203).
+    OtherError,
     /// No barrier placement can repair the kernel (202).
     Unrepairable(String),
     /// Undecided (6): the reason.
@@ -180,6 +182,10 @@ pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, E
             Outcome::AssertionFailure(t) => {
                 findings.push(describe(&inst.kernel, &t));
                 return Ok(RepairReport::failed(RepairStatus::AssertionFailure, findings, timings));
+            }
+            Outcome::OtherError(t) => {
+                findings.push(describe(&inst.kernel, &t));
+                return Ok(RepairReport::failed(RepairStatus::OtherError, findings, timings));
             }
             Outcome::Unrepairable { reason, trace } => {
                 if let Some(t) = trace {

@@ -50,6 +50,7 @@ pub enum Finding {
     Race { race: String, array: String, first: AccessDesc, second: AccessDesc },
     Divergence { at: Vec<Location> },
     Assertion { at: Vec<Location>, thread: ThreadDesc, precondition: bool },
+    ConstantWrite { at: Vec<Location>, thread: ThreadDesc },
 }
 
 impl Finding {
@@ -60,6 +61,7 @@ impl Finding {
             Finding::Divergence { .. } => "barrier may be reached by non-uniform control flow".into(),
             Finding::Assertion { precondition: false, .. } => "this assertion might not hold".into(),
             Finding::Assertion { precondition: true, .. } => "a precondition for this call might not hold".into(),
+            Finding::ConstantWrite { .. } => "possible attempt to modify constant memory".into(),
         }
     }
 
@@ -67,7 +69,7 @@ impl Finding {
     pub fn primary(&self) -> Option<&Location> {
         match self {
             Finding::Race { second, .. } => second.at.first(),
-            Finding::Divergence { at } | Finding::Assertion { at, .. } => at.first(),
+            Finding::Divergence { at } | Finding::Assertion { at, .. } | Finding::ConstantWrite { at, .. } => at.first(),
         }
     }
 }
@@ -122,6 +124,7 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
             }
         }
         Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
+        Defect::ConstantWrite { span, thread: th, .. } => Finding::ConstantWrite { at: user_locations(k, span), thread: thread(*th) },
         Defect::Assertion { span, kind, thread: th, .. } => Finding::Assertion {
             at: user_locations(k, span),
             thread: thread(*th),

@@ -171,3 +171,30 @@ fn two_dimensional_shared_arrays_print_both_indices() {
     let src = "__global__ void k(int *A) { __shared__ int t[8][8]; t[threadIdx.y][threadIdx.x] = 1; t[threadIdx.x][threadIdx.y] = 2; }";
     starts(verdict_with(src, &options(Language::Cuda, [8, 8, 1], [1, 1, 1])), "possible write-write race on t[");
 }
+
+#[test]
+fn uninitialised_values_are_arbitrary_not_zero() {
+    starts(opencl("__kernel void k() { int x; __assert(x == 0); }", 64, 1), "this assertion might not hold");
+}
+
+#[test]
+fn writing_constant_memory_is_an_error() {
+    starts(cuda("__constant__ int C[64];\n__global__ void k(int *B) { C[threadIdx.x] = B[threadIdx.x]; }", 64, 1), "possible attempt to modify constant memory");
+}
+
+#[test]
+fn constant_arrays_are_known_from_their_initializer() {
+    let src = "__constant int A[8] = {0,1,2,3,4,5,6,7};\n__kernel void k(__global int *p) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
+    starts(opencl(src, 8, 1), "verified");
+    let unknown = "__kernel void k(__global int *p, __constant int *A) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
+    starts(opencl(unknown, 8, 1), "possible write-write race on p[0]");
+}
+
+#[test]
+fn atomic_increments_give_threads_distinct_values() {
+    // NFM 2014 §4.2: a counter only ever incremented never returns the same value twice.
+    starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 1); A[j] = threadIdx.x; }", 64, 1), "verified");
+    // Adding zero, or a thread-dependent amount, is not repetition-free.
+    starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 0); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+    starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, threadIdx.x); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+}

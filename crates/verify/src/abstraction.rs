@@ -10,7 +10,7 @@
 //! (unless `--equality-abstraction` forces every array).
 
 use std::collections::BTreeSet;
-use syncfix_kir::{InstId, InstKind, Kernel, ObjectId, Operand, SecondaryMap, Space, Terminator, BinOp, CastOp};
+use syncfix_kir::{AtomicOp, BinOp, CastOp, InstId, InstKind, Kernel, ObjectId, Operand, SecondaryMap, Space, Terminator};
 
 /// The model of one memory object.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -42,6 +42,10 @@ pub struct Abstraction {
     /// The object is written (stored to or updated atomically) somewhere: races are possible.
     pub written: SecondaryMap<ObjectId, bool>,
     pub atomic: SecondaryMap<ObjectId, bool>,
+    /// Only ever updated by one repetition-free atomic operation (increments, or decrements,
+    /// by positive constants) and never written plainly: an atomic on it returns a value it
+    /// never returned before at that offset (Bardsley & Donaldson, NFM 2014, §4.2).
+    pub repetition_free: SecondaryMap<ObjectId, bool>,
 }
 
 impl Abstraction {
@@ -65,12 +69,49 @@ impl Abstraction {
                 aligned[ptr.object] = aligned[ptr.object].min(a);
             }
         }
+        // Repetition-free objects: every atomic on them moves the value the same way by a
+        // positive constant; no plain write.
+        let mut direction: SecondaryMap<ObjectId, Option<i8>> = SecondaryMap::new();
+        let mut repetition_free: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
+        let mut spoilt: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
+        for (_, inst) in k.insts.iter() {
+            match &inst.kind {
+                InstKind::Atomic { op, ptr, args, .. } => {
+                    let step = args.first().and_then(|a| match a {
+                        Operand::Const { bits, width } => {
+                            let w = *width as u32;
+                            let neg = w > 0 && w < 128 && (bits >> (w - 1)) & 1 == 1;
+                            Some((*bits != 0 && !neg) as i8)
+                        }
+                        _ => None,
+                    });
+                    let d = match (op, step) {
+                        (AtomicOp::Add, Some(1)) => Some(1),
+                        (AtomicOp::Sub, Some(1)) => Some(-1),
+                        _ => None,
+                    };
+                    match (d, direction[ptr.object]) {
+                        (Some(d), None) if !spoilt[ptr.object] => direction[ptr.object] = Some(d),
+                        (Some(d), Some(e)) if d == e => {}
+                        _ => spoilt[ptr.object] = true,
+                    }
+                }
+                InstKind::Store { ptr, .. } => spoilt[ptr.object] = true,
+                _ => {}
+            }
+        }
+        for (o, _) in k.objects.iter() {
+            repetition_free[o] = direction[o].is_some() && !spoilt[o];
+        }
         let control = control_objects(k);
         let mut model: SecondaryMap<ObjectId, Option<Model>> = SecondaryMap::new();
         let mut granule: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(1);
         for (o, obj) in k.objects.iter() {
             let m = match obj.space {
                 Space::Private => Model::Private,
+                // Read-only memory is the same for every thread and never changes: model it
+                // exactly (with its initializer, when known).
+                Space::Constant if !written[o] && force != ForceAbstraction::Adversarial => Model::Equality,
                 _ => match force {
                     ForceAbstraction::Equality => Model::Equality,
                     ForceAbstraction::Adversarial => Model::Adversarial,
@@ -91,7 +132,7 @@ impl Abstraction {
                 }
             }
         }
-        Abstraction { model, granule, written, atomic }
+        Abstraction { model, granule, written, atomic, repetition_free }
     }
 
     pub fn model(&self, o: ObjectId) -> Model {

@@ -73,6 +73,8 @@ pub enum PropKind<'ctx> {
     Divergence { barrier: usize },
     /// An assertion of thread `thread` (0 or 1) fails.
     Assert { inst: InstId, thread: usize, kind: AssertKind },
+    /// Thread `thread` writes constant memory.
+    ConstantWrite { inst: InstId, thread: usize },
 }
 
 /// A property violation condition at a schedule position.
@@ -136,6 +138,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     executed: u64,
     ufs: HashMap<String, FuncDecl<'ctx>>,
     fresh: u32,
+    /// Values returned so far by repetition-free atomics, per object: (executed, offset, value).
+    used: HashMap<ObjectId, Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -220,6 +224,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             executed: 0,
             ufs: HashMap::new(),
             fresh: 0,
+            used: HashMap::new(),
         }
     }
 
@@ -263,6 +268,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         let m = Mem::fresh(ctx, &format!("{}${}", obj.name, t + 1), g);
                         self.private[t].insert(o, m);
                     }
+                }
+                Model::Equality if obj.init.is_some() => {
+                    let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
+                    let a = Mem::initialised(ctx, g, cells);
+                    self.eq.insert(o, [a.clone(), a]);
                 }
                 Model::Equality => {
                     let a = Mem::fresh(ctx, &obj.name, g);
@@ -639,6 +649,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.race(inst, AccessKind::Read, ptr.object, &off, bytes, &vals, &vals, pred);
             }
             InstKind::Store { ptr, value, width: bytes } => {
+                self.constant_write(inst, ptr.object, pred);
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
                 let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
                 let old: [BV<'ctx>; 2] = std::array::from_fn(|t| self.read(t, ptr.object, &off[t], bytes));
@@ -648,12 +659,34 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
             InstKind::Atomic { ptr, width: bytes, .. } => {
+                self.constant_write(inst, ptr.object, pred);
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
                 let z = [zero(ctx, bytes * 8), zero(ctx, bytes * 8)];
                 self.race(inst, AccessKind::Atomic, ptr.object, &off, bytes, &z, &z, pred);
-                for t in 0..2 {
-                    // The old value: arbitrary (atomically accessed arrays are adversarial).
-                    let v = self.fresh_term("atomic", width);
+                // The old value: arbitrary (atomically accessed arrays are adversarial) ...
+                let vals: [Term<'ctx>; 2] = std::array::from_fn(|_| self.fresh_term("atomic", width));
+                if self.abs.repetition_free[ptr.object] && width > 1 {
+                    // ... except that a repetition-free atomic never returns the same value
+                    // twice at one offset (NFM 2014 §4.2).
+                    let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
+                    let mut facts: Vec<Bool<'ctx>> = vec![];
+                    let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1])]);
+                    facts.push(both.implies(&z[0]._eq(&z[1]).not()));
+                    let used = self.used.entry(ptr.object).or_default();
+                    for (ran, o, v) in used.iter() {
+                        for t in 0..2 {
+                            let same = Bool::and(ctx, &[ran, &pred[t], &o._eq(&off[t])]);
+                            facts.push(same.implies(&z[t]._eq(v).not()));
+                        }
+                    }
+                    for t in 0..2 {
+                        used.push((pred[t].clone(), off[t].clone(), z[t].clone()));
+                    }
+                    let mut all = vec![&self.ok];
+                    all.extend(facts.iter());
+                    self.ok = Bool::and(ctx, &all);
+                }
+                for (t, v) in vals.into_iter().enumerate() {
                     self.define(t, inst, v, &pred[t]);
                 }
             }
@@ -678,6 +711,20 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The uninterpreted function for `func` (declared once); returns its cache key.
+    /// Writing constant memory is an error (GPUVerify: "possible attempt to modify constant
+    /// memory").
+    fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        if self.k.objects[o].space != Space::Constant {
+            return;
+        }
+        for t in 0..2 {
+            let cond = Bool::and(self.ctx, &[&self.ok, &pred[t]]).simplify();
+            if !is_false(&cond) {
+                self.props.push(Property { cond, pos: self.pos, kind: PropKind::ConstantWrite { inst, thread: t } });
+            }
+        }
+    }
+
     fn uf(&mut self, func: &str, args: &[Operand], width: u16) -> String {
         let ctx = self.ctx;
         let widths: Vec<u16> = args.iter().map(|a| self.k.width(*a)).collect();

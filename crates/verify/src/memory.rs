@@ -35,6 +35,19 @@ impl<'ctx> Mem<'ctx> {
         }
     }
 
+    /// An array holding zero everywhere except the given cells (byte offset, width in bytes,
+    /// value): a constant object's initializer.
+    pub fn initialised(ctx: &'ctx Context, granule: u32, cells: &[(u64, u32, u128)]) -> Mem<'ctx> {
+        let dom = Sort::bitvector(ctx, 64);
+        let zero = BV::from_u64(ctx, 0, granule * 8);
+        let mut m = Mem { arr: Array::const_array(ctx, &dom, &zero), granule };
+        for (off, width, bits) in cells {
+            let v = bv_const(ctx, *bits, width * 8);
+            m.arr = m.write(ctx, &BV::from_u64(ctx, *off, 64), &v, *width);
+        }
+        m
+    }
+
     /// Reads `width` bytes at byte offset `off`.
     pub fn read(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> BV<'ctx> {
         if self.granule > 1 {

@@ -53,6 +53,8 @@ pub enum Defect {
     Divergence { barrier: InstId, span: Span, var: Option<VarId> },
     /// An assertion (or a callee's precondition) fails for `thread`.
     Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize },
+    /// `thread` writes constant memory.
+    ConstantWrite { inst: InstId, span: Span, thread: usize },
 }
 
 /// A counterexample.
@@ -158,6 +160,9 @@ pub(crate) fn extract<'ctx>(
         }
         PropKind::Assert { inst, thread, kind } => {
             Defect::Assertion { inst: *inst, span: k.insts[*inst].span.clone(), kind: *kind, thread: *thread }
+        }
+        PropKind::ConstantWrite { inst, thread } => {
+            Defect::ConstantWrite { inst: *inst, span: k.insts[*inst].span.clone(), thread: *thread }
         }
     };
     let params = enc

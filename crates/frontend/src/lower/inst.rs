@@ -57,20 +57,17 @@ impl<'a> Lowerer<'a> {
                 }
                 LVal::Agg(v)
             }
-            Constant::GlobalReference { name, .. } => {
+            Constant::GlobalReference { name, ty } => {
                 let n = name_str(name);
                 if self.m.functions.iter().any(|f| f.name == n) {
                     return Err(unsupported(format!("a pointer to function `{}`", super::demangle(&n)), loc));
                 }
-                LVal::Ptr(self.global_object(&n, loc)?, Operand::konst(64, 0))
+                LVal::Ptr(self.global_object(&n, ty, loc)?, Operand::konst(64, 0))
             }
             Constant::GetElementPtr(g) => {
                 let base = self.constant(&g.address, loc)?;
                 let src = match g.address.as_ref() {
-                    Constant::GlobalReference { name, .. } => {
-                        let n = name_str(name);
-                        self.m.global_vars.iter().find(|x| name_str(&x.name) == n).map(|x| x.ty.clone())
-                    }
+                    Constant::GlobalReference { ty, .. } => Some(ty.clone()),
                     _ => None,
                 };
                 let Some(src) = src else {
@@ -110,9 +107,12 @@ impl<'a> Lowerer<'a> {
                 if zero {
                     LVal::Scalar(Operand::konst(w, 0))
                 } else {
-                    // `undef`: GPUVerify treats it as an arbitrary value; we use 0, which is
-                    // one such value and keeps both threads' values equal.
-                    LVal::Scalar(Operand::konst(w, 0))
+                    // `undef` / `poison` (e.g. an uninitialised variable): an arbitrary value
+                    // per thread, as in GPUVerify, chosen once at kernel entry.
+                    let entry = self.k.entry;
+                    let v = self.k.make_inst(entry, InstKind::Havoc, w, Span::default());
+                    self.k.blocks[entry].insts.push(v);
+                    LVal::Scalar(Operand::Value(v))
                 }
             }
         })

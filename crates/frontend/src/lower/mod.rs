@@ -166,7 +166,7 @@ impl<'a> Lowerer<'a> {
                     }
                     let space = self.space_of(*addr_space);
                     let elem_size = elem_size_of_pointer_type(&qual);
-                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims: vec![], param: Some(i) });
+                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims: vec![], param: Some(i), init: None });
                     self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                 }
@@ -235,7 +235,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The memory object of a global variable (created on first use).
-    pub(crate) fn global_object(&mut self, name: &str, loc: Option<Loc>) -> Result<ObjectId, LowerError> {
+    /// `value_ty` is the global's value type (from the reference; `GlobalVariable::ty` is the
+    /// pointer type under opaque pointers).
+    pub(crate) fn global_object(&mut self, name: &str, value_ty: &TypeRef, loc: Option<Loc>) -> Result<ObjectId, LowerError> {
         if let Some(o) = self.globals.get(name) {
             return Ok(*o);
         }
@@ -246,9 +248,15 @@ impl<'a> Lowerer<'a> {
             .find(|g| name_str(&g.name) == name)
             .ok_or_else(|| unsupported(format!("reference to `{name}`, which is not a variable"), loc))?;
         let space = self.space_of(g.addr_space);
-        let (dims, elem) = layout::array_dims(&self.m.types, &g.ty);
+        let (dims, elem) = layout::array_dims(&self.m.types, value_ty);
         let src = self.input.names.globals.get(name).cloned().unwrap_or_else(|| source_name_of_global(name));
-        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None });
+        // The contents of read-only memory are known from its initializer (other memory may
+        // have been changed by the host or an earlier launch).
+        let init = match (space, &g.initializer) {
+            (Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
+            _ => None,
+        };
+        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init });
         self.globals.insert(name.to_string(), o);
         Ok(o)
     }
@@ -262,6 +270,7 @@ impl<'a> Lowerer<'a> {
             elem_size: elem as u32,
             dims,
             param: None,
+            init: None,
         })
     }
 
@@ -402,6 +411,63 @@ impl<'a> Lowerer<'a> {
         };
         Ok((cont, value))
     }
+}
+
+/// The non-zero scalars of a constant initializer, or `None` when it is not made of plain
+/// numbers.
+fn init_cells(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef) -> Option<syncfix_kir::Init> {
+    fn walk(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef, base: u64, out: &mut Vec<(u64, u32, u128)>) -> Option<()> {
+        use llvm_ir::constant::{Constant as C, Float as F};
+        match c.as_ref() {
+            C::AggregateZero(_) | C::Null(_) => Some(()),
+            C::Int { value, .. } => {
+                let w = layout::size(types, ty)? as u32;
+                if *value != 0 {
+                    out.push((base, w, *value as u128));
+                }
+                Some(())
+            }
+            C::Float(F::Single(x)) => {
+                if x.to_bits() != 0 {
+                    out.push((base, 4, x.to_bits() as u128));
+                }
+                Some(())
+            }
+            C::Float(F::Double(x)) => {
+                if x.to_bits() != 0 {
+                    out.push((base, 8, x.to_bits() as u128));
+                }
+                Some(())
+            }
+            C::Array { elements, .. } => {
+                let Type::ArrayType { element_type, .. } = ty.as_ref() else { return None };
+                let stride = layout::alloc_size(types, element_type)?;
+                for (i, e) in elements.iter().enumerate() {
+                    walk(types, element_type, e, base + i as u64 * stride, out)?;
+                }
+                Some(())
+            }
+            C::Struct { values, .. } => {
+                let (fields, packed) = match ty.as_ref() {
+                    Type::StructType { element_types, is_packed } => (element_types.clone(), *is_packed),
+                    Type::NamedStructType { name } => match layout::resolve_named(types, name).as_deref() {
+                        Some(Type::StructType { element_types, is_packed }) => (element_types.clone(), *is_packed),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let offs = layout::field_offsets(types, &fields, packed)?;
+                for ((f, o), v) in fields.iter().zip(offs).zip(values) {
+                    walk(types, f, v, base + o, out)?;
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+    let mut cells = vec![];
+    walk(types, ty, c, 0, &mut cells)?;
+    Some(syncfix_kir::Init { cells })
 }
 
 /// Reverse post-order of a function's blocks (definitions before uses, except phis).
