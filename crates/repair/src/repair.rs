@@ -109,6 +109,8 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
     let mut all_exact = true;
     let mut strategy = opts.strategy;
     let mut last_trace: Option<Box<Trace>> = None;
+    // The trace each clause was learnt from (by clause index).
+    let mut clause_traces: Vec<Box<Trace>> = Vec::new();
     loop {
         stats.iterations += 1;
         if opts.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -122,7 +124,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
         stats.solver_time += t0.elapsed();
         let sol = match sol {
             Ok(Some(s)) => s,
-            Ok(None) => return unsat(all_exact, last_trace),
+            Ok(None) => return unsat(&clauses, &clause_traces, all_exact, last_trace),
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
         stats.verifier_calls += 1;
@@ -151,6 +153,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                         match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
                             Learned::Clause => {
                                 stats.clauses = clauses.len();
+                                clause_traces.resize(clauses.len(), t.clone());
                                 last_trace = Some(t);
                             }
                             Learned::Stop(o) => return o,
@@ -163,6 +166,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
             Verdict::Defect(t) => match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
                 Learned::Clause => {
                     stats.clauses = clauses.len();
+                    clause_traces.resize(clauses.len(), t.clone());
                     last_trace = Some(t);
                 }
                 Learned::Stop(o) => return o,
@@ -184,8 +188,25 @@ fn repaired(assignment: Vec<bool>, weight: u64, bounded: Option<u32>) -> Outcome
     Outcome::Repaired { assignment, weight, bounded }
 }
 
-fn unsat(all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {
+fn unsat(clauses: &[Clause], traces: &[Box<Trace>], all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {
     if all_exact {
+        // Name the cause when it is the usual one: every site that could separate a racing
+        // pair is itself reached by non-uniform control flow.
+        let forced_off: BTreeSet<VarId> =
+            clauses.iter().filter(|c| c.0.len() == 1 && !c.0[0].positive).map(|c| c.0[0].var).collect();
+        let blocked = clauses
+            .iter()
+            .enumerate()
+            .find(|(_, c)| !c.0.is_empty() && c.0.iter().all(|l| l.positive && forced_off.contains(&l.var)));
+        if let Some((i, _)) = blocked {
+            return Outcome::Unrepairable {
+                reason: "every barrier site that would separate the racing accesses is reached by non-uniform control \
+                         flow (a barrier there would diverge); the code needs restructuring, e.g. moving the accesses \
+                         out of the conditional"
+                    .into(),
+                trace: traces.get(i).cloned().or(trace),
+            };
+        }
         Outcome::Unrepairable {
             reason: "no placement of barriers satisfies every constraint learnt from the counterexamples".into(),
             trace,

@@ -31,11 +31,14 @@ pub fn code_of(name: &str) -> Option<u8> {
 /// Parses a kernel's header lines.
 pub fn parse_header(text: &str) -> Option<Header> {
     let mut lines = text.lines();
+    // The suite writes `//pass` and `//xfail:` in either case (`//PASS`, `//XFAIL:`).
     let first = lines.next()?.trim();
-    let (expected, expected_name) = if first == "//pass" {
+    let lower = first.to_ascii_lowercase();
+    let (expected, expected_name) = if lower == "//pass" {
         (0, "pass".to_string())
     } else {
-        let name = first.strip_prefix("//xfail:")?.trim().to_string();
+        lower.strip_prefix("//xfail:")?;
+        let name = first["//xfail:".len()..].trim().to_string();
         (code_of(&name)?, name)
     };
     let flags = lines.next()?.trim().strip_prefix("//")?.split_whitespace().map(|s| s.to_string()).collect();
@@ -63,6 +66,8 @@ mod tests {
         assert_eq!(p.expected, 0);
         assert!(p.regexes.is_empty());
         assert!(parse_header("// nothing\n").is_none());
+        assert_eq!(parse_header("//PASS\n//--blockDim=2 --gridDim=1\n").unwrap().expected, 0);
+        assert_eq!(parse_header("//XFAIL:NOT_ALL_VERIFIED\n//--blockDim=2\n").unwrap().expected, 6);
         assert!(parse_header("//xfail:WHATEVER\n//x\n").is_none());
     }
 }

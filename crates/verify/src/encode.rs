@@ -17,7 +17,7 @@ use crate::memory::{zero, AccessKind, Logs, Mem};
 use crate::term::{and, bv_const, const_term, is_false, or, resize, Term};
 use crate::{Limits, VerifyError, VerifyOptions};
 use syncfix_kir::EntityRef;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use syncfix_kir::{
     AssertKind, BinOp, BlockId, Builtin, CastOp, Cfg, CmpPred, Fences, Guard, InstId, InstKind, Item, Kernel, LoopId,
     ObjectId, Operand, Scope, Space, Span, Terminator, VarId,
@@ -119,15 +119,19 @@ pub(crate) struct Encoder<'ctx, 'k> {
     vars: Vec<Bool<'ctx>>,
     tid: [ThreadSyms<'ctx>; 2],
     same_group: Bool<'ctx>,
-    params: HashMap<usize, Term<'ctx>>,
-    env: [HashMap<InstId, Term<'ctx>>; 2],
+    params: BTreeMap<usize, Term<'ctx>>,
+    // Maps holding Z3 terms are ordered: Z3 recycles the ids of released terms, so the order
+    // in which Rust drops them must not vary between runs either.
+    env: [BTreeMap<InstId, Term<'ctx>>; 2],
     escaping: HashSet<InstId>,
-    incoming: HashMap<BlockId, Vec<Incoming<'ctx>>>,
-    back: HashMap<LoopId, Vec<Incoming<'ctx>>>,
+    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
+    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
     loop_stack: Vec<LoopId>,
-    eq: HashMap<ObjectId, [Mem<'ctx>; 2]>,
-    private: [HashMap<ObjectId, Mem<'ctx>>; 2],
-    logs: HashMap<ObjectId, Logs<'ctx>>,
+    // Ordered maps: barrier effects iterate them, and the order terms are built in must not
+    // vary between runs (the same input gives the same output).
+    eq: BTreeMap<ObjectId, [Mem<'ctx>; 2]>,
+    private: [BTreeMap<ObjectId, Mem<'ctx>>; 2],
+    logs: BTreeMap<ObjectId, Logs<'ctx>>,
     ok: Bool<'ctx>,
     props: Vec<Property<'ctx>>,
     pos: u32,
@@ -136,10 +140,10 @@ pub(crate) struct Encoder<'ctx, 'k> {
     barriers: Vec<BarrierInstance<'ctx>>,
     bounded: Vec<BoundedLoop>,
     executed: u64,
-    ufs: HashMap<String, FuncDecl<'ctx>>,
+    ufs: BTreeMap<String, FuncDecl<'ctx>>,
     fresh: u32,
     /// Values returned so far by repetition-free atomics, per object: (executed, offset, value).
-    used: HashMap<ObjectId, Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>>,
+    used: BTreeMap<ObjectId, Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -205,15 +209,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             vars,
             tid,
             same_group,
-            params: HashMap::new(),
-            env: [HashMap::new(), HashMap::new()],
+            params: BTreeMap::new(),
+            env: [BTreeMap::new(), BTreeMap::new()],
             escaping,
-            incoming: HashMap::new(),
-            back: HashMap::new(),
+            incoming: BTreeMap::new(),
+            back: BTreeMap::new(),
             loop_stack: Vec::new(),
-            eq: HashMap::new(),
-            private: [HashMap::new(), HashMap::new()],
-            logs: HashMap::new(),
+            eq: BTreeMap::new(),
+            private: [BTreeMap::new(), BTreeMap::new()],
+            logs: BTreeMap::new(),
             ok: Bool::from_bool(ctx, true),
             props: Vec::new(),
             pos: 0,
@@ -222,9 +226,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             barriers: Vec::new(),
             bounded: Vec::new(),
             executed: 0,
-            ufs: HashMap::new(),
+            ufs: BTreeMap::new(),
             fresh: 0,
-            used: HashMap::new(),
+            used: BTreeMap::new(),
         }
     }
 
@@ -237,8 +241,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         );
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
-        let mut params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
-        params.sort_by_key(|(i, _)| *i);
+        let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
         Ok(Encoding {
             solver: self.solver,
             vars: self.vars,

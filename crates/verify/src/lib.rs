@@ -141,6 +141,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
         }
         enc.solver.set_params(&params);
+        // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the solver's assertions.
+        if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
+            let _ = std::fs::write(path, enc.solver.to_string());
+        }
         let stats = Stats {
             encode_time: start.elapsed(),
             properties: enc.props.len(),

@@ -1,0 +1,176 @@
+//! The command line: exit codes for bad input, the repair flags, `--apply`, determinism and
+//! the intermediate dumps.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+const RACE: &str = "__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n";
+
+fn kernel(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn syncfix(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("syncfix").unwrap();
+    c.current_dir(dir);
+    c
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = syncfix(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn command_line_errors_exit_1_with_a_message() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "k.cu", RACE);
+    let (code, _, err) = run(d.path(), &["verify", "k.cu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("missing --blockDim"), "{err}");
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=0", "--gridDim=1", "k.cu"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("zero"), "{err}");
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "missing.cu"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing.cu"), "{err}");
+    let (code, _, _) = run(d.path(), &["verify", "--no-such-flag", "k.cu"]);
+    assert_eq!(code, 1);
+    let (code, _, _) = run(d.path(), &[]);
+    assert_eq!(code, 1);
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=4", "--global_size=6", "k.cu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not a multiple"), "{err}");
+}
+
+#[test]
+fn clang_errors_exit_2_and_name_the_users_file() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "bad.cu", "__global__ void k(int *A) { A[0] = ; }\n");
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=2", "--gridDim=1", "bad.cu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.cu:1:"), "{err}");
+    assert!(err.contains("expected expression"), "{err}");
+}
+
+#[test]
+fn a_file_without_a_kernel_exits_4() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "lib.cu", "__device__ int f(int x) { return x + 1; }\n");
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=2", "--gridDim=1", "lib.cu"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("no kernel found"), "{err}");
+}
+
+#[test]
+fn unsupported_constructs_exit_4_naming_the_construct_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "__device__ int f(int n) { return n <= 0 ? 0 : f(n - 1); }\n__global__ void k(int *A) {\n  A[threadIdx.x] = f(3);\n}\n";
+    kernel(d.path(), "rec.cu", src);
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=2", "--gridDim=1", "rec.cu"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("rec.cu:1:") && err.contains("recursive call to `f`"), "{err}");
+}
+
+#[test]
+fn repair_prints_a_diff_and_leaves_the_file_alone_unless_apply() {
+    let d = tempfile::tempdir().unwrap();
+    let p = kernel(d.path(), "race.cu", RACE);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "race.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("--- a/race.cu\n+++ b/race.cu\n"), "{out}");
+    assert!(out.contains("+__global__ void k(int *A) { int t = A[threadIdx.x + 1]; __syncthreads(); A[threadIdx.x] = t; }"), "{out}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), RACE);
+    let (code, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--apply", "race.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&p).unwrap().contains("__syncthreads();"));
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "race.cu"]);
+    assert_eq!(code, 0, "{err}");
+    // A second repair has nothing to do.
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "race.cu"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("no change needed"), "{err}");
+}
+
+#[test]
+fn disable_grid_leaves_inter_block_races_unrepairable() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "b.cu", "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n");
+    let (code, out, _) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "b.cu"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("this_grid().sync()"), "{out}");
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "--disable-grid", "b.cu"]);
+    assert_eq!((code, out.as_str()), (202, ""), "{err}");
+    assert!(err.contains("different blocks"), "{err}");
+}
+
+const LOOP: &str = "__global__ void k(float *out) { __shared__ float b[128]; unsigned t = threadIdx.x; b[t] = t;\n  __syncthreads(); for (unsigned s = 64; s > 0; s >>= 1) { if (t < s) b[t] += b[t + s]; }\n  if (t == 0) out[blockIdx.x] = b[0]; }\n";
+
+#[test]
+fn disable_inspect_keeps_existing_barriers() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "loop.cu", LOOP);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "loop.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("-  __syncthreads(); for"), "the barrier before the loop goes: {out}");
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--disable-inspect", "loop.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("+  __syncthreads(); for (unsigned s = 64; s > 0; s >>= 1) { __syncthreads(); if"), "{out}");
+}
+
+#[test]
+fn maxsat_and_mhs_agree_on_the_examples() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "loop.cu", LOOP);
+    let (_, mhs, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--mhs", "loop.cu"]);
+    let (code, maxsat, err) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--maxsat", "loop.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mhs, maxsat);
+    let (code, _, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--mhs", "--maxsat", "loop.cu"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn weights_follow_the_flags() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "loop.cu", LOOP);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "loop.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("depth 1, weight 10\n") && out.contains("Grid") && out.contains("weight 22"), "{out}");
+    let (_, out, _) = run(
+        d.path(),
+        &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--loop-depth-weight=3", "--grid-barrier-weight=100", "loop.cu"],
+    );
+    assert!(out.contains("depth 1, weight 3\n") && out.contains("weight 103"), "{out}");
+    let (_, out, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--disable-grid", "loop.cu"]);
+    assert!(!out.contains("Grid"), "{out}");
+}
+
+#[test]
+fn emit_kir_dumps_the_kernel() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "race.cu", RACE);
+    let (code, out, _) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "--emit=kir", "race.cu"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]\n"), "{out}");
+    assert!(out.contains("load.4 obj0[") && out.contains("store.4 obj0["), "{out}");
+}
+
+#[test]
+fn the_same_input_gives_the_same_output() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "loop.cu", LOOP);
+    let a = run(d.path(), &["verify", "--blockDim=128", "--gridDim=2", "loop.cu"]);
+    let b = run(d.path(), &["verify", "--blockDim=128", "--gridDim=2", "loop.cu"]);
+    assert_eq!(a, b);
+    assert_eq!(a.0, 6);
+    let a = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "loop.cu"]);
+    let b = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "loop.cu"]);
+    assert_eq!(a, b);
+}
