@@ -286,6 +286,51 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<Stm
     (out, kept)
 }
 
+/// A candidate barrier site, as plain data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where the barrier would go: the anchor statement's 1-based line and column.
+    pub line: u32,
+    pub col: u32,
+    /// `before` (a new barrier before the statement), `split` (between the read and the write
+    /// of the assignment), `existing` (the user's barrier statement itself).
+    pub kind: &'static str,
+    /// `block` or `grid`.
+    pub scope: &'static str,
+    pub depth: u32,
+    pub weight: u64,
+    pub in_callee: bool,
+}
+
+/// The candidate barrier sites of every kernel of a file (GPURepair's instrumentation).
+pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error> {
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut out = vec![];
+    for k in &compiled.kernels {
+        let inst = instrument(k, &opts.instrument);
+        for v in &inst.vars {
+            let (line, col) = k.main_file().line_col(k.stmts.stmts[v.stmt].range.start);
+            out.push(Site {
+                line,
+                col,
+                kind: match v.kind {
+                    SiteKind::Before => "before",
+                    SiteKind::Split => "split",
+                    SiteKind::Existing => "existing",
+                },
+                scope: match v.scope {
+                    Scope::Block => "block",
+                    Scope::Grid => "grid",
+                },
+                depth: v.depth,
+                weight: v.weight,
+                in_callee: v.in_callee,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Compiles and instruments a file, for `--emit=kir` / `--emit=instrumented` dumps.
 pub fn dump(path: &Path, text: &str, opts: &Options, instrumented: bool) -> Result<String, Error> {
     let compiled = compile(path, text, &opts.frontend)?;

@@ -1,0 +1,102 @@
+//! Which barrier sites the instrumenter offers (DESIGN §5): access points, splits, scope
+//! boundaries, existing barriers, grid twins; weights lw^depth + gw*grid.
+
+use std::path::Path;
+use syncfix::{FrontendOptions, InstrumentConfig, Language, Launch, Options, RepairOptions, VerifyOptions};
+
+fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(if lang == Language::Cuda { "k.cu" } else { "k.cl" });
+    std::fs::write(&path, src).unwrap();
+    let opts = Options {
+        frontend: FrontendOptions {
+            language: Some(lang),
+            launch: Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] },
+            defines: vec![],
+            include_dirs: vec![],
+            clang_args: vec![],
+            kernel: None,
+        },
+        verify: VerifyOptions::default(),
+        instrument: cfg,
+        repair: RepairOptions::default(),
+    };
+    let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)
+        .unwrap()
+        .into_iter()
+        .map(|s| format!("{}:{} {} {} w{}{}", s.line, s.col, s.kind, s.scope, s.weight, if s.in_callee { " callee" } else { "" }))
+        .collect();
+    v.sort();
+    v
+}
+
+fn cuda(src: &str, block: u32, grid: u32) -> Vec<String> {
+    sites(src, Language::Cuda, block, grid, InstrumentConfig::default())
+}
+
+#[test]
+fn access_points_are_statements_that_touch_written_memory() {
+    // `int t = A[...]` and `A[...] = t` access A; nothing else does.
+    let s = cuda("__global__ void k(int *A) {\n  int x = 1;\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t + x;\n}\n", 64, 1);
+    assert_eq!(s, vec!["3:3 before block w1", "4:3 before block w1"]);
+}
+
+#[test]
+fn read_only_memory_offers_no_sites() {
+    let s = cuda("__global__ void k(const int *B, int *A) {\n  int t = B[threadIdx.x];\n  int u = t * 2;\n  A[threadIdx.x] = u;\n}\n", 64, 1);
+    assert_eq!(s, vec!["4:3 before block w1"]);
+}
+
+#[test]
+fn an_assignment_reading_memory_gets_a_split_site() {
+    let s = cuda("__global__ void k(int *A) { A[threadIdx.x] = A[threadIdx.x + 1]; }\n", 64, 1);
+    assert_eq!(s, vec!["1:29 before block w1", "1:29 split block w1"]);
+}
+
+#[test]
+fn conditionals_and_loops_containing_sites_get_scope_sites() {
+    let src = "__global__ void k(int *A) {\n  if (threadIdx.x < 4) {\n    A[threadIdx.x] = 1;\n  }\n  for (int i = 0; i < 4; i++) {\n    int x = i;\n    A[i] = x;\n  }\n}\n";
+    let s = cuda(src, 64, 1);
+    assert_eq!(
+        s,
+        vec![
+            "2:3 before block w1",   // before the if
+            "3:5 before block w1",   // the access in the branch
+            "5:3 before block w1",   // before the loop
+            "6:5 before block w10",  // the loop body's start
+            "7:5 before block w10",  // the access in the loop
+        ]
+    );
+}
+
+#[test]
+fn call_statements_whose_callee_accesses_memory_are_sites_and_callee_sites_are_shared() {
+    let src = "__device__ void put(int *A, int i) { A[i] = i; }\n__global__ void k(int *A) {\n  put(A, threadIdx.x);\n  for (int j = 0; j < 2; j++) put(A, j);\n}\n";
+    let s = cuda(src, 64, 1);
+    // One variable for the statement inside `put`, weighted at its deepest copy (in the loop).
+    assert!(s.contains(&"1:38 before block w10 callee".to_string()), "{s:?}");
+    assert!(s.contains(&"3:3 before block w1".to_string()), "{s:?}");
+    assert_eq!(s.iter().filter(|x| x.starts_with("1:38")).count(), 1, "{s:?}");
+}
+
+#[test]
+fn existing_barriers_are_inspected_unless_disabled() {
+    let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  __syncthreads();\n  A[threadIdx.x] = t;\n}\n";
+    let s = cuda(src, 64, 1);
+    assert!(s.contains(&"3:3 existing block w1".to_string()), "{s:?}");
+    let cfg = InstrumentConfig { disable_inspect: true, ..InstrumentConfig::default() };
+    let s = sites(src, Language::Cuda, 64, 1, cfg);
+    assert!(!s.iter().any(|x| x.contains("existing")), "{s:?}");
+}
+
+#[test]
+fn multi_block_cuda_kernels_get_grid_twins() {
+    let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
+    let s = cuda(src, 32, 4);
+    assert_eq!(s, vec!["2:3 before block w1", "2:3 before grid w13", "3:3 before block w1", "3:3 before grid w13"]);
+    let cfg = InstrumentConfig { disable_grid: true, ..InstrumentConfig::default() };
+    assert_eq!(sites(src, Language::Cuda, 32, 4, cfg).len(), 2);
+    // OpenCL has no grid barrier.
+    let cl = "__kernel void k(__global int *A) {\n  int t = A[get_global_id(0) + 1];\n  A[get_global_id(0)] = t;\n}\n";
+    assert!(!sites(cl, Language::OpenCl, 32, 4, InstrumentConfig::default()).iter().any(|x| x.contains("grid")));
+}
