@@ -188,6 +188,9 @@ fn constant_arrays_are_known_from_their_initializer() {
     starts(opencl(src, 8, 1), "verified");
     let unknown = "__kernel void k(__global int *p, __constant int *A) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
     starts(opencl(unknown, 8, 1), "possible write-write race on p[0]");
+    // CUDA's host may overwrite __constant__ memory: its initializer is not a fact.
+    let cuda_src = "__constant__ int A[8] = {0,1,2,3,4,5,6,7};\n__global__ void k(float *p) { if (A[threadIdx.x] != threadIdx.x) p[0] = threadIdx.x; }";
+    starts(cuda(cuda_src, 8, 1), "possible write-write race on p[0]");
 }
 
 #[test]

@@ -250,10 +250,12 @@ impl<'a> Lowerer<'a> {
         let space = self.space_of(g.addr_space);
         let (dims, elem) = layout::array_dims(&self.m.types, value_ty);
         let src = self.input.names.globals.get(name).cloned().unwrap_or_else(|| source_name_of_global(name));
-        // The contents of read-only memory are known from its initializer (other memory may
-        // have been changed by the host or an earlier launch).
-        let init = match (space, &g.initializer) {
-            (Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
+        // The contents of OpenCL's program-scope constants are known from their initializer.
+        // Nothing else is: CUDA's host may overwrite `__constant__` memory
+        // (cudaMemcpyToSymbol), and other memory may have been changed by the host or an
+        // earlier launch (suite: CUDA/globalarray/fail vs OpenCL/globalarray/pass2).
+        let init = match (self.input.language, space, &g.initializer) {
+            (Language::OpenCl, Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
             _ => None,
         };
         let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init });
