@@ -315,8 +315,10 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
             exit::FRONTEND_ERROR
         }
         syncfix::Error::Verify { kernel, source } => {
-            eprintln!("syncfix: error: kernel `{kernel}`: {source}");
-            exit::NOT_ALL_VERIFIED
+            // The verifier cannot represent the kernel (an irreducible CFG): a front-end limit.
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            eprintln!("{name}: error: unsupported construct in kernel `{kernel}`: {source}");
+            exit::FRONTEND_ERROR
         }
     }
 }

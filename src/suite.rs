@@ -215,9 +215,40 @@ pub fn run(a: &SuiteArgs) -> u8 {
         "{total} kernels ({skipped} skipped): {code_ok} gave the expected exit code, {all_ok} also matched their regular expressions; {:.1}s of kernel time",
         secs
     );
+    // The benchmark: per-stage totals from each run's `--stats` line.
+    let mut sums = [0f64; 4];
+    for (_, o) in &results {
+        for (i, key) in ["frontend ", "encode ", "solve ", "verifier calls "].iter().enumerate() {
+            if let Some(v) = stat(&o.stats, key) {
+                sums[i] += v;
+            }
+        }
+    }
+    println!(
+        "stages: frontend {:.1}s, encode {:.1}s, solve {:.1}s; {} verifier calls",
+        sums[0], sums[1], sums[2], sums[3] as u64
+    );
     if all_ok == total {
         0
     } else {
         100
+    }
+}
+
+/// The number after `key` in a `--stats` line (`frontend 0.311s, ... verifier calls 3, ...`).
+fn stat(line: &str, key: &str) -> Option<f64> {
+    let rest = &line[line.find(key)? + key.len()..];
+    let num: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    num.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stats_are_read_back() {
+        let l = "frontend 0.311s, encode 0.016s, solve 0.049s, verifier calls 3, barrier variables 2";
+        assert_eq!(super::stat(l, "encode "), Some(0.016));
+        assert_eq!(super::stat(l, "verifier calls "), Some(3.0));
+        assert_eq!(super::stat(l, "nope "), None);
     }
 }

@@ -128,6 +128,9 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
         stats.verifier_calls += 1;
+        if let Some(d) = opts.deadline {
+            verifier.set_timeout(d.saturating_duration_since(Instant::now()));
+        }
         match verifier.check(&sol.enabled) {
             v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                 let bound = bound_of(&v);

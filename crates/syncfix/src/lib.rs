@@ -98,8 +98,12 @@ pub fn verify(path: &Path, text: &str, opts: &Options) -> Result<(Vec<KernelRepo
 fn verify_kernel(k: &Kernel, opts: &Options, timings: &mut Timings) -> Result<KernelReport, Error> {
     let inst = instrument(k, &InstrumentConfig::verify_only());
     let ctx = z3::Context::new(&z3::Config::new());
-    let mut v = Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify)
-        .map_err(|source| Error::Verify { kernel: k.name.clone(), source })?;
+    let mut v = match Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
+        Ok(v) => v,
+        // Too large to unroll: no verdict, and the reason says why.
+        Err(e @ VerifyError::TooLarge(_)) => return Ok(report_of(k, Verdict::Unknown(e.to_string()), opts)),
+        Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
+    };
     let verdict = v.check(&inst.original_assignment());
     timings.encode += v.stats.encode_time;
     timings.solve += v.stats.solve_time;
@@ -169,8 +173,13 @@ pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, E
         let inst = instrument(k, &opts.instrument);
         timings.barrier_vars += inst.vars.len();
         let ctx = z3::Context::new(&z3::Config::new());
-        let mut v = Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify)
-            .map_err(|source| Error::Verify { kernel: k.name.clone(), source })?;
+        let mut v = match Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
+            Ok(v) => v,
+            Err(e @ VerifyError::TooLarge(_)) => {
+                return Ok(RepairReport::failed(RepairStatus::Unknown(e.to_string()), findings, timings))
+            }
+            Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
+        };
         let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);
         add_stats(&mut timings, &v, &stats);
         match outcome {

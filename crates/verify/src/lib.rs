@@ -155,6 +155,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         Ok(Verifier { ctx, kernel, cfg, abs, enc, opts: opts.clone(), stats })
     }
 
+    /// Limits each later solver call to `t` (the repair loop passes the time left).
+    pub fn set_timeout(&mut self, t: Duration) {
+        let mut params = Params::new(self.ctx);
+        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        self.enc.solver.set_params(&params);
+    }
+
     /// The abstraction chosen for each object.
     pub fn abstraction(&self) -> &Abstraction {
         &self.abs
