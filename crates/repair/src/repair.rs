@@ -104,13 +104,8 @@ pub fn repair(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &Repai
 
 fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions, stats: &mut RepairStats) -> Outcome {
     let costs = costs(inst);
-    let mut clauses: Vec<Clause> = Vec::new();
-    let mut seen: BTreeSet<Vec<(usize, bool)>> = BTreeSet::new();
-    let mut all_exact = true;
+    let mut phi = Phi::default();
     let mut strategy = opts.strategy;
-    let mut last_trace: Option<Box<Trace>> = None;
-    // The trace each clause was learnt from (by clause index).
-    let mut clause_traces: Vec<Box<Trace>> = Vec::new();
     loop {
         stats.iterations += 1;
         if opts.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -120,11 +115,11 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
             return Outcome::Unknown(format!("no repair found within {} verifier calls", opts.max_verifier_calls));
         }
         let t0 = Instant::now();
-        let sol = solve::solve(&costs, &clauses, strategy);
+        let sol = solve::solve(&costs, &phi.clauses, strategy);
         stats.solver_time += t0.elapsed();
         let sol = match sol {
             Ok(Some(s)) => s,
-            Ok(None) => return unsat(&clauses, &clause_traces, all_exact, last_trace),
+            Ok(None) => return phi.unsat(),
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
         stats.verifier_calls += 1;
@@ -136,7 +131,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                 let bound = bound_of(&v);
                 // Final minimality check: is a lighter assignment of the clauses correct?
                 let t0 = Instant::now();
-                let best = solve::minimum(&costs, &clauses);
+                let best = solve::minimum(&costs, &phi.clauses);
                 stats.solver_time += t0.elapsed();
                 stats.used_maxsat = true;
                 let opt = match best {
@@ -153,27 +148,19 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                         // The lighter candidate fails: learn from it and continue with MaxSAT,
                         // whose answers are optimal for the clauses so far.
                         strategy = Strategy::MaxSat;
-                        match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
-                            Learned::Clause => {
-                                stats.clauses = clauses.len();
-                                clause_traces.resize(clauses.len(), t.clone());
-                                last_trace = Some(t);
-                            }
-                            Learned::Stop(o) => return o,
+                        if let Some(o) = phi.learn(inst, t, stats) {
+                            return o;
                         }
                     }
                     Verdict::Unknown(r) => return Outcome::Unknown(r),
                     Verdict::Timeout => return Outcome::Timeout,
                 }
             }
-            Verdict::Defect(t) => match learn(inst, &t, &mut clauses, &mut seen, &mut all_exact) {
-                Learned::Clause => {
-                    stats.clauses = clauses.len();
-                    clause_traces.resize(clauses.len(), t.clone());
-                    last_trace = Some(t);
+            Verdict::Defect(t) => {
+                if let Some(o) = phi.learn(inst, t, stats) {
+                    return o;
                 }
-                Learned::Stop(o) => return o,
-            },
+            }
             Verdict::Unknown(r) => return Outcome::Unknown(r),
             Verdict::Timeout => return Outcome::Timeout,
         }
@@ -189,6 +176,37 @@ fn bound_of(v: &Verdict) -> Option<u32> {
 
 fn repaired(assignment: Vec<bool>, weight: u64, bounded: Option<u32>) -> Outcome {
     Outcome::Repaired { assignment, weight, bounded }
+}
+
+/// The clauses learnt so far (GPURepair's phi), with where they came from.
+#[derive(Default)]
+struct Phi {
+    clauses: Vec<Clause>,
+    seen: BTreeSet<Vec<(usize, bool)>>,
+    /// The trace each clause was learnt from (by clause index).
+    traces: Vec<Box<Trace>>,
+    /// Some clause came from a trace that is not exact.
+    inexact: bool,
+}
+
+impl Phi {
+    /// Learns from a counterexample: adds its clause(s), or returns the final outcome.
+    fn learn(&mut self, inst: &Instrumented, t: Box<Trace>, stats: &mut RepairStats) -> Option<Outcome> {
+        let mut exact = !self.inexact;
+        match learn(inst, &t, &mut self.clauses, &mut self.seen, &mut exact) {
+            Learned::Clause => {
+                self.inexact = !exact;
+                stats.clauses = self.clauses.len();
+                self.traces.resize(self.clauses.len(), t);
+                None
+            }
+            Learned::Stop(o) => Some(o),
+        }
+    }
+
+    fn unsat(&self) -> Outcome {
+        unsat(&self.clauses, &self.traces, !self.inexact, self.traces.last().cloned())
+    }
 }
 
 fn unsat(clauses: &[Clause], traces: &[Box<Trace>], all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {

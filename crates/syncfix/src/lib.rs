@@ -40,6 +40,26 @@ pub struct Options {
     pub repair: RepairOptions,
 }
 
+impl Options {
+    /// The defaults (GPUVerify's and GPURepair's) for a launch; the language follows the
+    /// file's extension (`.cl` is OpenCL).
+    pub fn new(launch: Launch) -> Options {
+        Options {
+            frontend: FrontendOptions {
+                language: None,
+                launch,
+                defines: vec![],
+                include_dirs: vec![],
+                clang_args: vec![],
+                kernel: None,
+            },
+            verify: VerifyOptions::default(),
+            instrument: InstrumentConfig::default(),
+            repair: RepairOptions::default(),
+        }
+    }
+}
+
 /// Why syncfix could not produce a verdict at all.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

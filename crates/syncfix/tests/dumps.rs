@@ -2,26 +2,13 @@
 //! examples: a change to lowering or instrumentation shows up here as a reviewable diff.
 
 use std::path::Path;
-use syncfix::{FrontendOptions, InstrumentConfig, Language, Launch, Options, RepairOptions, VerifyOptions};
+use syncfix::{Launch, Options};
 
 fn dump(name: &str, src: &str, block: u32, grid: u32, instrumented: bool) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, src).unwrap();
-    let opts = Options {
-        frontend: FrontendOptions {
-            language: None,
-            launch: Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] },
-            defines: vec![],
-            include_dirs: vec![],
-            clang_args: vec![],
-            kernel: None,
-        },
-        verify: VerifyOptions::default(),
-        instrument: InstrumentConfig::default(),
-        repair: RepairOptions::default(),
-    };
-    let _ = Language::Cuda;
+    let opts = Options::new(Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] });
     syncfix::dump(Path::new(&path), src, &opts, instrumented).unwrap()
 }
 

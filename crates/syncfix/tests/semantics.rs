@@ -3,24 +3,12 @@
 //! defect, the start of GPUVerify's message.
 
 use std::path::Path;
-use syncfix::{
-    ForceAbstraction, FrontendOptions, InstrumentConfig, Language, Launch, Options, RepairOptions, Status, VerifyOptions,
-};
+use syncfix::{ForceAbstraction, Language, Launch, Options, Status};
 
 fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
-    Options {
-        frontend: FrontendOptions {
-            language: Some(lang),
-            launch: Launch { block_dim: block, grid_dim: grid },
-            defines: vec![],
-            include_dirs: vec![],
-            clang_args: vec![],
-            kernel: None,
-        },
-        verify: VerifyOptions::default(),
-        instrument: InstrumentConfig::default(),
-        repair: RepairOptions::default(),
-    }
+    let mut o = Options::new(Launch { block_dim: block, grid_dim: grid });
+    o.frontend.language = Some(lang);
+    o
 }
 
 /// Verifies `src` and returns "verified", "unknown: ...", or the finding's headline.

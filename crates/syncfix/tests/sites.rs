@@ -2,25 +2,15 @@
 //! boundaries, existing barriers, grid twins; weights lw^depth + gw*grid.
 
 use std::path::Path;
-use syncfix::{FrontendOptions, InstrumentConfig, Language, Launch, Options, RepairOptions, VerifyOptions};
+use syncfix::{InstrumentConfig, Language, Launch, Options};
 
 fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(if lang == Language::Cuda { "k.cu" } else { "k.cl" });
     std::fs::write(&path, src).unwrap();
-    let opts = Options {
-        frontend: FrontendOptions {
-            language: Some(lang),
-            launch: Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] },
-            defines: vec![],
-            include_dirs: vec![],
-            clang_args: vec![],
-            kernel: None,
-        },
-        verify: VerifyOptions::default(),
-        instrument: cfg,
-        repair: RepairOptions::default(),
-    };
+    let mut opts = Options::new(Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] });
+    opts.frontend.language = Some(lang);
+    opts.instrument = cfg;
     let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)
         .unwrap()
         .into_iter()
