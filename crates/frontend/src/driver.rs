@@ -15,6 +15,7 @@ const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h"
 const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
 const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
 const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
+const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
 
 /// Options of the front end.
 #[derive(Clone, Debug)]
@@ -181,6 +182,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     };
     let inc = dir.join("include");
     std::fs::create_dir_all(&inc).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+    write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
     let prelude = match language {
         Language::Cuda => {
             write("include/cuda.h", CUDA_H)?;

@@ -66,11 +66,10 @@ __device__ void __syncfix_anchor(int);
 __device__ void __syncfix_split(int);
 /* A grid-wide barrier (cooperative groups). */
 __device__ void __syncfix_grid_sync(void);
-/* GPUVerify's annotation language. */
-__device__ void __assert(bool);
-__device__ void __requires(bool);
-__device__ void __assume(bool);
 }
+
+/* GPUVerify's annotation language. */
+#include "syncfix_annotations.h"
 
 /* `__syncthreads()` is a clang builtin (llvm.nvvm.barrier0). */
 

@@ -25,8 +25,6 @@ void __syncfix_anchor(int);
 void __syncfix_split(int);
 
 /* GPUVerify's annotation language. */
-void __assert(bool);
-void __requires(bool);
-void __assume(bool);
+#include "syncfix_annotations.h"
 
 #endif /* SYNCFIX_OPENCL_PRELUDE_H */

@@ -228,11 +228,44 @@ impl<'a> Lowerer<'a> {
                 if name.starts_with("llvm.nvvm.bar.warp.sync") {
                     return Err(unsupported("__syncwarp (warp-level synchronisation is not supported yet)", loc));
                 }
+                if let Some(r) = self.lower_library_call(frame, &name, &args, ret_bits, cur, span, loc)? {
+                    if let (Some(dest), Some(v)) = (&c.dest, r) {
+                        frame.values.insert(dest.clone(), LVal::Scalar(v));
+                    }
+                    return Ok(cur);
+                }
                 let Some(callee) = self.functions.get(name.as_str()).copied() else {
                     return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
                 };
                 if callee.basic_blocks.is_empty() {
-                    return Err(unsupported(format!("a call to `{}`, which has no body", demangle(&name)), loc));
+                    // A bodiless function without memory effects (a prelude's `const` math
+                    // function): an uninterpreted function of its arguments.
+                    if is_pure(callee) || is_pure_call(c) {
+                        let mut ops = vec![];
+                        for i in 0..args.len() {
+                            ops.push(scalar_arg(i)?);
+                        }
+                        let w = ret_bits.ok_or_else(|| unsupported(format!("`{}` returning a non-scalar", demangle(&name)), loc))?;
+                        let v = self.push(cur, InstKind::Float { func: name.clone(), args: ops }, w, span);
+                        if let Some(dest) = &c.dest {
+                            frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
+                        }
+                        return Ok(cur);
+                    }
+                    // A bodiless function of numbers only (GPUVerify's bodiless procedure): it
+                    // returns an arbitrary value at each call and cannot reach memory.
+                    if args.iter().all(|a| matches!(a, LVal::Scalar(_))) {
+                        if let Some(dest) = &c.dest {
+                            let w = ret_bits.ok_or_else(|| unsupported(format!("`{}` returning a non-scalar", demangle(&name)), loc))?;
+                            let v = self.push(cur, InstKind::Havoc, w, span);
+                            frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
+                        }
+                        return Ok(cur);
+                    }
+                    return Err(unsupported(
+                        format!("a call to `{}`, which has no body and may access memory through its pointer arguments (give it a body or a __spec_ contract)", demangle(&name)),
+                        loc,
+                    ));
                 }
                 let (cont, value) = self.inline_call(frame, callee, args, span, cur)?;
                 if let (Some(dest), Some(v)) = (&c.dest, value) {
@@ -332,4 +365,24 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// `memory(none)` (or `readnone`) on a function: it reads and writes no memory.
+fn pure_attrs(attrs: &[llvm_ir::function::FunctionAttribute]) -> bool {
+    use llvm_ir::function::{FunctionAttribute as A, MemoryEffect as M};
+    attrs.iter().any(|a| match a {
+        A::ReadNone => true,
+        A::Memory { default, argmem, inaccessible_mem } => {
+            matches!(default, M::None) && matches!(argmem, M::None) && matches!(inaccessible_mem, M::None)
+        }
+        _ => false,
+    })
+}
+
+fn is_pure(f: &llvm_ir::Function) -> bool {
+    pure_attrs(&f.function_attributes)
+}
+
+fn is_pure_call(c: &Call) -> bool {
+    pure_attrs(&c.function_attributes)
 }

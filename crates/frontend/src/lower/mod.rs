@@ -12,6 +12,7 @@
 mod builtins;
 mod inst;
 pub mod layout;
+mod library;
 
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
