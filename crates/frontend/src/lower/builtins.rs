@@ -234,13 +234,16 @@ impl<'a> Lowerer<'a> {
                     }
                     return Ok(cur);
                 }
-                let Some(callee) = self.functions.get(name.as_str()).copied() else {
-                    return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
-                };
-                if callee.basic_blocks.is_empty() {
+                let callee = self.functions.get(name.as_str()).copied();
+                if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
+                    let declared = self.m.func_declarations.iter().find(|d| d.name == name);
+                    if callee.is_none() && declared.is_none() {
+                        return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                    }
                     // A bodiless function without memory effects (a prelude's `const` math
                     // function): an uninterpreted function of its arguments.
-                    if is_pure(callee) || is_pure_call(c) {
+                    let pure = callee.is_some_and(is_pure);
+                    if pure || is_pure_call(c) {
                         let mut ops = vec![];
                         for i in 0..args.len() {
                             ops.push(scalar_arg(i)?);
@@ -267,6 +270,9 @@ impl<'a> Lowerer<'a> {
                         loc,
                     ));
                 }
+                let Some(callee) = callee else {
+                    return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                };
                 let (cont, value) = self.inline_call(frame, callee, args, span, cur)?;
                 if let (Some(dest), Some(v)) = (&c.dest, value) {
                     frame.values.insert(dest.clone(), v);
