@@ -1,7 +1,7 @@
 //! GPUVerify's wording for findings and summaries (`GPUVerifyErrorReporter`, `GPUVerify.py`),
 //! so that scripts and the test suite's regular expressions keep matching.
 
-use syncfix::{Finding, Language, Location, ThreadDesc};
+use syncfix::{Check, Finding, Language, Location, ThreadDesc};
 
 fn dims_used(sizes: &[u32; 3]) -> usize {
     (0..3).rev().find(|&d| sizes[d] > 1).map(|d| d + 1).unwrap_or(1)
@@ -71,9 +71,13 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
             let at2 = second.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
             s.push_str(&format!("{} by {}, {}:\n", second.kind, thread(&second.thread, lang), at2));
             s.push_str(&stack(&second.at));
-            let at1 = first.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
-            s.push_str(&format!("{} by {}, {}:\n", first.kind, thread(&first.thread, lang), at1));
-            s.push_str(&stack(&first.at));
+            if first.external {
+                s.push_str(&format!("{} by {}, from external source location\n\n", first.kind, thread(&first.thread, lang)));
+            } else {
+                let at1 = first.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
+                s.push_str(&format!("{} by {}, {}:\n", first.kind, thread(&first.thread, lang), at1));
+                s.push_str(&stack(&first.at));
+            }
             s
         }
         Finding::Divergence { at } => {
@@ -84,12 +88,20 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
             format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at))
         }
-        Finding::Assertion { at, thread: t, precondition } => {
+        Finding::Assertion { at, thread: t, kind } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
-            if *precondition {
-                format!("{head}: error: {}\n{}", f.headline(), stack(at))
-            } else {
-                format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at))
+            match kind {
+                // GPUVerify reports a precondition at the call, then notes the precondition.
+                Check::Precondition if at.len() > 1 => format!(
+                    "{}: error: {}\n{}{}: note: this is the precondition that might not hold\n{}",
+                    loc(&at[1]),
+                    f.headline(),
+                    stack(&at[1..]),
+                    loc(&at[0]),
+                    stack(&at[..1])
+                ),
+                Check::Precondition | Check::Postcondition => format!("{head}: error: {}\n{}", f.headline(), stack(at)),
+                _ => format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at)),
             }
         }
     }

@@ -105,8 +105,17 @@ impl Display for InstKind {
                 }
             }
             InstKind::Anchor(a) => write!(f, "anchor {}{}", a.stmt, if a.split { " split" } else { "" }),
-            InstKind::Assert { cond, kind } => write!(f, "assert.{} {cond}", lower(kind)),
+            InstKind::Assert { cond, kind, global } => {
+                write!(f, "assert.{}{} {cond}", lower(kind), if *global { ".global" } else { "" })
+            }
             InstKind::Assume { cond } => write!(f, "assume {cond}"),
+            InstKind::Candidate { cond } => write!(f, "candidate {cond}"),
+            InstKind::Enabled => write!(f, "enabled"),
+            InstKind::Other { arg } => write!(f, "other {arg}"),
+            InstKind::Old { arg } => write!(f, "old {arg}"),
+            InstKind::LogQuery { object, kind, query } => write!(f, "log.{}.{} {object}", lower(kind), lower(query)),
+            InstKind::SpecLoad { ptr, width } => write!(f, "specload.{width} {ptr}"),
+            InstKind::External { object, kind } => write!(f, "external.{} {object}", lower(kind)),
         }
     }
 }

@@ -217,13 +217,37 @@ pub enum AtomicOp {
     Other,
 }
 
-/// The kind of a GPUVerify annotation check.
+/// The kind of a GPUVerify annotation check (it decides the message).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum AssertKind {
     /// `__assert(e)`.
     Assertion,
     /// `__requires(e)` of an inlined function, checked at the call.
     Precondition,
+    /// `__ensures(e)` of an inlined function (or the kernel), checked at each return.
+    Postcondition,
+    /// `__invariant(e)` (and `__function_wide_invariant(e)` at each loop head of its
+    /// function), checked each time it is reached.
+    LoopInvariant,
+    /// `__barrier_invariant_N(e, ...)`, checked at the barrier that follows it.
+    BarrierInvariant,
+}
+
+/// A kind of access in thread 1's race log (GPUVerify's read/write/atomic sets).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LogKind {
+    Read,
+    Write,
+    Atomic,
+}
+
+/// What a query on a race log asks.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LogQuery {
+    /// Whether an access of this kind is logged (`__read(p)`, `__write(p)`): width 1.
+    Has,
+    /// The logged access's byte offset in its object (`__write_offset_bytes(p)`).
+    OffsetBytes,
 }
 
 /// A source statement boundary left by the front end: the program point just before the
@@ -259,9 +283,31 @@ pub enum InstKind {
     Atomic { op: AtomicOp, ptr: Pointer, args: Vec<Operand>, width: u32 },
     Barrier(Barrier),
     Anchor(Anchor),
-    Assert { cond: Operand, kind: AssertKind },
+    /// A check of `cond` by each enabled thread; a `global` one (`__global_assert`,
+    /// `__global_invariant`...) is checked whenever either thread of the pair is enabled.
+    Assert { cond: Operand, kind: AssertKind, global: bool },
     /// `__requires` of the kernel, `__assume`: executions that violate it are not considered.
     Assume { cond: Operand },
+    /// A candidate invariant or assertion (`__candidate_invariant(e)`): a hint for invariant
+    /// inference, not a claim; it is not checked.
+    Candidate { cond: Operand },
+    /// `__enabled()`: whether this thread executes here (width 1).
+    Enabled,
+    /// `__other_int(e)`: the value of `arg` in the other thread of the pair.
+    Other { arg: Operand },
+    /// `__old_int(e)`: the value of `arg` where this instruction stands, kept when a
+    /// specification is evaluated again elsewhere (a postcondition at a return).
+    Old { arg: Operand },
+    /// A query on thread 1's race log of `object` (GPUVerify's `__read`, `__write_offset_bytes`...).
+    LogQuery { object: ObjectId, kind: LogKind, query: LogQuery },
+    /// A read made by a specification (an invariant, a postcondition): not an access, so it
+    /// is never logged or checked for races (GPUVerify's non-temporal loads).
+    SpecLoad { ptr: Pointer, width: u32 },
+    /// The effect of an external (specified) function: `__reads_from(p)` / `__writes_to(p)`.
+    /// Thread 1's log of `object` may now hold such an access at any offset (only the
+    /// function's postconditions say more); a write leaves the contents arbitrary. Neither
+    /// thread's access is checked here (GPUVerify checks only the caller's accesses).
+    External { object: ObjectId, kind: LogKind },
 }
 
 impl InstKind {
@@ -279,7 +325,16 @@ impl InstKind {
     /// Operands read by the instruction (not including pointer objects).
     pub fn operands(&self) -> Vec<Operand> {
         match self {
-            InstKind::Param { .. } | InstKind::Builtin(_) | InstKind::Havoc | InstKind::Anchor(_) => vec![],
+            InstKind::Param { .. }
+            | InstKind::Builtin(_)
+            | InstKind::Havoc
+            | InstKind::Anchor(_)
+            | InstKind::Enabled
+            | InstKind::LogQuery { .. }
+            | InstKind::External { .. } => vec![],
+            InstKind::Other { arg } | InstKind::Old { arg } => vec![*arg],
+            InstKind::SpecLoad { ptr, .. } => vec![ptr.offset],
+            InstKind::Candidate { cond } => vec![*cond],
             InstKind::Bin { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
             InstKind::Cast { arg, .. } => vec![*arg],
             InstKind::Select { cond, then, els } => vec![*cond, *then, *els],

@@ -13,7 +13,7 @@ mod report;
 pub mod testsuite;
 
 pub use config::{Config, ConfigError};
-pub use report::{describe, Finding, Location, ThreadDesc};
+pub use report::{describe, Check, Finding, Location, ThreadDesc};
 pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
 pub use syncfix_frontend::driver::{FrontendError, FrontendOptions};
 pub use syncfix_instrument::InstrumentConfig;

@@ -40,6 +40,9 @@ pub struct AccessDesc {
     pub thread: ThreadDesc,
     /// The access's location, then the call sites it was inlined through.
     pub at: Vec<Location>,
+    /// Made by an external (specified) function: GPUVerify prints "from external source
+    /// location".
+    pub external: bool,
 }
 
 /// A defect found by the verifier.
@@ -49,8 +52,22 @@ pub enum Finding {
     /// `first` is the access logged first (thread 1), `second` the later one.
     Race { race: String, array: String, first: AccessDesc, second: AccessDesc },
     Divergence { at: Vec<Location> },
-    Assertion { at: Vec<Location>, thread: ThreadDesc, precondition: bool },
+    Assertion { at: Vec<Location>, thread: ThreadDesc, kind: Check },
     ConstantWrite { at: Vec<Location>, thread: ThreadDesc },
+}
+
+/// What kind of specification failed (GPUVerify words each differently).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    Assertion,
+    /// A callee's `__requires`: reported at the call, with a note at the precondition.
+    Precondition,
+    Postcondition,
+    /// A loop invariant that fails on entry to its loop.
+    InvariantOnEntry,
+    /// A loop invariant that the loop does not maintain.
+    InvariantMaintained,
+    BarrierInvariant,
 }
 
 impl Finding {
@@ -59,8 +76,15 @@ impl Finding {
         match self {
             Finding::Race { race, array, .. } => format!("possible {race} race on {array}"),
             Finding::Divergence { .. } => "barrier may be reached by non-uniform control flow".into(),
-            Finding::Assertion { precondition: false, .. } => "this assertion might not hold".into(),
-            Finding::Assertion { precondition: true, .. } => "a precondition for this call might not hold".into(),
+            Finding::Assertion { kind, .. } => match kind {
+                Check::Assertion => "this assertion might not hold",
+                Check::Precondition => "a precondition for this call might not hold",
+                Check::Postcondition => "postcondition might not hold on all return paths",
+                Check::InvariantOnEntry => "loop invariant might not hold on entry",
+                Check::InvariantMaintained => "loop invariant might not be maintained by the loop",
+                Check::BarrierInvariant => "this barrier invariant might not hold",
+            }
+            .into(),
             Finding::ConstantWrite { .. } => "possible attempt to modify constant memory".into(),
         }
     }
@@ -119,16 +143,23 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
             Finding::Race {
                 race,
                 array: element(k, r.object, r.offset, r.width),
-                first: AccessDesc { kind: kind_name(r.first.kind), thread: thread(0), at: user_locations(k, &r.first.span) },
-                second: AccessDesc { kind: kind_name(r.second.kind), thread: thread(1), at: user_locations(k, &r.second.span) },
+                first: AccessDesc { kind: kind_name(r.first.kind), thread: thread(0), at: user_locations(k, &r.first.span), external: r.first.external },
+                second: AccessDesc { kind: kind_name(r.second.kind), thread: thread(1), at: user_locations(k, &r.second.span), external: r.second.external },
             }
         }
         Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
         Defect::ConstantWrite { span, thread: th, .. } => Finding::ConstantWrite { at: user_locations(k, span), thread: thread(*th) },
-        Defect::Assertion { span, kind, thread: th, .. } => Finding::Assertion {
+        Defect::Assertion { span, kind, thread: th, first_iteration, .. } => Finding::Assertion {
             at: user_locations(k, span),
             thread: thread(*th),
-            precondition: *kind == AssertKind::Precondition,
+            kind: match kind {
+                AssertKind::Assertion => Check::Assertion,
+                AssertKind::Precondition => Check::Precondition,
+                AssertKind::Postcondition => Check::Postcondition,
+                AssertKind::LoopInvariant if *first_iteration => Check::InvariantOnEntry,
+                AssertKind::LoopInvariant => Check::InvariantMaintained,
+                AssertKind::BarrierInvariant => Check::BarrierInvariant,
+            },
         },
     }
 }

@@ -57,6 +57,9 @@ impl Abstraction {
         let mut aligned: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(u32::MAX);
         let align = alignments(k);
         for (_, inst) in k.insts.iter() {
+            if let InstKind::External { object, kind: syncfix_kir::LogKind::Write } = inst.kind {
+                written[object] = true;
+            }
             if let Some((ptr, width, is_write, is_atomic)) = inst.kind.access() {
                 if is_write {
                     written[ptr.object] = true;
@@ -161,7 +164,7 @@ fn control_objects(k: &Kernel) -> BTreeSet<ObjectId> {
         for (id, inst) in k.insts.iter() {
             let mut t: BTreeSet<ObjectId> = BTreeSet::new();
             match &inst.kind {
-                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => {
+                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } | InstKind::SpecLoad { ptr, .. } => {
                     t.insert(ptr.object);
                     t.extend(of(&taint, &ptr.offset));
                 }

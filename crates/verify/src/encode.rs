@@ -19,8 +19,8 @@ use crate::{Limits, VerifyError, VerifyOptions};
 use syncfix_kir::EntityRef;
 use std::collections::{BTreeMap, HashSet};
 use syncfix_kir::{
-    AssertKind, BinOp, BlockId, Builtin, CastOp, Cfg, CmpPred, Fences, Guard, InstId, InstKind, Item, Kernel, LoopId,
-    ObjectId, Operand, Scope, Space, Span, Terminator, VarId,
+    AssertKind, BinOp, BlockId, Builtin, CastOp, Cfg, CmpPred, Fences, Guard, InstId, InstKind, Item, Kernel, LogKind,
+    LogQuery, LoopId, ObjectId, Operand, Scope, Space, Span, Terminator, VarId,
 };
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Context, FuncDecl, SatResult, Solver, Sort};
@@ -47,6 +47,8 @@ pub struct AccessInstance {
     pub pos: u32,
     pub kind: AccessKind,
     pub object: ObjectId,
+    /// Made by an external (specified) function, not by the kernel's code.
+    pub external: bool,
 }
 
 /// One execution of a barrier in the unrolled schedule.
@@ -71,8 +73,9 @@ pub enum PropKind<'ctx> {
     Race { check: usize, logged: AccessKind, who: BV<'ctx>, off2: BV<'ctx> },
     /// Barrier instance `barrier` is reached by one thread and not the other.
     Divergence { barrier: usize },
-    /// An assertion of thread `thread` (0 or 1) fails.
-    Assert { inst: InstId, thread: usize, kind: AssertKind },
+    /// An assertion of thread `thread` (0 or 1) fails; `first_iteration`: in the first
+    /// iteration of its innermost loop (or outside loops), for loop invariants' messages.
+    Assert { inst: InstId, thread: usize, kind: AssertKind, first_iteration: bool },
     /// Thread `thread` writes constant memory.
     ConstantWrite { inst: InstId, thread: usize },
 }
@@ -127,6 +130,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
     loop_stack: Vec<LoopId>,
+    /// The iteration being unrolled of each loop on the stack.
+    loop_iters: Vec<u32>,
     // Ordered maps: barrier effects iterate them, and the order terms are built in must not
     // vary between runs (the same input gives the same output).
     eq: BTreeMap<ObjectId, [Mem<'ctx>; 2]>,
@@ -142,6 +147,9 @@ pub(crate) struct Encoder<'ctx, 'k> {
     executed: u64,
     ufs: BTreeMap<String, FuncDecl<'ctx>>,
     fresh: u32,
+    /// Values that depend on a query of the race log: specifications over them are about
+    /// thread 1, whose log it is (GPUVerify keeps one log).
+    log_dependent: HashSet<InstId>,
     /// Values returned so far by repetition-free atomics, per object: (executed, offset, value).
     used: BTreeMap<ObjectId, Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>>,
 }
@@ -198,6 +206,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             solver.assert(c);
         }
         let escaping = escaping_values(k, cfg);
+        let log_dependent = log_dependent_values(k);
         Encoder {
             ctx,
             k,
@@ -212,9 +221,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             params: BTreeMap::new(),
             env: [BTreeMap::new(), BTreeMap::new()],
             escaping,
+            log_dependent,
             incoming: BTreeMap::new(),
             back: BTreeMap::new(),
             loop_stack: Vec::new(),
+            loop_iters: Vec::new(),
             eq: BTreeMap::new(),
             private: [BTreeMap::new(), BTreeMap::new()],
             logs: BTreeMap::new(),
@@ -326,9 +337,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.limits.max_unwind_unbounded
         };
         self.loop_stack.push(l);
+        self.loop_iters.push(0);
         let order = self.cfg.loop_order[l].clone();
         let mut iter = 0u32;
         loop {
+            if let Some(i) = self.loop_iters.last_mut() {
+                *i = iter;
+            }
             let entry: [Bool<'ctx>; 2] = std::array::from_fn(|t| {
                 let inc = self.incoming.get(&header).map(|v| v.as_slice()).unwrap_or(&[]);
                 or(ctx, &inc.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify()
@@ -377,6 +392,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.incoming.insert(header, back);
         }
         self.loop_stack.pop();
+        self.loop_iters.pop();
         Ok(())
     }
 
@@ -695,25 +711,136 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             InstKind::Barrier(bar) => self.barrier(inst, &bar, pred),
             InstKind::Anchor(_) => {}
-            InstKind::Assert { cond, kind } => {
-                for t in 0..2 {
+            InstKind::Assert { cond, kind, global } => {
+                let first_iteration = self.loop_iters.last().map_or(true, |i| *i == 0);
+                let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+                for t in 0..self.threads_for(cond) {
                     let c = self.value(t, cond).to_bool(ctx);
-                    let viol = Bool::and(ctx, &[&self.ok, &pred[t], &c.not()]).simplify();
+                    let on = if global { &either } else { &pred[t] };
+                    let viol = Bool::and(ctx, &[&self.ok, on, &c.not()]).simplify();
                     if !is_false(&viol) {
-                        self.props.push(Property { cond: viol, pos: self.pos, kind: PropKind::Assert { inst, thread: t, kind } });
+                        self.props.push(Property {
+                            cond: viol,
+                            pos: self.pos,
+                            kind: PropKind::Assert { inst, thread: t, kind, first_iteration },
+                        });
                     }
+                }
+            }
+            InstKind::Candidate { .. } => {}
+            InstKind::Enabled => {
+                for t in 0..2 {
+                    self.define(t, inst, Term::B(pred[t].clone()), &pred[t]);
+                }
+            }
+            InstKind::Other { arg } => {
+                let v: [Term<'ctx>; 2] = [self.value(1, arg), self.value(0, arg)];
+                for (t, x) in v.into_iter().enumerate() {
+                    self.define(t, inst, x, &pred[t]);
+                }
+            }
+            InstKind::Old { arg } => {
+                for t in 0..2 {
+                    let v = self.value(t, arg);
+                    self.define(t, inst, v, &pred[t]);
+                }
+            }
+            InstKind::LogQuery { object, kind, query } => {
+                // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
+                let v = match self.logs.get(&object) {
+                    Some(logs) => {
+                        let l = logs.get(match kind {
+                            LogKind::Read => AccessKind::Read,
+                            LogKind::Write => AccessKind::Write,
+                            LogKind::Atomic => AccessKind::Atomic,
+                        });
+                        match query {
+                            LogQuery::Has => Term::B(l.has.clone()),
+                            LogQuery::OffsetBytes => Term::V(resize(&l.off, width as u32)),
+                        }
+                    }
+                    None => match query {
+                        LogQuery::Has => Term::B(Bool::from_bool(ctx, false)),
+                        LogQuery::OffsetBytes => const_term(ctx, 0, width),
+                    },
+                };
+                for t in 0..2 {
+                    self.define(t, inst, v.clone(), &pred[t]);
+                }
+            }
+            InstKind::SpecLoad { ptr, width: bytes } => {
+                for t in 0..2 {
+                    let off = self.bv(t, ptr.offset);
+                    let raw = self.read(t, ptr.object, &off, bytes);
+                    let v = if width == 1 {
+                        Term::B(raw.extract(0, 0)._eq(&BV::from_u64(ctx, 1, 1)))
+                    } else {
+                        Term::V(resize(&raw, width as u32))
+                    };
+                    self.define(t, inst, v, &pred[t]);
                 }
             }
             InstKind::Assume { cond } => {
                 let cs: Vec<Bool<'ctx>> =
-                    (0..2).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
-                self.ok = Bool::and(ctx, &[&self.ok, &cs[0], &cs[1]]).simplify();
+                    (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
+                let mut all = vec![&self.ok];
+                all.extend(cs.iter());
+                self.ok = Bool::and(ctx, &all).simplify();
             }
+            InstKind::External { object, kind } => self.external(inst, object, kind, pred),
         }
         Ok(())
     }
 
     /// The uninterpreted function for `func` (declared once); returns its cache key.
+    /// How many threads a specification over `cond` is about: only thread 1 when it reads
+    /// the race log (which is thread 1's).
+    fn threads_for(&self, cond: Operand) -> usize {
+        match cond {
+            Operand::Value(v) if self.log_dependent.contains(&v) => 1,
+            _ => 2,
+        }
+    }
+
+    /// An external function's access (`__writes_to(p)`, `__reads_from(p)`): thread 1's log may
+    /// now hold it at any offset; a write leaves the contents arbitrary.
+    fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let access = match kind {
+            LogKind::Read => AccessKind::Read,
+            LogKind::Write => AccessKind::Write,
+            LogKind::Atomic => AccessKind::Atomic,
+        };
+        if self.logs.contains_key(&o) {
+            let who = self.accesses.len() as u32;
+            self.accesses.push(AccessInstance { inst, pos: self.pos, kind: access, object: o, external: true });
+            let loops = self.enclosing_loops(self.k.insts[inst].block);
+            self.access_loops.push(loops);
+            let choose = Bool::new_const(ctx, self.fresh_name("log"));
+            let cond = Bool::and(ctx, &[&pred[0], &choose]);
+            let width = self.k.objects[o].elem_size.max(1);
+            // An element of the array (GPUVerify's offsets are element indices).
+            let index = BV::new_const(ctx, self.fresh_name("external_index"), 64);
+            let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
+            let bits = self.logs[&o].read.value.get_size();
+            let value = BV::new_const(ctx, self.fresh_name("external_value"), bits);
+            let changed = Bool::new_const(ctx, self.fresh_name("external_changed"));
+            let logs = self.logs.get_mut(&o).expect("logs");
+            logs.get_mut(access).log(ctx, &cond, &off, width, &value, &changed, who);
+        }
+        if kind == LogKind::Write {
+            if let Some(copies) = self.eq.get_mut(&o) {
+                let name = self.k.objects[o].name.clone();
+                let g = copies[0].granule;
+                let fresh = Mem::fresh(ctx, &name, g);
+                let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+                for c in copies.iter_mut() {
+                    c.arr = either.ite(&fresh.arr, &c.arr);
+                }
+            }
+        }
+    }
+
     /// Writing constant memory is an error (GPUVerify: "possible attempt to modify constant
     /// memory").
     fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
@@ -869,7 +996,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return;
         }
         let who = self.accesses.len() as u32;
-        self.accesses.push(AccessInstance { inst, pos: self.pos, kind, object: o });
+        self.accesses.push(AccessInstance { inst, pos: self.pos, kind, object: o, external: false });
         let loops = self.enclosing_loops(self.k.insts[inst].block);
         self.access_loops.push(loops);
         let choose = Bool::new_const(ctx, self.fresh_name("log"));
@@ -1087,4 +1214,25 @@ fn loop_bounded_by_launch(k: &Kernel, cfg: &Cfg, l: LoopId) -> bool {
         }
     }
     true
+}
+
+/// Values computed from a query of the race log (`__write(p)`, `__read_offset_bytes(p)`...).
+fn log_dependent_values(k: &Kernel) -> HashSet<InstId> {
+    let mut out: HashSet<InstId> = HashSet::new();
+    loop {
+        let before = out.len();
+        for (id, inst) in k.insts.iter() {
+            if out.contains(&id) {
+                continue;
+            }
+            let dep = matches!(inst.kind, InstKind::LogQuery { .. })
+                || inst.kind.operands().iter().any(|o| matches!(o, Operand::Value(v) if out.contains(v)));
+            if dep && inst.width > 0 {
+                out.insert(id);
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }

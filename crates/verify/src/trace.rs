@@ -24,6 +24,8 @@ pub struct Access {
     pub kind: AccessKind,
     /// Which of the trace's threads made it (0 or 1).
     pub thread: usize,
+    /// Made by an external (specified) function, so it has no source location of its own.
+    pub external: bool,
 }
 
 /// A data race between two accesses.
@@ -51,8 +53,9 @@ pub enum Defect {
     Race(Race),
     /// A barrier reached by one thread of the pair and not the other.
     Divergence { barrier: InstId, span: Span, var: Option<VarId> },
-    /// An assertion (or a callee's precondition) fails for `thread`.
-    Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize },
+    /// An assertion (or a callee's precondition, a postcondition, an invariant) fails for
+    /// `thread`; `first_iteration`: a loop invariant fails on entry to its loop.
+    Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize, first_iteration: bool },
     /// `thread` writes constant memory.
     ConstantWrite { inst: InstId, span: Span, thread: usize },
 }
@@ -148,8 +151,8 @@ pub(crate) fn extract<'ctx>(
                 object,
                 offset: eval_bv(m, off2),
                 width,
-                first: Access { inst: first.inst, span: k.insts[first.inst].span.clone(), kind: *logged, thread: 0 },
-                second: Access { inst: second.inst, span: k.insts[second.inst].span.clone(), kind: second.kind, thread: 1 },
+                first: Access { inst: first.inst, span: k.insts[first.inst].span.clone(), kind: *logged, thread: 0, external: first.external },
+                second: Access { inst: second.inst, span: k.insts[second.inst].span.clone(), kind: second.kind, thread: 1, external: false },
                 separating: separating.into_iter().collect(),
                 in_order: in_order.into_iter().collect(),
             })
@@ -158,9 +161,13 @@ pub(crate) fn extract<'ctx>(
             let b = &enc.barriers[*barrier];
             Defect::Divergence { barrier: b.inst, span: k.insts[b.inst].span.clone(), var: b.var }
         }
-        PropKind::Assert { inst, thread, kind } => {
-            Defect::Assertion { inst: *inst, span: k.insts[*inst].span.clone(), kind: *kind, thread: *thread }
-        }
+        PropKind::Assert { inst, thread, kind, first_iteration } => Defect::Assertion {
+            inst: *inst,
+            span: k.insts[*inst].span.clone(),
+            kind: *kind,
+            thread: *thread,
+            first_iteration: *first_iteration,
+        },
         PropKind::ConstantWrite { inst, thread } => {
             Defect::ConstantWrite { inst: *inst, span: k.insts[*inst].span.clone(), thread: *thread }
         }

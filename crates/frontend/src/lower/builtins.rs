@@ -4,7 +4,7 @@
 use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
-    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
+    Anchor, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
     Operand, Scope, Span, StmtId,
 };
 use syncfix_kir::EntityRef;
@@ -23,9 +23,6 @@ enum Known {
     OpenClBarrier,
     GridBarrier,
     Anchor { split: bool },
-    Assert,
-    Requires,
-    Assume,
     /// Intrinsics with no effect on races or control flow.
     Ignore,
     SMax,
@@ -102,9 +99,6 @@ fn classify(name: &str) -> Option<Known> {
         "__syncfix_grid_sync" => Known::GridBarrier,
         "__syncfix_anchor" => Known::Anchor { split: false },
         "__syncfix_split" => Known::Anchor { split: true },
-        "__assert" => Known::Assert,
-        "__requires" => Known::Requires,
-        "__assume" => Known::Assume,
         _ => return None,
     })
 }
@@ -124,11 +118,13 @@ impl<'a> Lowerer<'a> {
                 _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", demangle(&name)), loc)),
             }
         };
-        let ret_width = llvm_ir::types::Typed::get_type(&c.function_ty, &self.m.types);
-        let ret_bits = match ret_width.as_ref() {
+        let ret_bits = match c.function_ty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => super::layout::scalar_bits(result_type),
             _ => None,
         };
+        if self.lower_annotation(frame, c, &name, &args, ret_bits, cur, span, loc)? {
+            return Ok(cur);
+        }
         let launch = self.k.launch;
         let result: Option<Operand> = match classify(&name) {
             Some(Known::LocalId(d)) | Some(Known::GroupId(d)) | Some(Known::LocalSize(d)) | Some(Known::NumGroups(d))
@@ -147,11 +143,11 @@ impl<'a> Lowerer<'a> {
             }
             Some(Known::GlobalOffset) => Some(Operand::konst(ret_bits.unwrap_or(64), 0)),
             Some(Known::BlockBarrier) => {
-                self.barrier(cur, Scope::Block, Fences::ALL, span);
+                self.barrier(frame, cur, Scope::Block, Fences::ALL, span);
                 None
             }
             Some(Known::GridBarrier) => {
-                self.barrier(cur, Scope::Grid, Fences::ALL, span);
+                self.barrier(frame, cur, Scope::Grid, Fences::ALL, span);
                 None
             }
             Some(Known::OpenClBarrier) => {
@@ -160,7 +156,7 @@ impl<'a> Lowerer<'a> {
                     Some(bits) => Fences::Const { local: bits & 1 != 0, global: bits & 2 != 0 },
                     None => Fences::Dynamic(f),
                 };
-                self.barrier(cur, Scope::Block, fences, span);
+                self.barrier(frame, cur, Scope::Block, fences, span);
                 None
             }
             Some(Known::Anchor { split }) => {
@@ -169,25 +165,6 @@ impl<'a> Lowerer<'a> {
                 if stmt.index() < self.k.stmts.stmts.len() {
                     self.push(cur, InstKind::Anchor(Anchor { stmt, split }), 0, span);
                 }
-                None
-            }
-            Some(Known::Assert) => {
-                let c = self.bool_arg(cur, scalar_arg(0)?, span);
-                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion }, 0, span);
-                None
-            }
-            Some(Known::Requires) => {
-                let c = self.bool_arg(cur, scalar_arg(0)?, span);
-                if frame.is_kernel {
-                    self.push(cur, InstKind::Assume { cond: c }, 0, span);
-                } else {
-                    self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition }, 0, span);
-                }
-                None
-            }
-            Some(Known::Assume) => {
-                let c = self.bool_arg(cur, scalar_arg(0)?, span);
-                self.push(cur, InstKind::Assume { cond: c }, 0, span);
                 None
             }
             Some(Known::Ignore) => None,
@@ -273,7 +250,7 @@ impl<'a> Lowerer<'a> {
                 let Some(callee) = callee else {
                     return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
                 };
-                let (cont, value) = self.inline_call(frame, callee, args, span, cur)?;
+                let (cont, value) = self.inline_call(callee, args, span, cur)?;
                 if let (Some(dest), Some(v)) = (&c.dest, value) {
                     frame.values.insert(dest.clone(), v);
                 }
@@ -291,16 +268,7 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
-    fn bool_arg(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
-        if self.k.width(v) == 1 {
-            v
-        } else {
-            let w = self.k.width(v);
-            Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
-        }
-    }
-
-    fn barrier(&mut self, cur: BlockId, scope: Scope, fences: Fences, span: &Span) {
+    pub(crate) fn barrier(&mut self, frame: &mut Frame, cur: BlockId, scope: Scope, fences: Fences, span: &Span) {
         // The statement whose deletion removes this barrier: the innermost statement of the
         // main file that contains the barrier's user-code location and is a bare barrier call.
         let stmt = span.in_main().and_then(|l| {
@@ -309,7 +277,11 @@ impl<'a> Lowerer<'a> {
             let s = self.k.stmts.innermost_at(off)?;
             self.k.stmts.stmts[s].barrier_call.map(|_| s)
         });
-        self.push(cur, InstKind::Barrier(Barrier { scope, fences, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt } }), 0, span);
+        let kind = InstKind::Barrier(Barrier { scope, fences, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt } });
+        let span = span.clone();
+        self.with_barrier_invariants(frame, cur, |me| {
+            me.push(cur, kind, 0, &span);
+        });
     }
 
     /// `get_local_id(d)` and friends for a possibly non-constant dimension `d`.

@@ -201,7 +201,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn sext64(&mut self, cur: Option<BlockId>, v: Operand, span: &Span) -> Operand {
+    pub(crate) fn sext64(&mut self, cur: Option<BlockId>, v: Operand, span: &Span) -> Operand {
         let w = self.k.width(v);
         match v {
             _ if w == 64 => v,
@@ -231,7 +231,13 @@ impl<'a> Lowerer<'a> {
             _ => {
                 let w = layout::scalar_bits(ty).ok_or_else(|| unsupported(format!("a load of type {ty}"), loc))?;
                 let bytes = layout::size(&self.m.types, ty).unwrap_or(1) as u32;
-                let v = self.push(cur, InstKind::Load { ptr: Pointer { object: obj, offset: off }, width: bytes }, w, span);
+                let ptr = Pointer { object: obj, offset: off };
+                let kind = if self.spec_depth > 0 {
+                    InstKind::SpecLoad { ptr, width: bytes }
+                } else {
+                    InstKind::Load { ptr, width: bytes }
+                };
+                let v = self.push(cur, kind, w, span);
                 Ok(LVal::Scalar(Operand::Value(v)))
             }
         }
@@ -551,13 +557,14 @@ impl<'a> Lowerer<'a> {
         let block = |f: &Frame, n: &Name| f.blocks[n];
         let t = match term {
             T::Ret(r) => {
+                let v = match &r.return_operand {
+                    Some(op) => Some(self.operand(frame, op, loc)?),
+                    None => None,
+                };
+                self.ensures_at_return(frame, v.as_ref(), cur, &span);
                 if frame.is_kernel {
                     Terminator::Return
                 } else {
-                    let v = match &r.return_operand {
-                        Some(op) => Some(self.operand(frame, op, loc)?),
-                        None => None,
-                    };
                     frame.returns.push((cur, v));
                     Terminator::Unreachable // replaced by a branch to the caller's continuation
                 }

@@ -13,6 +13,7 @@ mod builtins;
 mod inst;
 pub mod layout;
 mod library;
+mod spec;
 
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
@@ -91,6 +92,19 @@ pub(crate) struct Frame {
     call_site: Span,
     is_kernel: bool,
     returns: Vec<(BlockId, Option<LVal>)>,
+    /// The function is a GPUVerify specification (`__spec_f`): its postconditions are
+    /// assumed, not checked.
+    is_spec: bool,
+    /// Postconditions (condition, global), evaluated again at each return.
+    ensures: Vec<(Operand, bool)>,
+    /// Placeholders of `__return_val_*()`, replaced by the returned value at each return.
+    ret_placeholders: Vec<InstId>,
+    /// `__function_wide_invariant` conditions, checked at each loop head of the function.
+    function_wide: Vec<Operand>,
+    /// `__barrier_invariant_N` (condition, instantiations) waiting for the next barrier.
+    barrier_invariants: Vec<(Operand, Vec<Operand>, Span)>,
+    /// LLVM block names in the order they were lowered (for the function's loop heads).
+    order: Vec<Name>,
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -102,6 +116,8 @@ pub(crate) struct Lowerer<'a> {
     files: HashMap<String, FileId>,
     functions: HashMap<&'a str, &'a Function>,
     private_count: u32,
+    /// Inside `__syncfix_spec_begin/end`: loads are specification reads.
+    pub(crate) spec_depth: u32,
 }
 
 /// Lowers the kernel `input.kernel_ir_name` of `input.module` to KIR.
@@ -145,11 +161,26 @@ pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
         files: file_ids,
         functions: m.functions.iter().map(|f| (f.name.as_str(), f)).collect(),
         private_count: 0,
+        spec_depth: 0,
     };
     let args = l.kernel_params(func, entry)?;
+    // Axioms (`__axiom(e)` defines `__syncfix_axiom_N`): assumed at kernel entry.
+    let mut cur = entry;
+    let axioms: Vec<&Function> = m.functions.iter().filter(|f| f.name.starts_with("__syncfix_axiom_")).collect();
+    for ax in axioms {
+        let span = Span { frames: ax.debugloc.as_ref().and_then(|d| l.loc(d)).into_iter().collect() };
+        l.stack.push(ax.name.clone());
+        let (cont, v) = l.inline_call(ax, vec![], &span, cur)?;
+        l.stack.pop();
+        if let Some(LVal::Scalar(v)) = v {
+            let c = l.truth(cont, v, &span);
+            l.push(cont, InstKind::Assume { cond: c }, 0, &span);
+        }
+        cur = cont;
+    }
     l.stack.push(func.name.clone());
     let (body, _) = l.lower_body(func, args, Span::default(), true)?;
-    l.k.blocks[entry].term = Terminator::Br(body);
+    l.k.blocks[cur].term = Terminator::Br(body);
     Ok(l.k)
 }
 
@@ -294,6 +325,12 @@ impl<'a> Lowerer<'a> {
             call_site,
             is_kernel,
             returns: vec![],
+            is_spec: demangle(&func.name).starts_with("__spec_"),
+            ensures: vec![],
+            ret_placeholders: vec![],
+            function_wide: vec![],
+            barrier_invariants: vec![],
+            order: vec![],
         };
         for (p, a) in func.parameters.iter().zip(args) {
             frame.values.insert(p.name.clone(), a);
@@ -305,6 +342,7 @@ impl<'a> Lowerer<'a> {
         let entry = frame.blocks[&func.basic_blocks[0].name];
         for bi in rpo(func) {
             let bb = &func.basic_blocks[bi];
+            frame.order.push(bb.name.clone());
             let mut cur = frame.blocks[&bb.name];
             for ins in &bb.instrs {
                 cur = self.lower_inst(&mut frame, ins, cur)?;
@@ -313,6 +351,10 @@ impl<'a> Lowerer<'a> {
             frame.exits.insert(bb.name.clone(), cur);
         }
         self.resolve_phis(&mut frame)?;
+        if let Some((_, _, span)) = frame.barrier_invariants.first() {
+            return Err(unsupported("a barrier invariant that no barrier follows", span.in_main().or(span.top())));
+        }
+        self.function_wide_invariants(&frame, func)?;
         Ok((entry, std::mem::take(&mut frame.returns)))
     }
 
@@ -351,7 +393,6 @@ impl<'a> Lowerer<'a> {
     /// Inlines a call to a defined function.
     pub(crate) fn inline_call(
         &mut self,
-        frame: &Frame,
         callee: &'a Function,
         args: Vec<LVal>,
         span: &Span,
@@ -363,7 +404,6 @@ impl<'a> Lowerer<'a> {
         if self.stack.len() > 64 {
             return Err(unsupported("calls nested more than 64 deep", span.top()));
         }
-        let _ = frame;
         self.stack.push(callee.name.clone());
         let (entry, returns) = self.lower_body(callee, args, span.clone(), false)?;
         self.stack.pop();
@@ -473,22 +513,26 @@ fn init_cells(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::Constant
     Some(syncfix_kir::Init { cells })
 }
 
+/// The successor blocks of an LLVM terminator.
+pub(crate) fn successors(t: &llvm_ir::Terminator) -> Vec<&Name> {
+    use llvm_ir::Terminator as T;
+    match t {
+        T::Br(b) => vec![&b.dest],
+        T::CondBr(c) => vec![&c.true_dest, &c.false_dest],
+        T::Switch(s) => {
+            let mut v = vec![&s.default_dest];
+            v.extend(s.dests.iter().map(|(_, n)| n));
+            v
+        }
+        _ => vec![],
+    }
+}
+
 /// Reverse post-order of a function's blocks (definitions before uses, except phis).
 fn rpo(func: &Function) -> Vec<usize> {
     let index: HashMap<&Name, usize> = func.basic_blocks.iter().enumerate().map(|(i, b)| (&b.name, i)).collect();
     let succs = |i: usize| -> Vec<usize> {
-        use llvm_ir::Terminator as T;
-        let names: Vec<&Name> = match &func.basic_blocks[i].term {
-            T::Br(b) => vec![&b.dest],
-            T::CondBr(c) => vec![&c.true_dest, &c.false_dest],
-            T::Switch(s) => {
-                let mut v = vec![&s.default_dest];
-                v.extend(s.dests.iter().map(|(_, n)| n));
-                v
-            }
-            _ => vec![],
-        };
-        names.into_iter().filter_map(|n| index.get(n).copied()).collect()
+        successors(&func.basic_blocks[i].term).into_iter().filter_map(|n| index.get(n).copied()).collect()
     };
     let mut seen = vec![false; func.basic_blocks.len()];
     let mut post = vec![];

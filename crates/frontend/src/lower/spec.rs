@@ -1,0 +1,406 @@
+//! GPUVerify's annotation language (declared in `prelude/common/syncfix_annotations.h`),
+//! lowered to KIR with its meaning:
+//!
+//! | annotation | KIR |
+//! |---|---|
+//! | `__assert(e)`, `__global_assert(e)` | `Assert` (global: checked when either thread runs) |
+//! | `__assume(e)`, `__requires(e)` in the kernel | `Assume` |
+//! | `__requires(e)` in a callee | `Assert(Precondition)` at the call |
+//! | `__ensures(e)` | `Assert(Postcondition)` re-evaluated at each return (`Assume` in a `__spec_` function) |
+//! | `__invariant(e)` | `Assert(LoopInvariant)` where it stands (GPUVerify places it in the loop head) |
+//! | `__function_wide_invariant(e)` | `Assert(LoopInvariant)` re-evaluated at each loop head of its function |
+//! | `__candidate_*` | `Candidate` (a hint for inference, unchecked) |
+//! | `__barrier_invariant_N(e, i...)` | `Assert(BarrierInvariant)` before the next barrier, `Assume` of `e` with the local id replaced by each `i` after it |
+//! | `__enabled()`, `__other_int(e)`, `__old_int(e)` | `Enabled`, `Other`, `Old` |
+//! | `__read(p)`, `__write_offset_bytes(p)`... | `LogQuery` on `p`'s object |
+//! | `__reads_from(p)`, `__writes_to(p)` | `External`: thread 1's log may hold such an access anywhere in `p`'s array |
+//! | `__return_val_int()` | the returned value (a placeholder replaced at each return) |
+//!
+//! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
+//! invariants) are specification reads (`SpecLoad`), never logged as accesses.
+
+use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use llvm_ir::instruction::Call;
+use std::collections::HashMap;
+use syncfix_kir::{
+    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, Loc, LogKind, LogQuery, Operand, Pointer, Span,
+};
+
+impl<'a> Lowerer<'a> {
+    /// Lowers a call to an annotation; `Ok(false)` when `name` is not one.
+    pub(crate) fn lower_annotation(
+        &mut self,
+        frame: &mut Frame,
+        c: &Call,
+        name: &str,
+        args: &[LVal],
+        ret_bits: Option<u16>,
+        cur: BlockId,
+        span: &Span,
+        loc: Option<Loc>,
+    ) -> Result<bool, LowerError> {
+        let base = demangle(name);
+        let base = base.as_str();
+        let arg = |i: usize| -> Result<Operand, LowerError> {
+            match args.get(i) {
+                Some(LVal::Scalar(o)) => Ok(*o),
+                _ => Err(unsupported(format!("`{base}` with an argument that is not a number"), loc)),
+            }
+        };
+        let ptr = |i: usize| -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
+            match args.get(i) {
+                Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
+                _ => Err(unsupported(format!("`{base}` of something that is not a pointer into an array"), loc)),
+            }
+        };
+        let mut result: Option<Operand> = None;
+        match base {
+            "__syncfix_spec_begin" => self.spec_depth += 1,
+            "__syncfix_spec_end" => self.spec_depth = self.spec_depth.saturating_sub(1),
+            "__assert" | "__global_assert" => {
+                let c = self.truth(cur, arg(0)?, span);
+                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion, global: base == "__global_assert" }, 0, span);
+            }
+            "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant" | "__candidate_global_invariant"
+            | "__function_wide_candidate_invariant" => {
+                let c = self.truth(cur, arg(0)?, span);
+                self.push(cur, InstKind::Candidate { cond: c }, 0, span);
+            }
+            "__assume" => {
+                let c = self.truth(cur, arg(0)?, span);
+                self.push(cur, InstKind::Assume { cond: c }, 0, span);
+            }
+            "__requires" | "__global_requires" => {
+                let c = self.truth(cur, arg(0)?, span);
+                if frame.is_kernel {
+                    self.push(cur, InstKind::Assume { cond: c }, 0, span);
+                } else {
+                    let global = base == "__global_requires";
+                    self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition, global }, 0, span);
+                }
+            }
+            "__ensures" | "__global_ensures" => {
+                let c = self.truth(cur, arg(0)?, span);
+                frame.ensures.push((c, base == "__global_ensures"));
+            }
+            "__return_val_int" | "__return_val_bool" => {
+                let w = ret_bits.unwrap_or(32);
+                let v = self.push(cur, InstKind::Havoc, w, span);
+                frame.ret_placeholders.push(v);
+                result = Some(Operand::Value(v));
+            }
+            "__old_int" | "__old_bool" => {
+                let a = arg(0)?;
+                let w = self.k.width(a);
+                result = Some(Operand::Value(self.push(cur, InstKind::Old { arg: a }, w, span)));
+            }
+            "__syncfix_invariant" | "__syncfix_global_invariant" => {
+                let c = self.truth(cur, arg(0)?, span);
+                let global = base == "__syncfix_global_invariant";
+                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::LoopInvariant, global }, 0, span);
+            }
+            "__syncfix_function_wide_invariant" => {
+                let c = self.truth(cur, arg(0)?, span);
+                frame.function_wide.push(c);
+            }
+            "__enabled" | "__dominator_enabled" => {
+                result = Some(Operand::Value(self.push(cur, InstKind::Enabled, 1, span)));
+            }
+            "__implies" => {
+                let (a, b) = (self.truth(cur, arg(0)?, span), self.truth(cur, arg(1)?, span));
+                let na = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: a, rhs: Operand::bool(true) }, 1, span);
+                let v = self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(na), rhs: b }, 1, span);
+                result = Some(Operand::Value(v));
+            }
+            "__other_int" | "__other_bool" => {
+                let a = arg(0)?;
+                let w = self.k.width(a);
+                result = Some(Operand::Value(self.push(cur, InstKind::Other { arg: a }, w, span)));
+            }
+            "__read" | "__write" | "__atomic" | "__read_offset_bytes" | "__write_offset_bytes" => {
+                let (object, _) = ptr(0)?;
+                let kind = match base {
+                    "__read" | "__read_offset_bytes" => LogKind::Read,
+                    "__write" | "__write_offset_bytes" => LogKind::Write,
+                    _ => LogKind::Atomic,
+                };
+                let query = if base.ends_with("_offset_bytes") { LogQuery::OffsetBytes } else { LogQuery::Has };
+                let w = if query == LogQuery::Has { 1 } else { ret_bits.unwrap_or(64) };
+                result = Some(Operand::Value(self.push(cur, InstKind::LogQuery { object, kind, query }, w, span)));
+            }
+            "__ptr_base" => {
+                let (object, _) = ptr(0)?;
+                result = Some(Operand::konst(ret_bits.unwrap_or(32), syncfix_kir::EntityRef::index(object) as u128 + 1));
+            }
+            "__ptr_offset_bytes" => {
+                let (_, off) = ptr(0)?;
+                result = Some(self.resize(cur, off, ret_bits.unwrap_or(64), span));
+            }
+            "__syncfix_reads_from" | "__syncfix_writes_to" => {
+                // An external function's effect on the array `p` points into.
+                let (object, _) = ptr(0)?;
+                let kind = if base == "__syncfix_reads_from" { LogKind::Read } else { LogKind::Write };
+                self.push(cur, InstKind::External { object, kind }, 0, span);
+            }
+            // Our objects are distinct and their contents arbitrary by construction: a fresh
+            // array is what every pointer parameter already is.
+            "__requires_fresh_array" => {
+                ptr(0)?;
+            }
+            "__add_noovfl_char" | "__add_noovfl_short" | "__add_noovfl_int" | "__add_noovfl_long" => {
+                result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
+            }
+            "__add_noovfl_unsigned_char" | "__add_noovfl_unsigned_short" | "__add_noovfl_unsigned_int"
+            | "__add_noovfl_unsigned_long" => {
+                result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
+            }
+            "__syncfix_add_noovfl_2" | "__syncfix_add_noovfl_3" | "__syncfix_add_noovfl_4" => {
+                // The sum of the (int) arguments fits in an int.
+                let mut sum = Operand::konst(64, 0);
+                for i in 0..args.len() {
+                    let a = self.sext64(Some(cur), arg(i)?, span);
+                    sum = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
+                }
+                let lo = self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
+                let back = self.push(cur, InstKind::Cast { op: CastOp::SExt, arg: Operand::Value(lo) }, 64, span);
+                let ok = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(back), rhs: sum }, 1, span);
+                result = Some(Operand::Value(ok));
+            }
+            b if b.starts_with("__syncfix_barrier_invariant_binary_") => {
+                return Err(unsupported("a binary barrier invariant (__barrier_invariant_binary_N) is not supported yet", loc));
+            }
+            b if b.starts_with("__syncfix_barrier_invariant_") => {
+                let c = self.truth(cur, arg(0)?, span);
+                let mut insts = vec![];
+                for i in 1..args.len() {
+                    insts.push(self.resize(cur, arg(i)?, 32, span));
+                }
+                frame.barrier_invariants.push((c, insts, span.clone()));
+            }
+            b if b.starts_with("__uninterpreted_function_") => {
+                let mut ops = vec![];
+                for i in 0..args.len() {
+                    ops.push(arg(i)?);
+                }
+                let w = ret_bits.ok_or_else(|| unsupported(format!("`{b}` returning a non-number"), loc))?;
+                result = Some(Operand::Value(self.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
+            }
+            "__return_val_ptr" | "__return_val_int4" | "__return_val_funptr" | "__array_snapshot" | "__atomic_has_taken_value"
+            | "__read_permission" | "__not_accessed" => {
+                return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
+            }
+            _ => return Ok(false),
+        }
+        if let (Some(dest), Some(v)) = (&c.dest, result) {
+            frame.values.insert(dest.clone(), LVal::Scalar(v));
+        }
+        Ok(true)
+    }
+
+    /// `v` as a Boolean (width 1).
+    pub(crate) fn truth(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
+        let w = self.k.width(v);
+        if w == 1 {
+            v
+        } else {
+            Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
+        }
+    }
+
+    fn resize(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
+        let have = self.k.width(v);
+        match (v, have.cmp(&w)) {
+            (_, std::cmp::Ordering::Equal) => v,
+            (Operand::Const { bits, .. }, _) => Operand::konst(w, bits),
+            (_, std::cmp::Ordering::Less) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
+            (_, std::cmp::Ordering::Greater) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
+        }
+    }
+
+    /// `x + y`, assuming the addition does not overflow (signed or unsigned).
+    fn add_noovfl(&mut self, cur: BlockId, x: Operand, y: Operand, signed: bool, span: &Span) -> Operand {
+        let w = self.k.width(x);
+        let r = self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, w, span);
+        let ok = if signed {
+            // No overflow iff the sign of the result matches when both operands share a sign:
+            // ((r ^ x) & (r ^ y)) >= 0.
+            let a = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: Operand::Value(r), rhs: x }, w, span);
+            let b = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: Operand::Value(r), rhs: y }, w, span);
+            let both = self.push(cur, InstKind::Bin { op: BinOp::And, lhs: Operand::Value(a), rhs: Operand::Value(b) }, w, span);
+            self.push(cur, InstKind::Cmp { pred: CmpPred::Sge, lhs: Operand::Value(both), rhs: Operand::konst(w, 0) }, 1, span)
+        } else {
+            self.push(cur, InstKind::Cmp { pred: CmpPred::Uge, lhs: Operand::Value(r), rhs: x }, 1, span)
+        };
+        self.push(cur, InstKind::Assume { cond: Operand::Value(ok) }, 0, span);
+        Operand::Value(r)
+    }
+
+    /// Evaluates the specification `op` again at the end of block `at`: every instruction of
+    /// its expression that reads state (memory, logs, `__enabled`, the other thread) — or that
+    /// depends on a substituted value — is emitted again there (loads as specification reads);
+    /// the rest is reused. `subst` replaces instructions by operands; `local` replaces the
+    /// thread's local id (dimension 0). With `full`, every computation is emitted again (for a
+    /// place the original does not dominate); phis, parameters and `Old` stay as they are.
+    pub(crate) fn reeval(
+        &mut self,
+        op: Operand,
+        subst: &HashMap<InstId, Operand>,
+        local: Option<Operand>,
+        full: bool,
+        at: BlockId,
+        span: &Span,
+    ) -> Operand {
+        let mut memo: HashMap<InstId, Operand> = HashMap::new();
+        self.reeval_rec(op, subst, local, full, at, span, &mut memo, 0)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reeval_rec(
+        &mut self,
+        op: Operand,
+        subst: &HashMap<InstId, Operand>,
+        local: Option<Operand>,
+        full: bool,
+        at: BlockId,
+        span: &Span,
+        memo: &mut HashMap<InstId, Operand>,
+        depth: u32,
+    ) -> Operand {
+        let Operand::Value(v) = op else { return op };
+        if let Some(s) = subst.get(&v) {
+            return *s;
+        }
+        if let Some(m) = memo.get(&v) {
+            return *m;
+        }
+        let kind = self.k.insts[v].kind.clone();
+        let width = self.k.insts[v].width;
+        let out = match kind {
+            InstKind::Builtin(Builtin::LocalId(0)) if local.is_some() => local.unwrap_or(op),
+            InstKind::Phi { .. } | InstKind::Param { .. } | InstKind::Havoc | InstKind::Old { .. } | InstKind::Atomic { .. } => op,
+            InstKind::Builtin(_) if !full => op,
+            _ if depth > 512 => op,
+            k => {
+                let changed = std::cell::Cell::new(full);
+                let mut map = |me: &mut Self, o: Operand| -> Operand {
+                    let n = me.reeval_rec(o, subst, local, full, at, span, memo, depth + 1);
+                    if n != o {
+                        changed.set(true);
+                    }
+                    n
+                };
+                let new = match k {
+                    InstKind::Bin { op: b, lhs, rhs } => InstKind::Bin { op: b, lhs: map(self, lhs), rhs: map(self, rhs) },
+                    InstKind::Cmp { pred, lhs, rhs } => InstKind::Cmp { pred, lhs: map(self, lhs), rhs: map(self, rhs) },
+                    InstKind::Cast { op: c, arg } => InstKind::Cast { op: c, arg: map(self, arg) },
+                    InstKind::Select { cond, then, els } => {
+                        InstKind::Select { cond: map(self, cond), then: map(self, then), els: map(self, els) }
+                    }
+                    InstKind::Float { func, args } => InstKind::Float { func, args: args.into_iter().map(|a| map(self, a)).collect() },
+                    InstKind::Other { arg } => InstKind::Other { arg: map(self, arg) },
+                    // State is read again where the specification is evaluated.
+                    InstKind::Load { ptr, width: w } | InstKind::SpecLoad { ptr, width: w } => {
+                        changed.set(true);
+                        InstKind::SpecLoad { ptr: Pointer { object: ptr.object, offset: map(self, ptr.offset) }, width: w }
+                    }
+                    k @ (InstKind::LogQuery { .. } | InstKind::Enabled) => {
+                        changed.set(true);
+                        k
+                    }
+                    k @ InstKind::Builtin(_) => k,
+                    // Anything else (a store, a barrier...) is not part of an expression.
+                    _ => return op,
+                };
+                if changed.get() {
+                    Operand::Value(self.push(at, new, width, span))
+                } else {
+                    op
+                }
+            }
+        };
+        memo.insert(v, out);
+        out
+    }
+
+    /// Postconditions at a return of `frame` returning `value`: checked, or assumed in a
+    /// `__spec_` function.
+    pub(crate) fn ensures_at_return(&mut self, frame: &Frame, value: Option<&LVal>, cur: BlockId, span: &Span) {
+        let mut subst = HashMap::new();
+        if let Some(LVal::Scalar(r)) = value {
+            for p in &frame.ret_placeholders {
+                let w = self.k.insts[*p].width;
+                let r = self.resize(cur, *r, w, span);
+                subst.insert(*p, r);
+            }
+        }
+        for (c, global) in frame.ensures.clone() {
+            let c = self.reeval(c, &subst, None, false, cur, span);
+            let kind = if frame.is_spec {
+                InstKind::Assume { cond: c }
+            } else {
+                InstKind::Assert { cond: c, kind: AssertKind::Postcondition, global }
+            };
+            self.push(cur, kind, 0, span);
+        }
+    }
+
+    /// Barrier invariants before (checked) and after (assumed, instantiated) the barrier that
+    /// is about to be pushed into `cur`; `emit_barrier` pushes it.
+    pub(crate) fn with_barrier_invariants(&mut self, frame: &mut Frame, cur: BlockId, emit_barrier: impl FnOnce(&mut Self)) {
+        let invs = std::mem::take(&mut frame.barrier_invariants);
+        for (c, _, span) in &invs {
+            self.push(cur, InstKind::Assert { cond: *c, kind: AssertKind::BarrierInvariant, global: false }, 0, span);
+        }
+        emit_barrier(self);
+        for (c, insts, span) in &invs {
+            for i in insts {
+                let v = self.reeval(*c, &HashMap::new(), Some(*i), false, cur, span);
+                self.push(cur, InstKind::Assume { cond: v }, 0, span);
+            }
+        }
+    }
+
+    /// `__function_wide_invariant`s of a lowered function, checked at each of its loop heads.
+    pub(crate) fn function_wide_invariants(&mut self, frame: &Frame, func: &llvm_ir::Function) -> Result<(), LowerError> {
+        if frame.function_wide.is_empty() {
+            return Ok(());
+        }
+        let pos: HashMap<&llvm_ir::Name, usize> = frame.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
+        let mut heads: Vec<&llvm_ir::Name> = vec![];
+        for bb in &func.basic_blocks {
+            let Some(&from) = pos.get(&bb.name) else { continue };
+            for s in super::successors(&bb.term) {
+                if let Some(&to) = pos.get(s) {
+                    if to <= from && !heads.contains(&s) {
+                        heads.push(s);
+                    }
+                }
+            }
+        }
+        for h in heads {
+            let block = frame.blocks[h];
+            // Emit into a scratch block, then move the instructions to the head's start.
+            let scratch = self.new_block();
+            let span = self.k.blocks[block]
+                .insts
+                .first()
+                .map(|i| self.k.insts[*i].span.clone())
+                .unwrap_or_else(|| frame.call_site.clone());
+            for c in frame.function_wide.clone() {
+                let v = self.reeval(c, &HashMap::new(), None, true, scratch, &span);
+                self.push(scratch, InstKind::Assert { cond: v, kind: AssertKind::LoopInvariant, global: false }, 0, &span);
+            }
+            let moved = std::mem::take(&mut self.k.blocks[scratch].insts);
+            self.k.blocks[scratch].term = syncfix_kir::Terminator::Unreachable;
+            for i in &moved {
+                self.k.insts[*i].block = block;
+            }
+            let insts = &mut self.k.blocks[block].insts;
+            let phis = insts.iter().take_while(|i| matches!(self.k.insts[**i].kind, InstKind::Phi { .. })).count();
+            let tail = insts.split_off(phis);
+            insts.extend(moved);
+            insts.extend(tail);
+        }
+        Ok(())
+    }
+}
