@@ -51,11 +51,55 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         }
         (None, None) => return Err(format!("missing {gflag} (or --global_size): the number of {}", if opencl { "work-groups" } else { "blocks" })),
     };
-    Ok(Launch { block_dim, grid_dim })
+    Ok(Launch::new(block_dim, grid_dim))
+}
+
+/// `--global_offset`: like a size, but zeros are allowed.
+pub fn parse_offset(s: &str) -> Result<[u32; 3], String> {
+    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let mut out = [0u32; 3];
+    let parts: Vec<&str> = t.split(',').map(|p| p.trim()).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--global_offset={s}: expected an offset like 64 or [64,0]"));
+    }
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p.parse().map_err(|_| format!("--global_offset={s}: `{p}` is not a non-negative integer"))?;
+    }
+    Ok(out)
+}
+
+/// `--kernel-args=K,v1,...` (hexadecimal values, `radix` 16) and `--kernel-arrays=K,s1,...`
+/// (decimal sizes): the kernel's name and one value or `*` (unconstrained) per parameter.
+pub fn parse_kernel_values(s: &str, radix: u32) -> Result<(String, Vec<Option<u128>>), String> {
+    let mut parts = s.split(',').map(|p| p.trim());
+    let kernel = match parts.next() {
+        Some(k) if !k.is_empty() => k.to_string(),
+        _ => return Err(format!("{s}: the first element must name the kernel")),
+    };
+    let mut values = vec![];
+    for p in parts {
+        if p == "*" {
+            values.push(None);
+            continue;
+        }
+        let digits = if radix == 16 { p.trim_start_matches("0x").trim_start_matches("0X") } else { p };
+        let v = u128::from_str_radix(digits, radix)
+            .map_err(|_| format!("{s}: `{p}` is not a {} value or *", if radix == 16 { "hexadecimal" } else { "positive" }))?;
+        values.push(Some(v));
+    }
+    Ok((kernel, values))
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kernel_values() {
+        assert_eq!(super::parse_kernel_values("foo,0x00000003,*", 16).unwrap(), ("foo".into(), vec![Some(3), None]));
+        assert!(super::parse_kernel_values("foo,zz", 16).is_err());
+        assert!(super::parse_kernel_values(",1", 10).is_err());
+        assert_eq!(super::parse_offset("[64,0]").unwrap(), [64, 0, 0]);
+    }
+
     use super::*;
 
     #[test]

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use syncfix::{
-    Config, ForceAbstraction, FrontendError, FrontendOptions, InstrumentConfig, Language, Limits, Options, RepairOptions,
-    RepairStatus, Status, Strategy, VerifyOptions,
+    Annotations, Config, ForceAbstraction, FrontendError, FrontendOptions, InstrumentConfig, Language, Limits, Options,
+    RepairOptions, RepairStatus, Status, Strategy, VerifyOptions,
 };
 
 /// Exit codes (GPUVerify's `error_codes.py`, GPURepair's repair codes).
@@ -23,6 +23,8 @@ pub mod exit {
     pub const COMMAND_LINE_ERROR: u8 = 1;
     pub const CLANG_ERROR: u8 = 2;
     pub const FRONTEND_ERROR: u8 = 4;
+    /// GPUVerify's VC-generation stage rejected the input (e.g. an unknown `/checkArrays` name).
+    pub const VCGEN_ERROR: u8 = 5;
     pub const NOT_ALL_VERIFIED: u8 = 6;
     pub const TIMEOUT: u8 = 7;
     pub const ASSERTION_FAILURE: u8 = 201;
@@ -34,6 +36,8 @@ pub mod exit {
 
 #[derive(Parser, Debug)]
 #[command(name = "syncfix", version, about = "Repairs the synchronisation (barriers) of CUDA and OpenCL kernels")]
+// GPUVerify's argparse accepts unambiguous prefixes of long options (`--vcgen-op`).
+#[command(infer_long_args = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -108,9 +112,109 @@ struct CommonArgs {
     /// Accepted for GPUVerify compatibility: syncfix always inlines device functions.
     #[arg(long = "no-inline")]
     no_inline: bool,
-    /// Accepted for GPUVerify compatibility (it concerns GPUVerify's internal stages).
+    /// The kernel is OpenCL (default: by extension, `.cl`).
+    #[arg(long, conflicts_with = "cuda")]
+    opencl: bool,
+    /// The kernel is CUDA (default: by extension).
+    #[arg(long)]
+    cuda: bool,
+    /// Verification mode (the default).
+    #[arg(long, conflicts_with = "findbugs")]
+    verify: bool,
+    /// Only check for barrier divergence, not data races.
+    #[arg(long = "only-divergence")]
+    only_divergence: bool,
+    /// Log accesses (for annotations that query the logs) but do not check for races.
+    #[arg(long = "only-log")]
+    only_log: bool,
+    /// Check assertions for the first thread of the pair only.
+    #[arg(long = "asymmetric-asserts")]
+    asymmetric_asserts: bool,
+    /// Ignore all source-level annotations.
+    #[arg(long = "no-annotations", conflicts_with = "only_requires")]
+    no_annotations: bool,
+    /// Ignore all source-level annotations except __requires.
+    #[arg(long = "only-requires")]
+    only_requires: bool,
+    /// Treat every source-level loop invariant as a candidate (unchecked).
+    #[arg(long = "invariants-as-candidates")]
+    invariants_as_candidates: bool,
+    /// For kernel K with scalar parameters x1..xn, assume x1 == v1, ... (hex values or *).
+    #[arg(long = "kernel-args", value_name = "K,v1,...")]
+    kernel_args: Vec<String>,
+    /// For kernel K with pointer parameters p1..pn, their sizes in bytes (or *).
+    #[arg(long = "kernel-arrays", value_name = "K,s1,...")]
+    kernel_arrays: Vec<String>,
+    /// Threads in warps of this size execute in lock-step (warp-synchronous code).
+    #[arg(long = "warp-sync", value_name = "N")]
+    warp_sync: Option<u32>,
+    /// Check that accesses to arrays of known size stay in bounds.
+    #[arg(long = "check-array-bounds")]
+    check_array_bounds: bool,
+    /// OpenCL global offset (added to global ids), `x`, `[x,y]` or `[x,y,z]`.
+    #[arg(long = "global_offset", value_name = "DIMS")]
+    global_offset: Option<String>,
+    /// Boogie axiom files: GPUVerify's Boogie back end only (rejected).
+    #[arg(long = "boogie-file", value_name = "X.bpl")]
+    boogie_file: Vec<String>,
+    /// Options of GPUVerify's VC generator: `/checkArrays:A,B` restricts race checking to
+    /// those arrays; the others are ignored.
+    #[arg(long = "vcgen-opt", value_name = "OPT")]
+    vcgen_opt: Vec<String>,
+    /// Silent on success.
+    #[arg(long, conflicts_with = "verbose")]
+    silent: bool,
+    /// Accepted for GPUVerify compatibility.
+    #[arg(long)]
+    verbose: bool,
+    /// Print timing information (as --stats).
+    #[arg(long)]
+    time: bool,
+    /// GPUVerify options about its internal stages (accepted, ignored, reported once).
     #[arg(long)]
     debug: bool,
+    #[arg(long = "infer-info", hide = true)]
+    infer_info: bool,
+    #[arg(long = "no-infer", hide = true)]
+    no_infer: bool,
+    #[arg(long = "staged-inference", hide = true)]
+    staged_inference: bool,
+    #[arg(long = "no-barrier-access-checks", hide = true)]
+    no_barrier_access_checks: bool,
+    #[arg(long = "keep-temps", hide = true)]
+    keep_temps: bool,
+    #[arg(long = "gen-smt2", hide = true)]
+    gen_smt2: bool,
+    #[arg(long = "math-int", hide = true)]
+    math_int: bool,
+    #[arg(long = "stop-at-opt", hide = true)]
+    stop_at_opt: bool,
+    #[arg(long = "stop-at-gbpl", hide = true)]
+    stop_at_gbpl: bool,
+    #[arg(long = "stop-at-bpl", hide = true)]
+    stop_at_bpl: bool,
+    #[arg(long = "stop-at-cbpl", hide = true)]
+    stop_at_cbpl: bool,
+    #[arg(long = "cruncher-opt", hide = true)]
+    cruncher_opt: Vec<String>,
+    #[arg(long = "boogie-opt", hide = true)]
+    boogie_opt: Vec<String>,
+    #[arg(long = "bugle-opt", hide = true)]
+    bugle_opt: Vec<String>,
+    #[arg(long = "opt-opt", hide = true)]
+    opt_opt: Vec<String>,
+    #[arg(long = "omit-infer", hide = true)]
+    omit_infer: Vec<String>,
+    #[arg(long = "k-induction-depth", hide = true)]
+    k_induction_depth: Option<u32>,
+    #[arg(long = "race-instrumenter", hide = true)]
+    race_instrumenter: Option<String>,
+    #[arg(long = "solver", hide = true)]
+    solver: Option<String>,
+    #[arg(long = "pointer-bitwidth", hide = true)]
+    pointer_bitwidth: Option<u32>,
+    #[arg(long = "time-as-csv", hide = true)]
+    time_as_csv: Option<String>,
     /// Print an intermediate form instead of verifying.
     #[arg(long, value_enum)]
     emit: Option<Emit>,
@@ -211,12 +315,42 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         },
         None => Config::builtin(),
     };
-    let language = syncfix_language(&c.file);
-    let launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
+    let language = if c.opencl {
+        Language::OpenCl
+    } else if c.cuda {
+        Language::Cuda
+    } else {
+        syncfix_language(&c.file)
+    };
+    let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
         .map_err(|m| cli_error(&m))?;
-    if c.debug {
-        eprintln!("syncfix: note: --debug concerns GPUVerify's internal stages and is ignored");
+    if let Some(o) = &c.global_offset {
+        launch.global_offset = launch::parse_offset(o).map_err(|m| cli_error(&m))?;
     }
+    if !c.boogie_file.is_empty() {
+        return Err(cli_error(
+            "--boogie-file supplies Boogie axioms to GPUVerify's Boogie back end, which syncfix does not have; \
+             state the facts in the kernel instead (__axiom, __requires)",
+        ));
+    }
+    let mut check_arrays: Option<Vec<String>> = None;
+    let mut ignored = ignored_flags(c);
+    for v in &c.vcgen_opt {
+        match v.strip_prefix("/checkArrays:") {
+            Some(list) => check_arrays.get_or_insert_with(Vec::new).extend(list.split(',').map(|a| a.trim().to_string())),
+            None => ignored.push(format!("--vcgen-opt={v}")),
+        }
+    }
+    if !ignored.is_empty() {
+        eprintln!("syncfix: note: ignoring options of GPUVerify's internal stages: {}", ignored.join(", "));
+    }
+    let kernel_args = c.kernel_args.iter().map(|a| launch::parse_kernel_values(a, 16)).collect::<Result<Vec<_>, _>>().map_err(|m| cli_error(&m))?;
+    let kernel_arrays = c
+        .kernel_arrays
+        .iter()
+        .map(|a| launch::parse_kernel_values(a, 10).map(|(k, v)| (k, v.into_iter().map(|x| x.map(|n| n as u64)).collect())))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| cli_error(&m))?;
     let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
     let deadline = (timeout_s > 0).then(|| Instant::now() + Duration::from_secs(timeout_s));
     let verify = VerifyOptions {
@@ -236,6 +370,11 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             max_instructions: config.verifier.max_instructions,
         },
         timeout: (timeout_s > 0).then(|| Duration::from_secs(timeout_s)),
+        race_checks: !(c.only_divergence || c.only_log),
+        asymmetric_asserts: c.asymmetric_asserts,
+        warp_size: c.warp_sync,
+        array_bounds: c.check_array_bounds,
+        check_arrays,
     };
     let mut instrument = InstrumentConfig {
         loop_depth_weight: config.repair.loop_depth_weight,
@@ -266,12 +405,71 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             include_dirs: c.include.clone(),
             clang_args: c.clang_opt.clone(),
             kernel: c.kernel.clone(),
+            annotations: if c.no_annotations {
+                Annotations::Ignore
+            } else if c.only_requires {
+                Annotations::OnlyRequires
+            } else {
+                Annotations::All
+            },
+            invariants_as_candidates: c.invariants_as_candidates,
+            kernel_args,
+            kernel_arrays,
         },
         verify,
         instrument,
         repair: RepairOptions { strategy, max_verifier_calls: config.repair.max_verifier_calls, deadline },
     };
     Ok((text, opts))
+}
+
+/// The GPUVerify options given that concern its internal stages (accepted and ignored).
+fn ignored_flags(c: &CommonArgs) -> Vec<String> {
+    let mut v: Vec<String> = vec![];
+    for (on, name) in [
+        (c.debug, "--debug"),
+        (c.infer_info, "--infer-info"),
+        (c.no_infer, "--no-infer"),
+        (c.staged_inference, "--staged-inference"),
+        (c.no_barrier_access_checks, "--no-barrier-access-checks"),
+        (c.keep_temps, "--keep-temps"),
+        (c.gen_smt2, "--gen-smt2"),
+        (c.math_int, "--math-int"),
+        (c.stop_at_opt, "--stop-at-opt"),
+        (c.stop_at_gbpl, "--stop-at-gbpl"),
+        (c.stop_at_bpl, "--stop-at-bpl"),
+        (c.stop_at_cbpl, "--stop-at-cbpl"),
+        (c.verbose, "--verbose"),
+    ] {
+        if on {
+            v.push(name.to_string());
+        }
+    }
+    for (vals, name) in [
+        (&c.cruncher_opt, "--cruncher-opt"),
+        (&c.boogie_opt, "--boogie-opt"),
+        (&c.bugle_opt, "--bugle-opt"),
+        (&c.opt_opt, "--opt-opt"),
+        (&c.omit_infer, "--omit-infer"),
+    ] {
+        v.extend(vals.iter().map(|x| format!("{name}={x}")));
+    }
+    if let Some(k) = c.k_induction_depth {
+        v.push(format!("--k-induction-depth={k}"));
+    }
+    for (val, name) in [
+        (&c.race_instrumenter, "--race-instrumenter"),
+        (&c.solver, "--solver"),
+        (&c.time_as_csv, "--time-as-csv"),
+    ] {
+        if let Some(x) = val {
+            v.push(format!("{name}={x}"));
+        }
+    }
+    if let Some(p) = c.pointer_bitwidth {
+        v.push(format!("--pointer-bitwidth={p}"));
+    }
+    v
 }
 
 fn syncfix_language(p: &Path) -> Language {
@@ -313,6 +511,10 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
         syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => {
             eprintln!("syncfix: error: {msg}");
             exit::FRONTEND_ERROR
+        }
+        syncfix::Error::Verify { source: e @ syncfix::VerifyError::UnknownArray(_), .. } => {
+            eprintln!("syncfix: GPUVERIFYVCGEN_ERROR error (5): {e}");
+            exit::VCGEN_ERROR
         }
         syncfix::Error::Verify { kernel, source } => {
             // The verifier cannot represent the kernel (an irreducible CFG): a front-end limit.
@@ -372,8 +574,10 @@ fn cmd_verify(a: &VerifyArgs) -> u8 {
             Status::Timeout => timeouts += 1,
         }
     }
-    print!("{}", render::trailer(verified, errors, inconclusive, timeouts));
-    if c.stats {
+    if !(c.silent && errors == 0 && inconclusive == 0 && timeouts == 0) {
+        print!("{}", render::trailer(verified, errors, inconclusive, timeouts));
+    }
+    if c.stats || c.time {
         print_stats(&timings);
     }
     if errors > 0 || inconclusive > 0 {
@@ -384,6 +588,7 @@ fn cmd_verify(a: &VerifyArgs) -> u8 {
         return exit::TIMEOUT;
     }
     match bounded {
+        _ if c.silent => {}
         Some(n) => println!(
             "No defects were found while analysing: {}\nNotes:\n- Use --loop-unwind=N with N > {n} to search for deeper bugs.\n- Re-run in verification mode to try to prove absence of defects.",
             file_name(&file)

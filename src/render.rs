@@ -84,6 +84,10 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
             format!("{head}: error: {}\n{}", f.headline(), stack(at))
         }
+        Finding::OutOfBounds { at, thread: t, .. } => {
+            let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
+            format!("{head}: error: {} by {}:\n{}", f.headline(), thread(t, lang), stack(at))
+        }
         Finding::ConstantWrite { at, thread: t } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
             format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at))

@@ -30,6 +30,42 @@ pub struct FrontendOptions {
     pub clang_args: Vec<String>,
     /// Only this kernel (by source name), if given.
     pub kernel: Option<String>,
+    /// Which source-level annotations count (`--no-annotations`, `--only-requires`).
+    pub annotations: Annotations,
+    /// `--invariants-as-candidates`: user invariants are only candidates (unchecked).
+    pub invariants_as_candidates: bool,
+    /// `--kernel-args=K,v1,...`: values of kernel K's scalar parameters (`None`: `*`).
+    pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
+    /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
+    pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+}
+
+/// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
+/// `--only-requires`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Annotations {
+    #[default]
+    All,
+    OnlyRequires,
+    Ignore,
+}
+
+impl FrontendOptions {
+    /// Defaults for a launch: language by extension, every annotation honoured.
+    pub fn new(launch: Launch) -> FrontendOptions {
+        FrontendOptions {
+            language: None,
+            launch,
+            defines: vec![],
+            include_dirs: vec![],
+            clang_args: vec![],
+            kernel: None,
+            annotations: Annotations::All,
+            invariants_as_candidates: false,
+            kernel_args: vec![],
+            kernel_arrays: vec![],
+        }
+    }
 }
 
 /// A front-end failure, mapped to GPUVerify's exit codes by the caller.
@@ -302,6 +338,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             Language::OpenCl => f.name.clone(),
         };
         let names = Names { params: f.params.clone(), globals: names_globals.clone() };
+        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
+        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
         let input = LowerInput {
             module: &module,
             kernel_ir_name: &ir_name,
@@ -318,6 +356,10 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
                 })),
             ],
             stmts: ast.stmts.clone(),
+            annotations: opts.annotations,
+            invariants_as_candidates: opts.invariants_as_candidates,
+            param_values,
+            array_sizes,
         };
         kernels.push(lower(&input)?);
     }

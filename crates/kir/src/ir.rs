@@ -23,9 +23,16 @@ pub enum Language {
 pub struct Launch {
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
+    /// OpenCL's global offset (`--global_offset`), added to global ids.
+    pub global_offset: [u32; 3],
 }
 
 impl Launch {
+    /// A launch of `block_dim` threads per block and `grid_dim` blocks, no offset.
+    pub fn new(block_dim: [u32; 3], grid_dim: [u32; 3]) -> Launch {
+        Launch { block_dim, grid_dim, global_offset: [0; 3] }
+    }
+
     pub fn threads_per_block(&self) -> u64 {
         self.block_dim.iter().map(|&d| d as u64).product()
     }

@@ -256,7 +256,9 @@ fn learn(
 ) -> Learned {
     let lits: Vec<Lit> = match &t.defect {
         Defect::Assertion { .. } => return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone()))),
-        Defect::ConstantWrite { .. } => return Learned::Stop(Outcome::OtherError(Box::new(t.clone()))),
+        Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => {
+            return Learned::Stop(Outcome::OtherError(Box::new(t.clone())))
+        }
         Defect::Race(r) => {
             let vars = if t.exact { &r.separating } else { &r.in_order };
             if vars.is_empty() {

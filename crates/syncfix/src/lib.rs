@@ -15,12 +15,12 @@ pub mod testsuite;
 pub use config::{Config, ConfigError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};
 pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
-pub use syncfix_frontend::driver::{FrontendError, FrontendOptions};
+pub use syncfix_frontend::driver::{Annotations, FrontendError, FrontendOptions};
 pub use syncfix_instrument::InstrumentConfig;
 pub use syncfix_kir::{FileId, Language, Launch};
 pub use syncfix_repair::repair::RepairOptions;
 pub use syncfix_repair::solve::Strategy;
-pub use syncfix_verify::{ForceAbstraction, Limits, VerifyOptions};
+pub use syncfix_verify::{ForceAbstraction, Limits, VerifyError, VerifyOptions};
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ use syncfix_frontend::driver::compile;
 use syncfix_instrument::{instrument, Instrumented, SiteKind};
 use syncfix_kir::{Kernel, Scope, StmtId};
 use syncfix_repair::repair::{repair as repair_loop, Outcome, RepairStats};
-use syncfix_verify::{Verdict, Verifier, VerifyError};
+use syncfix_verify::{Verdict, Verifier};
 
 /// Everything syncfix needs besides the file.
 #[derive(Clone, Debug)]
@@ -45,14 +45,7 @@ impl Options {
     /// file's extension (`.cl` is OpenCL).
     pub fn new(launch: Launch) -> Options {
         Options {
-            frontend: FrontendOptions {
-                language: None,
-                launch,
-                defines: vec![],
-                include_dirs: vec![],
-                clang_args: vec![],
-                kernel: None,
-            },
+            frontend: FrontendOptions::new(launch),
             verify: VerifyOptions::default(),
             instrument: InstrumentConfig::default(),
             repair: RepairOptions::default(),

@@ -54,6 +54,8 @@ pub enum Finding {
     Divergence { at: Vec<Location> },
     Assertion { at: Vec<Location>, thread: ThreadDesc, kind: Check },
     ConstantWrite { at: Vec<Location>, thread: ThreadDesc },
+    /// An access outside its array (`--check-array-bounds`); `array` as `L[25]`.
+    OutOfBounds { at: Vec<Location>, thread: ThreadDesc, array: String },
 }
 
 /// What kind of specification failed (GPUVerify words each differently).
@@ -86,6 +88,7 @@ impl Finding {
             }
             .into(),
             Finding::ConstantWrite { .. } => "possible attempt to modify constant memory".into(),
+            Finding::OutOfBounds { array, .. } => format!("possible array out-of-bounds access on array {array}"),
         }
     }
 
@@ -93,7 +96,10 @@ impl Finding {
     pub fn primary(&self) -> Option<&Location> {
         match self {
             Finding::Race { second, .. } => second.at.first(),
-            Finding::Divergence { at } | Finding::Assertion { at, .. } | Finding::ConstantWrite { at, .. } => at.first(),
+            Finding::Divergence { at }
+            | Finding::Assertion { at, .. }
+            | Finding::ConstantWrite { at, .. }
+            | Finding::OutOfBounds { at, .. } => at.first(),
         }
     }
 }
@@ -148,6 +154,10 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
             }
         }
         Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
+        Defect::OutOfBounds { span, thread: th, object, offset, inst } => {
+            let width = k.insts[*inst].kind.access().map_or(1, |(_, w, _, _)| w);
+            Finding::OutOfBounds { at: user_locations(k, span), thread: thread(*th), array: element(k, *object, *offset, width) }
+        }
         Defect::ConstantWrite { span, thread: th, .. } => Finding::ConstantWrite { at: user_locations(k, span), thread: thread(*th) },
         Defect::Assertion { span, kind, thread: th, first_iteration, .. } => Finding::Assertion {
             at: user_locations(k, span),

@@ -8,7 +8,7 @@ fn dump(name: &str, src: &str, block: u32, grid: u32, instrumented: bool) -> Str
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, src).unwrap();
-    let opts = Options::new(Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] });
+    let opts = Options::new(Launch::new([block, 1, 1], [grid, 1, 1]));
     syncfix::dump(Path::new(&path), src, &opts, instrumented).unwrap()
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use syncfix::{ForceAbstraction, Language, Launch, Options, Status};
 
 fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
-    let mut o = Options::new(Launch { block_dim: block, grid_dim: grid });
+    let mut o = Options::new(Launch::new(block, grid));
     o.frontend.language = Some(lang);
     o
 }
@@ -188,4 +188,77 @@ fn atomic_increments_give_threads_distinct_values() {
     // Adding zero, or a thread-dependent amount, is not repetition-free.
     starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 0); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
     starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, threadIdx.x); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+}
+
+#[test]
+fn array_bounds_are_checked_on_request() {
+    let src = "__kernel void k() { __local int L[25]; L[get_global_id(0)] = 1; }";
+    starts(opencl(src, 8, 1), "verified");
+    let mut o = options(Language::OpenCl, [8, 1, 1], [8, 1, 1]);
+    o.verify.array_bounds = true;
+    starts(verdict_with(src, &o), "possible array out-of-bounds access on array L[");
+    let ok = "__kernel void k() { __local int L[64]; L[get_global_id(0)] = 1; }";
+    starts(verdict_with(ok, &o), "verified");
+}
+
+#[test]
+fn warp_synchronous_threads_only_race_within_one_instruction() {
+    let src = "__global__ void k(int *A) { __shared__ int s[64]; s[threadIdx.x] = threadIdx.x; if (threadIdx.x < 32) A[threadIdx.x] = s[(threadIdx.x + 1) % 32]; }";
+    let racy = |got: String| assert!(got.starts_with("possible") && got.contains("race on s["), "{got}");
+    racy(cuda(src, 32, 1));
+    let mut o = options(Language::Cuda, [32, 1, 1], [1, 1, 1]);
+    o.verify.warp_size = Some(32);
+    starts(verdict_with(src, &o), "verified");
+    o.verify.warp_size = Some(16);
+    racy(verdict_with(src, &o));
+}
+
+#[test]
+fn race_checks_can_be_restricted_or_turned_off() {
+    let src = "__global__ void k(int *A, int *B) { A[0] = threadIdx.x; B[0] = threadIdx.x; }";
+    let mut o = options(Language::Cuda, [8, 1, 1], [1, 1, 1]);
+    o.verify.check_arrays = Some(vec!["B".into()]);
+    starts(verdict_with(src, &o), "possible write-write race on B[0]");
+    o.verify.check_arrays = None;
+    o.verify.race_checks = false;
+    starts(verdict_with(src, &o), "verified");
+}
+
+#[test]
+fn specified_external_writes_enter_thread_ones_log() {
+    // GPUVerify's specification tests: an external write somewhere in p, constrained by the
+    // postcondition to the thread's own element, does not race with the thread's write.
+    let spec = "void __spec_bar(__global int* p) { __requires(__no_read(p)); __requires(__no_write(p));\n  __ensures(__write_implies(p, __write_offset_bytes(p)/sizeof(int) == get_global_id(0)));\n  __writes_to(p); }\n";
+    let ok = format!("{spec}__kernel void k(__global int* A) {{ __spec_bar(A); A[get_global_id(0)] = get_global_id(0); }}");
+    starts(opencl(&ok, 64, 2), "verified");
+    let unconstrained = "void __spec_bar(__global int* p) { __writes_to(p); }\n__kernel void k(__global int* A) { __spec_bar(A); A[get_global_id(0)] = get_global_id(0); }";
+    starts(opencl(unconstrained, 64, 2), "possible write-write race on A[");
+}
+
+#[test]
+fn loop_invariants_fail_on_entry_or_in_the_loop() {
+    let entry = "__kernel void k(__global int *A) { for (int i = 0; __invariant(i > 0), i < 4; i++) A[get_global_id(0)] = i; }";
+    starts(opencl(entry, 8, 1), "loop invariant might not hold on entry");
+    let body = "__kernel void k(__global int *A) { for (int i = 0; __invariant(i < 3), i < 4; i++) A[get_global_id(0)] = i; }";
+    starts(opencl(body, 8, 1), "loop invariant might not be maintained by the loop");
+    let good = "__kernel void k(__global int *A) { for (int i = 0; __invariant(i <= 4), i < 4; i++) A[get_global_id(0)] = i; }";
+    starts(opencl(good, 8, 1), "verified");
+}
+
+#[test]
+fn postconditions_are_checked_at_returns() {
+    let bad = "__device__ int f(int x) { __ensures(__return_val_int() > x); return x; }\n__global__ void k(int *A) { A[threadIdx.x] = f(threadIdx.x); }";
+    starts(cuda(bad, 8, 1), "postcondition might not hold on all return paths");
+    let good = "__device__ int f(int x) { __ensures(__return_val_int() > x); return x + 1; }\n__global__ void k(int *A) { A[threadIdx.x] = f(threadIdx.x); }";
+    starts(cuda(good, 8, 1), "verified");
+}
+
+#[test]
+fn barrier_invariants_are_checked_then_assumed_for_each_instantiation() {
+    // After the barrier, A's contents are arbitrary (equality abstraction) except for what the
+    // barrier invariant states about thread 0's element.
+    let src = "__kernel void k(__local int *A, __global int *B) { A[get_local_id(0)] = get_local_id(0) + 1;\n  __barrier_invariant_1(A[get_local_id(0)] == get_local_id(0) + 1, 0);\n  barrier(CLK_LOCAL_MEM_FENCE);\n  __assert(A[0] == 1); }";
+    starts(opencl(src, 8, 1), "verified");
+    let wrong = "__kernel void k(__local int *A) { A[get_local_id(0)] = get_local_id(0);\n  __barrier_invariant_1(A[get_local_id(0)] == get_local_id(0) + 1, 0);\n  barrier(CLK_LOCAL_MEM_FENCE); }";
+    starts(opencl(wrong, 8, 1), "this barrier invariant might not hold");
 }

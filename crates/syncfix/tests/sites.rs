@@ -8,7 +8,7 @@ fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(if lang == Language::Cuda { "k.cu" } else { "k.cl" });
     std::fs::write(&path, src).unwrap();
-    let mut opts = Options::new(Launch { block_dim: [block, 1, 1], grid_dim: [grid, 1, 1] });
+    let mut opts = Options::new(Launch::new([block, 1, 1], [grid, 1, 1]));
     opts.frontend.language = Some(lang);
     opts.instrument = cfg;
     let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)

@@ -78,6 +78,8 @@ pub enum PropKind<'ctx> {
     Assert { inst: InstId, thread: usize, kind: AssertKind, first_iteration: bool },
     /// Thread `thread` writes constant memory.
     ConstantWrite { inst: InstId, thread: usize },
+    /// Thread `thread` accesses outside its array (`off`: its byte offset).
+    OutOfBounds { inst: InstId, thread: usize, off: BV<'ctx> },
 }
 
 /// A property violation condition at a schedule position.
@@ -147,6 +149,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     executed: u64,
     ufs: BTreeMap<String, FuncDecl<'ctx>>,
     fresh: u32,
+    /// `--warp-sync`: both threads are in one warp.
+    same_warp: Option<Bool<'ctx>>,
     /// Values that depend on a query of the race log: specifications over them are about
     /// thread 1, whose log it is (GPUVerify keeps one log).
     log_dependent: HashSet<InstId>,
@@ -207,6 +211,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         let escaping = escaping_values(k, cfg);
         let log_dependent = log_dependent_values(k);
+        let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
+            // Warps are runs of `w` consecutive linear local ids (x fastest).
+            let lin = |t: &ThreadSyms<'ctx>| -> BV<'ctx> {
+                let bx = BV::from_u64(ctx, l.block_dim[0] as u64, 32);
+                let by = BV::from_u64(ctx, l.block_dim[1] as u64, 32);
+                t.local[0].bvadd(&t.local[1].bvmul(&bx)).bvadd(&t.local[2].bvmul(&bx).bvmul(&by))
+            };
+            let wv = BV::from_u64(ctx, w as u64, 32);
+            let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
+            Bool::and(ctx, &[&same_group, &same]).simplify()
+        });
         Encoder {
             ctx,
             k,
@@ -221,6 +236,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             params: BTreeMap::new(),
             env: [BTreeMap::new(), BTreeMap::new()],
             escaping,
+            same_warp,
             log_dependent,
             incoming: BTreeMap::new(),
             back: BTreeMap::new(),
@@ -295,7 +311,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
                 Model::Adversarial => {}
             }
-            if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] {
+            let checked = self.opts.check_arrays.as_ref().map_or(true, |names| names.iter().any(|n| *n == obj.name));
+            if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
                 let bits = self.value_bits(o);
                 self.logs.insert(o, Logs::new(ctx, bits));
             }
@@ -656,6 +673,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             InstKind::Load { ptr, width: bytes } => {
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+                self.bounds(inst, ptr.object, &off, bytes, pred);
                 let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| self.read(t, ptr.object, &off[t], bytes));
                 for t in 0..2 {
                     let v = if width == 1 {
@@ -670,6 +688,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Store { ptr, value, width: bytes } => {
                 self.constant_write(inst, ptr.object, pred);
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+                self.bounds(inst, ptr.object, &off, bytes, pred);
                 let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
                 let old: [BV<'ctx>; 2] = std::array::from_fn(|t| self.read(t, ptr.object, &off[t], bytes));
                 self.race(inst, AccessKind::Write, ptr.object, &off, bytes, &vals, &old, pred);
@@ -680,6 +699,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Atomic { ptr, width: bytes, .. } => {
                 self.constant_write(inst, ptr.object, pred);
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+                self.bounds(inst, ptr.object, &off, bytes, pred);
                 let z = [zero(ctx, bytes * 8), zero(ctx, bytes * 8)];
                 self.race(inst, AccessKind::Atomic, ptr.object, &off, bytes, &z, &z, pred);
                 // The old value: arbitrary (atomically accessed arrays are adversarial) ...
@@ -714,7 +734,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Assert { cond, kind, global } => {
                 let first_iteration = self.loop_iters.last().map_or(true, |i| *i == 0);
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
-                for t in 0..self.threads_for(cond) {
+                let threads = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
+                for t in 0..threads {
                     let c = self.value(t, cond).to_bool(ctx);
                     let on = if global { &either } else { &pred[t] };
                     let viol = Bool::and(ctx, &[&self.ok, on, &c.not()]).simplify();
@@ -837,6 +858,29 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 for c in copies.iter_mut() {
                     c.arr = either.ite(&fresh.arr, &c.arr);
                 }
+            }
+        }
+    }
+
+    /// `--check-array-bounds`: an access of `bytes` bytes at `off` must lie within its array,
+    /// when the array's size is known.
+    fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+        if !self.opts.array_bounds {
+            return;
+        }
+        let obj = &self.k.objects[o];
+        if obj.dims.is_empty() || obj.dims.iter().any(|d| *d == 0) {
+            return;
+        }
+        let size: u64 = obj.dims.iter().product::<u64>() * obj.elem_size as u64;
+        let ctx = self.ctx;
+        for t in 0..2 {
+            let end = off[t].bvadd(&BV::from_u64(ctx, bytes as u64, 64));
+            // Negative offsets wrap to large unsigned values, so one unsigned test suffices.
+            let inside = Bool::and(ctx, &[&end.bvule(&BV::from_u64(ctx, size, 64)), &off[t].bvult(&BV::from_u64(ctx, size, 64))]);
+            let cond = Bool::and(ctx, &[&self.ok, &pred[t], &inside.not()]).simplify();
+            if !is_false(&cond) {
+                self.props.push(Property { cond, pos: self.pos, kind: PropKind::OutOfBounds { inst, thread: t, off: off[t].clone() } });
             }
         }
     }
@@ -1019,6 +1063,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             AccessKind::Atomic => &[AccessKind::Read, AccessKind::Write],
         };
         for &lk in conflicts {
+            if !self.opts.race_checks {
+                break;
+            }
             let l = logs.get(lk);
             if is_false(&l.has) {
                 continue;
@@ -1049,6 +1096,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 pos: self.pos,
                 kind: PropKind::Race { check: who as usize, logged: lk, who: l.who.clone(), off2: off[1].clone() },
             });
+        }
+        // Warp-synchronous execution: two threads of one warp are in step after every
+        // instruction, so what thread 1 logged no longer conflicts with thread 2.
+        if let Some(same_warp) = self.same_warp.clone() {
+            if let Some(logs) = self.logs.get_mut(&o) {
+                logs.clear(&same_warp);
+            }
         }
     }
 

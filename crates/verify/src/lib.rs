@@ -62,6 +62,18 @@ pub struct VerifyOptions {
     pub limits: Limits,
     /// Time limit of one solver call.
     pub timeout: Option<Duration>,
+    /// Check data races (`--only-divergence` and `--only-log` turn this off; accesses are
+    /// still logged for annotations that query the logs).
+    pub race_checks: bool,
+    /// `--asymmetric-asserts`: assertions are checked for the first thread only.
+    pub asymmetric_asserts: bool,
+    /// `--warp-sync=N`: threads of one warp of N threads run in lock-step, so only accesses
+    /// of one instruction can race between them (Bardsley & Donaldson, NFM 2014 §3).
+    pub warp_size: Option<u32>,
+    /// `--check-array-bounds`: accesses to arrays of known size must stay in bounds.
+    pub array_bounds: bool,
+    /// `--vcgen-opt=/checkArrays:A,B`: check races on these arrays only (by source name).
+    pub check_arrays: Option<Vec<String>>,
 }
 
 impl Default for VerifyOptions {
@@ -73,6 +85,11 @@ impl Default for VerifyOptions {
             loop_unwind: None,
             limits: Limits::default(),
             timeout: None,
+            race_checks: true,
+            asymmetric_asserts: false,
+            warp_size: None,
+            array_bounds: false,
+            check_arrays: None,
         }
     }
 }
@@ -100,6 +117,9 @@ pub enum VerifyError {
     Irreducible,
     #[error("the unrolled kernel exceeds {0} instructions; loop invariants are not supported yet")]
     TooLarge(u64),
+    /// `/checkArrays` names an array the kernel does not have (GPUVerify: GPUVERIFYVCGEN_ERROR).
+    #[error("Array name '{0}' specified for restricted checking is not found")]
+    UnknownArray(String),
 }
 
 /// Counters for the benchmark.
@@ -130,6 +150,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Errors: an irreducible CFG, or an unrolling larger than [`Limits::max_instructions`].
     pub fn new(ctx: &'ctx Context, kernel: &'k Kernel, num_vars: usize, opts: &VerifyOptions) -> Result<Self, VerifyError> {
         let start = Instant::now();
+        if let Some(names) = &opts.check_arrays {
+            for n in names {
+                if !kernel.objects.values().any(|o| &o.name == n) {
+                    return Err(VerifyError::UnknownArray(n.clone()));
+                }
+            }
+        }
         let cfg = Cfg::compute(kernel).map_err(|_| VerifyError::Irreducible)?;
         let abs = Abstraction::compute(kernel, opts.abstraction);
         let enc = Encoder::new(ctx, kernel, &cfg, &abs, num_vars, opts).run()?;

@@ -58,6 +58,8 @@ pub enum Defect {
     Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize, first_iteration: bool },
     /// `thread` writes constant memory.
     ConstantWrite { inst: InstId, span: Span, thread: usize },
+    /// `thread` accesses `object` at byte `offset`, outside the array.
+    OutOfBounds { inst: InstId, span: Span, thread: usize, object: ObjectId, offset: u64 },
 }
 
 /// A counterexample.
@@ -168,6 +170,13 @@ pub(crate) fn extract<'ctx>(
             thread: *thread,
             first_iteration: *first_iteration,
         },
+        PropKind::OutOfBounds { inst, thread, off } => {
+            let object = match k.insts[*inst].kind.access() {
+                Some((p, _, _, _)) => p.object,
+                None => return None,
+            };
+            Defect::OutOfBounds { inst: *inst, span: k.insts[*inst].span.clone(), thread: *thread, object, offset: eval_bv(m, off) }
+        }
         PropKind::ConstantWrite { inst, thread } => {
             Defect::ConstantWrite { inst: *inst, span: k.insts[*inst].span.clone(), thread: *thread }
         }

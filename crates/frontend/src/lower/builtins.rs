@@ -141,7 +141,22 @@ impl<'a> Lowerer<'a> {
                 let dims = (0..3).rev().find(|&d| launch.block_dim[d] > 1 || launch.grid_dim[d] > 1).unwrap_or(0) + 1;
                 Some(Operand::konst(ret_bits.unwrap_or(32), dims as u128))
             }
-            Some(Known::GlobalOffset) => Some(Operand::konst(ret_bits.unwrap_or(64), 0)),
+            Some(Known::GlobalOffset) => {
+                let w = ret_bits.unwrap_or(64);
+                let dimop = scalar_arg(0)?;
+                match dimop.as_const() {
+                    Some(d) if d < 3 => Some(Operand::konst(w, launch.global_offset[d as usize] as u128)),
+                    Some(_) => Some(Operand::konst(w, 0)),
+                    None => {
+                        let [x, y, z] = launch.global_offset;
+                        if x == 0 && y == 0 && z == 0 {
+                            Some(Operand::konst(w, 0))
+                        } else {
+                            return Err(unsupported("get_global_offset with a non-constant dimension and a global offset", loc));
+                        }
+                    }
+                }
+            }
             Some(Known::BlockBarrier) => {
                 self.barrier(frame, cur, Scope::Block, Fences::ALL, span);
                 None
@@ -307,12 +322,17 @@ impl<'a> Lowerer<'a> {
                 (Known::GlobalId(_), _) => {
                     let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
                     let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
-                    match g {
+                    let id = match g {
                         Operand::Const { bits: 0, .. } => l,
                         _ => {
                             let m = this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: Operand::konst(32, launch.block_dim[i] as u128) }, 32, span);
                             Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: Operand::Value(m), rhs: l }, 32, span))
                         }
+                    };
+                    // OpenCL's global offset (`--global_offset`).
+                    match launch.global_offset[i] {
+                        0 => id,
+                        off => Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: id, rhs: Operand::konst(32, off as u128) }, 32, span)),
                     }
                 }
                 _ => Operand::konst(32, 0),

@@ -63,6 +63,14 @@ pub struct LowerInput<'a> {
     pub main_file: SourceFile,
     pub known_files: Vec<SourceFile>,
     pub stmts: StmtTable,
+    pub annotations: crate::driver::Annotations,
+    pub invariants_as_candidates: bool,
+    /// Fixed values of the kernel's scalar parameters, in order of the scalar parameters
+    /// (`--kernel-args`).
+    pub param_values: Vec<Option<u128>>,
+    /// Sizes in bytes of the kernel's pointer parameters, in order of the pointer parameters
+    /// (`--kernel-arrays`), for array-bounds checking.
+    pub array_sizes: Vec<Option<u64>>,
 }
 
 /// A lowered value: a scalar, a pointer (object and byte offset), or an aggregate.
@@ -198,7 +206,12 @@ impl<'a> Lowerer<'a> {
                     }
                     let space = self.space_of(*addr_space);
                     let elem_size = elem_size_of_pointer_type(&qual);
-                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims: vec![], param: Some(i), init: None });
+                    let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Pointer(_))).count();
+                    let dims = match self.input.array_sizes.get(nth).copied().flatten() {
+                        Some(bytes) if elem_size > 0 => vec![bytes / elem_size as u64],
+                        _ => vec![],
+                    };
+                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None });
                     self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                 }
@@ -207,8 +220,19 @@ impl<'a> Lowerer<'a> {
                         return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
                     };
                     let idx = self.k.params.len();
+                    let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Scalar { .. })).count();
                     self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
                     let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
+                    // `--kernel-args`: the parameter's value is given.
+                    if let Some(Some(bits)) = self.input.param_values.get(nth) {
+                        let c = self.k.push_inst(
+                            entry,
+                            InstKind::Cmp { pred: syncfix_kir::CmpPred::Eq, lhs: Operand::Value(v), rhs: Operand::konst(width, *bits) },
+                            1,
+                            Span::default(),
+                        );
+                        self.k.push_inst(entry, InstKind::Assume { cond: Operand::Value(c) }, 0, Span::default());
+                    }
                     args.push(LVal::Scalar(Operand::Value(v)));
                 }
             }

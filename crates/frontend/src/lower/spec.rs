@@ -54,6 +54,29 @@ impl<'a> Lowerer<'a> {
             }
         };
         let mut result: Option<Operand> = None;
+        // `--no-annotations` / `--only-requires`: the checks and assumptions go; queries that
+        // return values still give them.
+        use crate::driver::Annotations as A;
+        let ignored = match self.input.annotations {
+            A::All => false,
+            A::OnlyRequires => !matches!(base, "__requires" | "__global_requires"),
+            A::Ignore => true,
+        };
+        let is_check = matches!(
+            base,
+            "__assert" | "__global_assert" | "__assume" | "__requires" | "__global_requires" | "__ensures" | "__global_ensures"
+                | "__syncfix_invariant" | "__syncfix_global_invariant" | "__syncfix_function_wide_invariant"
+                | "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant"
+                | "__candidate_global_invariant" | "__function_wide_candidate_invariant"
+        ) || base.starts_with("__syncfix_barrier_invariant");
+        if ignored && is_check {
+            return Ok(true);
+        }
+        let base = match base {
+            // `--invariants-as-candidates`.
+            "__syncfix_invariant" | "__syncfix_global_invariant" if self.input.invariants_as_candidates => "__candidate_invariant",
+            b => b,
+        };
         match base {
             "__syncfix_spec_begin" => self.spec_depth += 1,
             "__syncfix_spec_end" => self.spec_depth = self.spec_depth.saturating_sub(1),
@@ -134,7 +157,7 @@ impl<'a> Lowerer<'a> {
             }
             "__ptr_offset_bytes" => {
                 let (_, off) = ptr(0)?;
-                result = Some(self.resize(cur, off, ret_bits.unwrap_or(64), span));
+                result = Some(self.resize_to(cur, off, ret_bits.unwrap_or(64), span));
             }
             "__syncfix_reads_from" | "__syncfix_writes_to" => {
                 // An external function's effect on the array `p` points into.
@@ -173,7 +196,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 let mut insts = vec![];
                 for i in 1..args.len() {
-                    insts.push(self.resize(cur, arg(i)?, 32, span));
+                    insts.push(self.resize_to(cur, arg(i)?, 32, span));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
             }
@@ -207,7 +230,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn resize(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
+    fn resize_to(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
         let have = self.k.width(v);
         match (v, have.cmp(&w)) {
             (_, std::cmp::Ordering::Equal) => v,
@@ -329,7 +352,7 @@ impl<'a> Lowerer<'a> {
         if let Some(LVal::Scalar(r)) = value {
             for p in &frame.ret_placeholders {
                 let w = self.k.insts[*p].width;
-                let r = self.resize(cur, *r, w, span);
+                let r = self.resize_to(cur, *r, w, span);
                 subst.insert(*p, r);
             }
         }
