@@ -146,7 +146,13 @@ impl Kernel {
                 s.push_str(" <- ");
             }
             let name = self.files.get(l.file).map(|f| f.file_name()).unwrap_or("?");
-            let _ = write!(s, "{}:{}:{}", name, l.line, l.col);
+            // Lines inside other files (syncfix's preludes) would make dumps churn when they
+            // change: only the user's file gets line and column.
+            if l.file == crate::FileId::MAIN {
+                let _ = write!(s, "{}:{}:{}", name, l.line, l.col);
+            } else {
+                let _ = write!(s, "{name}");
+            }
         }
         s
     }

@@ -203,12 +203,12 @@ impl<'a> Lowerer<'a> {
                 Some(Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span)))
             }
             Some(Known::Math(f)) => {
-                let mut ops = vec![];
-                for i in 0..args.len() {
-                    ops.push(scalar_arg(i)?);
+                // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
+                let v = self.pure_call(cur, &f, &args, &c.function_ty, true, span, loc)?;
+                if let Some(dest) = &c.dest {
+                    frame.values.insert(dest.clone(), v);
                 }
-                let w = ret_bits.ok_or_else(|| unsupported(format!("the math function `{f}` on vectors"), loc))?;
-                Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{f}.{w}"), args: ops }, w, span)))
+                return Ok(cur);
             }
             None => {
                 if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memset") || name.starts_with("llvm.memmove") {
@@ -236,24 +236,28 @@ impl<'a> Lowerer<'a> {
                     // function): an uninterpreted function of its arguments.
                     let pure = callee.is_some_and(is_pure);
                     if pure || is_pure_call(c) {
-                        let mut ops = vec![];
-                        for i in 0..args.len() {
-                            ops.push(scalar_arg(i)?);
-                        }
-                        let w = ret_bits.ok_or_else(|| unsupported(format!("`{}` returning a non-scalar", demangle(&name)), loc))?;
-                        let v = self.push(cur, InstKind::Float { func: name.clone(), args: ops }, w, span);
+                        let v = self.pure_call(cur, &name, &args, &c.function_ty, false, span, loc)?;
                         if let Some(dest) = &c.dest {
-                            frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
+                            frame.values.insert(dest.clone(), v);
                         }
                         return Ok(cur);
                     }
                     // A bodiless function of numbers only (GPUVerify's bodiless procedure): it
                     // returns an arbitrary value at each call and cannot reach memory.
-                    if args.iter().all(|a| matches!(a, LVal::Scalar(_))) {
+                    if args.iter().all(|a| matches!(a, LVal::Scalar(_) | LVal::Agg(_))) {
                         if let Some(dest) = &c.dest {
-                            let w = ret_bits.ok_or_else(|| unsupported(format!("`{}` returning a non-scalar", demangle(&name)), loc))?;
-                            let v = self.push(cur, InstKind::Havoc, w, span);
-                            frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
+                            let ty = match c.function_ty.as_ref() {
+                                llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
+                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(&name)), loc)),
+                            };
+                            let mut widths = vec![];
+                            if !super::inst::leaf_widths(&self.m.types, &ty, &mut widths) {
+                                return Err(unsupported(format!("`{}` returning {ty}", demangle(&name)), loc));
+                            }
+                            let leaves: Vec<Operand> =
+                                widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
+                            let v = super::inst::rebuild(&self.m.types, &ty, &mut leaves.into_iter());
+                            frame.values.insert(dest.clone(), v);
                         }
                         return Ok(cur);
                     }
@@ -281,6 +285,52 @@ impl<'a> Lowerer<'a> {
             frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
         }
         Ok(cur)
+    }
+
+    /// A call of a pure function as an uninterpreted function: scalar arguments and result
+    /// directly; with `elementwise`, vector arguments and results element by element (LLVM's
+    /// vector math intrinsics); otherwise one function per result element over all argument
+    /// scalars.
+    #[allow(clippy::too_many_arguments)]
+    fn pure_call(
+        &mut self,
+        cur: BlockId,
+        name: &str,
+        args: &[LVal],
+        fty: &llvm_ir::TypeRef,
+        elementwise: bool,
+        span: &Span,
+        loc: Option<Loc>,
+    ) -> Result<LVal, LowerError> {
+        let ret = match fty.as_ref() {
+            llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
+            _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(name)), loc)),
+        };
+        let mut widths = vec![];
+        if !super::inst::leaf_widths(&self.m.types, &ret, &mut widths) {
+            return Err(unsupported(format!("`{}` returning {ret}", demangle(name)), loc));
+        }
+        let mut flat: Vec<Vec<Operand>> = vec![];
+        for a in args {
+            let mut leaves = vec![];
+            if !Self::leaves_of(a, &mut leaves) {
+                return Err(unsupported(format!("`{}` with a pointer argument", demangle(name)), loc));
+            }
+            flat.push(leaves);
+        }
+        let mut out = vec![];
+        for (i, w) in widths.iter().enumerate() {
+            let ops: Vec<Operand> = if elementwise {
+                flat.iter().map(|l| if l.len() == widths.len() { l[i] } else { l.first().copied().unwrap_or(Operand::konst(1, 0)) }).collect()
+            } else {
+                flat.iter().flatten().copied().collect()
+            };
+            // Element-wise: one function for every element (a scalar call gives the same
+            // value on the same arguments); otherwise one function per result scalar.
+            let func = if widths.len() == 1 || elementwise { format!("{}.{w}", name) } else { format!("{}.{w}#{i}", name) };
+            out.push(Operand::Value(self.push(cur, InstKind::Float { func, args: ops }, *w, span)));
+        }
+        Ok(super::inst::rebuild(&self.m.types, &ret, &mut out.into_iter()))
     }
 
     pub(crate) fn barrier(&mut self, frame: &mut Frame, cur: BlockId, scope: Scope, fences: Fences, span: &Span) {

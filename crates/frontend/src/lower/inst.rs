@@ -7,7 +7,7 @@ use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
 use llvm_ir::{ConstantRef, HasDebugLoc, IntPredicate, Name, TypeRef};
-use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstKind, Loc, Operand, Pointer, Span, Terminator};
+use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstId, InstKind, Loc, Operand, Pointer, Span, Terminator};
 
 impl<'a> Lowerer<'a> {
     pub(crate) fn operand(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<LVal, LowerError> {
@@ -50,7 +50,7 @@ impl<'a> Lowerer<'a> {
                 let zero = matches!(c.as_ref(), Constant::AggregateZero(_));
                 self.filler(t, zero, loc)?
             }
-            Constant::Struct { values, .. } | Constant::Array { elements: values, .. } => {
+            Constant::Struct { values, .. } | Constant::Array { elements: values, .. } | Constant::Vector(values) => {
                 let mut v = vec![];
                 for e in values {
                     v.push(self.constant(e, loc)?);
@@ -98,6 +98,10 @@ impl<'a> Lowerer<'a> {
                 self.filler(&def, zero, loc)?
             }
             Type::ArrayType { element_type, num_elements } => {
+                let (e, n) = (element_type.clone(), *num_elements);
+                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
+            }
+            Type::VectorType { element_type, num_elements, .. } => {
                 let (e, n) = (element_type.clone(), *num_elements);
                 LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
             }
@@ -219,7 +223,7 @@ impl<'a> Lowerer<'a> {
     fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
         match ty.as_ref() {
             Type::PointerType { .. } => Err(unsupported("a pointer loaded from memory", loc)),
-            Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } => {
+            Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } | Type::VectorType { .. } => {
                 let (fields, offs) = self.members(ty, loc)?;
                 let mut v = vec![];
                 for (f, o) in fields.iter().zip(offs) {
@@ -279,6 +283,11 @@ impl<'a> Lowerer<'a> {
                 let s = layout::alloc_size(types, element_type).ok_or_else(|| unsupported("an array of unknown layout", loc))?;
                 Ok(((0..*num_elements).map(|_| element_type.clone()).collect(), (0..*num_elements as u64).map(|i| i * s).collect()))
             }
+            // Vector elements are packed.
+            Type::VectorType { element_type, num_elements, .. } => {
+                let s = layout::size(types, element_type).ok_or_else(|| unsupported("a vector of unknown layout", loc))?;
+                Ok(((0..*num_elements).map(|_| element_type.clone()).collect(), (0..*num_elements as u64).map(|i| i * s).collect()))
+            }
             _ => Err(unsupported(format!("an aggregate of type {ty}"), loc)),
         }
     }
@@ -298,22 +307,38 @@ impl<'a> Lowerer<'a> {
         let loc = span.in_main().or(span.top());
         macro_rules! bin {
             ($x:expr, $op:expr) => {{
-                let (a, b) = (self.scalar(frame, &$x.operand0, loc)?, self.scalar(frame, &$x.operand1, loc)?);
-                let w = self.k.width(a);
-                if matches!(self.type_of(&$x.operand0).as_ref(), Type::VectorType { .. }) {
-                    return Err(unsupported("vector arithmetic", loc));
-                }
-                let v = self.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span);
-                frame.values.insert($x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+                let a = self.operand(frame, &$x.operand0, loc)?;
+                let b = self.operand(frame, &$x.operand1, loc)?;
+                let v = self.map2(a, b, &mut |me, a, b| {
+                    let w = me.k.width(a);
+                    Ok(Operand::Value(me.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span)))
+                }, loc)?;
+                frame.values.insert($x.dest.clone(), v);
             }};
         }
-        macro_rules! float {
-            ($x:expr, $name:expr, [$($arg:expr),*], $ty:expr) => {{
-                let args = vec![$(self.scalar(frame, &$arg, loc)?),*];
-                let w = layout::scalar_bits(&$ty).ok_or_else(|| unsupported(format!("floating-point arithmetic on {}", $ty), loc))?;
+        // Floating-point operations are uninterpreted functions named after the operation and
+        // the result's element width.
+        macro_rules! fbin {
+            ($x:expr, $name:expr) => {{
+                let a = self.operand(frame, &$x.operand0, loc)?;
+                let b = self.operand(frame, &$x.operand1, loc)?;
+                let w = elem_bits(&self.type_of(&$x.operand0), loc)?;
                 let func = format!("{}.{}", $name, w);
-                let v = self.push(cur, InstKind::Float { func, args }, w, &span);
-                frame.values.insert($x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+                let v = self.map2(a, b, &mut |me, a, b| {
+                    Ok(Operand::Value(me.push(cur, InstKind::Float { func: func.clone(), args: vec![a, b] }, w, &span)))
+                }, loc)?;
+                frame.values.insert($x.dest.clone(), v);
+            }};
+        }
+        macro_rules! fun {
+            ($x:expr, $name:expr, $arg:expr, $ty:expr) => {{
+                let a = self.operand(frame, &$arg, loc)?;
+                let w = elem_bits(&$ty, loc)?;
+                let func = format!("{}.{}", $name, w);
+                let v = self.map1(a, &mut |me, a| {
+                    Ok(Operand::Value(me.push(cur, InstKind::Float { func: func.clone(), args: vec![a] }, w, &span)))
+                }, loc)?;
+                frame.values.insert($x.dest.clone(), v);
             }};
         }
         match ins {
@@ -330,29 +355,31 @@ impl<'a> Lowerer<'a> {
             I::Shl(x) => bin!(x, BinOp::Shl),
             I::LShr(x) => bin!(x, BinOp::LShr),
             I::AShr(x) => bin!(x, BinOp::AShr),
-            I::FAdd(x) => float!(x, "fadd", [x.operand0, x.operand1], self.type_of(&x.operand0)),
-            I::FSub(x) => float!(x, "fsub", [x.operand0, x.operand1], self.type_of(&x.operand0)),
-            I::FMul(x) => float!(x, "fmul", [x.operand0, x.operand1], self.type_of(&x.operand0)),
-            I::FDiv(x) => float!(x, "fdiv", [x.operand0, x.operand1], self.type_of(&x.operand0)),
-            I::FRem(x) => float!(x, "frem", [x.operand0, x.operand1], self.type_of(&x.operand0)),
-            I::FNeg(x) => float!(x, "fneg", [x.operand], self.type_of(&x.operand)),
-            I::FPTrunc(x) => float!(x, "fptrunc", [x.operand], x.to_type),
-            I::FPExt(x) => float!(x, "fpext", [x.operand], x.to_type),
-            I::FPToUI(x) => float!(x, "fptoui", [x.operand], x.to_type),
-            I::FPToSI(x) => float!(x, "fptosi", [x.operand], x.to_type),
-            I::UIToFP(x) => float!(x, "uitofp", [x.operand], x.to_type),
-            I::SIToFP(x) => float!(x, "sitofp", [x.operand], x.to_type),
+            I::FAdd(x) => fbin!(x, "fadd"),
+            I::FSub(x) => fbin!(x, "fsub"),
+            I::FMul(x) => fbin!(x, "fmul"),
+            I::FDiv(x) => fbin!(x, "fdiv"),
+            I::FRem(x) => fbin!(x, "frem"),
+            I::FNeg(x) => fun!(x, "fneg", x.operand, self.type_of(&x.operand)),
+            I::FPTrunc(x) => fun!(x, "fptrunc", x.operand, x.to_type),
+            I::FPExt(x) => fun!(x, "fpext", x.operand, x.to_type),
+            I::FPToUI(x) => fun!(x, "fptoui", x.operand, x.to_type),
+            I::FPToSI(x) => fun!(x, "fptosi", x.operand, x.to_type),
+            I::UIToFP(x) => fun!(x, "uitofp", x.operand, x.to_type),
+            I::SIToFP(x) => fun!(x, "sitofp", x.operand, x.to_type),
             I::FCmp(x) => {
-                let a = self.scalar(frame, &x.operand0, loc)?;
-                let b = self.scalar(frame, &x.operand1, loc)?;
-                let w = self.k.width(a);
+                let a = self.operand(frame, &x.operand0, loc)?;
+                let b = self.operand(frame, &x.operand1, loc)?;
+                let w = elem_bits(&self.type_of(&x.operand0), loc)?;
                 let p = format!("{}", x.predicate).to_lowercase();
-                let v = match p.as_str() {
-                    "false" => Operand::bool(false),
-                    "true" => Operand::bool(true),
-                    _ => Operand::Value(self.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
-                };
-                frame.values.insert(x.dest.clone(), LVal::Scalar(v));
+                let v = self.map2(a, b, &mut |me, a, b| {
+                    Ok(match p.as_str() {
+                        "false" => Operand::bool(false),
+                        "true" => Operand::bool(true),
+                        _ => Operand::Value(me.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
+                    })
+                }, loc)?;
+                frame.values.insert(x.dest.clone(), v);
             }
             I::ICmp(x) => {
                 let pred = match x.predicate {
@@ -370,15 +397,17 @@ impl<'a> Lowerer<'a> {
                 let a = self.operand(frame, &x.operand0, loc)?;
                 let b = self.operand(frame, &x.operand1, loc)?;
                 let v = match (a, b) {
-                    (LVal::Scalar(a), LVal::Scalar(b)) => {
-                        Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))
-                    }
                     (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
-                        Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))
+                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
                     }
-                    _ => return Err(unsupported("a comparison of pointers into different memory objects", loc)),
+                    (LVal::Ptr(..) | LVal::Null, _) | (_, LVal::Ptr(..) | LVal::Null) => {
+                        return Err(unsupported("a comparison of pointers into different memory objects", loc))
+                    }
+                    (a, b) => self.map2(a, b, &mut |me, a, b| {
+                        Ok(Operand::Value(me.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
+                    }, loc)?,
                 };
-                frame.values.insert(x.dest.clone(), LVal::Scalar(v));
+                frame.values.insert(x.dest.clone(), v);
             }
             I::Trunc(x) => self.cast(frame, cur, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, &span, loc)?,
             I::ZExt(x) => self.cast(frame, cur, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
@@ -386,9 +415,10 @@ impl<'a> Lowerer<'a> {
             I::BitCast(x) => {
                 let v = self.operand(frame, &x.operand, loc)?;
                 let from = self.type_of(&x.operand);
-                if matches!(from.as_ref(), Type::VectorType { .. }) || matches!(x.to_type.as_ref(), Type::VectorType { .. }) {
-                    return Err(unsupported("a bitcast of vector values", loc));
-                }
+                let v = match v {
+                    p @ (LVal::Ptr(..) | LVal::Null) => p,
+                    v => self.bitcast_value(cur, v, &from, &x.to_type, &span, loc)?,
+                };
                 frame.values.insert(x.dest.clone(), v);
             }
             I::AddrSpaceCast(x) => {
@@ -401,21 +431,33 @@ impl<'a> Lowerer<'a> {
             }
             I::PtrToInt(_) | I::IntToPtr(_) => return Err(unsupported("a conversion between pointers and integers", loc)),
             I::Select(x) => {
-                let c = self.scalar(frame, &x.condition, loc)?;
+                let c = self.operand(frame, &x.condition, loc)?;
                 let a = self.operand(frame, &x.true_value, loc)?;
                 let b = self.operand(frame, &x.false_value, loc)?;
-                let v = match (a, b) {
-                    (LVal::Scalar(a), LVal::Scalar(b)) => {
-                        let w = self.k.width(a);
-                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
-                    }
-                    (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
+                let v = match (c, a, b) {
+                    (LVal::Scalar(c), LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
                         LVal::Ptr(o1, Operand::Value(self.push(cur, InstKind::Select { cond: c, then: a, els: b }, 64, &span)))
                     }
-                    (LVal::Ptr(..), _) | (_, LVal::Ptr(..)) => {
+                    (_, LVal::Ptr(..) | LVal::Null, _) | (_, _, LVal::Ptr(..) | LVal::Null) => {
                         return Err(unsupported("a pointer that may point into different memory objects (`?:` on pointers)", loc))
                     }
-                    _ => return Err(unsupported("a select of aggregate values", loc)),
+                    // A vector condition picks element by element.
+                    (LVal::Agg(cs), LVal::Agg(xs), LVal::Agg(ys)) if cs.len() == xs.len() && xs.len() == ys.len() => {
+                        let mut out = vec![];
+                        for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
+                            let LVal::Scalar(c) = c else { return Err(unsupported("a select on an aggregate condition", loc)) };
+                            out.push(self.map2(x, y, &mut |me, a, b| {
+                                let w = me.k.width(a);
+                                Ok(Operand::Value(me.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                            }, loc)?);
+                        }
+                        LVal::Agg(out)
+                    }
+                    (LVal::Scalar(c), a, b) => self.map2(a, b, &mut |me, a, b| {
+                        let w = me.k.width(a);
+                        Ok(Operand::Value(me.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                    }, loc)?,
+                    _ => return Err(unsupported("a select of values of different shapes", loc)),
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
@@ -434,7 +476,19 @@ impl<'a> Lowerer<'a> {
                 } else {
                     match layout::scalar_bits(&x.to_type) {
                         Some(w) => (None, w),
-                        None => return Err(unsupported(format!("a phi of type {}", x.to_type), loc)),
+                        None => {
+                            // An aggregate (vector, struct): one phi per scalar leaf.
+                            let mut widths = vec![];
+                            if !leaf_widths(&self.m.types, &x.to_type, &mut widths) {
+                                return Err(unsupported(format!("a phi of type {}", x.to_type), loc));
+                            }
+                            let insts: Vec<InstId> =
+                                widths.iter().map(|w| self.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
+                            let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
+                            frame.values.insert(x.dest.clone(), v);
+                            frame.phis.push(PendingPhi { dest: x.dest.clone(), insts, incoming: x.incoming_values.clone(), object: None, loc });
+                            return Ok(cur);
+                        }
                     }
                 };
                 let inst = self.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
@@ -443,7 +497,7 @@ impl<'a> Lowerer<'a> {
                     None => LVal::Scalar(Operand::Value(inst)),
                 };
                 frame.values.insert(x.dest.clone(), v);
-                frame.phis.push(PendingPhi { dest: x.dest.clone(), inst, incoming: x.incoming_values.clone(), object, loc });
+                frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), object, loc });
             }
             I::Alloca(x) => {
                 if x.num_elements.as_constant().map(|c| !matches!(c, Constant::Int { value: 1, .. })).unwrap_or(true) {
@@ -527,8 +581,25 @@ impl<'a> Lowerer<'a> {
             }
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
             I::Call(c) => return self.lower_call(frame, c, cur, &span, loc),
-            I::ExtractElement(_) | I::InsertElement(_) | I::ShuffleVector(_) => {
-                return Err(unsupported("vector element operations (vector types are not supported yet)", loc))
+            I::ExtractElement(x) => {
+                let v = self.operand(frame, &x.vector, loc)?;
+                let i = self.scalar(frame, &x.index, loc)?;
+                let r = self.extract_element(cur, v, i, &span, loc)?;
+                frame.values.insert(x.dest.clone(), r);
+            }
+            I::InsertElement(x) => {
+                let v = self.operand(frame, &x.vector, loc)?;
+                let e = self.operand(frame, &x.element, loc)?;
+                let i = self.scalar(frame, &x.index, loc)?;
+                let r = self.insert_element(cur, v, e, i, &span, loc)?;
+                frame.values.insert(x.dest.clone(), r);
+            }
+            I::ShuffleVector(x) => {
+                let a = self.operand(frame, &x.operand0, loc)?;
+                let b = self.operand(frame, &x.operand1, loc)?;
+                let ty = llvm_ir::types::Typed::get_type(x, &self.m.types);
+                let r = self.shuffle(a, b, &x.mask, &ty, loc)?;
+                frame.values.insert(x.dest.clone(), r);
             }
             other => return Err(unsupported(format!("the LLVM instruction `{other}`"), loc)),
         }
@@ -537,16 +608,18 @@ impl<'a> Lowerer<'a> {
 
     #[allow(clippy::too_many_arguments)]
     fn cast(&mut self, frame: &mut Frame, cur: BlockId, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
-        let a = self.scalar(frame, arg, loc)?;
-        let w = layout::scalar_bits(to).ok_or_else(|| unsupported(format!("a conversion to {to}"), loc))?;
-        let v = match a {
-            Operand::Const { bits, width } => match op {
-                CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
-                _ => Operand::konst(w, bits),
-            },
-            _ => Operand::Value(self.push(cur, InstKind::Cast { op, arg: a }, w, span)),
-        };
-        frame.values.insert(dest.clone(), LVal::Scalar(v));
+        let a = self.operand(frame, arg, loc)?;
+        let w = elem_bits(to, loc)?;
+        let v = self.map1(a, &mut |me, a| {
+            Ok(match a {
+                Operand::Const { bits, width } => match op {
+                    CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
+                    _ => Operand::konst(w, bits),
+                },
+                _ => Operand::Value(me.push(cur, InstKind::Cast { op, arg: a }, w, span)),
+            })
+        }, loc)?;
+        frame.values.insert(dest.clone(), v);
         Ok(())
     }
 
@@ -616,5 +689,51 @@ fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
             }
             _ => None,
         },
+    }
+}
+
+/// The element width in bits of a scalar or vector type.
+pub(crate) fn elem_bits(t: &TypeRef, loc: Option<Loc>) -> Result<u16, LowerError> {
+    let e = match t.as_ref() {
+        Type::VectorType { element_type, .. } => element_type.clone(),
+        _ => t.clone(),
+    };
+    layout::scalar_bits(&e).ok_or_else(|| unsupported(format!("an operation on values of type {t}"), loc))
+}
+
+/// The widths of the scalar leaves of a first-class aggregate type (vectors, structs, arrays);
+/// false when it contains pointers or unknown types.
+pub(crate) fn leaf_widths(types: &llvm_ir::types::Types, t: &TypeRef, out: &mut Vec<u16>) -> bool {
+    match t.as_ref() {
+        Type::VectorType { element_type, num_elements, .. } | Type::ArrayType { element_type, num_elements } => {
+            (0..*num_elements).all(|_| leaf_widths(types, element_type, out))
+        }
+        Type::StructType { element_types, .. } => element_types.iter().all(|e| leaf_widths(types, e, out)),
+        Type::NamedStructType { name } => match layout::resolve_named(types, name) {
+            Some(d) => leaf_widths(types, &d, out),
+            None => false,
+        },
+        _ => match layout::scalar_bits(t) {
+            Some(w) => {
+                out.push(w);
+                true
+            }
+            None => false,
+        },
+    }
+}
+
+/// An aggregate value of type `t` whose scalar leaves are taken from `leaves` in order.
+pub(crate) fn rebuild(types: &llvm_ir::types::Types, t: &TypeRef, leaves: &mut dyn Iterator<Item = Operand>) -> LVal {
+    match t.as_ref() {
+        Type::VectorType { element_type, num_elements, .. } | Type::ArrayType { element_type, num_elements } => {
+            LVal::Agg((0..*num_elements).map(|_| rebuild(types, element_type, leaves)).collect())
+        }
+        Type::StructType { element_types, .. } => LVal::Agg(element_types.iter().map(|e| rebuild(types, e, leaves)).collect()),
+        Type::NamedStructType { name } => match layout::resolve_named(types, name) {
+            Some(d) => rebuild(types, &d, leaves),
+            None => LVal::Agg(vec![]),
+        },
+        _ => LVal::Scalar(leaves.next().unwrap_or(Operand::konst(1, 0))),
     }
 }

@@ -14,6 +14,7 @@ mod inst;
 pub mod layout;
 mod library;
 mod spec;
+mod vector;
 
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
@@ -84,8 +85,9 @@ pub(crate) enum LVal {
 
 pub(crate) struct PendingPhi {
     dest: Name,
-    /// The KIR phi for a scalar, or the offset phi of a pointer.
-    inst: InstId,
+    /// The KIR phi of a scalar, the offset phi of a pointer, or one phi per scalar leaf of an
+    /// aggregate (a vector, a struct).
+    insts: Vec<InstId>,
     incoming: Vec<(llvm_ir::Operand, Name)>,
     object: Option<ObjectId>,
     loc: Option<Loc>,
@@ -105,8 +107,9 @@ pub(crate) struct Frame {
     is_spec: bool,
     /// Postconditions (condition, global), evaluated again at each return.
     ensures: Vec<(Operand, bool)>,
-    /// Placeholders of `__return_val_*()`, replaced by the returned value at each return.
-    ret_placeholders: Vec<InstId>,
+    /// Placeholders of `__return_val_*()` (one per scalar of the value), replaced by the
+    /// returned value at each return.
+    ret_placeholders: Vec<Vec<InstId>>,
     /// `__function_wide_invariant` conditions, checked at each loop head of the function.
     function_wide: Vec<Operand>,
     /// `__barrier_invariant_N` (condition, instantiations) waiting for the next barrier.
@@ -214,6 +217,20 @@ impl<'a> Lowerer<'a> {
                     let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None });
                     self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
+                }
+                Type::VectorType { element_type, num_elements, .. } => {
+                    // A vector parameter: one uniform scalar parameter per element.
+                    let Some(width) = layout::scalar_bits(element_type) else {
+                        return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
+                    };
+                    let mut elems = vec![];
+                    for e in 0..*num_elements {
+                        let idx = self.k.params.len();
+                        self.k.params.push(Param { name: format!("{name}.s{e}"), kind: ParamKind::Scalar { width } });
+                        let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
+                        elems.push(LVal::Scalar(Operand::Value(v)));
+                    }
+                    args.push(LVal::Agg(elems));
                 }
                 _ => {
                     let Some(width) = layout::scalar_bits(&p.ty) else {
@@ -385,25 +402,35 @@ impl<'a> Lowerer<'a> {
     fn resolve_phis(&mut self, frame: &mut Frame) -> Result<(), LowerError> {
         let phis = std::mem::take(&mut frame.phis);
         for p in phis {
-            let mut incoming = vec![];
+            let mut incoming: Vec<Vec<(BlockId, Operand)>> = vec![vec![]; p.insts.len()];
             for (op, pred) in &p.incoming {
                 let Some(&b) = frame.exits.get(pred) else { continue }; // unreachable predecessor
                 let v = self.operand(frame, op, p.loc)?;
-                let o = match (v, p.object) {
-                    (LVal::Scalar(o), None) => o,
-                    (LVal::Ptr(obj, off), Some(want)) if obj == want => off,
+                let ops: Vec<Operand> = match (v, p.object) {
+                    (LVal::Ptr(obj, off), Some(want)) if obj == want => vec![off],
                     (LVal::Ptr(..), Some(_)) | (LVal::Null, Some(_)) => {
                         return Err(unsupported(
                             format!("a pointer `{}` that may point into different memory objects", name_str(&p.dest)),
                             p.loc,
                         ))
                     }
-                    _ => return Err(unsupported(format!("a phi of aggregate values (`{}`)", name_str(&p.dest)), p.loc)),
+                    (v, None) => {
+                        let mut leaves = vec![];
+                        if !Self::leaves_of(&v, &mut leaves) || leaves.len() != p.insts.len() {
+                            return Err(unsupported(format!("a phi of values of different shapes (`{}`)", name_str(&p.dest)), p.loc));
+                        }
+                        leaves
+                    }
+                    _ => return Err(unsupported(format!("a phi of values of different kinds (`{}`)", name_str(&p.dest)), p.loc)),
                 };
-                incoming.push((b, o));
+                for (slot, o) in incoming.iter_mut().zip(ops) {
+                    slot.push((b, o));
+                }
             }
-            if let InstKind::Phi { incoming: inc } = &mut self.k.insts[p.inst].kind {
-                *inc = incoming;
+            for (inst, inc) in p.insts.iter().zip(incoming) {
+                if let InstKind::Phi { incoming } = &mut self.k.insts[*inst].kind {
+                    *incoming = inc;
+                }
             }
         }
         Ok(())

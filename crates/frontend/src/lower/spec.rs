@@ -109,8 +109,16 @@ impl<'a> Lowerer<'a> {
             "__return_val_int" | "__return_val_bool" => {
                 let w = ret_bits.unwrap_or(32);
                 let v = self.push(cur, InstKind::Havoc, w, span);
-                frame.ret_placeholders.push(v);
+                frame.ret_placeholders.push(vec![v]);
                 result = Some(Operand::Value(v));
+            }
+            "__return_val_int4" => {
+                let leaves: Vec<InstId> = (0..4).map(|_| self.push(cur, InstKind::Havoc, 32, span)).collect();
+                frame.ret_placeholders.push(leaves.clone());
+                if let Some(dest) = &c.dest {
+                    frame.values.insert(dest.clone(), LVal::Agg(leaves.into_iter().map(|i| LVal::Scalar(Operand::Value(i))).collect()));
+                }
+                return Ok(true);
             }
             "__old_int" | "__old_bool" => {
                 let a = arg(0)?;
@@ -208,8 +216,8 @@ impl<'a> Lowerer<'a> {
                 let w = ret_bits.ok_or_else(|| unsupported(format!("`{b}` returning a non-number"), loc))?;
                 result = Some(Operand::Value(self.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
             }
-            "__return_val_ptr" | "__return_val_int4" | "__return_val_funptr" | "__array_snapshot" | "__atomic_has_taken_value"
-            | "__read_permission" | "__not_accessed" => {
+            "__return_val_ptr" | "__return_val_funptr" | "__array_snapshot" | "__atomic_has_taken_value"
+            | "__read_permission" | "__write_permission" | "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
             }
             _ => return Ok(false),
@@ -349,11 +357,17 @@ impl<'a> Lowerer<'a> {
     /// `__spec_` function.
     pub(crate) fn ensures_at_return(&mut self, frame: &Frame, value: Option<&LVal>, cur: BlockId, span: &Span) {
         let mut subst = HashMap::new();
-        if let Some(LVal::Scalar(r)) = value {
-            for p in &frame.ret_placeholders {
-                let w = self.k.insts[*p].width;
-                let r = self.resize_to(cur, *r, w, span);
-                subst.insert(*p, r);
+        let mut leaves = vec![];
+        if value.is_some_and(|v| Self::leaves_of(v, &mut leaves)) {
+            for group in &frame.ret_placeholders {
+                if group.len() != leaves.len() {
+                    continue;
+                }
+                for (p, r) in group.iter().zip(&leaves) {
+                    let w = self.k.insts[*p].width;
+                    let r = self.resize_to(cur, *r, w, span);
+                    subst.insert(*p, r);
+                }
             }
         }
         for (c, global) in frame.ensures.clone() {
