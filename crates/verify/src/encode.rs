@@ -294,14 +294,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let g = self.abs.granule[o];
             match self.abs.model(o) {
                 Model::Private => {
+                    let shared = obj.uniform.then(|| Mem::fresh(ctx, &obj.name, g));
                     for t in 0..2 {
-                        let m = Mem::fresh(ctx, &format!("{}${}", obj.name, t + 1), g);
+                        let m = shared.clone().unwrap_or_else(|| Mem::fresh(ctx, &format!("{}${}", obj.name, t + 1), g));
                         self.private[t].insert(o, m);
                     }
                 }
                 Model::Equality if obj.init.is_some() => {
                     let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
-                    let a = Mem::initialised(ctx, g, cells);
+                    let a = Mem::initialised(ctx, g, cells, !self.abs.written[o]);
                     self.eq.insert(o, [a.clone(), a]);
                 }
                 Model::Equality => {
@@ -857,6 +858,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
                 for c in copies.iter_mut() {
                     c.arr = either.ite(&fresh.arr, &c.arr);
+                    c.table = None;
                 }
             }
         }
@@ -975,7 +977,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if t == 0 || self.k.objects[o].space != Space::Shared {
             return Some(a.clone());
         }
-        Some(Mem { arr: self.same_group.ite(&a.arr, &b.arr), granule: a.granule })
+        Some(Mem { arr: self.same_group.ite(&a.arr, &b.arr), granule: a.granule, table: None })
     }
 
     fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
@@ -1198,6 +1200,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let copies = self.eq.get_mut(&o).expect("equality array");
             copies[0].arr = h.ite(&fa.arr, &copies[0].arr);
             copies[1].arr = h.ite(&fb.arr, &copies[1].arr);
+            copies[0].table = None;
+            copies[1].table = None;
         }
     }
 }

@@ -11,6 +11,7 @@
 
 use crate::term::{bv_const, resize};
 use z3::ast::{Array, Ast, Bool, BV};
+use std::rc::Rc;
 use z3::{Context, Sort};
 
 /// An array term and its granularity in bytes.
@@ -18,14 +19,22 @@ use z3::{Context, Sort};
 pub struct Mem<'ctx> {
     pub arr: Array<'ctx>,
     pub granule: u32,
+    /// For a read-only object with a known initializer: its cells (index = byte offset /
+    /// granule, `granule * 8` bits each; zero beyond). A read is then a balanced `ite` tree
+    /// on the index bits instead of a select over a chain of stores, which Z3 solves far
+    /// faster for a symbolic index (a 512-entry table: seconds instead of minutes).
+    pub table: Option<Rc<Vec<BV<'ctx>>>>,
 }
+
+/// The largest read-only table read through an `ite` tree (cells).
+const MAX_TABLE: usize = 4096;
 
 impl<'ctx> Mem<'ctx> {
     /// A fresh array with arbitrary contents.
     pub fn fresh(ctx: &'ctx Context, name: &str, granule: u32) -> Mem<'ctx> {
         let dom = Sort::bitvector(ctx, 64);
         let rng = Sort::bitvector(ctx, granule * 8);
-        Mem { arr: Array::fresh_const(ctx, name, &dom, &rng), granule }
+        Mem { arr: Array::fresh_const(ctx, name, &dom, &rng), granule, table: None }
     }
 
     fn index(&self, ctx: &'ctx Context, off: &BV<'ctx>) -> BV<'ctx> {
@@ -36,20 +45,69 @@ impl<'ctx> Mem<'ctx> {
     }
 
     /// An array holding zero everywhere except the given cells (byte offset, width in bytes,
-    /// value): a constant object's initializer.
-    pub fn initialised(ctx: &'ctx Context, granule: u32, cells: &[(u64, u32, u128)]) -> Mem<'ctx> {
+    /// value): a constant object's initializer. `read_only`: the object is never written, so
+    /// reads may go through a table (see [`Mem::table`]).
+    pub fn initialised(ctx: &'ctx Context, granule: u32, cells: &[(u64, u32, u128)], read_only: bool) -> Mem<'ctx> {
         let dom = Sort::bitvector(ctx, 64);
         let zero = BV::from_u64(ctx, 0, granule * 8);
-        let mut m = Mem { arr: Array::const_array(ctx, &dom, &zero), granule };
+        let mut m = Mem { arr: Array::const_array(ctx, &dom, &zero), granule, table: None };
         for (off, width, bits) in cells {
             let v = bv_const(ctx, *bits, width * 8);
             m.arr = m.write(ctx, &BV::from_u64(ctx, *off, 64), &v, *width);
         }
+        let end = cells.iter().map(|(off, width, _)| off + *width as u64).max().unwrap_or(0);
+        let n = end.div_ceil(granule as u64) as usize;
+        if read_only && n <= MAX_TABLE {
+            let index = |off: u64| -> BV<'ctx> { BV::from_u64(ctx, off / granule as u64, 64) };
+            let table = (0..n as u64)
+                .map(|i| m.arr.select(&index(i * granule as u64)).as_bv().expect("bit-vector array").simplify())
+                .collect();
+            m.table = Some(Rc::new(table));
+        }
         m
+    }
+
+    /// Cell `idx` of the table: an `ite` tree over the low index bits, zero out of range.
+    fn table_read(&self, ctx: &'ctx Context, table: &[BV<'ctx>], idx: &BV<'ctx>) -> BV<'ctx> {
+        let zero = BV::from_u64(ctx, 0, self.granule * 8);
+        if table.is_empty() {
+            return zero;
+        }
+        let bits = (usize::BITS - (table.len() - 1).leading_zeros()).max(1);
+        fn tree<'ctx>(table: &[BV<'ctx>], zero: &BV<'ctx>, idx: &BV<'ctx>, k: u32, base: usize) -> BV<'ctx> {
+            if base >= table.len() {
+                return zero.clone();
+            }
+            if k == 0 {
+                return table[base].clone();
+            }
+            let half = 1usize << (k - 1);
+            let hi = tree(table, zero, idx, k - 1, base + half);
+            let lo = tree(table, zero, idx, k - 1, base);
+            let bit = idx.extract(k - 1, k - 1)._eq(&BV::from_u64(idx.get_ctx(), 1, 1));
+            bit.ite(&hi, &lo)
+        }
+        let in_range = idx.bvult(&BV::from_u64(ctx, table.len() as u64, 64));
+        in_range.ite(&tree(table, &zero, idx, bits, 0), &zero)
     }
 
     /// Reads `width` bytes at byte offset `off`.
     pub fn read(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> BV<'ctx> {
+        if let Some(table) = &self.table {
+            if self.granule > 1 {
+                let v = self.table_read(ctx, table, &self.index(ctx, off));
+                return resize(&v, width * 8);
+            }
+            let mut acc: Option<BV<'ctx>> = None;
+            for i in 0..width {
+                let byte = self.table_read(ctx, table, &off.bvadd(&BV::from_u64(ctx, i as u64, 64)));
+                acc = Some(match acc {
+                    None => byte,
+                    Some(lo) => byte.concat(&lo),
+                });
+            }
+            return acc.unwrap_or_else(|| BV::from_u64(ctx, 0, 8));
+        }
         if self.granule > 1 {
             let v = self.arr.select(&self.index(ctx, off));
             return resize(&v.as_bv().expect("bit-vector array"), width * 8);
@@ -68,6 +126,7 @@ impl<'ctx> Mem<'ctx> {
 
     /// The array after writing `value` (`width` bytes) at byte offset `off`.
     pub fn write(&self, ctx: &'ctx Context, off: &BV<'ctx>, value: &BV<'ctx>, width: u32) -> Array<'ctx> {
+        debug_assert!(self.table.is_none(), "a write to a read-only table");
         if self.granule > 1 {
             return self.arr.store(&self.index(ctx, off), &resize(value, self.granule * 8));
         }
