@@ -498,7 +498,7 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
             let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let text = std::fs::read_to_string(file).unwrap_or_default();
             match loc {
-                Some(l) if l.file == syncfix::FileId::MAIN => {
+                Some(l) if l.file == syncfix::FileId::MAIN && l.line > 0 => {
                     eprintln!("{name}:{}:{}: error: unsupported construct: {what}", l.line, l.col);
                     if let Some(line) = text.lines().nth(l.line as usize - 1) {
                         eprintln!("  {}", line.trim_start());

@@ -41,7 +41,7 @@ mod json;
 pub(crate) mod scan;
 mod stmts;
 
-use json::{inner, kind, loc_in_main, qual_type, str_field};
+use json::{desugared_type, inner, kind, loc_in_main, qual_type, str_field};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use syncfix_kir::{StmtTable, TextRange};
@@ -60,7 +60,7 @@ pub struct FunctionInfo {
     pub in_main: bool,
     /// The byte range of its body `{ ... }` in the main file, if it is defined there.
     pub body: Option<TextRange>,
-    /// Parameters: name (empty if unnamed) and type as clang spells it.
+    /// Parameters: name (empty if unnamed) and type with typedefs resolved.
     pub params: Vec<(String, String)>,
 }
 
@@ -91,6 +91,19 @@ pub struct AstInfo {
     pub functions: Vec<FunctionInfo>,
     /// Variables with static storage in document order, one entry per mangled name.
     pub vars: Vec<VarInfo>,
+    /// Complete struct and class definitions by name (the first of a name wins): how the
+    /// front end names the arrays that pointer fields of by-value kernel parameters point to.
+    pub records: HashMap<String, RecordInfo>,
+}
+
+/// The members of a struct or class in declaration order, as LLVM lays them out: the base
+/// classes first, then the fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordInfo {
+    /// The number of (non-virtual) base classes.
+    pub bases: usize,
+    /// The fields: name (empty for an unnamed field) and type as clang spells it.
+    pub fields: Vec<(String, String)>,
 }
 
 /// Why clang's JSON AST could not be read.
@@ -155,6 +168,7 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         locals: HashSet::new(),
         bodies: Vec::new(),
         cuda: false,
+        records: HashMap::new(),
     };
     decls.walk(&tu, false);
     let mut recorder = stmts::Recorder {
@@ -177,6 +191,7 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         stmts,
         functions: decls.functions,
         vars: decls.vars,
+        records: decls.records,
     })
 }
 
@@ -202,6 +217,7 @@ struct Decls<'v> {
     bodies: Vec<Body<'v>>,
     /// Some function carries a CUDA attribute (`__host__`, `__device__`, `__global__`).
     cuda: bool,
+    records: HashMap<String, RecordInfo>,
 }
 
 /// A function body whose statements may be recorded.
@@ -241,11 +257,29 @@ impl<'v> Decls<'v> {
                 | "CXXRecordDecl"
                 | "RecordDecl"
                 | "ClassTemplateSpecializationDecl"
-                | "ClassTemplatePartialSpecializationDecl" => self.walk(d, instantiation),
+                | "ClassTemplatePartialSpecializationDecl" => {
+                    self.record(d);
+                    self.walk(d, instantiation)
+                }
                 "VarDecl" => self.var(d, None),
                 _ => {}
             }
         }
+    }
+
+    /// Records the members of a complete struct or class definition.
+    fn record(&mut self, d: &'v Value) {
+        let (Some(name), true) = (str_field(d, "name"), json::flag(d, "completeDefinition")) else { return };
+        if str_field(d, "tagUsed") == Some("union") || self.records.contains_key(name) {
+            return;
+        }
+        let bases = d.get("bases").and_then(Value::as_array).map_or(0, Vec::len);
+        let fields = inner(d)
+            .iter()
+            .filter(|c| kind(c) == "FieldDecl")
+            .map(|c| (str_field(c, "name").unwrap_or("").to_owned(), qual_type(c).unwrap_or("").to_owned()))
+            .collect();
+        self.records.insert(name.to_owned(), RecordInfo { bases, fields });
     }
 
     fn function(&mut self, f: &'v Value, record: bool) {
@@ -272,7 +306,7 @@ impl<'v> Decls<'v> {
                 "CUDADeviceAttr" => (device, self.cuda) = (true, true),
                 "CUDAHostAttr" => self.cuda = true,
                 "ParmVarDecl" => {
-                    let ty = qual_type(c).unwrap_or("").to_owned();
+                    let ty = desugared_type(c).unwrap_or("").to_owned();
                     info.params.push((str_field(c, "name").unwrap_or("").to_owned(), ty));
                 }
                 "CompoundStmt" | "CXXTryStmt" => body = Some(c),

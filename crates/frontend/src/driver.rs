@@ -327,6 +327,15 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             (key, v.name.clone())
         })
         .collect::<std::collections::HashMap<String, String>>();
+    let kernel_ir_names: Vec<String> = ast
+        .functions
+        .iter()
+        .filter(|f| f.is_kernel)
+        .map(|f| match language {
+            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
+            Language::OpenCl => f.name.clone(),
+        })
+        .collect();
     for f in candidates {
         if let Some(want) = &opts.kernel {
             if &f.name != want {
@@ -337,7 +346,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
             Language::OpenCl => f.name.clone(),
         };
-        let names = Names { params: f.params.clone(), globals: names_globals.clone() };
+        let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
         let param_values = opts.kernel_args.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
         let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
         let input = LowerInput {

@@ -69,6 +69,9 @@ pub struct MemObject {
     pub param: Option<usize>,
     /// The known initial contents of a read-only (constant) object, if any.
     pub init: Option<Init>,
+    /// A private object whose initial contents are the same for every thread (a struct
+    /// passed to the kernel by value).
+    pub uniform: bool,
 }
 
 /// Known initial contents of a memory object: zero everywhere except the listed cells.
@@ -238,6 +241,9 @@ pub enum AssertKind {
     LoopInvariant,
     /// `__barrier_invariant_N(e, ...)`, checked at the barrier that follows it.
     BarrierInvariant,
+    /// An access through a pointer that may be null, or may point outside every object it
+    /// can point into (placed with condition `false` on the path of such an access).
+    NullPointer,
 }
 
 /// A kind of access in thread 1's race log (GPUVerify's read/write/atomic sets).

@@ -70,6 +70,8 @@ pub enum Check {
     /// A loop invariant that the loop does not maintain.
     InvariantMaintained,
     BarrierInvariant,
+    /// An access through a pointer that may be null.
+    NullPointer,
 }
 
 impl Finding {
@@ -85,6 +87,7 @@ impl Finding {
                 Check::InvariantOnEntry => "loop invariant might not hold on entry",
                 Check::InvariantMaintained => "loop invariant might not be maintained by the loop",
                 Check::BarrierInvariant => "this barrier invariant might not hold",
+                Check::NullPointer => "possible null pointer access",
             }
             .into(),
             Finding::ConstantWrite { .. } => "possible attempt to modify constant memory".into(),
@@ -169,6 +172,7 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
                 AssertKind::LoopInvariant if *first_iteration => Check::InvariantOnEntry,
                 AssertKind::LoopInvariant => Check::InvariantMaintained,
                 AssertKind::BarrierInvariant => Check::BarrierInvariant,
+                AssertKind::NullPointer => Check::NullPointer,
             },
         },
     }

@@ -41,6 +41,7 @@ SYNCFIX_SPEC void __global_ensures(__syncfix_bool expr);
 SYNCFIX_SPEC int __return_val_int(void);
 SYNCFIX_SPEC __syncfix_bool __return_val_bool(void);
 SYNCFIX_SPEC void *__return_val_ptr(void);
+#define __return_val_funptr(T) ((T)__return_val_ptr())
 #ifndef __cplusplus
 SYNCFIX_SPEC int4 __return_val_int4(void);
 #endif

@@ -174,6 +174,13 @@ pub(crate) fn qual_type(node: &Value) -> Option<&str> {
     node.get("type")?.get("qualType")?.as_str()
 }
 
+/// A node's type with typedefs resolved (`float (*)(float *, unsigned int)` for `funcType`),
+/// or its type as written when clang gives no other.
+pub(crate) fn desugared_type(node: &Value) -> Option<&str> {
+    let t = node.get("type")?;
+    t.get("desugaredQualType").or_else(|| t.get("qualType"))?.as_str()
+}
+
 fn range_loc<'a>(node: &'a Value, which: &str) -> Option<&'a Value> {
     node.get("range")?.get(which)
 }

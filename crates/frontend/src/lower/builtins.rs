@@ -2,6 +2,7 @@
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
 use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
     Anchor, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
@@ -106,7 +107,19 @@ fn classify(name: &str) -> Option<Known> {
 impl<'a> Lowerer<'a> {
     pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
         let Some(name) = self.callee_name(c) else {
-            return Err(unsupported("an indirect call (through a function pointer) or inline assembly", loc));
+            let Either::Right(callee) = &c.function else {
+                return Err(unsupported("inline assembly", loc));
+            };
+            let p = self.operand(frame, callee, loc)?;
+            let mut args = vec![];
+            for (a, _) in &c.arguments {
+                args.push(self.operand(frame, a, loc)?);
+            }
+            let (cont, value) = self.indirect_call(p, &c.function_ty, args, cur, span, loc)?;
+            if let (Some(dest), Some(v)) = (&c.dest, value) {
+                frame.values.insert(dest.clone(), v);
+            }
+            return Ok(cont);
         };
         let mut args = vec![];
         for (a, _) in &c.arguments {
@@ -211,8 +224,20 @@ impl<'a> Lowerer<'a> {
                 return Ok(cur);
             }
             None => {
-                if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memset") || name.starts_with("llvm.memmove") {
-                    return Err(unsupported(format!("`{}` (struct copies and memcpy/memset are not supported yet)", name), loc));
+                if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
+                    return self.memcpy(cur, &args, span, loc);
+                }
+                if name.starts_with("llvm.memset") {
+                    return self.memset(cur, &args, span, loc);
+                }
+                if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
+                    // The C functions (CUDA device code calls them): as the intrinsics, and
+                    // they return their destination.
+                    let next = if name == "memset" { self.memset(cur, &args, span, loc)? } else { self.memcpy(cur, &args, span, loc)? };
+                    if let (Some(dest), Some(d)) = (&c.dest, args.first()) {
+                        frame.values.insert(dest.clone(), d.clone());
+                    }
+                    return Ok(next);
                 }
                 if name.starts_with("llvm.nvvm.barrier0.") || name.starts_with("llvm.nvvm.barrier.") {
                     return Err(unsupported("__syncthreads_count/_and/_or (not supported yet)", loc));
@@ -220,11 +245,15 @@ impl<'a> Lowerer<'a> {
                 if name.starts_with("llvm.nvvm.bar.warp.sync") {
                     return Err(unsupported("__syncwarp (warp-level synchronisation is not supported yet)", loc));
                 }
-                if let Some(r) = self.lower_library_call(frame, &name, &args, ret_bits, cur, span, loc)? {
+                let ret_ty = match c.function_ty.as_ref() {
+                    llvm_ir::Type::FuncType { result_type, .. } => Some(result_type.clone()),
+                    _ => None,
+                };
+                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)? {
                     if let (Some(dest), Some(v)) = (&c.dest, r) {
-                        frame.values.insert(dest.clone(), LVal::Scalar(v));
+                        frame.values.insert(dest.clone(), v);
                     }
-                    return Ok(cur);
+                    return Ok(next);
                 }
                 let callee = self.functions.get(name.as_str()).copied();
                 if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
@@ -285,6 +314,98 @@ impl<'a> Lowerer<'a> {
             frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
         }
         Ok(cur)
+    }
+
+    /// The chunk size in bytes for copying `len` bytes of an object with elements of `elem`
+    /// bytes: the element size when it divides the length, else the largest power of two
+    /// (at most 8) that does.
+    fn chunk(len: u64, elem: u32) -> u32 {
+        if elem > 0 && elem <= 16 && len % elem as u64 == 0 {
+            return elem;
+        }
+        [8u32, 4, 2, 1].into_iter().find(|w| len % *w as u64 == 0).unwrap_or(1)
+    }
+
+    /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores
+    /// (real accesses, checked for races), through pointers that may be dynamic or null.
+    /// Returns the block where lowering continues.
+    fn memcpy(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
+            return Err(unsupported("a memcpy of unexpected arguments", loc));
+        };
+        let Some(len) = len.as_const() else { return Err(unsupported("a memcpy of a run-time length", loc)) };
+        if len > 65536 {
+            return Err(unsupported(format!("a memcpy of {len} bytes"), loc));
+        }
+        let dst = dst.clone();
+        let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
+            me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
+                let w = Self::chunk(len as u64, me.k.objects[dst].elem_size.min(me.k.objects[src].elem_size.max(1)));
+                for i in 0..(len as u64 / w as u64) {
+                    let at = Operand::konst(64, i as u128 * w as u128);
+                    let s_off = me.add_off(b, soff, at, span);
+                    let d_off = me.add_off(b, doff, at, span);
+                    let v = me.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
+                    me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
+                }
+                Ok((b, None))
+            })
+        })?;
+        Ok(next)
+    }
+
+    /// `llvm.memset` of a constant length. Returns the block where lowering continues.
+    fn memset(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
+            return Err(unsupported("a memset of unexpected arguments", loc));
+        };
+        let Some(len) = len.as_const() else { return Err(unsupported("a memset of a run-time length", loc)) };
+        if len > 65536 {
+            return Err(unsupported(format!("a memset of {len} bytes"), loc));
+        }
+        // C's memset takes the byte as an int.
+        let byte = match byte.as_const() {
+            Some(c) => Operand::konst(8, c & 0xff),
+            None if self.k.width(*byte) != 8 => self.resize_to(cur, *byte, 8, span),
+            None => *byte,
+        };
+        let (next, _) = self.through(cur, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
+            let w = Self::chunk(len as u64, me.k.objects[dst].elem_size);
+            // The byte replicated over the chunk.
+            let bits = (w * 8) as u16;
+            let value = match byte.as_const() {
+                Some(c) => {
+                    let mut v = 0u128;
+                    for _ in 0..w {
+                        v = (v << 8) | (c & 0xff);
+                    }
+                    Operand::konst(bits, v)
+                }
+                None => {
+                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
+                    let one = acc;
+                    for k in 1..w {
+                        let sh = me.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
+                        acc = Operand::Value(me.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
+                    }
+                    acc
+                }
+            };
+            for i in 0..(len as u64 / w as u64) {
+                let d_off = me.add_off(b, doff, Operand::konst(64, i as u128 * w as u128), span);
+                me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
+            }
+            Ok((b, None))
+        })?;
+        Ok(next)
+    }
+
+    fn add_off(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
+        match (a, b) {
+            (x, Operand::Const { bits: 0, .. }) => x,
+            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
+            (x, y) => Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span)),
+        }
     }
 
     /// A call of a pure function as an uninterpreted function: scalar arguments and result

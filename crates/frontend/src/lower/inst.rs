@@ -1,7 +1,7 @@
 //! Lowering of individual LLVM instructions, terminators and constants.
 
 use super::layout;
-use super::{name_str, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi};
+use super::{name_str, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use either::Either;
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
@@ -59,8 +59,8 @@ impl<'a> Lowerer<'a> {
             }
             Constant::GlobalReference { name, ty } => {
                 let n = name_str(name);
-                if self.m.functions.iter().any(|f| f.name == n) {
-                    return Err(unsupported(format!("a pointer to function `{}`", super::demangle(&n)), loc));
+                if let Some(f) = self.function_pointer(&n, loc)? {
+                    return Ok(f);
                 }
                 LVal::Ptr(self.global_object(&n, ty, loc)?, Operand::konst(64, 0))
             }
@@ -79,6 +79,16 @@ impl<'a> Lowerer<'a> {
                 }
                 self.gep(None, base, &src, &idx, &Span::default(), loc)?
             }
+            Constant::IntToPtr(x) => match self.constant(&x.operand, loc)? {
+                LVal::Scalar(Operand::Const { bits: 0, .. }) => LVal::Null,
+                LVal::Scalar(Operand::Const { bits, .. }) => {
+                    // A number used as a pointer (`(funcType)5`): it points into an object
+                    // only if it is the representation of a pointer into one that escapes.
+                    let (sel, off) = super::pointer::split_constant(bits);
+                    LVal::DynPtr { sel: Operand::konst(32, sel), cands: self.escaped_objects(), off: Operand::konst(64, off) }
+                }
+                _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
+            },
             Constant::BitCast(b) => self.constant(&b.operand, loc)?,
             Constant::AddrSpaceCast(b) => self.constant(&b.operand, loc)?,
             other => return Err(unsupported(format!("the constant expression `{other}`"), loc)),
@@ -105,7 +115,16 @@ impl<'a> Lowerer<'a> {
                 let (e, n) = (element_type.clone(), *num_elements);
                 LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
             }
-            Type::PointerType { .. } => LVal::Null,
+            Type::PointerType { .. } if zero => LVal::Null,
+            Type::PointerType { .. } => {
+                // An uninitialised pointer: arbitrary, pointing into no object we know (an
+                // access through it is a possible null-pointer access).
+                let entry = self.k.entry;
+                let sel = self.k.make_inst(entry, InstKind::Havoc, 32, Span::default());
+                let off = self.k.make_inst(entry, InstKind::Havoc, 64, Span::default());
+                self.k.blocks[entry].insts.extend([sel, off]);
+                LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) }
+            }
             _ => {
                 let w = layout::scalar_bits(t).ok_or_else(|| unsupported(format!("a value of type {t}"), loc))?;
                 if zero {
@@ -132,8 +151,12 @@ impl<'a> Lowerer<'a> {
         span: &Span,
         loc: Option<Loc>,
     ) -> Result<LVal, LowerError> {
-        let LVal::Ptr(obj, mut off) = base else {
-            return Err(unsupported("address arithmetic on a null or non-pointer value", loc));
+        // The offset changes; the object (or the choice among objects) stays.
+        let (mut off, rebuild_ptr): (Operand, Box<dyn Fn(Operand) -> LVal>) = match base {
+            LVal::Ptr(obj, off) => (off, Box::new(move |o| LVal::Ptr(obj, o))),
+            LVal::Null => (Operand::konst(64, 0), Box::new(|o| LVal::DynPtr { sel: Operand::konst(32, 0), cands: vec![], off: o })),
+            LVal::DynPtr { sel, cands, off } => (off, Box::new(move |o| LVal::DynPtr { sel, cands: cands.clone(), off: o })),
+            _ => return Err(unsupported("address arithmetic on a value that is not a pointer", loc)),
         };
         let mut ty = src.clone();
         for (n, idx) in indices.iter().enumerate() {
@@ -177,7 +200,7 @@ impl<'a> Lowerer<'a> {
             };
             off = self.add_offset(cur, off, scaled, span);
         }
-        Ok(LVal::Ptr(obj, off))
+        Ok(rebuild_ptr(off))
     }
 
     /// Emits an instruction into `cur`, or folds it when no block is given (constants).
@@ -222,7 +245,14 @@ impl<'a> Lowerer<'a> {
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
     fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
         match ty.as_ref() {
-            Type::PointerType { .. } => Err(unsupported("a pointer loaded from memory", loc)),
+            Type::PointerType { .. } => {
+                // A pointer in memory is its 64-bit representation (see `pointer.rs`).
+                self.pointer_size(ty, loc)?;
+                let ptr = Pointer { object: obj, offset: off };
+                let kind = if self.spec_depth > 0 { InstKind::SpecLoad { ptr, width: 8 } } else { InstKind::Load { ptr, width: 8 } };
+                let v = self.push(cur, kind, 64, span);
+                Ok(self.decode_ptr(cur, Operand::Value(v), span))
+            }
             Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } | Type::VectorType { .. } => {
                 let (fields, offs) = self.members(ty, loc)?;
                 let mut v = vec![];
@@ -249,7 +279,13 @@ impl<'a> Lowerer<'a> {
 
     fn store(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
         match (ty.as_ref(), val) {
-            (Type::PointerType { .. }, _) => Err(unsupported("a pointer stored in memory", loc)),
+            (Type::PointerType { .. }, v) => {
+                self.pointer_size(ty, loc)?;
+                let enc = self.encode_ptr(cur, &v, span, loc)?;
+                self.escape(&v);
+                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: enc, width: 8 }, 0, span);
+                Ok(())
+            }
             (_, LVal::Agg(vals)) => {
                 let (fields, offs) = self.members(ty, loc)?;
                 for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
@@ -268,7 +304,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Member types and byte offsets of a struct or array type.
-    fn members(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(Vec<TypeRef>, Vec<u64>), LowerError> {
+    pub(crate) fn members(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(Vec<TypeRef>, Vec<u64>), LowerError> {
         let types = &self.m.types;
         match ty.as_ref() {
             Type::StructType { element_types, is_packed } => {
@@ -292,11 +328,11 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn ptr(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
-        match self.operand(frame, op, loc)? {
-            LVal::Ptr(o, off) => Ok((o, off)),
-            LVal::Null => Err(unsupported("an access through a null pointer", loc)),
-            _ => Err(unsupported("an access through a value that is not a pointer", loc)),
+    /// Checks that pointers of type `ty` take 8 bytes in memory (our representation).
+    pub(crate) fn pointer_size(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(), LowerError> {
+        match layout::size(&self.m.types, ty) {
+            Some(8) => Ok(()),
+            other => Err(unsupported(format!("a pointer of {} bytes in memory", other.unwrap_or(0)), loc)),
         }
     }
 
@@ -400,8 +436,12 @@ impl<'a> Lowerer<'a> {
                     (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
                         LVal::Scalar(Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
                     }
-                    (LVal::Ptr(..) | LVal::Null, _) | (_, LVal::Ptr(..) | LVal::Null) => {
-                        return Err(unsupported("a comparison of pointers into different memory objects", loc))
+                    // Pointers that may be into different objects (or null): compare their
+                    // representations (equal exactly when object and offset are).
+                    (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
+                        let ea = self.encode_ptr(cur, &a, &span, loc)?;
+                        let eb = self.encode_ptr(cur, &b, &span, loc)?;
+                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
                     }
                     (a, b) => self.map2(a, b, &mut |me, a, b| {
                         Ok(Operand::Value(me.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
@@ -416,7 +456,7 @@ impl<'a> Lowerer<'a> {
                 let v = self.operand(frame, &x.operand, loc)?;
                 let from = self.type_of(&x.operand);
                 let v = match v {
-                    p @ (LVal::Ptr(..) | LVal::Null) => p,
+                    p @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }) => p,
                     v => self.bitcast_value(cur, v, &from, &x.to_type, &span, loc)?,
                 };
                 frame.values.insert(x.dest.clone(), v);
@@ -429,17 +469,33 @@ impl<'a> Lowerer<'a> {
                 let v = self.operand(frame, &x.operand, loc)?;
                 frame.values.insert(x.dest.clone(), v);
             }
-            I::PtrToInt(_) | I::IntToPtr(_) => return Err(unsupported("a conversion between pointers and integers", loc)),
+            I::PtrToInt(x) => {
+                // The pointer's 64-bit representation, so that converting back recovers it.
+                let v = self.operand(frame, &x.operand, loc)?;
+                let enc = self.encode_ptr(cur, &v, &span, loc)?;
+                self.escape(&v);
+                let w = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("a pointer converted to {}", x.to_type), loc))?;
+                let r = match (w, enc) {
+                    (64, e) => e,
+                    (w, Operand::Const { bits, .. }) => Operand::konst(w, bits),
+                    (w, e) if w < 64 => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: e }, w, &span)),
+                    (w, e) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: e }, w, &span)),
+                };
+                frame.values.insert(x.dest.clone(), LVal::Scalar(r));
+            }
+            I::IntToPtr(x) => {
+                let v = self.scalar(frame, &x.operand, loc)?;
+                let v = self.resize_to(cur, v, 64, &span);
+                let p = self.decode_ptr(cur, v, &span);
+                frame.values.insert(x.dest.clone(), p);
+            }
             I::Select(x) => {
                 let c = self.operand(frame, &x.condition, loc)?;
                 let a = self.operand(frame, &x.true_value, loc)?;
                 let b = self.operand(frame, &x.false_value, loc)?;
                 let v = match (c, a, b) {
-                    (LVal::Scalar(c), LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
-                        LVal::Ptr(o1, Operand::Value(self.push(cur, InstKind::Select { cond: c, then: a, els: b }, 64, &span)))
-                    }
-                    (_, LVal::Ptr(..) | LVal::Null, _) | (_, _, LVal::Ptr(..) | LVal::Null) => {
-                        return Err(unsupported("a pointer that may point into different memory objects (`?:` on pointers)", loc))
+                    (LVal::Scalar(c), a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) => {
+                        self.merge_ptrs(cur, c, a, b, &span).ok_or_else(|| unsupported("a select of a pointer and a non-pointer", loc))?
                     }
                     // A vector condition picks element by element.
                     (LVal::Agg(cs), LVal::Agg(xs), LVal::Agg(ys)) if cs.len() == xs.len() && xs.len() == ys.len() => {
@@ -462,42 +518,28 @@ impl<'a> Lowerer<'a> {
                 frame.values.insert(x.dest.clone(), v);
             }
             I::Phi(x) => {
-                let is_ptr = matches!(x.to_type.as_ref(), Type::PointerType { .. });
-                let (object, width) = if is_ptr {
-                    // The object comes from any incoming value that is already lowered.
-                    let obj = x.incoming_values.iter().find_map(|(op, _)| match self.operand(frame, op, loc) {
-                        Ok(LVal::Ptr(o, _)) => Some(o),
-                        _ => None,
-                    });
-                    match obj {
-                        Some(o) => (Some(o), 64),
-                        None => return Err(unsupported("a pointer phi whose memory object is not known", loc)),
-                    }
-                } else {
-                    match layout::scalar_bits(&x.to_type) {
-                        Some(w) => (None, w),
-                        None => {
-                            // An aggregate (vector, struct): one phi per scalar leaf.
-                            let mut widths = vec![];
-                            if !leaf_widths(&self.m.types, &x.to_type, &mut widths) {
-                                return Err(unsupported(format!("a phi of type {}", x.to_type), loc));
-                            }
-                            let insts: Vec<InstId> =
-                                widths.iter().map(|w| self.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
-                            let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
-                            frame.values.insert(x.dest.clone(), v);
-                            frame.phis.push(PendingPhi { dest: x.dest.clone(), insts, incoming: x.incoming_values.clone(), object: None, loc });
-                            return Ok(cur);
+                if matches!(x.to_type.as_ref(), Type::PointerType { .. }) {
+                    return self.pointer_phi(frame, x, cur, &span, loc);
+                }
+                let width = match layout::scalar_bits(&x.to_type) {
+                    Some(w) => w,
+                    None => {
+                        // An aggregate (vector, struct): one phi per scalar leaf.
+                        let mut widths = vec![];
+                        if !leaf_widths(&self.m.types, &x.to_type, &mut widths) {
+                            return Err(unsupported(format!("a phi of type {}", x.to_type), loc));
                         }
+                        let insts: Vec<InstId> =
+                            widths.iter().map(|w| self.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
+                        let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
+                        frame.values.insert(x.dest.clone(), v);
+                        frame.phis.push(PendingPhi { dest: x.dest.clone(), insts, incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
+                        return Ok(cur);
                     }
                 };
                 let inst = self.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
-                let v = match object {
-                    Some(o) => LVal::Ptr(o, Operand::Value(inst)),
-                    None => LVal::Scalar(Operand::Value(inst)),
-                };
-                frame.values.insert(x.dest.clone(), v);
-                frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), object, loc });
+                frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(inst)));
+                frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
             }
             I::Alloca(x) => {
                 if x.num_elements.as_constant().map(|c| !matches!(c, Constant::Int { value: 1, .. })).unwrap_or(true) {
@@ -507,15 +549,23 @@ impl<'a> Lowerer<'a> {
                 frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::konst(64, 0)));
             }
             I::Load(x) => {
-                let (o, off) = self.ptr(frame, &x.address, loc)?;
-                let v = self.load(cur, o, off, &x.loaded_ty, &span, loc)?;
-                frame.values.insert(x.dest.clone(), v);
+                let p = self.operand(frame, &x.address, loc)?;
+                let ty = x.loaded_ty.clone();
+                let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
+                    Ok((b, Some(me.load(b, o, off, &ty, &span, loc)?)))
+                })?;
+                frame.values.insert(x.dest.clone(), v.expect("a loaded value"));
+                return Ok(next);
             }
             I::Store(x) => {
-                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let p = self.operand(frame, &x.address, loc)?;
                 let ty = self.type_of(&x.value);
                 let v = self.operand(frame, &x.value, loc)?;
-                self.store(cur, o, off, &ty, v, &span, loc)?;
+                let (next, _) = self.through(cur, p, None, &span, loc, &mut |me, b, o, off| {
+                    me.store(b, o, off, &ty, v.clone(), &span, loc)?;
+                    Ok((b, None))
+                })?;
+                return Ok(next);
             }
             I::GetElementPtr(x) => {
                 let base = self.operand(frame, &x.address, loc)?;
@@ -544,7 +594,7 @@ impl<'a> Lowerer<'a> {
             }
             I::AtomicRMW(x) => {
                 use llvm_ir::instruction::RMWBinOp as R;
-                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let p = self.operand(frame, &x.address, loc)?;
                 let val = self.scalar(frame, &x.value, loc)?;
                 let ty = self.type_of(&x.value);
                 let w = layout::scalar_bits(&ty).ok_or_else(|| unsupported("an atomic on a non-scalar", loc))?;
@@ -566,18 +616,28 @@ impl<'a> Lowerer<'a> {
                     _ => AtomicOp::Other,
                 };
                 let bytes = layout::size(&self.m.types, &ty).unwrap_or(4) as u32;
-                let v = self.push(cur, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
-                frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(v)));
+                let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
+                    let v = me.push(b, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
+                    Ok((b, Some(LVal::Scalar(Operand::Value(v)))))
+                })?;
+                frame.values.insert(x.dest.clone(), v.expect("an atomic's old value"));
+                return Ok(next);
             }
             I::CmpXchg(x) => {
-                let (o, off) = self.ptr(frame, &x.address, loc)?;
+                let p = self.operand(frame, &x.address, loc)?;
                 let e = self.scalar(frame, &x.expected, loc)?;
                 let r = self.scalar(frame, &x.replacement, loc)?;
                 let w = self.k.width(e);
                 let bytes = w.div_ceil(8) as u32;
-                let old = self.push(cur, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
-                let ok = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(old), rhs: e }, 1, &span);
-                frame.values.insert(x.dest.clone(), LVal::Agg(vec![LVal::Scalar(Operand::Value(old)), LVal::Scalar(Operand::Value(ok))]));
+                let ty = self.type_of(&x.expected);
+                let (next, old) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
+                    let old = me.push(b, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
+                    Ok((b, Some(LVal::Scalar(Operand::Value(old)))))
+                })?;
+                let Some(LVal::Scalar(old)) = old else { return Err(unsupported("a compare-and-swap of a non-scalar", loc)) };
+                let ok = self.push(next, InstKind::Cmp { pred: CmpPred::Eq, lhs: old, rhs: e }, 1, &span);
+                frame.values.insert(x.dest.clone(), LVal::Agg(vec![LVal::Scalar(old), LVal::Scalar(Operand::Value(ok))]));
+                return Ok(next);
             }
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
             I::Call(c) => return self.lower_call(frame, c, cur, &span, loc),

@@ -3,8 +3,11 @@
 //! - Every `__device__` call is inlined here (not by LLVM, whose inlining would lose the
 //!   call-site chain of source locations: `llvm-ir` drops `inlinedAt`); each instruction's
 //!   span is its own location followed by the call sites it was inlined through.
-//! - Pointers are resolved statically: every pointer value is a memory object and a byte
-//!   offset (`getelementptr` becomes offset arithmetic), so an access names its object.
+//! - Pointers are resolved statically where they can be: a pointer value is a memory object
+//!   and a byte offset (`getelementptr` becomes offset arithmetic), so an access names its
+//!   object. A pointer that may point into several objects or be null (`?:`, phis, pointers
+//!   stored in memory or converted to integers) is a selector among candidate objects and an
+//!   offset; an access through it is a switch on the selector (`pointer.rs`).
 //! - Launch dimensions are constants; thread and group ids are builtins.
 //! - Anything not understood is an [`LowerError::Unsupported`] naming the construct and its
 //!   source location — never dropped silently.
@@ -13,6 +16,7 @@ mod builtins;
 mod inst;
 pub mod layout;
 mod library;
+mod pointer;
 mod spec;
 mod vector;
 
@@ -43,10 +47,14 @@ pub trait LocMapper {
 /// Source names the IR does not carry.
 #[derive(Clone, Debug, Default)]
 pub struct Names {
-    /// The kernel's parameters: (name, type as clang spells it).
+    /// The kernel's parameters: (name, type with typedefs resolved).
     pub params: Vec<(String, String)>,
+    /// IR names of every kernel of the module (no function pointer targets them).
+    pub kernels: Vec<String>,
     /// IR names of global variables (shared arrays, constants) to source names.
     pub globals: HashMap<String, String>,
+    /// Struct and class members by record name (from clang's AST).
+    pub records: HashMap<String, crate::ast::RecordInfo>,
 }
 
 /// Everything the lowering needs besides the module.
@@ -80,7 +88,33 @@ pub(crate) enum LVal {
     Scalar(Operand),
     Ptr(ObjectId, Operand),
     Null,
+    /// A pointer chosen at run time: `sel` (32 bits) is 0 for null, else `index + 1` of the
+    /// object it points into, one of `cands`; `off` (64 bits) its byte offset.
+    DynPtr { sel: Operand, cands: Vec<ObjectId>, off: Operand },
     Agg(Vec<LVal>),
+}
+
+/// What a pending phi stands for.
+#[derive(Clone, Debug)]
+pub(crate) enum PhiShape {
+    /// A scalar or the scalar leaves of an aggregate.
+    Leaves,
+    /// A pointer into one object: the phi is its offset.
+    Static(ObjectId),
+    /// A pointer into one of these objects, or null: phis of its selector and offset.
+    Dynamic(Vec<ObjectId>),
+}
+
+/// What one lowering attempt learnt about pointers, for the next attempt: the lowering of a
+/// use depends on whether a pointer is static, which a phi's later incoming values (loop back
+/// edges) or a later store of a pointer can change.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PtrHints {
+    /// Pointer phis (function, IR name) that must be dynamic, with their candidates.
+    pub(crate) phis: HashMap<(String, Name), Vec<ObjectId>>,
+    /// Objects whose address is stored in memory or converted to an integer somewhere in the
+    /// kernel: the candidates of a pointer read from memory.
+    pub(crate) escaped: Vec<ObjectId>,
 }
 
 pub(crate) struct PendingPhi {
@@ -89,7 +123,7 @@ pub(crate) struct PendingPhi {
     /// aggregate (a vector, a struct).
     insts: Vec<InstId>,
     incoming: Vec<(llvm_ir::Operand, Name)>,
-    object: Option<ObjectId>,
+    shape: PhiShape,
     loc: Option<Loc>,
 }
 
@@ -129,6 +163,16 @@ pub(crate) struct Lowerer<'a> {
     private_count: u32,
     /// Inside `__syncfix_spec_begin/end`: loads are specification reads.
     pub(crate) spec_depth: u32,
+    /// What earlier attempts learnt about pointers.
+    pub(crate) hints: PtrHints,
+    /// Learnt in this attempt: when set, the attempt's result is discarded and lowering
+    /// starts again with these hints.
+    pub(crate) learnt: Option<PtrHints>,
+    /// Objects whose address escaped so far in this attempt (see [`PtrHints::escaped`]).
+    pub(crate) escaped: Vec<ObjectId>,
+    /// A pointer was read from memory in this attempt.
+    pub(crate) decoded: bool,
+    kernel: &'a Function,
 }
 
 /// Lowers the kernel `input.kernel_ir_name` of `input.module` to KIR.
@@ -136,63 +180,121 @@ pub(crate) struct Lowerer<'a> {
 /// Errors: [`LowerError::Unsupported`] naming the first construct that is not understood
 /// (recursion, pointers stored in memory, vector operations, unknown functions, ...).
 pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
-    let m = input.module;
-    let func = m
-        .functions
-        .iter()
-        .find(|f| f.name == input.kernel_ir_name)
-        .ok_or_else(|| unsupported(format!("kernel `{}` has no definition in the IR", input.kernel_name), None))?;
-    let mut files = PrimaryMap::new();
-    files.push(input.main_file.clone());
-    let mut file_ids = HashMap::new();
-    for f in &input.known_files {
-        let id = files.push(f.clone());
-        file_ids.insert(f.path.clone(), id);
-    }
-    let mut blocks = PrimaryMap::new();
-    let entry = blocks.push(Block { insts: vec![], term: Terminator::Return, term_span: Span::default() });
-    let k = Kernel {
-        name: input.kernel_name.to_string(),
-        language: input.language,
-        launch: input.launch,
-        params: vec![],
-        objects: PrimaryMap::new(),
-        blocks,
-        insts: PrimaryMap::new(),
-        entry,
-        files,
-        stmts: input.stmts.clone(),
-    };
-    let mut l = Lowerer {
-        m,
-        input,
-        k,
-        globals: HashMap::new(),
-        stack: vec![],
-        files: file_ids,
-        functions: m.functions.iter().map(|f| (f.name.as_str(), f)).collect(),
-        private_count: 0,
-        spec_depth: 0,
-    };
-    let args = l.kernel_params(func, entry)?;
-    // Axioms (`__axiom(e)` defines `__syncfix_axiom_N`): assumed at kernel entry.
-    let mut cur = entry;
-    let axioms: Vec<&Function> = m.functions.iter().filter(|f| f.name.starts_with("__syncfix_axiom_")).collect();
-    for ax in axioms {
-        let span = Span { frames: ax.debugloc.as_ref().and_then(|d| l.loc(d)).into_iter().collect() };
-        l.stack.push(ax.name.clone());
-        let (cont, v) = l.inline_call(ax, vec![], &span, cur)?;
-        l.stack.pop();
-        if let Some(LVal::Scalar(v)) = v {
-            let c = l.truth(cont, v, &span);
-            l.push(cont, InstKind::Assume { cond: c }, 0, &span);
+    // Each retry learns at least one more dynamic phi, candidate or escaped object, so this
+    // bound is never reached by real kernels; it only guards against a bug looping.
+    let mut hints = PtrHints::default();
+    for _ in 0..64 {
+        match lower_once(input, hints.clone()) {
+            Ok(k) => return Ok(k),
+            Err(Attempt::Retry(h)) => hints = h,
+            Err(Attempt::Failed(e)) => return Err(e),
         }
-        cur = cont;
     }
-    l.stack.push(func.name.clone());
-    let (body, _) = l.lower_body(func, args, Span::default(), true)?;
-    l.k.blocks[cur].term = Terminator::Br(body);
+    Err(unsupported("pointers whose targets did not settle after 64 attempts", None))
+}
+
+/// Why a lowering attempt gave no kernel.
+enum Attempt {
+    /// It learnt something about pointers: lower again with these hints.
+    Retry(PtrHints),
+    Failed(LowerError),
+}
+
+/// One lowering attempt with what earlier attempts learnt.
+fn lower_once(input: &LowerInput<'_>, hints: PtrHints) -> Result<Kernel, Attempt> {
+    let mut l = Lowerer::new(input, hints).map_err(Attempt::Failed)?;
+    let result = l.run();
+    if let Some(h) = l.learnt.take() {
+        return Err(Attempt::Retry(h));
+    }
+    // A pointer read from memory before a later store made another object escape: its
+    // candidates were too few.
+    if result.is_ok() && l.decoded && l.escaped.iter().any(|o| !l.hints.escaped.contains(o)) {
+        let mut h = l.hints.clone();
+        for o in &l.escaped {
+            if !h.escaped.contains(o) {
+                h.escaped.push(*o);
+            }
+        }
+        return Err(Attempt::Retry(h));
+    }
+    result.map_err(Attempt::Failed)?;
     Ok(l.k)
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(input: &'a LowerInput<'a>, hints: PtrHints) -> Result<Self, LowerError> {
+        let m = input.module;
+        let func = m
+            .functions
+            .iter()
+            .find(|f| f.name == input.kernel_ir_name)
+            .ok_or_else(|| unsupported(format!("kernel `{}` has no definition in the IR", input.kernel_name), None))?;
+        let mut files = PrimaryMap::new();
+        files.push(input.main_file.clone());
+        let mut file_ids = HashMap::new();
+        for f in &input.known_files {
+            let id = files.push(f.clone());
+            file_ids.insert(f.path.clone(), id);
+        }
+        let mut blocks = PrimaryMap::new();
+        let entry = blocks.push(Block { insts: vec![], term: Terminator::Return, term_span: Span::default() });
+        let k = Kernel {
+            name: input.kernel_name.to_string(),
+            language: input.language,
+            launch: input.launch,
+            params: vec![],
+            objects: PrimaryMap::new(),
+            blocks,
+            insts: PrimaryMap::new(),
+            entry,
+            files,
+            stmts: input.stmts.clone(),
+        };
+        Ok(Lowerer {
+            m,
+            input,
+            k,
+            globals: HashMap::new(),
+            stack: vec![],
+            files: file_ids,
+            functions: m.functions.iter().map(|f| (f.name.as_str(), f)).collect(),
+            private_count: 0,
+            spec_depth: 0,
+            hints,
+            learnt: None,
+            escaped: vec![],
+            decoded: false,
+            kernel: func,
+        })
+    }
+
+    /// Lowers the kernel into `self.k`.
+    fn run(&mut self) -> Result<(), LowerError> {
+        let l = self;
+        let m = l.m;
+        let func = l.kernel;
+        let entry = l.k.entry;
+        let args = l.kernel_params(func, entry)?;
+        // Axioms (`__axiom(e)` defines `__syncfix_axiom_N`): assumed at kernel entry.
+        let mut cur = entry;
+        let axioms: Vec<&Function> = m.functions.iter().filter(|f| f.name.starts_with("__syncfix_axiom_")).collect();
+        for ax in axioms {
+            let span = Span { frames: ax.debugloc.as_ref().and_then(|d| l.loc(d)).into_iter().collect() };
+            l.stack.push(ax.name.clone());
+            let (cont, v) = l.inline_call(ax, vec![], &span, cur)?;
+            l.stack.pop();
+            if let Some(LVal::Scalar(v)) = v {
+                let c = l.truth(cont, v, &span);
+                l.push(cont, InstKind::Assume { cond: c }, 0, &span);
+            }
+            cur = cont;
+        }
+        l.stack.push(func.name.clone());
+        let (body, _) = l.lower_body(func, args, Span::default(), true)?;
+        l.k.blocks[cur].term = Terminator::Br(body);
+        Ok(())
+    }
 }
 
 impl<'a> Lowerer<'a> {
@@ -200,12 +302,54 @@ impl<'a> Lowerer<'a> {
     fn kernel_params(&mut self, func: &'a Function, entry: BlockId) -> Result<Vec<LVal>, LowerError> {
         let mut args = vec![];
         let floc = func.debugloc.as_ref().and_then(|d| self.loc(d));
+        // `--kernel-args` gives values to the parameters that are not pointers to arrays
+        // (scalars, vectors, structs passed by value), in order.
+        let mut nth_value = 0usize;
         for (i, p) in func.parameters.iter().enumerate() {
             let (name, qual) = self.input.names.params.get(i).cloned().unwrap_or_else(|| (format!("arg{i}"), String::new()));
             match p.ty.as_ref() {
                 Type::PointerType { addr_space, .. } => {
-                    if p.attributes.iter().any(|a| matches!(a, llvm_ir::function::ParameterAttribute::ByVal(_))) {
-                        return Err(unsupported(format!("kernel parameter `{name}` is a struct passed by value"), floc));
+                    let byval = p.attributes.iter().find_map(|a| match a {
+                        llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t.clone()),
+                        _ => None,
+                    });
+                    if let Some(t) = byval {
+                        // A struct passed by value: each thread's private copy starts with the
+                        // same (arbitrary) contents.
+                        let (dims, elem) = layout::array_dims(&self.m.types, &t);
+                        let o = self.k.objects.push(MemObject {
+                            name: name.clone(),
+                            space: Space::Private,
+                            elem_size: elem as u32,
+                            dims,
+                            param: Some(i),
+                            init: None,
+                            uniform: true,
+                        });
+                        self.k.params.push(Param { name: name.clone(), kind: ParamKind::Pointer(o) });
+                        if let Some(Some(bits)) = self.input.param_values.get(nth_value) {
+                            // The struct's bytes, little-endian, as GPUVerify takes them.
+                            let size = layout::size(&self.m.types, &t).unwrap_or(0).min(16);
+                            for at in 0..size {
+                                let byte = (bits >> (8 * at)) & 0xff;
+                                let ptr = syncfix_kir::Pointer { object: o, offset: Operand::konst(64, at as u128) };
+                                self.k.push_inst(entry, InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 }, 0, Span::default());
+                            }
+                        }
+                        nth_value += 1;
+                        self.byval_pointees(entry, o, &t, &name, 0, &qual, floc)?;
+                        args.push(LVal::Ptr(o, Operand::konst(64, 0)));
+                        continue;
+                    }
+                    if qual.contains("(*)") {
+                        // A function pointer: any function or null, as a 64-bit value (see
+                        // `pointer.rs`).
+                        let idx = self.k.params.len();
+                        nth_value += 1;
+                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width: 64 } });
+                        let x = self.k.push_inst(entry, InstKind::Param { index: idx }, 64, Span::default());
+                        args.push(self.decode_ptr(entry, Operand::Value(x), &Span::default()));
+                        continue;
                     }
                     let space = self.space_of(*addr_space);
                     let elem_size = elem_size_of_pointer_type(&qual);
@@ -214,7 +358,7 @@ impl<'a> Lowerer<'a> {
                         Some(bytes) if elem_size > 0 => vec![bytes / elem_size as u64],
                         _ => vec![],
                     };
-                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None });
+                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
                     self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                 }
@@ -224,6 +368,7 @@ impl<'a> Lowerer<'a> {
                         return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
                     };
                     let mut elems = vec![];
+                    nth_value += 1;
                     for e in 0..*num_elements {
                         let idx = self.k.params.len();
                         self.k.params.push(Param { name: format!("{name}.s{e}"), kind: ParamKind::Scalar { width } });
@@ -237,7 +382,8 @@ impl<'a> Lowerer<'a> {
                         return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
                     };
                     let idx = self.k.params.len();
-                    let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Scalar { .. })).count();
+                    let nth = nth_value;
+                    nth_value += 1;
                     self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
                     let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
                     // `--kernel-args`: the parameter's value is given.
@@ -331,7 +477,7 @@ impl<'a> Lowerer<'a> {
             (Language::OpenCl, Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
             _ => None,
         };
-        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init });
+        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init, uniform: false });
         self.globals.insert(name.to_string(), o);
         Ok(o)
     }
@@ -346,6 +492,7 @@ impl<'a> Lowerer<'a> {
             dims,
             param: None,
             init: None,
+            uniform: false,
         })
     }
 
@@ -406,15 +553,25 @@ impl<'a> Lowerer<'a> {
             for (op, pred) in &p.incoming {
                 let Some(&b) = frame.exits.get(pred) else { continue }; // unreachable predecessor
                 let v = self.operand(frame, op, p.loc)?;
-                let ops: Vec<Operand> = match (v, p.object) {
-                    (LVal::Ptr(obj, off), Some(want)) if obj == want => vec![off],
-                    (LVal::Ptr(..), Some(_)) | (LVal::Null, Some(_)) => {
-                        return Err(unsupported(
-                            format!("a pointer `{}` that may point into different memory objects", name_str(&p.dest)),
-                            p.loc,
-                        ))
+                let ops: Vec<Operand> = match (&p.shape, v) {
+                    (PhiShape::Static(want), LVal::Ptr(obj, off)) if obj == *want => vec![off],
+                    (PhiShape::Static(want), v @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
+                        // Another object comes in later (a loop back edge): lower again with
+                        // this phi dynamic.
+                        let mut cands = vec![*want];
+                        self.learn_phi(&p.dest, &mut cands, &v);
+                        return Err(unsupported(format!("a pointer `{}` into several objects", name_str(&p.dest)), p.loc));
                     }
-                    (v, None) => {
+                    (PhiShape::Dynamic(cands), v @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
+                        let (sel, vc, off) = self.dyn_parts(&v).expect("a pointer");
+                        if vc.iter().any(|o| !cands.contains(o)) {
+                            let mut cands = cands.clone();
+                            self.learn_phi(&p.dest, &mut cands, &v);
+                            return Err(unsupported(format!("a pointer `{}` into several objects", name_str(&p.dest)), p.loc));
+                        }
+                        vec![sel, off]
+                    }
+                    (PhiShape::Leaves, v) => {
                         let mut leaves = vec![];
                         if !Self::leaves_of(&v, &mut leaves) || leaves.len() != p.insts.len() {
                             return Err(unsupported(format!("a phi of values of different shapes (`{}`)", name_str(&p.dest)), p.loc));
@@ -434,6 +591,26 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Records that the pointer phi `dest` of the current function must be dynamic with
+    /// `cands` and the candidates of `v`, for the next lowering attempt.
+    fn learn_phi(&mut self, dest: &Name, cands: &mut Vec<ObjectId>, v: &LVal) {
+        if let Some((_, vc, _)) = self.dyn_parts(v) {
+            for o in vc {
+                if !cands.contains(&o) {
+                    cands.push(o);
+                }
+            }
+        }
+        let key = (self.stack.last().cloned().unwrap_or_default(), dest.clone());
+        let learnt = self.learnt.get_or_insert_with(|| self.hints.clone());
+        let slot = learnt.phis.entry(key).or_default();
+        for o in cands.iter() {
+            if !slot.contains(o) {
+                slot.push(*o);
+            }
+        }
     }
 
     /// The type of an IR operand.
@@ -467,41 +644,8 @@ impl<'a> Lowerer<'a> {
         let value = match returns.as_slice() {
             [] => None,
             [(_, v)] => v.clone(),
-            many => match &many[0].1 {
-                None => None,
-                Some(LVal::Scalar(first)) => {
-                    let w = self.k.width(*first);
-                    let mut inc = vec![];
-                    for (b, v) in many {
-                        match v {
-                            Some(LVal::Scalar(o)) => inc.push((*b, *o)),
-                            _ => return Err(unsupported("a function returning values of different kinds", span.top())),
-                        }
-                    }
-                    let phi = self.k.make_inst(cont, InstKind::Phi { incoming: inc }, w, span.clone());
-                    self.k.blocks[cont].insts.insert(0, phi);
-                    Some(LVal::Scalar(Operand::Value(phi)))
-                }
-                Some(LVal::Ptr(obj, _)) => {
-                    let obj = *obj;
-                    let mut inc = vec![];
-                    for (b, v) in many {
-                        match v {
-                            Some(LVal::Ptr(o, off)) if *o == obj => inc.push((*b, *off)),
-                            _ => {
-                                return Err(unsupported(
-                                    "a function returning pointers into different memory objects",
-                                    span.top(),
-                                ))
-                            }
-                        }
-                    }
-                    let phi = self.k.make_inst(cont, InstKind::Phi { incoming: inc }, 64, span.clone());
-                    self.k.blocks[cont].insts.insert(0, phi);
-                    Some(LVal::Ptr(obj, Operand::Value(phi)))
-                }
-                Some(_) => return Err(unsupported("a function returning an aggregate from several returns", span.top())),
-            },
+            [(_, None), ..] => None,
+            _ => Some(self.join_values(cont, &callee.return_type, returns, span, span.top())?),
         };
         Ok((cont, value))
     }
@@ -646,7 +790,7 @@ pub(crate) fn demangle(name: &str) -> String {
 
 /// Size in bytes of the pointee of a pointer type as clang spells it (`float *`,
 /// `__global int *restrict`), for printing element indices; 0 when unknown.
-fn elem_size_of_pointer_type(qual: &str) -> u32 {
+pub(crate) fn elem_size_of_pointer_type(qual: &str) -> u32 {
     let base = qual.split('*').next().unwrap_or("");
     let words: Vec<&str> = base
         .split_whitespace()

@@ -149,7 +149,6 @@ impl<'a> Lowerer<'a> {
                 result = Some(Operand::Value(self.push(cur, InstKind::Other { arg: a }, w, span)));
             }
             "__read" | "__write" | "__atomic" | "__read_offset_bytes" | "__write_offset_bytes" => {
-                let (object, _) = ptr(0)?;
                 let kind = match base {
                     "__read" | "__read_offset_bytes" => LogKind::Read,
                     "__write" | "__write_offset_bytes" => LogKind::Write,
@@ -157,14 +156,31 @@ impl<'a> Lowerer<'a> {
                 };
                 let query = if base.ends_with("_offset_bytes") { LogQuery::OffsetBytes } else { LogQuery::Has };
                 let w = if query == LogQuery::Has { 1 } else { ret_bits.unwrap_or(64) };
-                result = Some(Operand::Value(self.push(cur, InstKind::LogQuery { object, kind, query }, w, span)));
+                let (sel, cands, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
+                // The query on the log of the object the pointer points into (false / 0 for
+                // null): a choice on the selector when that is only known at run time.
+                let mut v = Operand::konst(w, 0);
+                for object in cands {
+                    let q = Operand::Value(self.push(cur, InstKind::LogQuery { object, kind, query }, w, span));
+                    v = match sel {
+                        Operand::Const { bits, .. } if bits == super::pointer::sel_of(object) => q,
+                        Operand::Const { .. } => v,
+                        _ => {
+                            let is = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) }, 1, span);
+                            Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(is), then: q, els: v }, w, span))
+                        }
+                    };
+                }
+                result = Some(v);
             }
+            // The base of a pointer is its selector (see `pointer.rs`): an object's index + 1,
+            // 0 for null.
             "__ptr_base" => {
-                let (object, _) = ptr(0)?;
-                result = Some(Operand::konst(ret_bits.unwrap_or(32), syncfix_kir::EntityRef::index(object) as u128 + 1));
+                let (sel, _, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
+                result = Some(self.resize_to(cur, sel, ret_bits.unwrap_or(32), span));
             }
             "__ptr_offset_bytes" => {
-                let (_, off) = ptr(0)?;
+                let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 result = Some(self.resize_to(cur, off, ret_bits.unwrap_or(64), span));
             }
             "__syncfix_reads_from" | "__syncfix_writes_to" => {
@@ -176,7 +192,9 @@ impl<'a> Lowerer<'a> {
             // Our objects are distinct and their contents arbitrary by construction: a fresh
             // array is what every pointer parameter already is.
             "__requires_fresh_array" => {
-                ptr(0)?;
+                if args.first().and_then(|p| self.dyn_parts(p)).is_none() {
+                    return Err(unsupported(format!("`{base}` of something that is not a pointer"), loc));
+                }
             }
             "__add_noovfl_char" | "__add_noovfl_short" | "__add_noovfl_int" | "__add_noovfl_long" => {
                 result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
@@ -216,7 +234,17 @@ impl<'a> Lowerer<'a> {
                 let w = ret_bits.ok_or_else(|| unsupported(format!("`{b}` returning a non-number"), loc))?;
                 result = Some(Operand::Value(self.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
             }
-            "__return_val_ptr" | "__return_val_funptr" | "__array_snapshot" | "__atomic_has_taken_value"
+            "__return_val_ptr" => {
+                // The returned pointer: placeholders of its selector and offset.
+                let sel = self.push(cur, InstKind::Havoc, 32, span);
+                let off = self.push(cur, InstKind::Havoc, 64, span);
+                frame.ret_placeholders.push(vec![sel, off]);
+                if let Some(dest) = &c.dest {
+                    frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
+                }
+                return Ok(true);
+            }
+            "__array_snapshot" | "__atomic_has_taken_value"
             | "__read_permission" | "__write_permission" | "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
             }
@@ -238,7 +266,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn resize_to(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
+    pub(crate) fn resize_to(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
         let have = self.k.width(v);
         match (v, have.cmp(&w)) {
             (_, std::cmp::Ordering::Equal) => v,
@@ -358,7 +386,11 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn ensures_at_return(&mut self, frame: &Frame, value: Option<&LVal>, cur: BlockId, span: &Span) {
         let mut subst = HashMap::new();
         let mut leaves = vec![];
-        if value.is_some_and(|v| Self::leaves_of(v, &mut leaves)) {
+        let pointer = value.and_then(|v| self.dyn_parts(v)).map(|(sel, _, off)| vec![sel, off]);
+        if let Some(p) = pointer {
+            leaves = p;
+        }
+        if !leaves.is_empty() || value.is_some_and(|v| Self::leaves_of(v, &mut leaves)) {
             for group in &frame.ret_placeholders {
                 if group.len() != leaves.len() {
                     continue;
