@@ -553,6 +553,9 @@ fn cmd_verify(a: &VerifyArgs) -> u8 {
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
+    for a in reports.iter().flat_map(|r| &r.assumptions) {
+        eprintln!("syncfix: warning: {a}");
+    }
     let (mut verified, mut errors, mut inconclusive, mut timeouts, mut bounded) = (0, 0, 0, 0, None);
     for r in &reports {
         match &r.status {
@@ -641,6 +644,9 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
+    for a in &report.assumptions {
+        eprintln!("syncfix: warning: {a}");
+    }
     if c.stats {
         print_stats(&report.timings);
     }

@@ -303,6 +303,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
     let ir = ir.replacen("-G1\"", "\"", 1);
     let module = read_ir(&ir)?;
+    let gep_offsets = crate::constgep::offsets(&ir).map_err(|e| FrontendError::Tool(format!("reading LLVM IR: {e}")))?;
 
     // 3. Each kernel to KIR.
     let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
@@ -369,6 +370,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             invariants_as_candidates: opts.invariants_as_candidates,
             param_values,
             array_sizes,
+            gep_offsets: &gep_offsets,
         };
         kernels.push(lower(&input)?);
     }

@@ -9,6 +9,7 @@
 //! - [`lower`] turns each kernel's IR into KIR, inlining every `__device__` call.
 
 pub mod ast;
+pub mod constgep;
 pub mod marks;
 pub mod driver;
 pub mod lower;

@@ -443,6 +443,9 @@ pub struct Kernel {
     pub files: PrimaryMap<FileId, SourceFile>,
     /// The statements of the main file (source anchors).
     pub stmts: StmtTable,
+    /// What the lowering assumed and could not check (a function without a body assumed
+    /// not to access memory, as GPUVerify assumes), one sentence each, for the user.
+    pub assumptions: Vec<String>,
 }
 
 impl Kernel {

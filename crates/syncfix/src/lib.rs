@@ -25,7 +25,7 @@ pub use syncfix_verify::{ForceAbstraction, Limits, VerifyError, VerifyOptions};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use syncfix_fix::{BarrierText, Change};
-use syncfix_frontend::driver::compile;
+use syncfix_frontend::driver::{compile, Compiled};
 use syncfix_instrument::{instrument, Instrumented, SiteKind};
 use syncfix_kir::{Kernel, Scope, StmtId};
 use syncfix_repair::repair::{repair as repair_loop, Outcome, RepairStats};
@@ -94,6 +94,8 @@ pub struct KernelReport {
     pub findings: Vec<Finding>,
     /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
     pub inter_group: bool,
+    /// What the front end assumed and could not check ([`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
 }
 
 /// `syncfix verify`: GPUVerify's verdict for every kernel of a file.
@@ -133,7 +135,7 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Options) -> KernelReport {
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),
     };
-    KernelReport { kernel: k.name.clone(), status, findings, inter_group }
+    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone() }
 }
 
 /// How a repair ended (GPURepair's outcomes).
@@ -171,6 +173,8 @@ pub struct RepairReport {
     pub inserted: usize,
     pub removed: usize,
     pub timings: Timings,
+    /// What the front end assumed and could not check ([`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
 }
 
 /// `syncfix repair`: a minimal-weight set of barriers to insert and remove, as source edits,
@@ -178,6 +182,12 @@ pub struct RepairReport {
 pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, Error> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
+    let mut report = repair_compiled(path, text, opts, &compiled, t0)?;
+    report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
+    Ok(report)
+}
+
+fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled, t0: Instant) -> Result<RepairReport, Error> {
     let mut timings = Timings { frontend: t0.elapsed(), ..Timings::default() };
     let mut changes: Vec<Change> = vec![];
     let mut removals_kept: Vec<StmtId> = vec![];
@@ -224,7 +234,7 @@ pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, E
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
     if changes.is_empty() {
-        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings });
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![] });
     }
     let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
     let removed = changes.len() - inserted;
@@ -267,12 +277,12 @@ pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, E
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
     }
-    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings })
+    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![] })
 }
 
 impl RepairReport {
     fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
-        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings }
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![] }
     }
 }
 

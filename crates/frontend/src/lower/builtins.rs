@@ -271,14 +271,35 @@ impl<'a> Lowerer<'a> {
                         }
                         return Ok(cur);
                     }
-                    // A bodiless function of numbers only (GPUVerify's bodiless procedure): it
-                    // returns an arbitrary value at each call and cannot reach memory.
-                    if args.iter().all(|a| matches!(a, LVal::Scalar(_) | LVal::Agg(_))) {
+                    // A bodiless function (GPUVerify's bodiless procedure): it returns an
+                    // arbitrary value at each call (a pointer into no known array) and is
+                    // assumed, as GPUVerify assumes, not to access memory. With pointer
+                    // arguments that is an assumption the user is told about.
+                    let pointers = !args.iter().all(|a| matches!(a, LVal::Scalar(_) | LVal::Agg(_)));
+                    if pointers {
+                        let at = loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+                        let note = format!(
+                            "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
+                            demangle(&name)
+                        );
+                        if !self.k.assumptions.contains(&note) {
+                            self.k.assumptions.push(note);
+                        }
+                    }
+                    {
                         if let Some(dest) = &c.dest {
                             let ty = match c.function_ty.as_ref() {
                                 llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
                                 _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(&name)), loc)),
                             };
+                            if matches!(ty.as_ref(), llvm_ir::Type::PointerType { .. }) {
+                                // An arbitrary pointer: an access through it is a possible
+                                // null-pointer access (GPUVerify's verdict too).
+                                let sel = self.push(cur, InstKind::Havoc, 32, span);
+                                let off = self.push(cur, InstKind::Havoc, 64, span);
+                                frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
+                                return Ok(cur);
+                            }
                             let mut widths = vec![];
                             if !super::inst::leaf_widths(&self.m.types, &ty, &mut widths) {
                                 return Err(unsupported(format!("`{}` returning {ty}", demangle(&name)), loc));
@@ -290,10 +311,6 @@ impl<'a> Lowerer<'a> {
                         }
                         return Ok(cur);
                     }
-                    return Err(unsupported(
-                        format!("a call to `{}`, which has no body and may access memory through its pointer arguments (give it a body or a __spec_ contract)", demangle(&name)),
-                        loc,
-                    ));
                 }
                 let Some(callee) = callee else {
                     return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));

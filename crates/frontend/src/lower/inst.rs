@@ -65,19 +65,18 @@ impl<'a> Lowerer<'a> {
                 LVal::Ptr(self.global_object(&n, ty, loc)?, Operand::konst(64, 0))
             }
             Constant::GetElementPtr(g) => {
+                // The offset from LLVM itself: llvm-ir does not keep the source element type
+                // that gives the indices their meaning (see `constgep`).
                 let base = self.constant(&g.address, loc)?;
-                let src = match g.address.as_ref() {
-                    Constant::GlobalReference { ty, .. } => Some(ty.clone()),
-                    _ => None,
+                let off = crate::constgep::key(c.as_ref()).and_then(|k| self.input.gep_offsets.get(&k).copied());
+                let Some(off) = off else {
+                    return Err(unsupported(format!("the constant expression `{}` (its offset is not known)", c.as_ref()), loc));
                 };
-                let Some(src) = src else {
-                    return Err(unsupported("a constant getelementptr on something other than a variable", loc));
-                };
-                let mut idx = vec![];
-                for i in &g.indices {
-                    idx.push(self.constant(i, loc)?);
+                match base {
+                    LVal::Ptr(o, Operand::Const { bits, .. }) => LVal::Ptr(o, Operand::konst(64, (bits as i128 + off as i128) as u128 & u64::MAX as u128)),
+                    LVal::Null if off == 0 => LVal::Null,
+                    _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
                 }
-                self.gep(None, base, &src, &idx, &Span::default(), loc)?
             }
             Constant::IntToPtr(x) => match self.constant(&x.operand, loc)? {
                 LVal::Scalar(Operand::Const { bits: 0, .. }) => LVal::Null,
@@ -718,7 +717,13 @@ impl<'a> Lowerer<'a> {
                 }
                 Terminator::Switch { value, default: block(frame, &s.default_dest), cases }
             }
-            T::Unreachable(_) => Terminator::Unreachable,
+            T::Unreachable(_) => {
+                // As GPUVerify (Bugle) translates it: `assert(false)`. clang emits it after a
+                // call to a `noreturn` function and where a value-returning C++ function
+                // falls off its end.
+                self.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: syncfix_kir::AssertKind::Assertion, global: false }, 0, &span);
+                Terminator::Unreachable
+            }
             other => return Err(unsupported(format!("the LLVM terminator `{other}`"), loc)),
         };
         self.k.blocks[cur].term = t;

@@ -80,6 +80,8 @@ pub struct LowerInput<'a> {
     /// Sizes in bytes of the kernel's pointer parameters, in order of the pointer parameters
     /// (`--kernel-arrays`), for array-bounds checking.
     pub array_sizes: Vec<Option<u64>>,
+    /// Byte offsets of the module's constant getelementptr expressions (see `constgep`).
+    pub gep_offsets: &'a crate::constgep::GepOffsets,
 }
 
 /// A lowered value: a scalar, a pointer (object and byte offset), or an aggregate.
@@ -250,6 +252,7 @@ impl<'a> Lowerer<'a> {
             entry,
             files,
             stmts: input.stmts.clone(),
+            assumptions: vec![],
         };
         Ok(Lowerer {
             m,
@@ -281,9 +284,7 @@ impl<'a> Lowerer<'a> {
         let axioms: Vec<&Function> = m.functions.iter().filter(|f| f.name.starts_with("__syncfix_axiom_")).collect();
         for ax in axioms {
             let span = Span { frames: ax.debugloc.as_ref().and_then(|d| l.loc(d)).into_iter().collect() };
-            l.stack.push(ax.name.clone());
             let (cont, v) = l.inline_call(ax, vec![], &span, cur)?;
-            l.stack.pop();
             if let Some(LVal::Scalar(v)) = v {
                 let c = l.truth(cont, v, &span);
                 l.push(cont, InstKind::Assume { cond: c }, 0, &span);
