@@ -149,7 +149,8 @@ pub(crate) struct Frame {
     /// `__function_wide_invariant` conditions, checked at each loop head of the function.
     function_wide: Vec<Operand>,
     /// `__barrier_invariant_N` (condition, instantiations) waiting for the next barrier.
-    barrier_invariants: Vec<(Operand, Vec<Operand>, Span)>,
+    /// Instantiations: this thread's local id, and for a binary invariant the other's.
+    barrier_invariants: Vec<(Operand, Vec<(Operand, Option<Operand>)>, Span)>,
     /// LLVM block names in the order they were lowered (for the function's loop heads).
     order: Vec<Name>,
 }

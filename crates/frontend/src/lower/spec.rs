@@ -14,7 +14,9 @@
 //! | `__enabled()`, `__other_int(e)`, `__old_int(e)` | `Enabled`, `Other`, `Old` |
 //! | `__read(p)`, `__write_offset_bytes(p)`... | `LogQuery` on `p`'s object |
 //! | `__reads_from(p)`, `__writes_to(p)` | `External`: thread 1's log may hold such an access anywhere in `p`'s array |
-//! | `__return_val_int()` | the returned value (a placeholder replaced at each return) |
+//! | `__return_val_int()`, `__return_val_ptr()` | the returned value (a placeholder replaced at each return) |
+//! | `__read_permission(x)`, `__write_permission(x)` | nothing: they grant access for GPUVerify's barrier-invariant access check, which syncfix does not make (a macro of the annotation header) |
+//! | `__axiom(e)` | `Assume` at kernel entry |
 //!
 //! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
@@ -216,13 +218,40 @@ impl<'a> Lowerer<'a> {
                 result = Some(Operand::Value(ok));
             }
             b if b.starts_with("__syncfix_barrier_invariant_binary_") => {
-                return Err(unsupported("a binary barrier invariant (__barrier_invariant_binary_N) is not supported yet", loc));
+                // Pairs (i, j): this thread's local id is i, the other's j, which must be
+                // `__other_int(x)` (x evaluated by the other thread). The invariant relates
+                // threads of one group (a barrier orders only those).
+                let c = self.truth(cur, arg(0)?, span);
+                let mut same = Operand::bool(true);
+                for d in 0..3 {
+                    let g = self.push(cur, InstKind::Builtin(Builtin::GroupId(d)), 32, span);
+                    let o = self.push(cur, InstKind::Other { arg: Operand::Value(g) }, 32, span);
+                    let eq = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
+                    same = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
+                }
+                let differ = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: same, rhs: Operand::bool(true) }, 1, span);
+                let c = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(differ), rhs: c }, 1, span));
+                let mut pairs = vec![];
+                let mut i = 1;
+                while i + 1 < args.len() {
+                    let this = self.resize_to(cur, arg(i)?, 32, span);
+                    let other = match arg(i + 1)? {
+                        Operand::Value(v) => match self.k.insts[v].kind.clone() {
+                            InstKind::Other { arg } => self.resize_to(cur, arg, 32, span),
+                            _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
+                        },
+                        _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
+                    };
+                    pairs.push((this, Some(other)));
+                    i += 2;
+                }
+                frame.barrier_invariants.push((c, pairs, span.clone()));
             }
             b if b.starts_with("__syncfix_barrier_invariant_") => {
                 let c = self.truth(cur, arg(0)?, span);
                 let mut insts = vec![];
                 for i in 1..args.len() {
-                    insts.push(self.resize_to(cur, arg(i)?, 32, span));
+                    insts.push((self.resize_to(cur, arg(i)?, 32, span), None));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
             }
@@ -245,7 +274,7 @@ impl<'a> Lowerer<'a> {
                 return Ok(true);
             }
             "__array_snapshot" | "__atomic_has_taken_value"
-            | "__read_permission" | "__write_permission" | "__not_accessed" => {
+            | "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
             }
             _ => return Ok(false),
@@ -309,8 +338,25 @@ impl<'a> Lowerer<'a> {
         at: BlockId,
         span: &Span,
     ) -> Operand {
+        self.reeval_pair(op, subst, local, None, full, at, span)
+    }
+
+    /// [`Self::reeval`] for a relation between the two threads: under `__other_int(...)`
+    /// the local id is replaced by `other_local` (an expression evaluated by the other
+    /// thread), elsewhere by `local`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn reeval_pair(
+        &mut self,
+        op: Operand,
+        subst: &HashMap<InstId, Operand>,
+        local: Option<Operand>,
+        other_local: Option<Operand>,
+        full: bool,
+        at: BlockId,
+        span: &Span,
+    ) -> Operand {
         let mut memo: HashMap<InstId, Operand> = HashMap::new();
-        self.reeval_rec(op, subst, local, full, at, span, &mut memo, 0)
+        self.reeval_rec(op, subst, local, other_local, full, at, span, &mut memo, 0)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -319,6 +365,7 @@ impl<'a> Lowerer<'a> {
         op: Operand,
         subst: &HashMap<InstId, Operand>,
         local: Option<Operand>,
+        other_local: Option<Operand>,
         full: bool,
         at: BlockId,
         span: &Span,
@@ -342,7 +389,7 @@ impl<'a> Lowerer<'a> {
             k => {
                 let changed = std::cell::Cell::new(full);
                 let mut map = |me: &mut Self, o: Operand| -> Operand {
-                    let n = me.reeval_rec(o, subst, local, full, at, span, memo, depth + 1);
+                    let n = me.reeval_rec(o, subst, local, other_local, full, at, span, memo, depth + 1);
                     if n != o {
                         changed.set(true);
                     }
@@ -356,6 +403,13 @@ impl<'a> Lowerer<'a> {
                         InstKind::Select { cond: map(self, cond), then: map(self, then), els: map(self, els) }
                     }
                     InstKind::Float { func, args } => InstKind::Float { func, args: args.into_iter().map(|a| map(self, a)).collect() },
+                    InstKind::Other { arg } if other_local.is_some() => {
+                        // The other thread's expression, with its own local id.
+                        let mut inner = HashMap::new();
+                        let a = self.reeval_rec(arg, subst, other_local, None, full, at, span, &mut inner, depth + 1);
+                        changed.set(true);
+                        InstKind::Other { arg: a }
+                    }
                     InstKind::Other { arg } => InstKind::Other { arg: map(self, arg) },
                     // State is read again where the specification is evaluated.
                     InstKind::Load { ptr, width: w } | InstKind::SpecLoad { ptr, width: w } => {
@@ -422,8 +476,8 @@ impl<'a> Lowerer<'a> {
         }
         emit_barrier(self);
         for (c, insts, span) in &invs {
-            for i in insts {
-                let v = self.reeval(*c, &HashMap::new(), Some(*i), false, cur, span);
+            for (i, j) in insts {
+                let v = self.reeval_pair(*c, &HashMap::new(), Some(*i), *j, false, cur, span);
                 self.push(cur, InstKind::Assume { cond: v }, 0, span);
             }
         }
