@@ -1,0 +1,101 @@
+//! The front end over the whole of GPUVerify's test suite (issue 3): every kernel whose
+//! expected outcome is not a front-end error must lower to KIR (`syncfix verify --emit=kir`
+//! with its manifest flags), except those listed in `tests/frontend_suite.expected`, each
+//! with the text its error must contain. A kernel that starts failing, fails differently,
+//! or starts passing (remove it from the list) fails the test, so coverage cannot regress
+//! silently. Front end only: no verification, about a minute on two cores.
+//!
+//! The suite is `$SYNCFIX_GPUVERIFY_SUITE`, else `../shared/suites/gpuverify` beside the
+//! checkout, else `/work/shared/suites/gpuverify`; the test fails when none exists.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const BIN: &str = env!("CARGO_BIN_EXE_syncfix");
+
+fn suite_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("SYNCFIX_GPUVERIFY_SUITE") {
+        return PathBuf::from(d);
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/suites/gpuverify");
+    if beside.join("MANIFEST.tsv").is_file() {
+        return beside;
+    }
+    PathBuf::from("/work/shared/suites/gpuverify")
+}
+
+/// The outcomes GPUVerify's own front end gives (not a verdict of the verifier).
+const FRONTEND_ERRORS: [&str; 4] = ["CLANG_ERROR", "BUGLE_ERROR", "GPUVERIFYVCGEN_ERROR", "COMMAND_LINE_ERROR"];
+
+#[test]
+fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
+    let suite = suite_dir();
+    let manifest = std::fs::read_to_string(suite.join("MANIFEST.tsv")).expect("the GPUVerify suite's MANIFEST.tsv");
+    let rows: Vec<(String, Vec<String>)> = manifest
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let (path, expected, flags) = (f.first()?, f.get(2)?, f.get(4)?);
+            if FRONTEND_ERRORS.contains(expected) {
+                return None;
+            }
+            let dir = Path::new(path).parent()?.to_string_lossy().into_owned();
+            let kernel_dir = suite.join(&dir).display().to_string();
+            let flags = flags.split_whitespace().map(|s| s.replace("${KERNEL_DIR}", &kernel_dir)).collect();
+            Some((path.to_string(), flags))
+        })
+        .collect();
+    assert!(rows.len() > 600, "only {} kernels in the manifest", rows.len());
+    let expected_text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontend_suite.expected")).unwrap();
+    let expected: BTreeMap<String, String> = expected_text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (p, why) = l.split_once('\t').unwrap_or((l, ""));
+            (p.to_string(), why.to_string())
+        })
+        .collect();
+
+    let next = AtomicUsize::new(0);
+    let failures: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((path, flags)) = rows.get(i) else { break };
+                let file = suite.join(path);
+                let out = Command::new(BIN)
+                    .arg("verify")
+                    .arg("--emit=kir")
+                    .args(flags)
+                    .arg(file.file_name().unwrap())
+                    .current_dir(file.parent().unwrap())
+                    .output()
+                    .expect("run syncfix");
+                if !out.status.success() {
+                    let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
+                    failures.lock().unwrap().insert(path.clone(), err);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    let mut problems = vec![];
+    for (path, err) in &failures {
+        match expected.get(path) {
+            None => problems.push(format!("{path}: fails in the front end: {err}")),
+            Some(why) if !err.contains(why.as_str()) => problems.push(format!("{path}: fails differently (expected `{why}`): {err}")),
+            Some(_) => {}
+        }
+    }
+    for path in expected.keys() {
+        if !failures.contains_key(path) {
+            problems.push(format!("{path}: now reaches the verifier: remove it from tests/frontend_suite.expected"));
+        }
+    }
+    assert!(problems.is_empty(), "{} of {} kernels:\n{}", problems.len(), rows.len(), problems.join("\n"));
+}
