@@ -3,49 +3,10 @@
 //! that the construct was lowered as C defines it — a race on the right array and element, a
 //! value the assertion can rely on — not merely that lowering did not fail.
 
-use std::path::Path;
-use syncfix::{Language, Launch, Options, Status};
+mod common;
 
-fn options(lang: Language, block: u32, grid: u32) -> Options {
-    let mut o = Options::new(Launch::new([block, 1, 1], [grid, 1, 1]));
-    o.frontend.language = Some(lang);
-    o
-}
-
-/// Verifies `src`: "verified", "unknown: ...", the first finding's headline, or "error: ..."
-/// when the front end rejects the kernel.
-fn run(src: &str, opts: &Options) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let name = if opts.frontend.language == Some(Language::OpenCl) { "kernel.cl" } else { "kernel.cu" };
-    let path = dir.path().join(name);
-    std::fs::write(&path, src).unwrap();
-    match syncfix::verify(Path::new(&path), src, opts) {
-        Err(e) => format!("error: {e}"),
-        Ok((reports, _)) => {
-            let r = &reports[0];
-            match &r.status {
-                Status::Verified => "verified".into(),
-                Status::NoErrorUpTo(n) => format!("no error up to {n}"),
-                Status::Defect => r.findings[0].headline(),
-                Status::Unknown(why) => format!("unknown: {why}"),
-                Status::Timeout => "timeout".into(),
-            }
-        }
-    }
-}
-
-fn cuda(src: &str, block: u32, grid: u32) -> String {
-    run(src, &options(Language::Cuda, block, grid))
-}
-
-fn opencl(src: &str, local: u32, groups: u32) -> String {
-    run(src, &options(Language::OpenCl, local, groups))
-}
-
-#[track_caller]
-fn starts(got: String, want: &str) {
-    assert!(got.starts_with(want), "expected `{want}...`, got `{got}`");
-}
+use common::*;
+use syncfix::Language;
 
 // ---- pointers -------------------------------------------------------------------------
 
@@ -234,7 +195,7 @@ fn unsupported_constructs_are_named_with_their_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("kernel.cu");
     std::fs::write(&path, asm).unwrap();
-    match syncfix::verify(&path, asm, &options(Language::Cuda, 4, 1)) {
+    match syncfix::verify(&path, asm, &options(Language::Cuda, [4, 1, 1], [1, 1, 1])) {
         Err(syncfix::Error::Frontend(syncfix::FrontendError::Unsupported { what, loc })) => {
             assert_eq!(what, "inline assembly");
             assert_eq!(loc.map(|l| l.line), Some(3));

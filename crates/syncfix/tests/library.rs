@@ -3,52 +3,10 @@
 //! both directions where it makes sense: the library call gives the verdict, and a variant
 //! without it (or with a wrong claim about it) gives the other one.
 
-use std::path::Path;
-use syncfix::{Language, Launch, Options, Status};
+mod common;
 
-fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
-    let mut o = Options::new(Launch::new(block, grid));
-    o.frontend.language = Some(lang);
-    o
-}
-
-fn write(dir: &Path, lang: Language, src: &str) -> std::path::PathBuf {
-    let path = dir.join(if lang == Language::OpenCl { "kernel.cl" } else { "kernel.cu" });
-    std::fs::write(&path, src).unwrap();
-    path
-}
-
-/// Verifies `src` and returns "verified", "unknown: ...", the finding's headline, or the
-/// front end's error ("error: ...").
-fn verdict(lang: Language, src: &str, block: u32, grid: u32) -> String {
-    let opts = options(lang, [block, 1, 1], [grid, 1, 1]);
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), lang, src);
-    let (reports, _) = match syncfix::verify(&path, src, &opts) {
-        Ok(r) => r,
-        Err(e) => return format!("error: {e}"),
-    };
-    let r = &reports[0];
-    match &r.status {
-        Status::Verified => "verified".into(),
-        Status::NoErrorUpTo(n) => format!("no error up to {n}"),
-        Status::Defect => r.findings[0].headline(),
-        Status::Unknown(why) => format!("unknown: {why}"),
-        Status::Timeout => "timeout".into(),
-    }
-}
-
-fn cuda(src: &str, block: u32, grid: u32) -> String {
-    verdict(Language::Cuda, src, block, grid)
-}
-
-fn opencl(src: &str, local: u32, groups: u32) -> String {
-    verdict(Language::OpenCl, src, local, groups)
-}
-
-fn starts(got: String, want: &str) {
-    assert!(got.starts_with(want), "expected `{want}...`, got `{got}`");
-}
+use common::*;
+use syncfix::Language;
 
 const ASSERTION: &str = "this assertion might not hold";
 

@@ -2,43 +2,10 @@
 //! (clang-19 and Z3 are required). Each `check` names the expected verdict and, for a
 //! defect, the start of GPUVerify's message.
 
-use std::path::Path;
-use syncfix::{ForceAbstraction, Language, Launch, Options, Status};
+mod common;
 
-fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
-    let mut o = Options::new(Launch::new(block, grid));
-    o.frontend.language = Some(lang);
-    o
-}
-
-/// Verifies `src` and returns "verified", "unknown: ...", or the finding's headline.
-fn verdict_with(src: &str, opts: &Options) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let name = if opts.frontend.language == Some(Language::OpenCl) { "kernel.cl" } else { "kernel.cu" };
-    let path = dir.path().join(name);
-    std::fs::write(&path, src).unwrap();
-    let (reports, _) = syncfix::verify(Path::new(&path), src, opts).unwrap_or_else(|e| panic!("{e}"));
-    let r = &reports[0];
-    match &r.status {
-        Status::Verified => "verified".into(),
-        Status::NoErrorUpTo(n) => format!("no error up to {n}"),
-        Status::Defect => r.findings[0].headline(),
-        Status::Unknown(why) => format!("unknown: {why}"),
-        Status::Timeout => "timeout".into(),
-    }
-}
-
-fn cuda(src: &str, block: u32, grid: u32) -> String {
-    verdict_with(src, &options(Language::Cuda, [block, 1, 1], [grid, 1, 1]))
-}
-
-fn opencl(src: &str, local: u32, groups: u32) -> String {
-    verdict_with(src, &options(Language::OpenCl, [local, 1, 1], [groups, 1, 1]))
-}
-
-fn starts(got: String, want: &str) {
-    assert!(got.starts_with(want), "expected `{want}...`, got `{got}`");
-}
+use common::*;
+use syncfix::{ForceAbstraction, Language};
 
 #[test]
 fn read_write_race_within_a_block() {
