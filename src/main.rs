@@ -273,12 +273,7 @@ fn main() -> ExitCode {
     };
     // A panic is a bug in syncfix: say so plainly instead of printing a Rust backtrace.
     std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
+        let msg = syncfix::panic_message(info).unwrap_or_default();
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("syncfix: internal error: {msg}{at}; please report it with the kernel and its flags");
     }));

@@ -151,6 +151,12 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, FrontendEr
     cmd.output().map_err(|e| FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
 }
 
+/// The message of a panic (its `String` or `&str` payload), if it has one.
+pub fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> Option<String> {
+    let p = info.payload();
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+}
+
 /// Reads LLVM IR text with `llvm-ir`, which panics on constructs it does not know (e.g. LLVM
 /// 19's target extension types, which clang uses for OpenCL's `event_t`): such a panic is
 /// caught and reported as an unsupported construct.
@@ -161,12 +167,7 @@ fn read_ir(ir: &str) -> Result<Module, FrontendError> {
     let m2 = message.clone();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let text = info
-            .payload()
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
+        let text = panic_message(info).unwrap_or_default();
         if let Ok(mut m) = m2.lock() {
             *m = text;
         }

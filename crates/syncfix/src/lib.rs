@@ -15,7 +15,7 @@ pub mod testsuite;
 pub use config::{Config, ConfigError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};
 pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
-pub use syncfix_frontend::driver::{Annotations, FrontendError, FrontendOptions};
+pub use syncfix_frontend::driver::{panic_message, Annotations, FrontendError, FrontendOptions};
 pub use syncfix_instrument::InstrumentConfig;
 pub use syncfix_kir::{FileId, Language, Launch};
 pub use syncfix_repair::repair::RepairOptions;

@@ -136,42 +136,45 @@ enum AtomicKind {
 /// signed, a float.
 fn atomic_kind(name: &str, opencl: bool, signed: bool, float: bool) -> Option<AtomicKind> {
     use AtomicKind::*;
+    // The read-modify-writes both languages share, by their lower-case name.
+    let shared = |op: &str| -> Option<AtomicKind> {
+        Some(Rmw(match op {
+            "add" => AtomicOp::Add,
+            "sub" => AtomicOp::Sub,
+            "min" if signed => AtomicOp::Min,
+            "min" => AtomicOp::UMin,
+            "max" if signed => AtomicOp::Max,
+            "max" => AtomicOp::UMax,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            _ => return None,
+        }))
+    };
     if opencl {
         let op = name.strip_prefix("atomic_").or_else(|| name.strip_prefix("atom_"))?;
-        return Some(match op {
-            "add" => Rmw(AtomicOp::Add),
-            "sub" => Rmw(AtomicOp::Sub),
-            "xchg" => Rmw(AtomicOp::Xchg),
-            "min" => Rmw(if signed { AtomicOp::Min } else { AtomicOp::UMin }),
-            "max" => Rmw(if signed { AtomicOp::Max } else { AtomicOp::UMax }),
-            "and" => Rmw(AtomicOp::And),
-            "or" => Rmw(AtomicOp::Or),
-            "xor" => Rmw(AtomicOp::Xor),
-            "inc" => Step(AtomicOp::Add),
-            "dec" => Step(AtomicOp::Sub),
-            "cmpxchg" => CmpXchg,
-            _ => return None,
-        });
+        return match op {
+            "xchg" => Some(Rmw(AtomicOp::Xchg)),
+            "inc" => Some(Step(AtomicOp::Add)),
+            "dec" => Some(Step(AtomicOp::Sub)),
+            "cmpxchg" => Some(CmpXchg),
+            _ => shared(op),
+        };
     }
     let op = name.strip_prefix("atomic")?;
     let op = op.strip_suffix("_block").or_else(|| op.strip_suffix("_system")).unwrap_or(op);
-    Some(match op {
-        "Add" if float => Rmw(AtomicOp::FAdd),
-        "Add" => Rmw(AtomicOp::Add),
-        "Sub" => Rmw(AtomicOp::Sub),
-        "Exch" => Rmw(AtomicOp::Xchg),
-        "Min" => Rmw(if signed { AtomicOp::Min } else { AtomicOp::UMin }),
-        "Max" => Rmw(if signed { AtomicOp::Max } else { AtomicOp::UMax }),
-        "And" => Rmw(AtomicOp::And),
-        "Or" => Rmw(AtomicOp::Or),
-        "Xor" => Rmw(AtomicOp::Xor),
+    match op {
+        "Add" if float => Some(Rmw(AtomicOp::FAdd)),
+        "Exch" => Some(Rmw(AtomicOp::Xchg)),
         // CUDA: ((old >= val) ? 0 : old + 1) and (((old == 0) || (old > val)) ? val : old - 1),
         // LLVM's uinc_wrap and udec_wrap.
-        "Inc" => Rmw(AtomicOp::Inc),
-        "Dec" => Rmw(AtomicOp::Dec),
-        "CAS" => CmpXchg,
-        _ => return None,
-    })
+        "Inc" => Some(Rmw(AtomicOp::Inc)),
+        "Dec" => Some(Rmw(AtomicOp::Dec)),
+        "CAS" => Some(CmpXchg),
+        // CUDA spells them capitalised: atomicAdd, atomicMin...
+        _ if op.starts_with(|c: char| c.is_ascii_uppercase()) => shared(&op.to_ascii_lowercase()),
+        _ => None,
+    }
 }
 
 /// Integer library functions computed exactly on scalars (OpenCL C 1.2 §6.12.3, CUDA's integer
@@ -289,12 +292,16 @@ impl<'a> Lowerer<'a> {
         span: &Span,
         loc: Option<Loc>,
     ) -> Result<Option<(BlockId, Option<LVal>)>, LowerError> {
-        if let Some(v) = self.lower_vector_library_call(frame, name, args, ret_ty, cur, span, loc)? {
+        // A function with a body in the module (a user's own `min`) is never the library's.
+        if self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
+            return Ok(None);
+        }
+        let (base, params) = parse_mangled(name).unwrap_or_else(|| (super::demangle(name), vec![]));
+        if let Some(v) = self.lower_vector_library_call(frame, name, &base, &params, args, ret_ty, cur, span, loc)? {
             return Ok(Some((cur, Some(v))));
         }
         let dynamic = args.iter().position(|a| matches!(a, LVal::DynPtr { .. } | LVal::Null));
-        let Some(i) = dynamic.filter(|_| self.library_takes_pointers(name)) else {
-            let (base, params) = parse_mangled(name).unwrap_or_else(|| (super::demangle(name), vec![]));
+        let Some(i) = dynamic.filter(|_| self.library_takes_pointers(&base, &params)) else {
             let r = self.lower_library_call_at(frame, name, &base, &params, args, ret_bits, cur, span, loc)?;
             return Ok(r.map(|v| (cur, v.map(LVal::Scalar))));
         };
@@ -318,17 +325,18 @@ impl<'a> Lowerer<'a> {
         &mut self,
         frame: &mut Frame,
         name: &str,
+        base: &str,
+        params: &[MTy],
         args: &[LVal],
         ret_ty: Option<&TypeRef>,
         cur: BlockId,
         span: &Span,
         loc: Option<Loc>,
     ) -> Result<Option<LVal>, LowerError> {
-        if self.input.language != Language::OpenCl || self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
+        if self.input.language != Language::OpenCl || params.is_empty() {
             return Ok(None);
         }
-        let Some((base, params)) = parse_mangled(name) else { return Ok(None) };
-        if int_fn(&base, true).is_none() && base != "select" && base != "bitselect" {
+        if int_fn(base, true).is_none() && base != "select" && base != "bitselect" {
             return Ok(None);
         }
         let Some(n) = args.iter().find_map(|a| match a {
@@ -369,7 +377,7 @@ impl<'a> Lowerer<'a> {
                 out.push(LVal::Scalar(self.lib_sel(cur, msb, b, a, span)));
                 continue;
             }
-            match self.lower_library_call_at(frame, name, &base, &elem_params, &elem_args, ret_bits, cur, span, loc)? {
+            match self.lower_library_call_at(frame, name, base, &elem_params, &elem_args, ret_bits, cur, span, loc)? {
                 Some(Some(v)) => out.push(LVal::Scalar(v)),
                 _ => return Ok(None),
             }
@@ -377,16 +385,12 @@ impl<'a> Lowerer<'a> {
         Ok(Some(LVal::Agg(out)))
     }
 
-    /// Whether `name` is a library function that accesses memory through its pointer
-    /// arguments (atomics, the asynchronous copy's element copy, math functions with an
-    /// output pointer).
-    fn library_takes_pointers(&self, name: &str) -> bool {
-        if self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
-            return false;
-        }
-        let (base, params) = parse_mangled(name).unwrap_or_else(|| (super::demangle(name), vec![]));
+    /// Whether `base` (with parameter types `params`) is a library function that accesses
+    /// memory through its pointer arguments (atomics, the asynchronous copy's element copy,
+    /// math functions with an output pointer).
+    fn library_takes_pointers(&self, base: &str, params: &[MTy]) -> bool {
         let opencl = self.input.language == Language::OpenCl;
-        if opencl && (base == "__syncfix_copy_element" || matches!(base.as_str(), "sincos" | "fract" | "modf" | "frexp" | "lgamma_r" | "remquo")) {
+        if opencl && (base == "__syncfix_copy_element" || matches!(base, "sincos" | "fract" | "modf" | "frexp" | "lgamma_r" | "remquo")) {
             return true;
         }
         let (signed, float) = match params.first() {
@@ -397,7 +401,7 @@ impl<'a> Lowerer<'a> {
             },
             _ => return false,
         };
-        atomic_kind(&base, opencl, signed, float).is_some()
+        atomic_kind(base, opencl, signed, float).is_some()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -413,9 +417,6 @@ impl<'a> Lowerer<'a> {
         span: &Span,
         loc: Option<Loc>,
     ) -> Result<Option<Option<Operand>>, LowerError> {
-        if self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
-            return Ok(None);
-        }
         // Each language's library only: a bodiless function of the user's that happens to be
         // named like the other language's library function keeps its default meaning.
         let opencl = self.input.language == Language::OpenCl;

@@ -163,10 +163,7 @@ impl<'a> Lowerer<'a> {
             .map(|(i, f)| (i as u128 + 1, f))
             .collect();
         let join = self.new_block();
-        let null_block = self.new_block();
-        self.null_access(null_block, span);
-        self.k.blocks[null_block].term = Terminator::Br(join);
-        self.k.blocks[null_block].term_span = span.clone();
+        let null_block = self.null_case(join, span);
         let mut values: Vec<(BlockId, Option<LVal>)> = vec![(null_block, None)];
         let mut cases = vec![];
         for (id, f) in targets {
@@ -194,6 +191,16 @@ impl<'a> Lowerer<'a> {
             _ => Some(self.join_values(join, &ret, values, span, loc)?),
         };
         Ok((join, value))
+    }
+
+    /// A new block with a null-pointer access that continues at `join` (the default case of
+    /// a switch over pointer targets).
+    fn null_case(&mut self, join: BlockId, span: &Span) -> BlockId {
+        let b = self.new_block();
+        self.null_access(b, span);
+        self.k.blocks[b].term = Terminator::Br(join);
+        self.k.blocks[b].term_span = span.clone();
+        b
     }
 
     /// A null-pointer access here (GPUVerify: "possible null pointer access").
@@ -237,10 +244,7 @@ impl<'a> Lowerer<'a> {
             cases.push((sel_of(o), b));
             values.push((end, v));
         }
-        let null_block = self.new_block();
-        self.null_access(null_block, span);
-        self.k.blocks[null_block].term = Terminator::Br(join);
-        self.k.blocks[null_block].term_span = span.clone();
+        let null_block = self.null_case(join, span);
         values.push((null_block, None));
         self.k.blocks[cur].term = match (sel, cases.as_slice()) {
             (_, []) => Terminator::Br(null_block),

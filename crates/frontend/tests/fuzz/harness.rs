@@ -65,12 +65,7 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            let msg = info
-                .payload()
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "(no message)".into());
+            let msg = syncfix_frontend::driver::panic_message(info).unwrap_or_else(|| "(no message)".into());
             let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
             LAST_PANIC.with(|p| *p.borrow_mut() = format!("panic at {at}: {msg}"));
         }))
