@@ -116,6 +116,8 @@ impl Display for InstKind {
             InstKind::LogQuery { object, kind, query } => write!(f, "log.{}.{} {object}", lower(kind), lower(query)),
             InstKind::SpecLoad { ptr, width } => write!(f, "specload.{width} {ptr}"),
             InstKind::External { object, kind } => write!(f, "external.{} {object}", lower(kind)),
+            InstKind::AtomicTaken { ptr, value } => write!(f, "atomic_taken {ptr}, {value}"),
+            InstKind::Snapshot { dst, src } => write!(f, "snapshot {dst} <- {src}"),
         }
     }
 }

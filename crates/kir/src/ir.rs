@@ -321,6 +321,15 @@ pub enum InstKind {
     /// function's postconditions say more); a write leaves the contents arbitrary. Neither
     /// thread's access is checked here (GPUVerify checks only the caller's accesses).
     External { object: ObjectId, kind: LogKind },
+    /// `__atomic_has_taken_value(p, i, v)`: whether a repetition-free atomic on the cell at
+    /// `ptr` (a byte address) has returned `value` to either thread so far (width 1); an
+    /// arbitrary Boolean when the object is not repetition-free. The query on GPUVerify's
+    /// `used` map of the refined atomic abstraction (NFM 2014 §4.2).
+    AtomicTaken { ptr: Pointer, value: Operand },
+    /// `__array_snapshot(dst, src)`: the contents of `dst` become those of `src`, for every
+    /// thread that executes it. A ghost copy for specifications: neither object is accessed
+    /// (nothing is logged or checked for races).
+    Snapshot { dst: ObjectId, src: ObjectId },
 }
 
 impl InstKind {
@@ -344,7 +353,9 @@ impl InstKind {
             | InstKind::Anchor(_)
             | InstKind::Enabled
             | InstKind::LogQuery { .. }
-            | InstKind::External { .. } => vec![],
+            | InstKind::External { .. }
+            | InstKind::Snapshot { .. } => vec![],
+            InstKind::AtomicTaken { ptr, value } => vec![ptr.offset, *value],
             InstKind::Other { arg } | InstKind::Old { arg } => vec![*arg],
             InstKind::SpecLoad { ptr, .. } => vec![ptr.offset],
             InstKind::Candidate { cond } => vec![*cond],

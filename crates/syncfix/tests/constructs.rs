@@ -242,3 +242,69 @@ __global__ void k(int *A) { fn_t f = threadIdx.x ? g : h; A[threadIdx.x] = f(1);
     let got = cuda(src, 32, 1);
     assert!(got.contains("pointer to function `g`") && got.contains("no body"), "{got}");
 }
+
+// ---- images and textures --------------------------------------------------------------
+
+#[test]
+fn image_writes_race_on_the_texel_at_their_coordinates() {
+    // Every work-item of a row writes texel (0, y): a race on dest[y][0]; writing its own
+    // texel (x, y) is race-free, and reads (through a sampler) never race.
+    let racy = "__kernel void k(__write_only image2d_t dest, __read_only image2d_t src) {
+  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+  write_imagef(dest, (int2)(0, get_global_id(1)), read_imagef(src, s, (int2)(get_global_id(0), get_global_id(1))));
+}";
+    let opts = options(Language::OpenCl, [8, 8, 1], [2, 2, 1]);
+    starts(verdict_with(racy, &opts), "possible write-write race on dest[");
+    assert!(verdict_with(racy, &opts).contains("][0]"), "{}", verdict_with(racy, &opts));
+    let safe = racy.replace("(int2)(0, get_global_id(1))", "(int2)(get_global_id(0), get_global_id(1))");
+    starts(verdict_with(&safe, &opts), "verified");
+}
+
+#[test]
+fn a_program_scope_sampler_and_a_sampler_parameter_are_accepted() {
+    let src = "const sampler_t s = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_NEAREST;
+__kernel void k(__read_only image2d_t img, sampler_t p, __global float *out) {
+  float4 a = read_imagef(img, s, (int2)(get_global_id(0), 0));
+  float4 b = read_imagef(img, p, (float2)(0.5f, 0.5f));
+  out[get_global_id(0)] = a.x + b.y;
+}";
+    starts(opencl(src, 16, 2), "verified");
+}
+
+#[test]
+fn a_texture_fetch_returns_an_arbitrary_value_of_the_texture_type() {
+    // The fetched value is arbitrary: an index computed from it may collide.
+    let src = "texture<int, 1, cudaReadModeElementType> t;
+__global__ void k(int *A) { A[tex1Dfetch(t, threadIdx.x)] = threadIdx.x; }";
+    starts(cuda(src, 32, 1), "possible write-write race on A[");
+    let normalized = "texture<unsigned char, 2, cudaReadModeNormalizedFloat> t;
+__global__ void k(float *A) { float v = tex2D(t, threadIdx.x + 0.5f, 0.5f); A[threadIdx.x] = v; }";
+    starts(cuda(normalized, 32, 1), "verified");
+}
+
+// ---- annotations of the refined atomic abstraction and ghost arrays -------------------
+
+#[test]
+fn atomic_has_taken_value_queries_the_values_a_counter_returned() {
+    let src = "__kernel void k(__global unsigned *c, __global int *out) {
+  unsigned i = atomic_inc(c);
+  __assert(__atomic_has_taken_value(c, 0, i + DELTA));
+  out[i] = 1;
+}";
+    starts(opencl(&src.replace("DELTA", "0"), 64, 4), "verified");
+    starts(opencl(&src.replace("DELTA", "1"), 64, 4), "this assertion might not hold");
+}
+
+#[test]
+fn array_snapshot_copies_the_array_for_specifications() {
+    let src = "__kernel void k() {
+  __local int A[64];
+  __local int G[64];
+  A[get_local_id(0)] = get_local_id(0);
+  __array_snapshot(G, A);
+  A[get_local_id(0)]++;
+  __assert(A[get_local_id(0)] == G[get_local_id(0)] + DELTA);
+}";
+    starts(opencl(&src.replace("DELTA", "1"), 64, 2), "verified");
+    starts(opencl(&src.replace("DELTA", "0"), 64, 2), "this assertion might not hold");
+}

@@ -57,7 +57,7 @@ impl Abstraction {
         let mut aligned: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(u32::MAX);
         let align = alignments(k);
         for (_, inst) in k.insts.iter() {
-            if let InstKind::External { object, kind: syncfix_kir::LogKind::Write } = inst.kind {
+            if let InstKind::External { object, kind: syncfix_kir::LogKind::Write } | InstKind::Snapshot { dst: object, .. } = inst.kind {
                 written[object] = true;
             }
             if let Some((ptr, width, is_write, is_atomic)) = inst.kind.access() {
@@ -195,6 +195,20 @@ fn control_objects(k: &Kernel) -> BTreeSet<ObjectId> {
             Terminator::CondBr { cond, .. } => control.extend(of(&taint, cond)),
             Terminator::Switch { value, .. } => control.extend(of(&taint, value)),
             _ => {}
+        }
+    }
+    // A snapshot's source matters wherever its copy does.
+    loop {
+        let before = control.len();
+        for (_, inst) in k.insts.iter() {
+            if let InstKind::Snapshot { dst, src } = inst.kind {
+                if control.contains(&dst) {
+                    control.insert(src);
+                }
+            }
+        }
+        if control.len() == before {
+            break;
         }
     }
     control

@@ -22,7 +22,7 @@ use syncfix_kir::{
     AssertKind, BinOp, BlockId, Builtin, CastOp, Cfg, CmpPred, Fences, Guard, InstId, InstKind, Item, Kernel, LogKind,
     LogQuery, LoopId, ObjectId, Operand, Scope, Space, Span, Terminator, VarId,
 };
-use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::ast::{Array, Ast, Bool, Dynamic, BV};
 use z3::{Context, FuncDecl, SatResult, Solver, Sort};
 
 /// Symbolic ids of one thread (32-bit), per dimension.
@@ -810,6 +810,25 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.ok = Bool::and(ctx, &all).simplify();
             }
             InstKind::External { object, kind } => self.external(inst, object, kind, pred),
+            InstKind::AtomicTaken { ptr, value } => {
+                for t in 0..2 {
+                    let off = self.bv(t, ptr.offset);
+                    let v = self.bv(t, value);
+                    let taken = if self.abs.repetition_free[ptr.object] {
+                        let used = self.used.get(&ptr.object).map(|u| u.as_slice()).unwrap_or(&[]);
+                        let hits: Vec<Bool<'ctx>> = used
+                            .iter()
+                            .map(|(ran, o, z)| Bool::and(ctx, &[ran, &o._eq(&off), &z._eq(&resize(&v, z.get_size()))]))
+                            .collect();
+                        or(ctx, &hits.iter().collect::<Vec<_>>())
+                    } else {
+                        // No `used` map: nothing is known.
+                        Bool::new_const(ctx, self.fresh_name("atomic_taken"))
+                    };
+                    self.define(t, inst, Term::B(taken), &pred[t]);
+                }
+            }
+            InstKind::Snapshot { dst, src } => self.snapshot(dst, src, pred),
         }
         Ok(())
     }
@@ -988,6 +1007,46 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Adversarial => {
                 let name = self.fresh_name(&format!("{}$read", self.k.objects[o].name));
                 BV::new_const(ctx, name, bytes * 8)
+            }
+        }
+    }
+
+    /// `__array_snapshot(dst, src)`: `dst`'s contents become `src`'s for each thread that
+    /// executes it. When the two are modelled differently (or with different granules), `dst`
+    /// gets arbitrary contents instead: an over-approximation.
+    fn snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let same = self.abs.model(dst) == self.abs.model(src) && self.abs.granule[dst] == self.abs.granule[src];
+        match self.abs.model(dst) {
+            Model::Adversarial => {}
+            Model::Private => {
+                for t in 0..2 {
+                    let new = if same {
+                        self.private[t][&src].arr.clone()
+                    } else {
+                        let g = self.private[t][&dst].granule;
+                        Mem::fresh(ctx, &self.k.objects[dst].name, g).arr
+                    };
+                    let m = self.private[t].get_mut(&dst).expect("private array");
+                    m.arr = pred[t].ite(&new, &m.arr);
+                    m.table = None;
+                }
+            }
+            Model::Equality => {
+                let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+                let sources: [Array<'ctx>; 2] = if same {
+                    let s = self.eq.get(&src).expect("equality array");
+                    [s[0].arr.clone(), s[1].arr.clone()]
+                } else {
+                    let g = self.eq[&dst][0].granule;
+                    let f = Mem::fresh(ctx, &self.k.objects[dst].name, g).arr;
+                    [f.clone(), f]
+                };
+                let copies = self.eq.get_mut(&dst).expect("equality array");
+                for (c, s) in copies.iter_mut().zip(sources) {
+                    c.arr = either.ite(&s, &c.arr);
+                    c.table = None;
+                }
             }
         }
     }

@@ -534,14 +534,45 @@ template <class S> __device__ float curand_log_normal(S *state, float mean, floa
 template <class S> __device__ double curand_log_normal_double(S *state, double mean, double stddev);
 template <class S> __device__ unsigned int curand_poisson(S *state, double lambda);
 
-/* ---- Textures and surfaces: declared so that kernels compile; syncfix reports their use as
- * unsupported. --------------------------------------------------------------------------------- */
+/* ---- Textures (texture references, CUDA C Programming Guide, "Texture Fetching") ------------
+ * A kernel only reads a texture, so a fetch cannot race: it returns an arbitrary value of the
+ * texture's element type (`float` and `floatN` for cudaReadModeNormalizedFloat on 8- and 16-bit
+ * integer types), a fresh one per fetch since filtering and addressing modes are not modelled.
+ * The texture variable is named only in unevaluated operands (`decltype`): clang would otherwise
+ * turn it into a texture handle, which is not needed for the model. Texture objects
+ * (cudaTextureObject_t) and surfaces are not modelled: their functions are not declared, so a
+ * kernel using them gets clang's error naming the function. */
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+template <class T, enum cudaTextureReadMode M> struct __syncfix_texel { typedef T type; };
+#define __SYNCFIX_NORMALIZED(T, F) \
+  template <> struct __syncfix_texel<T, cudaReadModeNormalizedFloat> { typedef F type; };
+__SYNCFIX_NORMALIZED(char, float)
+__SYNCFIX_NORMALIZED(signed char, float)
+__SYNCFIX_NORMALIZED(unsigned char, float)
+__SYNCFIX_NORMALIZED(short, float)
+__SYNCFIX_NORMALIZED(unsigned short, float)
+__SYNCFIX_NORMALIZED(char2, float2)
+__SYNCFIX_NORMALIZED(uchar2, float2)
+__SYNCFIX_NORMALIZED(short2, float2)
+__SYNCFIX_NORMALIZED(ushort2, float2)
+__SYNCFIX_NORMALIZED(char4, float4)
+__SYNCFIX_NORMALIZED(uchar4, float4)
+__SYNCFIX_NORMALIZED(short4, float4)
+__SYNCFIX_NORMALIZED(ushort4, float4)
+#undef __SYNCFIX_NORMALIZED
 template <class T, int texType = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
-struct __attribute__((device_builtin_texture_type)) texture { int __syncfix_handle; };
-template <class T, enum cudaTextureReadMode M> __device__ T tex1Dfetch(texture<T, 1, M> t, int x);
-template <class T, enum cudaTextureReadMode M> __device__ T tex1D(texture<T, 1, M> t, float x);
-template <class T, enum cudaTextureReadMode M> __device__ T tex2D(texture<T, 2, M> t, float x, float y);
-template <class T, enum cudaTextureReadMode M> __device__ T tex3D(texture<T, 3, M> t, float x, float y, float z);
+struct __attribute__((device_builtin_texture_type)) texture {
+  typedef typename __syncfix_texel<T, mode>::type __syncfix_value;
+  int __syncfix_handle;
+};
+/* Bodiless, without pointer arguments: syncfix gives each call a fresh value. */
+template <class Tex, class... Coords> __device__ typename Tex::__syncfix_value __syncfix_texture_fetch(Coords... coords);
+#define tex1Dfetch(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define tex1D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define tex2D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define tex3D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define tex1DLayered(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define tex2DLayered(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+#define texCubemap(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
 
 #endif /* SYNCFIX_CUDA_PRELUDE_H */

@@ -110,4 +110,71 @@ __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size
 static inline void __syncfix_wait_group_events(int num_events, event_t *event_list) { barrier(0); }
 #define wait_group_events(num_events, event_list) __syncfix_wait_group_events((num_events), (event_list))
 
+/* ---- Images and samplers (OpenCL 1.2 §6.12.14) -----------------------------------------------
+ * An image is a global array of texels (16 bytes: four 32-bit channels), addressed by its
+ * integer coordinates: a 1-D image as `texel[x]`, a 2-D image as rows of 2^20 texels
+ * (`texel[y][x]`), a 3-D image as slices of 2^16 x 2^16 texels (`texel[z][y][x]`). Devices
+ * report image sizes below these strides (CL_DEVICE_IMAGE2D_MAX_WIDTH and _3D_ are at most
+ * 65536 on known devices), so two writes in range conflict exactly when their coordinates are
+ * equal; a write out of range is undefined behaviour in OpenCL and is not checked.
+ *   - `write_image{f,i,ui}` writes the texel at its coordinates;
+ *   - `read_image{f,i,ui}` returns an arbitrary value (a sampler may filter, clamp or
+ *     normalise, and an OpenCL 1.2 kernel never writes an image it reads, so a read cannot
+ *     race); it is not an access;
+ *   - `get_image_*` return arbitrary values.
+ * Access qualifiers are erased: clang's image types cannot be read by syncfix's IR reader, and
+ * the model needs none. A sampler is an integer (its CLK_* flags). */
+#define read_only
+#define __read_only
+#define write_only
+#define __write_only
+#define read_write
+#define __read_write
+struct __syncfix_image1d { float4 texel; };
+struct __syncfix_image2d { float4 texel[1 << 20]; };
+struct __syncfix_image3d { float4 texel[1 << 16][1 << 16]; };
+typedef __global struct __syncfix_image1d *__syncfix_image1d_t;
+typedef __global struct __syncfix_image2d *__syncfix_image2d_t;
+typedef __global struct __syncfix_image3d *__syncfix_image3d_t;
+#define image1d_t __syncfix_image1d_t
+#define image2d_t __syncfix_image2d_t
+#define image3d_t __syncfix_image3d_t
+
+/* Arbitrary values (bodiless functions without pointer arguments: a fresh value per call). */
+float4 __syncfix_image_value_f(void);
+int4 __syncfix_image_value_i(void);
+uint4 __syncfix_image_value_ui(void);
+int __syncfix_image_size(void);
+
+#define __SYNCFIX_IMAGE_READ(R, T, suffix)                                                         \
+  static inline R __attribute__((overloadable)) read_image##suffix(image1d_t i, sampler_t s, int c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image1d_t i, sampler_t s, float c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image1d_t i, int c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image2d_t i, sampler_t s, int2 c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image2d_t i, sampler_t s, float2 c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image2d_t i, int2 c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image3d_t i, sampler_t s, int4 c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image3d_t i, sampler_t s, float4 c) { return __syncfix_image_value_##suffix(); } \
+  static inline R __attribute__((overloadable)) read_image##suffix(image3d_t i, int4 c) { return __syncfix_image_value_##suffix(); } \
+  static inline void __attribute__((overloadable)) write_image##suffix(image1d_t i, int c, R v) { *(__global R *)&i[c].texel = v; } \
+  static inline void __attribute__((overloadable)) write_image##suffix(image2d_t i, int2 c, R v) { *(__global R *)&i[c.y].texel[c.x] = v; } \
+  static inline void __attribute__((overloadable)) write_image##suffix(image3d_t i, int4 c, R v) { *(__global R *)&i[c.z].texel[c.y][c.x] = v; }
+__SYNCFIX_IMAGE_READ(float4, float, f)
+__SYNCFIX_IMAGE_READ(int4, int, i)
+__SYNCFIX_IMAGE_READ(uint4, uint, ui)
+#undef __SYNCFIX_IMAGE_READ
+
+#define __SYNCFIX_IMAGE_QUERY(name, R)                                                              \
+  static inline R __attribute__((overloadable)) name(image1d_t i) { return (R)__syncfix_image_size(); } \
+  static inline R __attribute__((overloadable)) name(image2d_t i) { return (R)__syncfix_image_size(); } \
+  static inline R __attribute__((overloadable)) name(image3d_t i) { return (R)__syncfix_image_size(); }
+__SYNCFIX_IMAGE_QUERY(get_image_width, int)
+__SYNCFIX_IMAGE_QUERY(get_image_height, int)
+__SYNCFIX_IMAGE_QUERY(get_image_depth, int)
+__SYNCFIX_IMAGE_QUERY(get_image_channel_data_type, int)
+__SYNCFIX_IMAGE_QUERY(get_image_channel_order, int)
+#undef __SYNCFIX_IMAGE_QUERY
+static inline int2 __attribute__((overloadable)) get_image_dim(image2d_t i) { return (int2)(__syncfix_image_size(), __syncfix_image_size()); }
+static inline int4 __attribute__((overloadable)) get_image_dim(image3d_t i) { return (int4)(__syncfix_image_size(), __syncfix_image_size(), __syncfix_image_size(), 0); }
+
 #endif /* SYNCFIX_OPENCL_PRELUDE_H */

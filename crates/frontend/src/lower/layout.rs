@@ -122,8 +122,11 @@ fn round_up(x: u64, a: u64) -> u64 {
 }
 
 /// The width in bits of a first-class scalar type (integers, floats, pointers count 64).
+/// A target extension type is an opaque 32-bit value: the preludes leave only OpenCL's
+/// `sampler_t` as one (its CLK_* flags; syncfix's image model does not read them).
 pub fn scalar_bits(ty: &TypeRef) -> Option<u16> {
     match ty.as_ref() {
+        Type::TargetExtType => Some(32),
         Type::IntegerType { bits } if *bits <= 128 => Some(*bits as u16),
         Type::FPType(FPType::Half | FPType::BFloat) => Some(16),
         Type::FPType(FPType::Single) => Some(32),

@@ -354,12 +354,16 @@ impl<'a> Lowerer<'a> {
                         continue;
                     }
                     let space = self.space_of(*addr_space);
-                    let elem_size = elem_size_of_pointer_type(&qual);
+                    let mut elem_size = elem_size_of_pointer_type(&qual);
                     let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Pointer(_))).count();
-                    let dims = match self.input.array_sizes.get(nth).copied().flatten() {
+                    let mut dims = match self.input.array_sizes.get(nth).copied().flatten() {
                         Some(bytes) if elem_size > 0 => vec![bytes / elem_size as u64],
                         _ => vec![],
                     };
+                    if let Some((elem, image_dims)) = image_layout(&qual) {
+                        // An OpenCL image (the prelude's model): texels, printed by coordinates.
+                        (elem_size, dims) = (elem, image_dims);
+                    }
                     let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
                     self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
@@ -792,6 +796,21 @@ pub(crate) fn demangle(name: &str) -> String {
 
 /// Size in bytes of the pointee of a pointer type as clang spells it (`float *`,
 /// `__global int *restrict`), for printing element indices; 0 when unknown.
+/// The texel size in bytes and the dimensions of an OpenCL image parameter of the prelude's
+/// model (syncfix_opencl_prelude.h): `image2d_t` is rows of 2^20 texels of 16 bytes, printed
+/// `img[y][x]`; `image3d_t` slices of 2^16 x 2^16 texels. The outermost extent is unknown (0,
+/// which also exempts images from `--check-array-bounds`). `None` for other types.
+fn image_layout(qual: &str) -> Option<(u32, Vec<u64>)> {
+    // The desugared type: `__global struct __syncfix_image2d *`.
+    let base = qual.split('*').next().unwrap_or("");
+    Some(match base.split_whitespace().last()? {
+        "__syncfix_image1d" => (16, vec![]),
+        "__syncfix_image2d" => (16, vec![0, 1 << 20]),
+        "__syncfix_image3d" => (16, vec![0, 1 << 16, 1 << 16]),
+        _ => return None,
+    })
+}
+
 pub(crate) fn elem_size_of_pointer_type(qual: &str) -> u32 {
     let base = qual.split('*').next().unwrap_or("");
     let words: Vec<&str> = base

@@ -273,8 +273,22 @@ impl<'a> Lowerer<'a> {
                 }
                 return Ok(true);
             }
-            "__array_snapshot" | "__atomic_has_taken_value"
-            | "__not_accessed" => {
+            "__atomic_has_taken_value" => {
+                // The counter's cell: the pointer plus `offset` elements of the atomic's type
+                // (GPUVerify indexes its `used` map by element).
+                let (object, off) = ptr(0)?;
+                let index = self.sext64(Some(cur), arg(1)?, span);
+                let scaled = self.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
+                let offset = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
+                let value = self.resize_to(cur, arg(2)?, 32, span);
+                result = Some(Operand::Value(self.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
+            }
+            "__array_snapshot" => {
+                let (dst, _) = ptr(0)?;
+                let (src, _) = ptr(1)?;
+                self.push(cur, InstKind::Snapshot { dst, src }, 0, span);
+            }
+            "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
             }
             _ => return Ok(false),
