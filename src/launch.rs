@@ -12,6 +12,11 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
     }
     let mut out = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
+        if *p == "*" {
+            // GPUVerify leaves such a dimension symbolic; syncfix's verifier unrolls and
+            // instantiates a concrete launch.
+            return Err(format!("{flag}={s}: unconstrained sizes (`*`) are not supported: give the launch's sizes"));
+        }
         let v: u32 = p.parse().map_err(|_| format!("{flag}={s}: `{p}` is not a positive integer"))?;
         if v == 0 {
             return Err(format!("{flag}={s}: dimension {} is zero", i + 1));
@@ -34,6 +39,14 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         (Some(g), None) => parse_dims(gflag, g)?,
         (None, Some(g)) => {
             let glob = parse_dims("--global_size", g)?;
+            let (gn, bn) = (dim_count(g), dim_count(block.unwrap_or_default()));
+            if gn != bn {
+                return Err(format!(
+                    "--global_size={g} has {gn} dimension{} but {bflag}={} has {bn}",
+                    if gn == 1 { "" } else { "s" },
+                    block.unwrap_or_default()
+                ));
+            }
             let mut n = [1u32; 3];
             for d in 0..3 {
                 if glob[d] % block_dim[d] != 0 {
@@ -52,6 +65,11 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         (None, None) => return Err(format!("missing {gflag} (or --global_size): the number of {}", if opencl { "work-groups" } else { "blocks" })),
     };
     Ok(Launch::new(block_dim, grid_dim))
+}
+
+/// The number of dimensions a size flag's value gives (`64`: 1, `[64,2]`: 2).
+fn dim_count(s: &str) -> usize {
+    s.trim().trim_start_matches('[').trim_end_matches(']').split(',').count()
 }
 
 /// `--global_offset`: like a size, but zeros are allowed.

@@ -474,6 +474,22 @@ fn syncfix_language(p: &Path) -> Language {
     }
 }
 
+/// Prints `file:line:col: error: what` and the source line (or `file: error: what` without
+/// a location in the user's file).
+fn located_error(file: &Path, loc: Option<syncfix::Loc>, what: &str) {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match loc {
+        Some(l) if l.file == syncfix::FileId::MAIN && l.line > 0 => {
+            eprintln!("{name}:{}:{}: error: {what}", l.line, l.col);
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            if let Some(line) = text.lines().nth(l.line as usize - 1) {
+                eprintln!("  {}", line.trim_start());
+            }
+        }
+        _ => eprintln!("{name}: error: {what}"),
+    }
+}
+
 /// Prints a front-end or encoding error and returns its exit code.
 fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
     match e {
@@ -490,24 +506,21 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
         }
         syncfix::Error::Frontend(FrontendError::Io { path, source }) => cli_error(&format!("{path}: {source}")),
         syncfix::Error::Frontend(FrontendError::Unsupported { what, loc }) => {
-            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let text = std::fs::read_to_string(file).unwrap_or_default();
-            match loc {
-                Some(l) if l.file == syncfix::FileId::MAIN && l.line > 0 => {
-                    eprintln!("{name}:{}:{}: error: unsupported construct: {what}", l.line, l.col);
-                    if let Some(line) = text.lines().nth(l.line as usize - 1) {
-                        eprintln!("  {}", line.trim_start());
-                    }
-                }
-                _ => eprintln!("{name}: error: unsupported construct: {what}"),
-            }
+            located_error(file, *loc, &format!("unsupported construct: {what}"));
             exit::FRONTEND_ERROR
+        }
+        syncfix::Error::Frontend(FrontendError::Annotation { what, loc, stage }) => {
+            located_error(file, *loc, what);
+            match stage {
+                syncfix::Stage::FrontEnd => exit::FRONTEND_ERROR,
+                syncfix::Stage::VcGen => exit::VCGEN_ERROR,
+            }
         }
         syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => {
             eprintln!("syncfix: error: {msg}");
             exit::FRONTEND_ERROR
         }
-        syncfix::Error::Verify { source: e @ syncfix::VerifyError::UnknownArray(_), .. } => {
+        syncfix::Error::Verify { source: e @ (syncfix::VerifyError::UnknownArray(_) | syncfix::VerifyError::EqualityWithAtomics), .. } => {
             eprintln!("syncfix: GPUVERIFYVCGEN_ERROR error (5): {e}");
             exit::VCGEN_ERROR
         }

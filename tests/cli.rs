@@ -47,6 +47,12 @@ fn command_line_errors_exit_1_with_a_message() {
     let (code, _, err) = run(d.path(), &["verify", "--local_size=4", "--global_size=6", "k.cu"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("not a multiple"), "{err}");
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=[32,64]", "--global_size=[64]", "k.cu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--global_size=[64] has 1 dimension but") && err.contains("=[32,64] has 2"), "{err}");
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=*", "--global_size=64", "k.cu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("unconstrained sizes (`*`) are not supported"), "{err}");
 }
 
 #[test]
@@ -76,6 +82,43 @@ fn unsupported_constructs_exit_4_naming_the_construct_and_line() {
     let (code, _, err) = run(d.path(), &["verify", "--blockDim=2", "--gridDim=1", "rec.cu"]);
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("rec.cu:1:") && err.contains("recursive call to `f`"), "{err}");
+}
+
+#[test]
+fn misplaced_annotations_exit_as_gpuverify_with_the_line() {
+    let d = tempfile::tempdir().unwrap();
+    // A loop invariant in the body (GPUVerify's VC generator: exit 5).
+    let body = "__kernel void k(__local float *p) {\n  for (unsigned i = 0; i < 4; i++) {\n    p[i] = 0;\n    __invariant(i < 5);\n  }\n}\n";
+    kernel(d.path(), "body.cl", body);
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "body.cl"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("body.cl:4:") && err.contains("user-specified invariant does not appear at loop head"), "{err}");
+    // After a short-circuit `&&` of the condition: not at the head either.
+    let and = "__kernel void k(__local float *p) {\n  for (unsigned i = 0;\n       __invariant(i >= 0 && i < 5),\n       i < 4; i++) { p[i] = 0; }\n}\n";
+    kernel(d.path(), "and.cl", and);
+    assert_eq!(run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "and.cl"]).0, 5);
+    // In the condition, with `__ite` (a select, not a branch): accepted.
+    let ite = and.replace("i >= 0 && i < 5", "__ite(i < 5, 1, 0)");
+    kernel(d.path(), "ite.cl", &ite);
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "ite.cl"]);
+    assert!(code == 0 || code == 6, "{err}");
+    // A function-wide invariant before the function's last statement (GPUVerify's front end:
+    // exit 4), or over a variable the function updates.
+    let early = "__kernel void k(unsigned n, __global int *A) {\n  __function_wide_invariant(n % 2 == 0);\n  if (n > 10) A[get_global_id(0)] = 1;\n}\n";
+    kernel(d.path(), "early.cl", early);
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "early.cl"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("early.cl:2:") && err.contains("must appear at the end of its function"), "{err}");
+    let updated = "__kernel void k(unsigned n) {\n  for (n = 0; n < 8; n += 2) {}\n  __function_wide_invariant(n % 2 == 0);\n}\n";
+    kernel(d.path(), "updated.cl", updated);
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "updated.cl"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("uses a value computed in the function body"), "{err}");
+    // --equality-abstraction with atomics (GPUVerify's VC generator: exit 5).
+    kernel(d.path(), "atomic.cl", "__kernel void k(__local int *A) { atomic_inc(A); }\n");
+    let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "--equality-abstraction", "atomic.cl"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("--equality-abstraction cannot be used with atomics"), "{err}");
 }
 
 #[test]

@@ -5,6 +5,10 @@
 //! or starts passing (remove it from the list) fails the test, so coverage cannot regress
 //! silently. Front end only: no verification, about a minute on two cores.
 //!
+//! The 25 kernels GPUVerify's own front end rejects must be rejected with an error message
+//! too (by syncfix's front end, command line or verifier), except those syncfix rightly
+//! accepts (`RIGHTLY_ACCEPTED`, with the reason).
+//!
 //! The suite is `$SYNCFIX_GPUVERIFY_SUITE`, else `../shared/suites/gpuverify` beside the
 //! checkout, else `/work/shared/suites/gpuverify`; the test fails when none exists.
 
@@ -98,4 +102,45 @@ fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
         }
     }
     assert!(problems.is_empty(), "{} of {} kernels:\n{}", problems.len(), rows.len(), problems.join("\n"));
+}
+
+/// Kernels GPUVerify's front end rejects that syncfix rightly accepts, with the reason.
+const RIGHTLY_ACCEPTED: [(&str, &str); 1] = [(
+    "CUDA/memset/unhandled_varval/kernel.cu",
+    "a memset with a run-time byte value is lowered exactly (each byte is the value)",
+)];
+
+#[test]
+fn the_kernels_gpuverifys_front_end_rejects_are_rejected_with_a_message() {
+    let suite = suite_dir();
+    let manifest = std::fs::read_to_string(suite.join("MANIFEST.tsv")).expect("the GPUVerify suite's MANIFEST.tsv");
+    let mut problems = vec![];
+    let mut n = 0;
+    for l in manifest.lines().skip(1) {
+        let f: Vec<&str> = l.split('\t').collect();
+        let (Some(path), Some(expected), Some(flags)) = (f.first(), f.get(2), f.get(4)) else { continue };
+        if !FRONTEND_ERRORS.contains(expected) {
+            continue;
+        }
+        n += 1;
+        let file = suite.join(path);
+        let kernel_dir = file.parent().unwrap().display().to_string();
+        let out = Command::new(BIN)
+            .arg("verify")
+            .args(flags.split_whitespace().map(|s| s.replace("${KERNEL_DIR}", &kernel_dir)))
+            .arg(file.file_name().unwrap())
+            .current_dir(file.parent().unwrap())
+            .output()
+            .expect("run syncfix");
+        let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
+        let accepted = RIGHTLY_ACCEPTED.iter().any(|(p, _)| p == path);
+        match (out.status.success(), accepted) {
+            (true, false) => problems.push(format!("{path} ({expected}): accepted")),
+            (false, true) => problems.push(format!("{path}: now rejected ({err}): remove it from RIGHTLY_ACCEPTED")),
+            (false, false) if !err.contains("error") => problems.push(format!("{path} ({expected}): no error message: {err}")),
+            _ => {}
+        }
+    }
+    assert_eq!(n, 25, "front-end-error kernels in the manifest");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

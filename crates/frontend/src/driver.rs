@@ -80,6 +80,9 @@ pub enum FrontendError {
     /// A construct the lowering does not understand (exit 4).
     #[error("{what}")]
     Unsupported { what: String, loc: Option<Loc> },
+    /// A misplaced annotation (exit 4 or 5 by `stage`, as GPUVerify).
+    #[error("{what}")]
+    Annotation { what: String, loc: Option<Loc>, stage: crate::lower::Stage },
     /// The file defines no kernel (exit 4).
     #[error("{0}")]
     NoKernel(String),
@@ -92,6 +95,7 @@ impl From<LowerError> for FrontendError {
     fn from(e: LowerError) -> Self {
         match e {
             LowerError::Unsupported { what, loc } => FrontendError::Unsupported { what, loc },
+            LowerError::Annotation { what, loc, stage } => FrontendError::Annotation { what, loc, stage },
         }
     }
 }

@@ -120,6 +120,10 @@ pub enum VerifyError {
     /// `/checkArrays` names an array the kernel does not have (GPUVerify: GPUVERIFYVCGEN_ERROR).
     #[error("Array name '{0}' specified for restricted checking is not found")]
     UnknownArray(String),
+    /// `--equality-abstraction` on a kernel with atomics, whose arrays must be adversarial
+    /// (NFM 2014 §4.1; GPUVerify: GPUVERIFYVCGEN_ERROR).
+    #[error("--equality-abstraction cannot be used with atomics")]
+    EqualityWithAtomics,
 }
 
 /// Counters for the benchmark.
@@ -156,6 +160,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     return Err(VerifyError::UnknownArray(n.clone()));
                 }
             }
+        }
+        if opts.abstraction == ForceAbstraction::Equality && kernel.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::Atomic { .. })) {
+            return Err(VerifyError::EqualityWithAtomics);
         }
         let cfg = Cfg::compute(kernel).map_err(|_| VerifyError::Irreducible)?;
         let abs = Abstraction::compute(kernel, opts.abstraction);

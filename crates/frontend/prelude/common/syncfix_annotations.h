@@ -187,9 +187,11 @@ SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_4(int x, int y, int z, int w);
 #define __syncfix_pick(_1, _2, _3, _4, NAME, ...) NAME
 #define __add_noovfl(...) __syncfix_pick(__VA_ARGS__, __syncfix_add_noovfl_4, __syncfix_add_noovfl_3, __syncfix_add_noovfl_2, __syncfix_add_noovfl_1)(__VA_ARGS__)
 
+/* `__ite(b, x, y)`: x if b, else y, as one expression (lowered to a select, not a branch, so
+ * that an invariant using it stays at its loop head). */
 #define SYNCFIX_ITE(T)                                                                          \
-  SYNCFIX_OVL static inline T __ite(__syncfix_bool b, T x, T y) { return b ? x : y; }            \
-  SYNCFIX_OVL static inline unsigned T __ite(__syncfix_bool b, unsigned T x, unsigned T y) { return b ? x : y; }
+  SYNCFIX_OVL T __ite(__syncfix_bool b, T x, T y);                                               \
+  SYNCFIX_OVL unsigned T __ite(__syncfix_bool b, unsigned T x, unsigned T y);
 SYNCFIX_ITE(char)
 SYNCFIX_ITE(short)
 SYNCFIX_ITE(int)

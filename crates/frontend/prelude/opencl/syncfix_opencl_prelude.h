@@ -107,7 +107,11 @@ __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size
 
 /* Waiting is a work-group operation too (every work-item must reach it: a barrier without
  * fences), but it orders nothing between work-items. */
-static inline void __syncfix_wait_group_events(int num_events, event_t *event_list) { barrier(0); }
+static inline void __syncfix_wait_group_events(int num_events, event_t *event_list) {
+  /* Its arguments must be the same for every work-item of the group (OpenCL 1.2 §6.12.10). */
+  __requires(!__same_group | (num_events == __other_int(num_events)));
+  barrier(0);
+}
 #define wait_group_events(num_events, event_list) __syncfix_wait_group_events((num_events), (event_list))
 
 /* ---- Images and samplers (OpenCL 1.2 §6.12.14) -----------------------------------------------

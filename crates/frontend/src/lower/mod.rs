@@ -32,6 +32,21 @@ use syncfix_kir::{
 pub enum LowerError {
     #[error("{what}")]
     Unsupported { what: String, loc: Option<Loc> },
+    /// An annotation where it has no meaning, rejected as GPUVerify rejects it (at `stage`):
+    /// a loop invariant that is not at a loop head, a function-wide invariant that is not at
+    /// the end of its function or uses values computed in its body.
+    #[error("{what}")]
+    Annotation { what: String, loc: Option<Loc>, stage: Stage },
+}
+
+/// The stage of GPUVerify's tool chain that rejects a misplaced annotation: its exit code
+/// differs (GPUVerify's `error_codes.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The front end (Bugle; exit 4).
+    FrontEnd,
+    /// The verification-condition generator (GPUVerifyVCGen; exit 5).
+    VcGen,
 }
 
 pub(crate) fn unsupported(what: impl Into<String>, loc: Option<Loc>) -> LowerError {
@@ -222,6 +237,7 @@ fn lower_once(input: &LowerInput<'_>, hints: PtrHints) -> Result<Kernel, Attempt
         return Err(Attempt::Retry(h));
     }
     result.map_err(Attempt::Failed)?;
+    spec::check_invariant_placement(&l.k).map_err(Attempt::Failed)?;
     Ok(l.k)
 }
 
