@@ -117,7 +117,8 @@ static inline void __syncfix_wait_group_events(int num_events, event_t *event_li
 /* ---- Images and samplers (OpenCL 1.2 §6.12.14) -----------------------------------------------
  * An image is a global array of texels (16 bytes: four 32-bit channels), addressed by its
  * integer coordinates: a 1-D image as `texel[x]`, a 2-D image as rows of 2^20 texels
- * (`texel[y][x]`), a 3-D image as slices of 2^16 x 2^16 texels (`texel[z][y][x]`). Devices
+ * (`texel[y][x]`), a 3-D image as slices of 2^16 x 2^16 texels (`texel[z][y][x]`); an image
+ * array's layer is one more coordinate (image1d_array_t is 2-D, image2d_array_t 3-D). Devices
  * report image sizes below these strides (CL_DEVICE_IMAGE2D_MAX_WIDTH and _3D_ are at most
  * 65536 on known devices), so two writes in range conflict exactly when their coordinates are
  * equal; a write out of range is undefined behaviour in OpenCL and is not checked.
@@ -143,6 +144,10 @@ typedef __global struct __syncfix_image3d *__syncfix_image3d_t;
 #define image1d_t __syncfix_image1d_t
 #define image2d_t __syncfix_image2d_t
 #define image3d_t __syncfix_image3d_t
+/* Arrays of images index their layer as one more coordinate; a buffer image is 1-D. */
+#define image1d_buffer_t __syncfix_image1d_t
+#define image1d_array_t __syncfix_image2d_t
+#define image2d_array_t __syncfix_image3d_t
 
 /* Arbitrary values (bodiless functions without pointer arguments: a fresh value per call). */
 float4 __syncfix_image_value_f(void);
@@ -177,6 +182,7 @@ __SYNCFIX_IMAGE_QUERY(get_image_height, int)
 __SYNCFIX_IMAGE_QUERY(get_image_depth, int)
 __SYNCFIX_IMAGE_QUERY(get_image_channel_data_type, int)
 __SYNCFIX_IMAGE_QUERY(get_image_channel_order, int)
+__SYNCFIX_IMAGE_QUERY(get_image_array_size, size_t)
 #undef __SYNCFIX_IMAGE_QUERY
 static inline int2 __attribute__((overloadable)) get_image_dim(image2d_t i) { return (int2)(__syncfix_image_size(), __syncfix_image_size()); }
 static inline int4 __attribute__((overloadable)) get_image_dim(image3d_t i) { return (int4)(__syncfix_image_size(), __syncfix_image_size(), __syncfix_image_size(), 0); }

@@ -2,9 +2,9 @@
 //! body and that need more than an uninterpreted function: atomics in their many spellings,
 //! exact integer functions (`add_sat`, `mul24`, `min`...), `__syncthreads_count`, memory
 //! fences, curand, the element copy of `async_work_group_copy`, math functions with pointer
-//! results (`sincos`), and clear errors for images and textures. Pure math functions need
-//! nothing here: a bodiless function marked `const` is lowered as an uninterpreted function
-//! by `builtins`.
+//! results (`sincos`), and clear errors for the image and texture functions the preludes do not
+//! model. Pure math functions need nothing here: a bodiless function marked `const` is lowered
+//! as an uninterpreted function by `builtins`.
 //!
 //! Overloaded library functions are recognised by their Itanium-mangled names (OpenCL C's
 //! overloadable built-ins and CUDA's C++ overloads), whose parameter types give the
@@ -454,7 +454,7 @@ impl<'a> Lowerer<'a> {
         }
         if is_image_function(base) {
             return Err(unsupported(
-                format!("`{base}`: OpenCL images and samplers and CUDA textures and surfaces are not supported"),
+                format!("`{base}`: OpenCL image types other than image1d_t, image2d_t and image3d_t, CUDA texture objects and surfaces are not supported"),
                 loc,
             ));
         }

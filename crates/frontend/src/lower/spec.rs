@@ -7,7 +7,7 @@
 //! | `__assume(e)`, `__requires(e)` in the kernel | `Assume` |
 //! | `__requires(e)` in a callee | `Assert(Precondition)` at the call |
 //! | `__ensures(e)` | `Assert(Postcondition)` re-evaluated at each return (`Assume` in a `__spec_` function) |
-//! | `__invariant(e)` | `Assert(LoopInvariant)` where it stands (GPUVerify places it in the loop head) |
+//! | `__invariant(e)` | `Assert(LoopInvariant)` at its loop head (elsewhere: rejected, as GPUVerify) |
 //! | `__function_wide_invariant(e)` | `Assert(LoopInvariant)` re-evaluated at each loop head of its function |
 //! | `__candidate_*` | `Candidate` (a hint for inference, unchecked) |
 //! | `__barrier_invariant_N(e, i...)` | `Assert(BarrierInvariant)` before the next barrier, `Assume` of `e` with the local id replaced by each `i` after it |
@@ -17,6 +17,9 @@
 //! | `__return_val_int()`, `__return_val_ptr()` | the returned value (a placeholder replaced at each return) |
 //! | `__read_permission(x)`, `__write_permission(x)` | nothing: they grant access for GPUVerify's barrier-invariant access check, which syncfix does not make (a macro of the annotation header) |
 //! | `__axiom(e)` | `Assume` at kernel entry |
+//! | `__ite(b, x, y)` | `Select` (not a branch) |
+//! | `__atomic_has_taken_value(p, i, v)` | `AtomicTaken` on the cell `p + i` |
+//! | `__array_snapshot(dst, src)` | `Snapshot` |
 //!
 //! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
