@@ -308,14 +308,3 @@ fn array_snapshot_copies_the_array_for_specifications() {
     starts(opencl(&src.replace("DELTA", "1"), 64, 2), "verified");
     starts(opencl(&src.replace("DELTA", "0"), 64, 2), "this assertion might not hold");
 }
-
-#[test]
-fn wait_group_events_needs_the_same_count_in_every_work_item() {
-    let src = "__kernel void k(__global float *p) {
-  __local float l[64];
-  event_t e = async_work_group_copy(l, p + 64 * get_group_id(0), 64, 0);
-  wait_group_events(COUNT, &e);
-}";
-    starts(opencl(&src.replace("COUNT", "1"), 64, 2), "verified");
-    starts(opencl(&src.replace("COUNT", "get_local_id(0)"), 64, 2), "a precondition for this call might not hold");
-}
