@@ -34,24 +34,45 @@ fn suite_dir() -> PathBuf {
 /// The outcomes GPUVerify's own front end gives (not a verdict of the verifier).
 const FRONTEND_ERRORS: [&str; 4] = ["CLANG_ERROR", "BUGLE_ERROR", "GPUVERIFYVCGEN_ERROR", "COMMAND_LINE_ERROR"];
 
-#[test]
-fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
-    let suite = suite_dir();
+/// The manifest's rows: (kernel path, expected outcome, flags with `${KERNEL_DIR}` replaced).
+fn manifest_rows(suite: &Path) -> Vec<(String, String, Vec<String>)> {
     let manifest = std::fs::read_to_string(suite.join("MANIFEST.tsv")).expect("the GPUVerify suite's MANIFEST.tsv");
-    let rows: Vec<(String, Vec<String>)> = manifest
+    manifest
         .lines()
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
             let (path, expected, flags) = (f.first()?, f.get(2)?, f.get(4)?);
-            if FRONTEND_ERRORS.contains(expected) {
-                return None;
-            }
-            let dir = Path::new(path).parent()?.to_string_lossy().into_owned();
-            let kernel_dir = suite.join(&dir).display().to_string();
+            let kernel_dir = suite.join(Path::new(path).parent()?).display().to_string();
             let flags = flags.split_whitespace().map(|s| s.replace("${KERNEL_DIR}", &kernel_dir)).collect();
-            Some((path.to_string(), flags))
+            Some((path.to_string(), expected.to_string(), flags))
         })
+        .collect()
+}
+
+/// Runs `syncfix verify <extra> <flags> <kernel>` in the kernel's directory: whether it
+/// succeeded, and its standard error without the note on ignored options.
+fn verify(suite: &Path, path: &str, extra: &[&str], flags: &[String]) -> (bool, String) {
+    let file = suite.join(path);
+    let out = Command::new(BIN)
+        .arg("verify")
+        .args(extra)
+        .args(flags)
+        .arg(file.file_name().unwrap())
+        .current_dir(file.parent().unwrap())
+        .output()
+        .expect("run syncfix");
+    let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
+    (out.status.success(), err)
+}
+
+#[test]
+fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
+    let suite = suite_dir();
+    let rows: Vec<(String, Vec<String>)> = manifest_rows(&suite)
+        .into_iter()
+        .filter(|(_, expected, _)| !FRONTEND_ERRORS.contains(&expected.as_str()))
+        .map(|(path, _, flags)| (path, flags))
         .collect();
     assert!(rows.len() > 600, "only {} kernels in the manifest", rows.len());
     let expected_text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontend_suite.expected")).unwrap();
@@ -71,17 +92,8 @@ fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((path, flags)) = rows.get(i) else { break };
-                let file = suite.join(path);
-                let out = Command::new(BIN)
-                    .arg("verify")
-                    .arg("--emit=kir")
-                    .args(flags)
-                    .arg(file.file_name().unwrap())
-                    .current_dir(file.parent().unwrap())
-                    .output()
-                    .expect("run syncfix");
-                if !out.status.success() {
-                    let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
+                let (ok, err) = verify(&suite, path, &["--emit=kir"], flags);
+                if !ok {
                     failures.lock().unwrap().insert(path.clone(), err);
                 }
             });
@@ -113,28 +125,16 @@ const RIGHTLY_ACCEPTED: [(&str, &str); 1] = [(
 #[test]
 fn the_kernels_gpuverifys_front_end_rejects_are_rejected_with_a_message() {
     let suite = suite_dir();
-    let manifest = std::fs::read_to_string(suite.join("MANIFEST.tsv")).expect("the GPUVerify suite's MANIFEST.tsv");
     let mut problems = vec![];
     let mut n = 0;
-    for l in manifest.lines().skip(1) {
-        let f: Vec<&str> = l.split('\t').collect();
-        let (Some(path), Some(expected), Some(flags)) = (f.first(), f.get(2), f.get(4)) else { continue };
-        if !FRONTEND_ERRORS.contains(expected) {
+    for (path, expected, flags) in manifest_rows(&suite) {
+        if !FRONTEND_ERRORS.contains(&expected.as_str()) {
             continue;
         }
         n += 1;
-        let file = suite.join(path);
-        let kernel_dir = file.parent().unwrap().display().to_string();
-        let out = Command::new(BIN)
-            .arg("verify")
-            .args(flags.split_whitespace().map(|s| s.replace("${KERNEL_DIR}", &kernel_dir)))
-            .arg(file.file_name().unwrap())
-            .current_dir(file.parent().unwrap())
-            .output()
-            .expect("run syncfix");
-        let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
-        let accepted = RIGHTLY_ACCEPTED.iter().any(|(p, _)| p == path);
-        match (out.status.success(), accepted) {
+        let (ok, err) = verify(&suite, &path, &[], &flags);
+        let accepted = RIGHTLY_ACCEPTED.iter().any(|(p, _)| *p == path);
+        match (ok, accepted) {
             (true, false) => problems.push(format!("{path} ({expected}): accepted")),
             (false, true) => problems.push(format!("{path}: now rejected ({err}): remove it from RIGHTLY_ACCEPTED")),
             (false, false) if !err.contains("error") => problems.push(format!("{path} ({expected}): no error message: {err}")),
