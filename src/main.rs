@@ -361,7 +361,8 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         loop_unwind: c.loop_unwind.or(if c.findbugs { Some(2) } else { None }),
         limits: Limits {
             max_unwind: config.verifier.max_unwind,
-            max_unwind_unbounded: config.verifier.max_unwind_unbounded,
+            max_unroll_instructions: config.verifier.max_unroll_instructions,
+            max_unwind_checks: config.verifier.max_unwind_checks,
             max_instructions: config.verifier.max_instructions,
         },
         timeout: (timeout_s > 0).then(|| Duration::from_secs(timeout_s)),
@@ -370,6 +371,8 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         warp_size: c.warp_sync,
         array_bounds: c.check_array_bounds,
         check_arrays,
+        deadline,
+        infer: !c.no_infer,
     };
     let mut instrument = InstrumentConfig {
         loop_depth_weight: config.repair.loop_depth_weight,
@@ -424,7 +427,6 @@ fn ignored_flags(c: &CommonArgs) -> Vec<String> {
     for (on, name) in [
         (c.debug, "--debug"),
         (c.infer_info, "--infer-info"),
-        (c.no_infer, "--no-infer"),
         (c.staged_inference, "--staged-inference"),
         (c.no_barrier_access_checks, "--no-barrier-access-checks"),
         (c.keep_temps, "--keep-temps"),

@@ -27,7 +27,8 @@ pub struct RepairConfig {
 #[serde(deny_unknown_fields)]
 pub struct VerifierConfig {
     pub max_unwind: u32,
-    pub max_unwind_unbounded: u32,
+    pub max_unroll_instructions: u64,
+    pub max_unwind_checks: u32,
     pub max_instructions: u64,
     /// Seconds; 0 disables.
     pub timeout_seconds: u64,

@@ -116,8 +116,12 @@ fn verify_kernel(k: &Kernel, opts: &Options, timings: &mut Timings) -> Result<Ke
     let ctx = z3::Context::new(&z3::Config::new());
     let mut v = match Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
         Ok(v) => v,
-        // Too large to unroll: no verdict, and the reason says why.
-        Err(e @ VerifyError::TooLarge(_)) => return Ok(report_of(k, Verdict::Unknown(e.to_string()), opts)),
+        // Too large, or something the verifier cannot encode: no verdict, and the reason says
+        // why.
+        Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
+            return Ok(report_of(k, Verdict::Unknown(e.to_string()), opts))
+        }
+        Err(VerifyError::Timeout) => return Ok(report_of(k, Verdict::Timeout, opts)),
         Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
     };
     let verdict = v.check(&inst.original_assignment());
@@ -199,9 +203,10 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
         let ctx = z3::Context::new(&z3::Config::new());
         let mut v = match Verifier::new(&ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
             Ok(v) => v,
-            Err(e @ VerifyError::TooLarge(_)) => {
+            Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
                 return Ok(RepairReport::failed(RepairStatus::Unknown(e.to_string()), findings, timings))
             }
+            Err(VerifyError::Timeout) => return Ok(RepairReport::failed(RepairStatus::Timeout, findings, timings)),
             Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
         };
         let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);

@@ -73,11 +73,77 @@ fn loops_with_launch_bounded_trip_counts_are_proved_by_unrolling() {
 }
 
 #[test]
-fn loops_bounded_by_a_parameter_are_unknown_until_invariants_come() {
+fn loops_bounded_by_a_parameter_are_proved_with_invariants() {
     let src = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
-    starts(cuda(src, 64, 1), "unknown: the loop at kernel.cu:1:");
+    starts(cuda(src, 64, 1), "verified");
     let assumed = "__global__ void k(int *A, int n) { __requires(n == 4); for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
     starts(cuda(assumed, 64, 1), "verified");
+    let strided = "__global__ void k(int *A, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) A[i] = i; }";
+    starts(cuda(strided, 64, 4), "verified");
+    let infinite = "__global__ void k(int *A) { while (1) { A[threadIdx.x] = 1; } }";
+    starts(cuda(infinite, 64, 1), "verified");
+}
+
+#[test]
+fn races_within_and_between_iterations_of_a_cut_loop_are_found() {
+    // Every thread writes A[i] in iteration i.
+    starts(cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[i] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+    // Thread t writes A[t + i]: iteration 1 of thread 0 and iteration 0 of thread 1 meet.
+    starts(cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[threadIdx.x + i] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+}
+
+#[test]
+fn barriers_order_the_iterations_of_a_cut_loop() {
+    let both = "__global__ void k(int *A, int n) { __shared__ int s[64]; for (int i = 0; i < n; i++) { s[threadIdx.x] = i; __syncthreads(); A[threadIdx.x] = s[63 - threadIdx.x]; __syncthreads(); } }";
+    starts(cuda(both, 64, 1), "verified");
+    // Without the second barrier, the read races with the next iteration's write.
+    let one = "__global__ void k(int *A, int n) { __shared__ int s[64]; for (int i = 0; i < n; i++) { s[threadIdx.x] = i; __syncthreads(); A[threadIdx.x] = s[63 - threadIdx.x]; } }";
+    starts(cuda(one, 64, 1), "possible read-write race on s[");
+    let reduction = "__global__ void k(int *A, int n) { __shared__ int s[64]; s[threadIdx.x] = A[threadIdx.x]; __syncthreads(); \
+        for (int d = n; d > 0; d >>= 1) { if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d]; __syncthreads(); } \
+        if (threadIdx.x == 0) A[0] = s[0]; }";
+    starts(cuda(reduction, 64, 1), "verified");
+}
+
+#[test]
+fn accesses_after_a_cut_loop_race_with_its_accesses() {
+    let racy = "__global__ void k(int *A, int *B, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; } B[threadIdx.x] = A[threadIdx.x + 1]; }";
+    starts(cuda(racy, 64, 1), "possible write-read race on A[");
+    let fixed = "__global__ void k(int *A, int *B, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; } __syncthreads(); B[threadIdx.x] = A[threadIdx.x + 1]; }";
+    starts(cuda(fixed, 64, 1), "verified");
+}
+
+#[test]
+fn barriers_in_and_after_loops_with_thread_dependent_exits_diverge() {
+    starts(cuda("__global__ void k(int *A) { for (int i = 0; i < threadIdx.x; i++) __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+    let ret = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { if (A[i] == threadIdx.x) return; } __syncthreads(); }";
+    starts(cuda(ret, 64, 1), "barrier may be reached by non-uniform control flow");
+    // Every thread reads the same A[i], so all leave together.
+    let uniform = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { if (A[i] == 0) break; } __syncthreads(); }";
+    starts(cuda(uniform, 64, 1), "verified");
+}
+
+#[test]
+fn user_loop_invariants_must_hold_on_entry_and_be_inductive() {
+    let entry = "__global__ void k(int *A, int n) { for (int i = 0; __invariant(i <= n), i < n; i++) { A[threadIdx.x] = i; } }";
+    starts(cuda(entry, 64, 1), "loop invariant might not hold on entry");
+    let assumed = "__global__ void k(int *A, int n) { __requires(n >= 0); for (int i = 0; __invariant(i <= n), i < n; i++) { A[threadIdx.x] = i; } }";
+    starts(cuda(assumed, 64, 1), "verified");
+    // True in every execution but not inductive: GPUVerify reports it, and so does syncfix
+    // (a loop with a user invariant is never unrolled).
+    let weak = "__global__ void k(int *A) { for (int i = 0; __invariant(i != 5), i < 10; i++) { A[threadIdx.x] = i; } }";
+    starts(cuda(weak, 64, 1), "loop invariant might not be maintained by the loop");
+}
+
+#[test]
+fn no_infer_leaves_only_the_users_invariants() {
+    let src = "__global__ void k(int *A, int n) { for (int j = 0; j < n; j += 16) { __assert(j % 16 == 0); } }";
+    starts(cuda(src, 64, 1), "verified");
+    let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    o.verify.infer = false;
+    starts(verdict_with(src, &o), "this assertion might not hold");
+    let invariant = "__global__ void k(int *A, int n) { for (int j = 0; __invariant(j % 16 == 0), j < n; j += 16) { __assert(j % 16 == 0); } }";
+    starts(verdict_with(invariant, &o), "verified");
 }
 
 #[test]

@@ -99,7 +99,11 @@ impl Abstraction {
                         _ => spoilt[ptr.object] = true,
                     }
                 }
+                // Any other write (a plain store, an external function's write, a snapshot
+                // copied into it) may give a cell any value, so a value may come back.
                 InstKind::Store { ptr, .. } => spoilt[ptr.object] = true,
+                InstKind::External { object, kind: syncfix_kir::LogKind::Write } => spoilt[*object] = true,
+                InstKind::Snapshot { dst, .. } => spoilt[*dst] = true,
                 _ => {}
             }
         }

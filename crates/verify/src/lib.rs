@@ -13,16 +13,20 @@
 //! (barrier variables, grid barriers).
 
 mod abstraction;
+mod analysis;
 mod encode;
+mod loops;
 mod memory;
 mod term;
 mod trace;
+mod uniformity;
 
 pub use abstraction::{Abstraction, ForceAbstraction, Model};
 pub use memory::AccessKind;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
 use encode::{Encoder, Encoding};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use syncfix_kir::{Cfg, Kernel, Span};
 use z3::ast::Bool;
@@ -31,18 +35,22 @@ use z3::{Context, Params, SatResult};
 /// Bounds on the unrolling (defaults in `configs/default.toml`).
 #[derive(Copy, Clone, Debug)]
 pub struct Limits {
-    /// Most iterations unrolled of one loop whose trip count depends only on constants and
-    /// launch dimensions.
+    /// Most iterations of a loop unrolled (when its exits depend only on constants, launch
+    /// sizes and ids, and it has no user invariant) before it is cut and proved with
+    /// invariants instead.
     pub max_unwind: u32,
-    /// Most iterations unrolled of any other loop before the verdict becomes `unknown`.
-    pub max_unwind_unbounded: u32,
-    /// Most instructions executed by the unrolled encoding (both threads count once).
+    /// Most instructions one loop's unrolling may execute before it is cut instead.
+    pub max_unroll_instructions: u64,
+    /// Most unwinding checks (solver calls) one loop's unrolling may make before it is cut
+    /// instead.
+    pub max_unwind_checks: u32,
+    /// Most instructions executed by the whole encoding (both threads count once).
     pub max_instructions: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_unwind: 1024, max_unwind_unbounded: 16, max_instructions: 400_000 }
+        Limits { max_unwind: 64, max_unroll_instructions: 20_000, max_unwind_checks: 8, max_instructions: 400_000 }
     }
 }
 
@@ -74,6 +82,11 @@ pub struct VerifyOptions {
     pub array_bounds: bool,
     /// `--vcgen-opt=/checkArrays:A,B`: check races on these arrays only (by source name).
     pub check_arrays: Option<Vec<String>>,
+    /// The whole verification must end by then (encoding, Houdini, every solver call).
+    pub deadline: Option<Instant>,
+    /// Infer loop invariants (Houdini's candidates); `--no-infer` turns it off, leaving the
+    /// user's invariants and the uniformity analysis.
+    pub infer: bool,
 }
 
 impl Default for VerifyOptions {
@@ -90,6 +103,8 @@ impl Default for VerifyOptions {
             warp_size: None,
             array_bounds: false,
             check_arrays: None,
+            deadline: None,
+            infer: true,
         }
     }
 }
@@ -124,17 +139,33 @@ pub enum VerifyError {
     /// (NFM 2014 §4.1; GPUVerify: GPUVERIFYVCGEN_ERROR).
     #[error("--equality-abstraction cannot be used with atomics")]
     EqualityWithAtomics,
+    /// The deadline passed while encoding.
+    #[error("the time limit was reached")]
+    Timeout,
+    /// Something the verifier cannot encode (the verdict is `unknown`, with this reason).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// Counters for the benchmark.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     pub encode_time: Duration,
+    /// Time in the final checks (the verifier calls).
     pub solve_time: Duration,
+    /// Time in Houdini's rounds.
+    pub houdini_time: Duration,
+    /// Verifier calls: check-sat calls on the kernel's full encoding with its invariants.
     pub checks: u32,
+    /// Every check-sat call: unwinding checks, Houdini rounds and verifier calls.
+    pub solver_calls: u32,
+    pub houdini_rounds: u32,
     pub properties: usize,
+    pub candidates: usize,
     pub access_instances: usize,
     pub barrier_instances: usize,
+    /// Loops proved with invariants (cut) rather than unrolled.
+    pub cut_loops: usize,
 }
 
 /// A kernel encoded once; candidate assignments are checked under assumptions.
@@ -144,14 +175,19 @@ pub struct Verifier<'ctx, 'k> {
     cfg: Cfg,
     abs: Abstraction,
     enc: Encoding<'ctx>,
+    /// Selects the kernel's properties (off during Houdini, which checks only candidates).
+    real: Bool<'ctx>,
     opts: VerifyOptions,
+    /// Houdini's answer per barrier assignment.
+    invariants: HashMap<Vec<bool>, Vec<bool>>,
     pub stats: Stats,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Encodes `kernel`, whose barrier guards use variables `0..num_vars`.
     ///
-    /// Errors: an irreducible CFG, or an unrolling larger than [`Limits::max_instructions`].
+    /// Errors: an irreducible CFG, an encoding larger than [`Limits::max_instructions`], the
+    /// deadline, or something the verifier cannot encode.
     pub fn new(ctx: &'ctx Context, kernel: &'k Kernel, num_vars: usize, opts: &VerifyOptions) -> Result<Self, VerifyError> {
         let start = Instant::now();
         if let Some(names) = &opts.check_arrays {
@@ -167,13 +203,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let cfg = Cfg::compute(kernel).map_err(|_| VerifyError::Irreducible)?;
         let abs = Abstraction::compute(kernel, opts.abstraction);
         let enc = Encoder::new(ctx, kernel, &cfg, &abs, num_vars, opts).run()?;
-        let bad: Vec<&Bool<'ctx>> = enc.props.iter().map(|p| &p.cond).collect();
-        enc.solver.assert(&term::or(ctx, &bad));
+        let real = Bool::new_const(ctx, "properties");
+        let mut bad: Vec<Bool<'ctx>> = enc.props.iter().map(|p| Bool::and(ctx, &[&real, &p.cond])).collect();
+        bad.extend(enc.cand_checks.iter().map(|c| c.cond.clone()));
+        enc.solver.assert(&term::or(ctx, &bad.iter().collect::<Vec<_>>()));
         let mut params = Params::new(ctx);
         params.set_u32("random_seed", 0);
-        if let Some(t) = opts.timeout {
-            params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
-        }
         enc.solver.set_params(&params);
         // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the solver's assertions.
         if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
@@ -181,12 +216,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         let stats = Stats {
             encode_time: start.elapsed(),
+            solver_calls: enc.solver_calls,
             properties: enc.props.len(),
+            candidates: enc.candidates.len(),
             access_instances: enc.accesses.len(),
             barrier_instances: enc.barriers.len(),
+            cut_loops: enc.cut.len(),
             ..Stats::default()
         };
-        Ok(Verifier { ctx, kernel, cfg, abs, enc, opts: opts.clone(), stats })
+        Ok(Verifier { ctx, kernel, cfg, abs, enc, real, opts: opts.clone(), invariants: HashMap::new(), stats })
     }
 
     /// Limits each later solver call to `t` (the repair loop passes the time left).
@@ -206,8 +244,108 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.enc.bounded.iter().map(|b| (b.header_span.clone(), b.bound, b.reason.clone())).collect()
     }
 
+    /// The candidate invariants and whether Houdini kept each under the last assignment
+    /// checked: (loop head, description, kept).
+    pub fn invariants(&self, assignment: &[bool]) -> Vec<(Span, String, bool)> {
+        let kept = self.invariants.get(assignment);
+        self.enc
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let span = self.enc.cut.iter().find(|x| x.loop_id == c.loop_id).map(|x| x.header_span.clone()).unwrap_or_default();
+                (span, c.what.clone(), kept.map_or(false, |k| k[i]))
+            })
+            .collect()
+    }
+
+    /// Sets the solver's time limit to what is left before the deadline; `Err` when it has
+    /// passed.
+    fn time_left(&mut self) -> Result<(), ()> {
+        if let Some(d) = self.opts.deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(());
+            }
+            self.set_timeout(left);
+        }
+        Ok(())
+    }
+
+    fn solve(&mut self, assumptions: &[Bool<'ctx>]) -> Result<SatResult, Verdict> {
+        if self.time_left().is_err() {
+            return Err(Verdict::Timeout);
+        }
+        self.stats.solver_calls += 1;
+        match self.enc.solver.check_assumptions(assumptions) {
+            SatResult::Unknown => {
+                let why = self.enc.solver.get_reason_unknown().unwrap_or_default();
+                if why.contains("timeout") || why.contains("canceled") || self.opts.deadline.is_some_and(|d| Instant::now() >= d) {
+                    Err(Verdict::Timeout)
+                } else {
+                    Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
+                }
+            }
+            r => Ok(r),
+        }
+    }
+
+    /// Houdini (Flanagan & Leino 2001, as GPUVerify uses it): the largest subset of the
+    /// candidates that is inductive under this barrier assignment. Each round assumes the
+    /// candidates kept so far at their loop heads and asks for a violated check on entry or at
+    /// the end of an iteration; every candidate the model violates is dropped.
+    fn houdini(&mut self, lits: &[Bool<'ctx>], assignment: &[bool]) -> Result<Vec<bool>, Verdict> {
+        if let Some(k) = self.invariants.get(assignment) {
+            return Ok(k.clone());
+        }
+        let n = self.enc.candidates.len();
+        let mut kept = vec![true; n];
+        let start = Instant::now();
+        while n > 0 {
+            let mut a = lits.to_vec();
+            a.push(self.real.not());
+            a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
+            self.stats.houdini_rounds += 1;
+            let r = self.solve(&a);
+            let r = match r {
+                Ok(r) => r,
+                Err(v) => {
+                    self.stats.houdini_time += start.elapsed();
+                    return Err(v);
+                }
+            };
+            if r == SatResult::Unsat {
+                break;
+            }
+            let Some(model) = self.enc.solver.get_model() else {
+                self.stats.houdini_time += start.elapsed();
+                return Err(Verdict::Unknown("the SMT solver returned no model".into()));
+            };
+            let mut dropped = 0;
+            for c in &self.enc.cand_checks {
+                if kept[c.cand] && model.eval(&c.cond, true).and_then(|b| b.as_bool()).unwrap_or(false) {
+                    kept[c.cand] = false;
+                    dropped += 1;
+                }
+            }
+            if dropped == 0 {
+                self.stats.houdini_time += start.elapsed();
+                return Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into()));
+            }
+        }
+        self.stats.houdini_time += start.elapsed();
+        if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
+            for (c, k) in self.enc.candidates.iter().zip(&kept) {
+                eprintln!("houdini: loop {} {} {}", c.loop_id, if *k { "kept   " } else { "dropped" }, c.what);
+            }
+        }
+        self.invariants.insert(assignment.to_vec(), kept.clone());
+        Ok(kept)
+    }
+
     /// Checks the kernel with barrier variable `i` set to `assignment[i]` (missing entries are
-    /// false).
+    /// false): Houdini first (when loops were cut), then one verifier call on the full
+    /// encoding under the invariants it kept.
     pub fn check(&mut self, assignment: &[bool]) -> Verdict {
         let ctx = self.ctx;
         let lits: Vec<Bool<'ctx>> = self
@@ -217,31 +355,29 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .enumerate()
             .map(|(i, v)| if assignment.get(i).copied().unwrap_or(false) { v.clone() } else { v.not() })
             .collect();
+        let kept = match self.houdini(&lits, assignment) {
+            Ok(k) => k,
+            Err(v) => return v,
+        };
+        let mut a = lits;
+        a.push(self.real.clone());
+        a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
         let start = Instant::now();
-        let r = self.enc.solver.check_assumptions(&lits);
+        let r = self.solve(&a);
         self.stats.solve_time += start.elapsed();
         self.stats.checks += 1;
         match r {
-            SatResult::Unsat => {
+            Err(v) => v,
+            Ok(SatResult::Unsat) => {
                 if self.enc.bounded.is_empty() {
                     Verdict::Verified
-                } else if let Some(n) = self.opts.loop_unwind {
-                    Verdict::NoErrorUpTo { bound: n }
                 } else {
-                    Verdict::Unknown(self.bounded_reason())
+                    Verdict::NoErrorUpTo { bound: self.opts.loop_unwind.unwrap_or(0) }
                 }
             }
-            SatResult::Unknown => {
-                let why = self.enc.solver.get_reason_unknown().unwrap_or_default();
-                if why.contains("timeout") || why.contains("canceled") {
-                    Verdict::Timeout
-                } else {
-                    Verdict::Unknown(format!("the SMT solver gave up ({why})"))
-                }
-            }
-            SatResult::Sat => match self.enc.solver.get_model() {
+            Ok(_) => match self.enc.solver.get_model() {
                 Some(model) => {
-                    let exact = !self.abs.has_equality(self.kernel);
+                    let exact = !self.abs.has_equality(self.kernel) && self.enc.cut.is_empty();
                     match trace::extract(ctx, self.kernel, &self.cfg, &self.enc, &model, assignment, exact) {
                         Some(t) => Verdict::Defect(Box::new(t)),
                         None => Verdict::Unknown("internal error: no violated property in the model".into()),
@@ -250,25 +386,5 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 None => Verdict::Unknown("the SMT solver returned no model".into()),
             },
         }
-    }
-
-    fn bounded_reason(&self) -> String {
-        let k = self.kernel;
-        let parts: Vec<String> = self
-            .enc
-            .bounded
-            .iter()
-            .map(|b| {
-                let at = b
-                    .header_span
-                    .in_main()
-                    .map(|l| format!("{}:{}:{}", k.main_file().file_name(), l.line, l.col))
-                    .unwrap_or_else(|| "an unknown location".into());
-                format!("the loop at {at} could not be fully unrolled: {}", b.reason)
-            })
-            .collect();
-        let mut s = parts.join("; ");
-        s.push_str(" (loop invariants are not supported yet)");
-        s
     }
 }

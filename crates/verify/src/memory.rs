@@ -30,13 +30,6 @@ pub struct Mem<'ctx> {
 const MAX_TABLE: usize = 4096;
 
 impl<'ctx> Mem<'ctx> {
-    /// A fresh array with arbitrary contents.
-    pub fn fresh(ctx: &'ctx Context, name: &str, granule: u32) -> Mem<'ctx> {
-        let dom = Sort::bitvector(ctx, 64);
-        let rng = Sort::bitvector(ctx, granule * 8);
-        Mem { arr: Array::fresh_const(ctx, name, &dom, &rng), granule, table: None }
-    }
-
     fn index(&self, ctx: &'ctx Context, off: &BV<'ctx>) -> BV<'ctx> {
         match self.granule {
             1 => off.clone(),
@@ -91,16 +84,26 @@ impl<'ctx> Mem<'ctx> {
         in_range.ite(&tree(table, &zero, idx, bits, 0), &zero)
     }
 
-    /// Reads `width` bytes at byte offset `off`.
+    /// Cell `idx` (an index, not a byte offset).
+    fn cell(&self, ctx: &'ctx Context, idx: &BV<'ctx>) -> BV<'ctx> {
+        match &self.table {
+            Some(table) => self.table_read(ctx, table, idx),
+            None => self.arr.select(idx).as_bv().expect("bit-vector array"),
+        }
+    }
+
+    /// Reads `width` bytes at byte offset `off` (little-endian). Accesses of the array's own
+    /// width are aligned (the granule is chosen so); a read of another width (a
+    /// specification's) gathers the cells it spans.
     pub fn read(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> BV<'ctx> {
-        if let Some(table) = &self.table {
-            if self.granule > 1 {
-                let v = self.table_read(ctx, table, &self.index(ctx, off));
-                return resize(&v, width * 8);
-            }
+        let g = self.granule;
+        if g > 1 && width == g {
+            return self.cell(ctx, &self.index(ctx, off));
+        }
+        if g == 1 {
             let mut acc: Option<BV<'ctx>> = None;
             for i in 0..width {
-                let byte = self.table_read(ctx, table, &off.bvadd(&BV::from_u64(ctx, i as u64, 64)));
+                let byte = self.cell(ctx, &off.bvadd(&BV::from_u64(ctx, i as u64, 64)));
                 acc = Some(match acc {
                     None => byte,
                     Some(lo) => byte.concat(&lo),
@@ -108,20 +111,23 @@ impl<'ctx> Mem<'ctx> {
             }
             return acc.unwrap_or_else(|| BV::from_u64(ctx, 0, 8));
         }
-        if self.granule > 1 {
-            let v = self.arr.select(&self.index(ctx, off));
-            return resize(&v.as_bv().expect("bit-vector array"), width * 8);
-        }
+        // The cells from the first byte's on, enough to cover `width` bytes at any position
+        // in the first cell; shifted down by the position.
+        let first = self.index(ctx, off);
+        let n = width.div_ceil(g) + 1;
         let mut acc: Option<BV<'ctx>> = None;
-        for i in 0..width {
-            let a = off.bvadd(&BV::from_u64(ctx, i as u64, 64));
-            let byte = self.arr.select(&a).as_bv().expect("byte array");
+        for i in 0..n {
+            let c = self.cell(ctx, &first.bvadd(&BV::from_u64(ctx, i as u64, 64)));
             acc = Some(match acc {
-                None => byte,
-                Some(lo) => byte.concat(&lo),
+                None => c,
+                Some(lo) => c.concat(&lo),
             });
         }
-        acc.unwrap_or_else(|| BV::from_u64(ctx, 0, 8))
+        let all = acc.expect("at least one cell");
+        let bits = all.get_size();
+        let within = off.bvurem(&BV::from_u64(ctx, g as u64, 64)).bvmul(&BV::from_u64(ctx, 8, 64));
+        let shift = resize(&within, bits);
+        all.bvlshr(&shift).extract(width * 8 - 1, 0)
     }
 
     /// The array after writing `value` (`width` bytes) at byte offset `off`.

@@ -1,0 +1,294 @@
+//! Memory accesses and the memory models (DESIGN §6): private memory is exact per thread,
+//! equality-abstracted arrays are shared between the threads (one copy per group for shared
+//! memory) and havocked at barriers, adversarial arrays return a fresh value per read.
+
+use super::{Encoder, PropKind};
+use crate::abstraction::Model;
+use crate::memory::{zero, AccessKind, Mem};
+use crate::term::{is_false, or, resize, Term};
+use syncfix_kir::{InstId, LogKind, ObjectId, Operand, Pointer, Space};
+use z3::ast::{Array, Ast, Bool, BV};
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    pub(crate) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+        let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+        self.bounds(inst, ptr.object, &off, bytes, pred);
+        let vals: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
+        for t in 0..2 {
+            let v = self.bits_to_term(&vals[t], width);
+            self.define(t, inst, v, &pred[t]);
+        }
+        self.race(inst, AccessKind::Read, ptr.object, &off, bytes, &vals, &vals, pred);
+    }
+
+    pub(crate) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
+        self.constant_write(inst, ptr.object, pred);
+        let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+        self.bounds(inst, ptr.object, &off, bytes, pred);
+        let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
+        let old: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
+        self.race(inst, AccessKind::Write, ptr.object, &off, bytes, &vals, &old, pred);
+        for t in 0..2 {
+            self.write(t, ptr.object, &off[t], &vals[t], bytes, &pred[t]);
+        }
+    }
+
+    pub(crate) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        self.constant_write(inst, ptr.object, pred);
+        let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+        self.bounds(inst, ptr.object, &off, bytes, pred);
+        let z = [zero(ctx, bytes * 8), zero(ctx, bytes * 8)];
+        self.race(inst, AccessKind::Atomic, ptr.object, &off, bytes, &z, &z, pred);
+        // An atomic on private memory updates it (exactly, per thread): its value is
+        // arbitrary, as for every atomic.
+        if self.abs.model(ptr.object) == Model::Private {
+            for t in 0..2 {
+                let v = self.fresh_bv("atomic_private", bytes * 8);
+                self.write(t, ptr.object, &off[t], &v, bytes, &pred[t]);
+            }
+        }
+        // The old value: arbitrary (atomically accessed arrays are adversarial) ...
+        let vals: [Term<'ctx>; 2] = [self.fresh_term("atomic", width), self.fresh_term("atomic", width)];
+        if self.abs.repetition_free[ptr.object] && width > 1 {
+            // ... except that a repetition-free atomic never returns the same value twice at
+            // one offset (Bardsley & Donaldson, NFM 2014 §4.2).
+            let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
+            let mut facts: Vec<Bool<'ctx>> = vec![];
+            let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1])]);
+            facts.push(both.implies(&z[0]._eq(&z[1]).not()));
+            let used = self.st.used.entry(ptr.object).or_default();
+            for (ran, o, v) in used.entries.iter() {
+                for t in 0..2 {
+                    let same = Bool::and(ctx, &[ran, &pred[t], &o._eq(&off[t])]);
+                    facts.push(same.implies(&z[t]._eq(v).not()));
+                }
+            }
+            for t in 0..2 {
+                used.entries.push((pred[t].clone(), off[t].clone(), z[t].clone()));
+            }
+            for f in facts {
+                self.st.assume(&f);
+            }
+        }
+        for (t, v) in vals.into_iter().enumerate() {
+            self.define(t, inst, v, &pred[t]);
+        }
+    }
+
+    /// A read made by a specification: not an access (never logged or checked).
+    pub(crate) fn spec_load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+        for t in 0..2 {
+            let off = self.bv(t, ptr.offset);
+            let raw = self.read(t, ptr.object, &off, bytes);
+            let v = self.bits_to_term(&raw, width);
+            self.define(t, inst, v, &pred[t]);
+        }
+    }
+
+    /// `__atomic_has_taken_value(p, i, v)`: whether a repetition-free atomic returned `value`
+    /// at `ptr` so far.
+    pub(crate) fn atomic_taken(&mut self, inst: InstId, ptr: Pointer, value: Operand, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        for t in 0..2 {
+            let off = self.bv(t, ptr.offset);
+            let v = self.bv(t, value);
+            let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.st.used.get(&ptr.object) {
+                Some(used) if self.abs.repetition_free[ptr.object] => (
+                    used.entries
+                        .iter()
+                        .map(|(ran, o, z)| Bool::and(ctx, &[ran, &o._eq(&off), &z._eq(&resize(&v, z.get_size()))]))
+                        .collect(),
+                    used.history_unknown,
+                ),
+                _ => (vec![], !self.abs.repetition_free[ptr.object]),
+            };
+            let mut taken = or(ctx, &hits.iter().collect::<Vec<_>>());
+            if unknown {
+                // Nothing is known of what was taken before (no `used` map, or a loop cut
+                // forgot it).
+                let f = self.fresh_bool("atomic_taken");
+                taken = Bool::or(ctx, &[&taken, &f]);
+            }
+            self.define(t, inst, Term::B(taken), &pred[t]);
+        }
+    }
+
+    fn bits_to_term(&self, raw: &BV<'ctx>, width: u16) -> Term<'ctx> {
+        if width == 1 {
+            Term::B(raw.extract(0, 0)._eq(&BV::from_u64(self.ctx, 1, 1)))
+        } else {
+            Term::V(resize(raw, width as u32))
+        }
+    }
+
+    /// Thread `t` reads `bytes` bytes of object `o` at byte offset `off`.
+    pub(crate) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
+        let ctx = self.ctx;
+        match self.abs.model(o) {
+            Model::Private => self.st.private[t][&o].read(ctx, off, bytes),
+            Model::Equality => self.eq_copy(t, o).expect("equality array").read(ctx, off, bytes),
+            Model::Adversarial => {
+                let name = format!("{}$read", self.k.objects[o].name);
+                self.fresh_bv(&name, bytes * 8)
+            }
+        }
+    }
+
+    /// The equality-abstraction copy thread `t` uses for object `o`: thread 2 shares thread
+    /// 1's copy of shared memory only when both are in the same group.
+    pub(crate) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
+        let [a, b] = self.st.eq.get(&o)?;
+        if t == 0 || self.k.objects[o].space != Space::Shared {
+            return Some(a.clone());
+        }
+        Some(Mem { arr: self.same_group.ite(&a.arr, &b.arr), granule: a.granule, table: None })
+    }
+
+    pub(crate) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
+        let ctx = self.ctx;
+        match self.abs.model(o) {
+            Model::Private => {
+                let m = self.st.private[t].get_mut(&o).expect("private array");
+                let new = m.write(ctx, off, v, bytes);
+                m.arr = pred.ite(&new, &m.arr);
+                m.table = None;
+            }
+            Model::Equality => {
+                let shared = self.k.objects[o].space == Space::Shared;
+                let sg = self.same_group.clone();
+                let copies = self.st.eq.get_mut(&o).expect("equality array");
+                if t == 0 || !shared {
+                    let new = copies[0].write(ctx, off, v, bytes);
+                    copies[0].arr = pred.ite(&new, &copies[0].arr);
+                    if !shared {
+                        copies[1] = copies[0].clone();
+                    }
+                } else {
+                    let in_a = Bool::and(ctx, &[pred, &sg]);
+                    let in_b = Bool::and(ctx, &[pred, &sg.not()]);
+                    let new_a = copies[0].write(ctx, off, v, bytes);
+                    let new_b = copies[1].write(ctx, off, v, bytes);
+                    copies[0].arr = in_a.ite(&new_a, &copies[0].arr);
+                    copies[1].arr = in_b.ite(&new_b, &copies[1].arr);
+                }
+            }
+            Model::Adversarial => {}
+        }
+    }
+
+    /// `__array_snapshot(dst, src)`: `dst`'s contents become `src`'s for each thread that
+    /// executes it. When the two are modelled differently (or with different granules), `dst`
+    /// gets arbitrary contents instead: an over-approximation.
+    pub(crate) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let same = self.abs.model(dst) == self.abs.model(src) && self.abs.granule[dst] == self.abs.granule[src];
+        let name = self.k.objects[dst].name.clone();
+        match self.abs.model(dst) {
+            Model::Adversarial => {}
+            Model::Private => {
+                for t in 0..2 {
+                    let new = if same {
+                        self.st.private[t][&src].arr.clone()
+                    } else {
+                        let g = self.st.private[t][&dst].granule;
+                        self.fresh_mem(&name, g).arr
+                    };
+                    let m = self.st.private[t].get_mut(&dst).expect("private array");
+                    m.arr = pred[t].ite(&new, &m.arr);
+                    m.table = None;
+                }
+            }
+            Model::Equality => {
+                let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+                let sources: [Array<'ctx>; 2] = if same {
+                    let s = self.st.eq.get(&src).expect("equality array");
+                    [s[0].arr.clone(), s[1].arr.clone()]
+                } else {
+                    let g = self.st.eq[&dst][0].granule;
+                    let f = self.fresh_mem(&name, g).arr;
+                    [f.clone(), f]
+                };
+                let copies = self.st.eq.get_mut(&dst).expect("equality array");
+                for (c, s) in copies.iter_mut().zip(sources) {
+                    c.arr = either.ite(&s, &c.arr);
+                    c.table = None;
+                }
+            }
+        }
+    }
+
+    /// An external function's access (`__writes_to(p)`, `__reads_from(p)`): thread 1's log may
+    /// now hold it at any offset; a write leaves the contents arbitrary.
+    pub(crate) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let access = AccessKind::of_log(kind);
+        if self.st.logs.contains_key(&o) {
+            let width = self.k.objects[o].elem_size.max(1);
+            // An element of the array (GPUVerify's offsets are element indices).
+            let index = self.fresh_bv("external_index", 64);
+            let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
+            let bits = self.st.logs[&o].read.value.get_size();
+            let value = self.fresh_bv("external_value", bits);
+            let changed = self.fresh_bool("external_changed");
+            self.log_access(inst, access, o, &off, width, &value, &changed, &pred[0], true);
+        }
+        if kind == LogKind::Write {
+            if self.st.eq.contains_key(&o) {
+                let name = self.k.objects[o].name.clone();
+                let g = self.st.eq[&o][0].granule;
+                let fresh = self.fresh_mem(&name, g);
+                let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+                for c in self.st.eq.get_mut(&o).expect("equality array").iter_mut() {
+                    c.arr = either.ite(&fresh.arr, &c.arr);
+                    c.table = None;
+                }
+            }
+            if self.abs.model(o) == Model::Private {
+                let name = self.k.objects[o].name.clone();
+                for t in 0..2 {
+                    let g = self.st.private[t][&o].granule;
+                    let fresh = self.fresh_mem(&name, g);
+                    let m = self.st.private[t].get_mut(&o).expect("private array");
+                    m.arr = pred[t].ite(&fresh.arr, &m.arr);
+                    m.table = None;
+                }
+            }
+        }
+    }
+
+    /// `--check-array-bounds`: an access of `bytes` bytes at `off` must lie within its array,
+    /// when the array's size is known.
+    pub(crate) fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+        if !self.opts.array_bounds {
+            return;
+        }
+        let obj = &self.k.objects[o];
+        if obj.dims.is_empty() || obj.dims.iter().any(|d| *d == 0) {
+            return;
+        }
+        let size: u64 = obj.dims.iter().product::<u64>() * obj.elem_size as u64;
+        let ctx = self.ctx;
+        for t in 0..2 {
+            let end = off[t].bvadd(&BV::from_u64(ctx, bytes as u64, 64));
+            // Negative offsets wrap to large unsigned values, so one unsigned test suffices.
+            let inside = Bool::and(ctx, &[&end.bvule(&BV::from_u64(ctx, size, 64)), &off[t].bvult(&BV::from_u64(ctx, size, 64))]);
+            let cond = Bool::and(ctx, &[&self.st.ok, &pred[t], &inside.not()]);
+            self.property(cond, PropKind::OutOfBounds { inst, thread: t, off: off[t].clone() });
+        }
+    }
+
+    /// Writing constant memory is an error (GPUVerify: "possible attempt to modify constant
+    /// memory").
+    pub(crate) fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        if self.k.objects[o].space != Space::Constant {
+            return;
+        }
+        for t in 0..2 {
+            let cond = Bool::and(self.ctx, &[&self.st.ok, &pred[t]]);
+            if !is_false(&cond) {
+                self.property(cond, PropKind::ConstantWrite { inst, thread: t });
+            }
+        }
+    }
+}

@@ -1,0 +1,492 @@
+//! The two-thread, predicated lock-step encoding (GPUVerify method; ESOP 2013 §4).
+//!
+//! Two threads with symbolic ids execute the kernel in lock-step: every block of the
+//! lock-step order ([`syncfix_kir::Cfg`]) is executed by both threads under a per-thread
+//! predicate; a `phi` is an `ite` over the incoming edges' predicates. Loops are either
+//! unrolled completely (when an unwinding check proves that no further iteration exists) or
+//! cut at their head and proved with invariants ([`crate::loops`]).
+//!
+//! The encoder is split by idea: [`state`] (what a loop can modify), [`control`]
+//! (predicates, edges, phis), [`scalar`] (operations on values), [`access`] (loads, stores,
+//! atomics and the memory models), [`race`] (race logs and checks), [`barrier`] (barriers and
+//! divergence); loops live in [`crate::loops`].
+
+mod access;
+mod barrier;
+mod control;
+mod race;
+mod scalar;
+pub(crate) mod state;
+
+pub(crate) use control::Incoming;
+pub(crate) use state::State;
+
+use crate::abstraction::{Abstraction, Model};
+use crate::analysis::Analysis;
+use crate::memory::{Logs, Mem};
+use crate::term::{and, or, Term};
+use crate::{Limits, VerifyError, VerifyOptions};
+use std::collections::BTreeMap;
+use std::time::Instant;
+use syncfix_kir::{AssertKind, BlockId, Cfg, InstId, Kernel, LoopId, ObjectId, Scope, Space, Span, VarId};
+use z3::ast::{Array, Ast, Bool, Dynamic, BV};
+use z3::{Context, FuncDecl, Solver, Sort};
+
+/// Symbolic ids of one thread (32-bit), per dimension.
+#[derive(Clone, Debug)]
+pub struct ThreadSyms<'ctx> {
+    pub local: [BV<'ctx>; 3],
+    pub group: [BV<'ctx>; 3],
+}
+
+/// One execution of a memory access in the schedule.
+#[derive(Clone, Debug)]
+pub struct AccessInstance<'ctx> {
+    pub inst: InstId,
+    pub pos: u32,
+    pub kind: crate::memory::AccessKind,
+    pub object: ObjectId,
+    /// Made by an external (specified) function, not by the kernel's code.
+    pub external: bool,
+    /// Thread 1's byte offset, width in bytes, value, predicate and `changed` flag: what a
+    /// log entry of this instance holds (a loop cut copies them for earlier iterations).
+    pub off1: BV<'ctx>,
+    pub width: u32,
+    pub val1: BV<'ctx>,
+    pub pred1: Bool<'ctx>,
+}
+
+/// One execution of a barrier in the schedule.
+#[derive(Clone, Debug)]
+pub struct BarrierInstance<'ctx> {
+    pub inst: InstId,
+    pub pos: u32,
+    pub var: Option<VarId>,
+    pub scope: Scope,
+    pub pred: [Bool<'ctx>; 2],
+    /// Thread 1's fences: orders local (shared) memory, orders global memory.
+    pub local1: Bool<'ctx>,
+    pub global1: Bool<'ctx>,
+    /// The loops (innermost first) this instance runs in.
+    pub loops: Vec<LoopId>,
+}
+
+/// What a property checks.
+#[derive(Clone, Debug)]
+pub enum PropKind<'ctx> {
+    /// Thread 2's access `check` conflicts with thread 1's logged access of kind `logged`.
+    Race { check: usize, logged: crate::memory::AccessKind, who: BV<'ctx>, off2: BV<'ctx> },
+    /// Barrier instance `barrier` is reached by one thread and not the other.
+    Divergence { barrier: usize },
+    /// An assertion of thread `thread` (0 or 1) fails; `first_iteration`: a loop invariant
+    /// checked on entry to its loop (else: at the end of an iteration).
+    Assert { inst: InstId, thread: usize, kind: AssertKind, first_iteration: bool },
+    /// Thread `thread` writes constant memory.
+    ConstantWrite { inst: InstId, thread: usize },
+    /// Thread `thread` accesses outside its array (`off`: its byte offset).
+    OutOfBounds { inst: InstId, thread: usize, off: BV<'ctx> },
+}
+
+/// A property violation condition at a schedule position.
+#[derive(Clone, Debug)]
+pub struct Property<'ctx> {
+    pub cond: Bool<'ctx>,
+    pub pos: u32,
+    pub kind: PropKind<'ctx>,
+}
+
+/// A loop whose unrolling stopped at a bound before it was complete (`--loop-unwind`).
+#[derive(Clone, Debug)]
+pub struct BoundedLoop {
+    pub header_span: Span,
+    pub bound: u32,
+    pub reason: String,
+}
+
+/// A candidate loop invariant (Houdini): assumed at its loop's head when its literal is on,
+/// checked on entry and at the end of each iteration.
+#[derive(Clone, Debug)]
+pub struct Candidate<'ctx> {
+    pub lit: Bool<'ctx>,
+    pub loop_id: LoopId,
+    /// Its family and formula, for `--verbose` and tests (`loop counter bound: i >=s 0`).
+    pub what: String,
+}
+
+/// A check of a candidate: violated when `cond` holds.
+#[derive(Clone, Debug)]
+pub struct CandidateCheck<'ctx> {
+    pub cand: usize,
+    pub cond: Bool<'ctx>,
+}
+
+/// A loop proved with invariants instead of unrolled.
+#[derive(Clone, Debug)]
+pub struct CutLoop {
+    pub loop_id: LoopId,
+    pub header_span: Span,
+}
+
+/// The encoder's output: a solver holding the background constraints, and the properties.
+pub struct Encoding<'ctx> {
+    pub solver: Solver<'ctx>,
+    pub vars: Vec<Bool<'ctx>>,
+    pub tid: [ThreadSyms<'ctx>; 2],
+    pub same_group: Bool<'ctx>,
+    pub props: Vec<Property<'ctx>>,
+    pub candidates: Vec<Candidate<'ctx>>,
+    pub cand_checks: Vec<CandidateCheck<'ctx>>,
+    pub accesses: Vec<AccessInstance<'ctx>>,
+    pub barriers: Vec<BarrierInstance<'ctx>>,
+    pub bounded: Vec<BoundedLoop>,
+    pub cut: Vec<CutLoop>,
+    pub params: Vec<(usize, Term<'ctx>)>,
+    /// Loops containing each access instance's instruction, innermost first.
+    pub access_loops: Vec<Vec<LoopId>>,
+    /// Solver calls made while encoding (unwinding checks).
+    pub solver_calls: u32,
+}
+
+/// The loop being executed, innermost last.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopCtx {
+    /// The unrolled iteration, or `None` in a loop cut (an arbitrary iteration).
+    pub iter: Option<u32>,
+}
+
+/// Fresh constants; while loop bodies are encoded, those they create are recorded (a cut's
+/// ghost copy of an earlier iteration renames them).
+#[derive(Default)]
+pub(crate) struct Fresh<'ctx> {
+    n: u32,
+    pub frames: Vec<Vec<Dynamic<'ctx>>>,
+}
+
+pub(crate) struct Encoder<'ctx, 'k> {
+    pub ctx: &'ctx Context,
+    pub k: &'k Kernel,
+    pub cfg: &'k Cfg,
+    pub abs: &'k Abstraction,
+    pub opts: &'k VerifyOptions,
+    pub limits: Limits,
+    pub an: Analysis,
+    pub un: crate::uniformity::Uniformity,
+    pub solver: Solver<'ctx>,
+    pub solver_calls: u32,
+    pub vars: Vec<Bool<'ctx>>,
+    pub tid: [ThreadSyms<'ctx>; 2],
+    pub same_group: Bool<'ctx>,
+    /// `--warp-sync`: both threads are in one warp.
+    pub same_warp: Option<Bool<'ctx>>,
+    pub params: BTreeMap<usize, Term<'ctx>>,
+    pub st: State<'ctx>,
+    pub incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
+    pub back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
+    pub cuts: Vec<crate::loops::CutFrame<'ctx>>,
+    pub loops: Vec<LoopCtx>,
+    pub props: Vec<Property<'ctx>>,
+    pub candidates: Vec<Candidate<'ctx>>,
+    pub cand_index: BTreeMap<(LoopId, String), usize>,
+    pub cand_checks: Vec<CandidateCheck<'ctx>>,
+    pub accesses: Vec<AccessInstance<'ctx>>,
+    pub access_loops: Vec<Vec<LoopId>>,
+    pub barriers: Vec<BarrierInstance<'ctx>>,
+    pub bounded: Vec<BoundedLoop>,
+    pub cut: Vec<CutLoop>,
+    pub pos: u32,
+    pub executed: u64,
+    pub fresh: Fresh<'ctx>,
+    pub ufs: BTreeMap<String, FuncDecl<'ctx>>,
+    pub deadline: Option<Instant>,
+}
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    pub(crate) fn new(
+        ctx: &'ctx Context,
+        k: &'k Kernel,
+        cfg: &'k Cfg,
+        abs: &'k Abstraction,
+        num_vars: usize,
+        opts: &'k VerifyOptions,
+    ) -> Self {
+        let solver = Solver::new(ctx);
+        let vars = (0..num_vars).map(|i| Bool::new_const(ctx, format!("b{i}"))).collect();
+        let dims = |n: &str, t: usize, size: [u32; 3]| -> [BV<'ctx>; 3] {
+            std::array::from_fn(|d| {
+                if size[d] == 1 {
+                    BV::from_u64(ctx, 0, 32)
+                } else {
+                    BV::new_const(ctx, format!("{n}{}${}", ["x", "y", "z"][d], t + 1), 32)
+                }
+            })
+        };
+        let l = k.launch;
+        let local = [dims("local_id_", 0, l.block_dim), dims("local_id_", 1, l.block_dim)];
+        let group = if opts.only_intra_group {
+            let g = dims("group_id_", 0, l.grid_dim);
+            [g.clone(), g]
+        } else {
+            [dims("group_id_", 0, l.grid_dim), dims("group_id_", 1, l.grid_dim)]
+        };
+        let [l1, l2] = local;
+        let [g1, g2] = group;
+        let tid = [ThreadSyms { local: l1, group: g1 }, ThreadSyms { local: l2, group: g2 }];
+        // Ranges and distinctness.
+        let mut bg: Vec<Bool<'ctx>> = Vec::new();
+        for t in &tid {
+            for d in 0..3 {
+                if l.block_dim[d] > 1 {
+                    bg.push(t.local[d].bvult(&BV::from_u64(ctx, l.block_dim[d] as u64, 32)));
+                }
+                if l.grid_dim[d] > 1 {
+                    bg.push(t.group[d].bvult(&BV::from_u64(ctx, l.grid_dim[d] as u64, 32)));
+                }
+            }
+        }
+        let same: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].group[d]._eq(&tid[1].group[d])).collect();
+        let same_group = and(ctx, &same.iter().collect::<Vec<_>>()).simplify();
+        let mut differ: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].local[d]._eq(&tid[1].local[d]).not()).collect();
+        differ.push(same_group.not());
+        bg.push(or(ctx, &differ.iter().collect::<Vec<_>>()));
+        for c in &bg {
+            solver.assert(c);
+        }
+        let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
+            // Warps are runs of `w` consecutive linear local ids (x fastest).
+            let lin = |t: &ThreadSyms<'ctx>| -> BV<'ctx> {
+                let bx = BV::from_u64(ctx, l.block_dim[0] as u64, 32);
+                let by = BV::from_u64(ctx, l.block_dim[1] as u64, 32);
+                t.local[0].bvadd(&t.local[1].bvmul(&bx)).bvadd(&t.local[2].bvmul(&bx).bvmul(&by))
+            };
+            let wv = BV::from_u64(ctx, w as u64, 32);
+            let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
+            Bool::and(ctx, &[&same_group, &same]).simplify()
+        });
+        let an = Analysis::compute(k, cfg);
+        let multi_group = !opts.only_intra_group && k.multi_block();
+        let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
+        Encoder {
+            ctx,
+            k,
+            cfg,
+            abs,
+            opts,
+            limits: opts.limits,
+            an,
+            un,
+            solver,
+            solver_calls: 0,
+            vars,
+            tid,
+            same_group,
+            same_warp,
+            params: BTreeMap::new(),
+            st: State::new(Bool::from_bool(ctx, true)),
+            incoming: BTreeMap::new(),
+            back: BTreeMap::new(),
+            cuts: Vec::new(),
+            loops: Vec::new(),
+            props: Vec::new(),
+            candidates: Vec::new(),
+            cand_index: BTreeMap::new(),
+            cand_checks: Vec::new(),
+            accesses: Vec::new(),
+            access_loops: Vec::new(),
+            barriers: Vec::new(),
+            bounded: Vec::new(),
+            cut: Vec::new(),
+            pos: 0,
+            executed: 0,
+            fresh: Fresh::default(),
+            ufs: BTreeMap::new(),
+            deadline: opts.deadline,
+        }
+    }
+
+    /// Encodes the whole kernel.
+    pub(crate) fn run(mut self) -> Result<Encoding<'ctx>, VerifyError> {
+        self.init_params();
+        self.init_memory();
+        let t = Bool::from_bool(self.ctx, true);
+        self.incoming.insert(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
+        let order = self.cfg.top_order.clone();
+        self.exec_items(&order)?;
+        let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
+        Ok(Encoding {
+            solver: self.solver,
+            vars: self.vars,
+            tid: self.tid,
+            same_group: self.same_group,
+            props: self.props,
+            candidates: self.candidates,
+            cand_checks: self.cand_checks,
+            accesses: self.accesses,
+            barriers: self.barriers,
+            bounded: self.bounded,
+            cut: self.cut,
+            params,
+            access_loops: self.access_loops,
+            solver_calls: self.solver_calls,
+        })
+    }
+
+    /// Errors with [`VerifyError::Timeout`] once the deadline has passed.
+    pub(crate) fn check_deadline(&self) -> Result<(), VerifyError> {
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Err(VerifyError::Timeout),
+            _ => Ok(()),
+        }
+    }
+
+    /// The kernel's scalar parameters: one constant each, shared by both threads (never
+    /// renamed by a loop cut's ghost copy).
+    fn init_params(&mut self) {
+        for (index, p) in self.k.params.iter().enumerate() {
+            if let syncfix_kir::ParamKind::Scalar { width } = p.kind {
+                let v = if width == 1 {
+                    Term::B(Bool::new_const(self.ctx, p.name.as_str()))
+                } else {
+                    Term::V(BV::new_const(self.ctx, p.name.as_str(), width as u32))
+                };
+                self.params.insert(index, v);
+            }
+        }
+    }
+
+    fn init_memory(&mut self) {
+        let ctx = self.ctx;
+        for (o, obj) in self.k.objects.iter() {
+            let g = self.abs.granule[o];
+            match self.abs.model(o) {
+                Model::Private => {
+                    let shared = obj.uniform.then(|| self.fresh_mem(&obj.name, g));
+                    for t in 0..2 {
+                        let m = match &shared {
+                            Some(m) => m.clone(),
+                            None => self.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
+                        };
+                        self.st.private[t].insert(o, m);
+                    }
+                }
+                Model::Equality if obj.init.is_some() => {
+                    let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
+                    let a = Mem::initialised(ctx, g, cells, !self.abs.written[o]);
+                    self.st.eq.insert(o, [a.clone(), a]);
+                }
+                Model::Equality => {
+                    let a = self.fresh_mem(&obj.name, g);
+                    let b = if obj.space == Space::Shared { self.fresh_mem(&obj.name, g) } else { a.clone() };
+                    self.st.eq.insert(o, [a, b]);
+                }
+                Model::Adversarial => {}
+            }
+            let checked = self.opts.check_arrays.as_ref().map_or(true, |names| names.iter().any(|n| *n == obj.name));
+            if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
+                let bits = self.an.value_bits[o];
+                self.st.logs.insert(o, Logs::new(ctx, bits));
+            }
+        }
+    }
+
+    // ---- fresh constants -------------------------------------------------------------
+
+    pub(crate) fn record(&mut self, d: Dynamic<'ctx>) {
+        if let Some(f) = self.fresh.frames.last_mut() {
+            f.push(d);
+        }
+    }
+
+    fn fresh_name(&mut self, prefix: &str) -> String {
+        self.fresh.n += 1;
+        format!("{prefix}!{}", self.fresh.n)
+    }
+
+    /// A fresh Boolean constant.
+    pub(crate) fn fresh_bool(&mut self, prefix: &str) -> Bool<'ctx> {
+        let name = self.fresh_name(prefix);
+        let b = Bool::new_const(self.ctx, name);
+        self.record(Dynamic::from_ast(&b));
+        b
+    }
+
+    /// A fresh bit-vector constant of `bits` bits.
+    pub(crate) fn fresh_bv(&mut self, prefix: &str, bits: u32) -> BV<'ctx> {
+        let name = self.fresh_name(prefix);
+        let v = BV::new_const(self.ctx, name, bits);
+        self.record(Dynamic::from_ast(&v));
+        v
+    }
+
+    /// A fresh value of an instruction's width (a Boolean for width 1).
+    pub(crate) fn fresh_term(&mut self, prefix: &str, width: u16) -> Term<'ctx> {
+        if width == 1 {
+            Term::B(self.fresh_bool(prefix))
+        } else {
+            Term::V(self.fresh_bv(prefix, width as u32))
+        }
+    }
+
+    /// A fresh array with arbitrary contents.
+    pub(crate) fn fresh_mem(&mut self, name: &str, granule: u32) -> Mem<'ctx> {
+        let name = self.fresh_name(name);
+        let dom = Sort::bitvector(self.ctx, 64);
+        let rng = Sort::bitvector(self.ctx, granule * 8);
+        let arr = Array::new_const(self.ctx, name, &dom, &rng);
+        self.record(Dynamic::from_ast(&arr));
+        Mem { arr, granule, table: None }
+    }
+
+    /// A fresh constant of `d`'s sort.
+    pub(crate) fn fresh_like(&mut self, d: &Dynamic<'ctx>, prefix: &str) -> Dynamic<'ctx> {
+        let name = self.fresh_name(prefix);
+        let g = FuncDecl::new(self.ctx, name, &[], &d.get_sort()).apply(&[]);
+        self.record(g.clone());
+        g
+    }
+
+    /// Starts recording the fresh constants created from here on.
+    pub(crate) fn push_fresh_frame(&mut self) {
+        self.fresh.frames.push(Vec::new());
+    }
+
+    /// Stops recording; returns what this frame recorded (the enclosing frame keeps them too).
+    pub(crate) fn pop_fresh_frame(&mut self) -> Vec<Dynamic<'ctx>> {
+        let f = self.fresh.frames.pop().unwrap_or_default();
+        if let Some(outer) = self.fresh.frames.last_mut() {
+            outer.extend(f.iter().cloned());
+        }
+        f
+    }
+
+    // ---- properties ------------------------------------------------------------------
+
+    /// Records a property unless its condition is trivially false.
+    pub(crate) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
+        let cond = cond.simplify();
+        if !crate::term::is_false(&cond) {
+            self.props.push(Property { cond, pos: self.pos, kind });
+        }
+    }
+
+    /// Whether assertions here are checked on the first iteration of their innermost loop
+    /// (or outside loops).
+    pub(crate) fn first_iteration(&self) -> bool {
+        self.loops.last().map_or(true, |c| c.iter == Some(0))
+    }
+
+    /// The loops (innermost first) that contain block `b`.
+    pub(crate) fn enclosing_loops(&self, b: BlockId) -> Vec<LoopId> {
+        let mut v = vec![];
+        let mut l = self.cfg.loop_of[b];
+        while let Some(x) = l {
+            v.push(x);
+            l = self.cfg.loops[x].parent;
+        }
+        v
+    }
+
+    pub(crate) fn header_span(&self, header: BlockId) -> Span {
+        let blk = &self.k.blocks[header];
+        blk.insts.first().map(|i| self.k.insts[*i].span.clone()).unwrap_or_else(|| blk.term_span.clone())
+    }
+}

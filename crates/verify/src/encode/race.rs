@@ -1,0 +1,120 @@
+//! Race logs and checks (GPUVerify's `_LOG_*`, `_CHECK_*`; Betts et al. OOPSLA 2012 §3):
+//! thread 1 may log each of its accesses (a nondeterministic choice), every access of thread 2
+//! is checked against the logs, and GPUVerify's benign races are tolerated.
+
+use super::{AccessInstance, Encoder, PropKind};
+use crate::memory::AccessKind;
+use crate::term::{and, is_false};
+use syncfix_kir::{InstId, ObjectId, Space};
+use z3::ast::{Ast, Bool, BV};
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    /// Records an access instance and lets thread 1 log it (when `pred1` holds and the
+    /// nondeterministic choice says so). Returns the instance's index.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn log_access(
+        &mut self,
+        inst: InstId,
+        kind: AccessKind,
+        o: ObjectId,
+        off1: &BV<'ctx>,
+        width: u32,
+        val1: &BV<'ctx>,
+        changed1: &Bool<'ctx>,
+        pred1: &Bool<'ctx>,
+        external: bool,
+    ) -> u32 {
+        let ctx = self.ctx;
+        let who = self.accesses.len() as u32;
+        let value_bits = self.st.logs[&o].read.value.get_size();
+        self.accesses.push(AccessInstance {
+            inst,
+            pos: self.pos,
+            kind,
+            object: o,
+            external,
+            off1: off1.clone(),
+            width,
+            val1: crate::term::resize(val1, value_bits),
+            pred1: pred1.clone(),
+        });
+        let loops = self.enclosing_loops(self.k.insts[inst].block);
+        self.access_loops.push(loops);
+        let choose = self.fresh_bool("log");
+        let cond = Bool::and(ctx, &[pred1, &choose]);
+        let logs = self.st.logs.get_mut(&o).expect("logs");
+        logs.get_mut(kind).log(ctx, &cond, off1, width, val1, changed1, who);
+        who
+    }
+
+    /// Thread 1 logs the access; thread 2's access is checked against the logs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn race(
+        &mut self,
+        inst: InstId,
+        kind: AccessKind,
+        o: ObjectId,
+        off: &[BV<'ctx>; 2],
+        bytes: u32,
+        vals: &[BV<'ctx>; 2],
+        old: &[BV<'ctx>; 2],
+        pred: &[Bool<'ctx>; 2],
+    ) {
+        let ctx = self.ctx;
+        if !self.st.logs.contains_key(&o) {
+            return;
+        }
+        let changed = vals[0]._eq(&old[0]).not();
+        let who = self.log_access(inst, kind, o, &off[0], bytes, &vals[0], &changed, &pred[0], false);
+        let benign = self.opts.benign_tolerance;
+        let shared = self.k.objects[o].space == Space::Shared;
+        let logs = self.st.logs.get_mut(&o).expect("logs");
+        if kind == AccessKind::Write && benign {
+            // Thread 2 overwrote the cell of thread 1's logged write itself.
+            let w = &mut logs.write;
+            let hit = Bool::and(ctx, &[&pred[1], &w.has, &w.off._eq(&off[1])]);
+            w.changed = Bool::and(ctx, &[&w.changed, &hit.not()]);
+        }
+        let logs = logs.clone();
+        let conflicts: &[AccessKind] = match kind {
+            AccessKind::Read => &[AccessKind::Write, AccessKind::Atomic],
+            AccessKind::Write => &[AccessKind::Read, AccessKind::Write, AccessKind::Atomic],
+            AccessKind::Atomic => &[AccessKind::Read, AccessKind::Write],
+        };
+        for &lk in conflicts {
+            if !self.opts.race_checks {
+                break;
+            }
+            let l = logs.get(lk);
+            if is_false(&l.has) {
+                continue;
+            }
+            let mut parts: Vec<Bool<'ctx>> = vec![self.st.ok.clone(), pred[1].clone(), l.has.clone(), l.overlaps(ctx, &off[1], bytes)];
+            if shared {
+                parts.push(self.same_group.clone());
+            }
+            if benign {
+                let same = l.same_cell(ctx, &off[1], bytes);
+                let tolerated = match (lk, kind) {
+                    (AccessKind::Write, AccessKind::Write) | (AccessKind::Read, AccessKind::Write) => {
+                        Some(Bool::and(ctx, &[&same, &l.value_is(&vals[1])]))
+                    }
+                    (AccessKind::Write, AccessKind::Read) => Some(Bool::and(ctx, &[&same, &l.changed.not()])),
+                    _ => None,
+                };
+                if let Some(tol) = tolerated {
+                    parts.push(tol.not());
+                }
+            }
+            let cond = and(ctx, &parts.iter().collect::<Vec<_>>());
+            self.property(cond, PropKind::Race { check: who as usize, logged: lk, who: l.who.clone(), off2: off[1].clone() });
+        }
+        // Warp-synchronous execution: two threads of one warp are in step after every
+        // instruction, so what thread 1 logged no longer conflicts with thread 2.
+        if let Some(same_warp) = self.same_warp.clone() {
+            if let Some(logs) = self.st.logs.get_mut(&o) {
+                logs.clear(&same_warp);
+            }
+        }
+    }
+}

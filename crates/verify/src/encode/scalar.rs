@@ -1,0 +1,278 @@
+//! Scalar operations, and the dispatch of every instruction to its part of the encoder.
+//!
+//! Values are bit-vectors of their width (width 1: Booleans); floating point is
+//! uninterpreted, as in GPUVerify (one uninterpreted function per operation and widths).
+
+use super::{Encoder, PropKind};
+use crate::term::{const_term, resize, Term};
+use crate::VerifyError;
+use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand};
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{FuncDecl, Sort};
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    pub(crate) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
+        let ctx = self.ctx;
+        let i = &self.k.insts[inst];
+        let width = i.width;
+        match i.kind.clone() {
+            InstKind::Param { index } => {
+                let v = match self.params.get(&index) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
+                        let v = if width == 1 {
+                            Term::B(Bool::new_const(ctx, name))
+                        } else {
+                            Term::V(BV::new_const(ctx, name, width as u32))
+                        };
+                        self.params.insert(index, v.clone());
+                        v
+                    }
+                };
+                self.define_both(inst, [v.clone(), v], pred);
+            }
+            InstKind::Builtin(b) => {
+                let v: [Term<'ctx>; 2] = std::array::from_fn(|t| {
+                    let v = match b {
+                        Builtin::LocalId(d) => self.tid[t].local[d as usize].clone(),
+                        Builtin::GroupId(d) => self.tid[t].group[d as usize].clone(),
+                    };
+                    Term::V(resize(&v, width as u32))
+                });
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Havoc => {
+                let v = [self.fresh_term("havoc", width), self.fresh_term("havoc", width)];
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Bin { op, lhs, rhs } => {
+                let v = std::array::from_fn(|t| self.bin(op, self.value(t, lhs), self.value(t, rhs)));
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Cmp { pred: p, lhs, rhs } => {
+                let v = std::array::from_fn(|t| Term::B(self.cmp(p, &self.value(t, lhs), &self.value(t, rhs))));
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Cast { op, arg } => {
+                let v = std::array::from_fn(|t| self.cast(op, self.value(t, arg), width));
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Select { cond, then, els } => {
+                let v = std::array::from_fn(|t| {
+                    let c = self.value(t, cond).to_bool(ctx);
+                    Term::ite(&c, &self.value(t, then), &self.value(t, els), ctx)
+                });
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Phi { .. } => unreachable!("phis are evaluated at block entry"),
+            InstKind::Float { func, args } => {
+                let f = self.uf(&func, &args, width);
+                let v = std::array::from_fn(|t| {
+                    let vals: Vec<Dynamic<'ctx>> = args
+                        .iter()
+                        .map(|a| match self.value(t, *a) {
+                            Term::B(b) => Dynamic::from_ast(&b),
+                            Term::V(v) => Dynamic::from_ast(&v),
+                        })
+                        .collect();
+                    let refs: Vec<&dyn Ast<'ctx>> = vals.iter().map(|v| v as &dyn Ast<'ctx>).collect();
+                    let r = self.ufs[&f].apply(&refs);
+                    if width == 1 {
+                        Term::B(r.as_bool().expect("bool range"))
+                    } else {
+                        Term::V(r.as_bv().expect("bv range"))
+                    }
+                });
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Load { ptr, width: bytes } => self.load(inst, ptr, bytes, width, pred),
+            InstKind::Store { ptr, value, width: bytes } => self.store(inst, ptr, value, bytes, pred),
+            InstKind::Atomic { ptr, width: bytes, .. } => self.atomic(inst, ptr, bytes, width, pred),
+            InstKind::Barrier(bar) => self.barrier(inst, &bar, pred),
+            InstKind::Anchor(_) => {}
+            InstKind::Assert { cond, kind, global } => {
+                if kind == AssertKind::LoopInvariant && self.in_cut_header(inst) {
+                    // Checked on entry and at the end of each iteration by the cut, and
+                    // assumed at the head (crate::loops).
+                    return Ok(());
+                }
+                let first_iteration = self.first_iteration();
+                self.assertion(inst, cond, kind, global, first_iteration, pred);
+            }
+            // Hints for invariant inference: a loop cut turns those at its head into Houdini
+            // candidates; elsewhere they claim nothing.
+            InstKind::Candidate { .. } => {}
+            InstKind::Enabled => {
+                let v = [Term::B(pred[0].clone()), Term::B(pred[1].clone())];
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Other { arg } => {
+                let v = [self.value(1, arg), self.value(0, arg)];
+                self.define_both(inst, v, pred);
+            }
+            InstKind::Old { arg } => {
+                let v = std::array::from_fn(|t| self.value(t, arg));
+                self.define_both(inst, v, pred);
+            }
+            InstKind::LogQuery { object, kind, query } => {
+                // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
+                let v = match self.st.logs.get(&object) {
+                    Some(logs) => {
+                        let l = logs.get(crate::memory::AccessKind::of_log(kind));
+                        match query {
+                            LogQuery::Has => Term::B(l.has.clone()),
+                            LogQuery::OffsetBytes => Term::V(resize(&l.off, width as u32)),
+                        }
+                    }
+                    None => match query {
+                        LogQuery::Has => Term::B(Bool::from_bool(ctx, false)),
+                        LogQuery::OffsetBytes => const_term(ctx, 0, width),
+                    },
+                };
+                self.define_both(inst, [v.clone(), v], pred);
+            }
+            InstKind::SpecLoad { ptr, width: bytes } => self.spec_load(inst, ptr, bytes, width, pred),
+            InstKind::Assume { cond } => {
+                let cs: Vec<Bool<'ctx>> =
+                    (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
+                for c in cs {
+                    self.st.assume(&c);
+                }
+            }
+            InstKind::External { object, kind } => self.external(inst, object, kind, pred),
+            InstKind::AtomicTaken { ptr, value } => self.atomic_taken(inst, ptr, value, pred),
+            InstKind::Snapshot { dst, src } => self.array_snapshot(dst, src, pred),
+        }
+        Ok(())
+    }
+
+    fn define_both(&mut self, inst: InstId, v: [Term<'ctx>; 2], pred: &[Bool<'ctx>; 2]) {
+        for (t, x) in v.into_iter().enumerate() {
+            self.define(t, inst, x, &pred[t]);
+        }
+    }
+
+    /// An assertion (or a pre-/postcondition, invariant, null-pointer check): violated by an
+    /// enabled thread for which `cond` is false; a `global` one whenever either thread is
+    /// enabled.
+    pub(crate) fn assertion(
+        &mut self,
+        inst: InstId,
+        cond: Operand,
+        kind: AssertKind,
+        global: bool,
+        first_iteration: bool,
+        pred: &[Bool<'ctx>; 2],
+    ) {
+        let ctx = self.ctx;
+        let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+        let threads = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
+        for t in 0..threads {
+            let c = self.value(t, cond).to_bool(ctx);
+            let on = if global { &either } else { &pred[t] };
+            let viol = Bool::and(ctx, &[&self.st.ok, on, &c.not()]);
+            self.property(viol, PropKind::Assert { inst, thread: t, kind, first_iteration });
+        }
+    }
+
+    /// How many threads a specification over `cond` is about: only thread 1 when it reads
+    /// the race log (which is thread 1's).
+    pub(crate) fn threads_for(&self, cond: Operand) -> usize {
+        match cond {
+            Operand::Value(v) if self.an.log_dependent.contains(&v) => 1,
+            _ => 2,
+        }
+    }
+
+    /// The uninterpreted function for `func` (declared once); returns its cache key.
+    fn uf(&mut self, func: &str, args: &[Operand], width: u16) -> String {
+        let ctx = self.ctx;
+        let widths: Vec<u16> = args.iter().map(|a| self.k.width(*a)).collect();
+        let key = format!("{func}:{widths:?}:{width}");
+        if self.ufs.contains_key(&key) {
+            return key;
+        }
+        let sort = |w: u16| if w == 1 { Sort::bool(ctx) } else { Sort::bitvector(ctx, w as u32) };
+        let dom: Vec<Sort<'ctx>> = widths.iter().map(|w| sort(*w)).collect();
+        let dom_refs: Vec<&Sort<'ctx>> = dom.iter().collect();
+        let f = FuncDecl::new(ctx, key.clone(), &dom_refs, &sort(width));
+        self.ufs.insert(key.clone(), f);
+        key
+    }
+
+    pub(crate) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
+        let ctx = self.ctx;
+        match (op, width) {
+            (CastOp::Trunc, 1) => Term::B(a.to_bv(ctx).extract(0, 0)._eq(&BV::from_u64(ctx, 1, 1))),
+            (CastOp::Trunc, w) => Term::V(a.to_bv(ctx).extract(w as u32 - 1, 0)),
+            (CastOp::ZExt, w) => Term::V(a.to_bv(ctx).zero_ext(w as u32 - a.width())),
+            (CastOp::SExt, w) => Term::V(a.to_bv(ctx).sign_ext(w as u32 - a.width())),
+        }
+    }
+
+    pub(crate) fn bin(&self, op: BinOp, a: Term<'ctx>, b: Term<'ctx>) -> Term<'ctx> {
+        let ctx = self.ctx;
+        if let (Term::B(x), Term::B(y)) = (&a, &b) {
+            match op {
+                BinOp::And | BinOp::Mul => return Term::B(Bool::and(ctx, &[x, y])),
+                BinOp::Or => return Term::B(Bool::or(ctx, &[x, y])),
+                BinOp::Xor | BinOp::Add | BinOp::Sub => return Term::B(x.xor(y)),
+                _ => {}
+            }
+        }
+        let (x, y) = (a.to_bv(ctx), b.to_bv(ctx));
+        let r = match op {
+            BinOp::Add => x.bvadd(&y),
+            BinOp::Sub => x.bvsub(&y),
+            BinOp::Mul => x.bvmul(&y),
+            BinOp::UDiv => x.bvudiv(&y),
+            BinOp::SDiv => x.bvsdiv(&y),
+            BinOp::URem => x.bvurem(&y),
+            BinOp::SRem => x.bvsrem(&y),
+            BinOp::Shl => x.bvshl(&y),
+            BinOp::LShr => x.bvlshr(&y),
+            BinOp::AShr => x.bvashr(&y),
+            BinOp::And => x.bvand(&y),
+            BinOp::Or => x.bvor(&y),
+            BinOp::Xor => x.bvxor(&y),
+        };
+        if r.get_size() == 1 {
+            Term::B(r._eq(&BV::from_u64(ctx, 1, 1)))
+        } else {
+            Term::V(r)
+        }
+    }
+
+    pub(crate) fn cmp(&self, p: CmpPred, a: &Term<'ctx>, b: &Term<'ctx>) -> Bool<'ctx> {
+        let ctx = self.ctx;
+        match p {
+            CmpPred::Eq => return a.eq(b, ctx),
+            CmpPred::Ne => return a.eq(b, ctx).not(),
+            _ => {}
+        }
+        let (x, y) = (a.to_bv(ctx), b.to_bv(ctx));
+        match p {
+            CmpPred::Ult => x.bvult(&y),
+            CmpPred::Ule => x.bvule(&y),
+            CmpPred::Ugt => x.bvugt(&y),
+            CmpPred::Uge => x.bvuge(&y),
+            CmpPred::Slt => x.bvslt(&y),
+            CmpPred::Sle => x.bvsle(&y),
+            CmpPred::Sgt => x.bvsgt(&y),
+            CmpPred::Sge => x.bvsge(&y),
+            CmpPred::Eq | CmpPred::Ne => unreachable!(),
+        }
+    }
+}
+
+impl crate::memory::AccessKind {
+    /// The access kind a log query is about.
+    pub fn of_log(k: LogKind) -> Self {
+        match k {
+            LogKind::Read => crate::memory::AccessKind::Read,
+            LogKind::Write => crate::memory::AccessKind::Write,
+            LogKind::Atomic => crate::memory::AccessKind::Atomic,
+        }
+    }
+}

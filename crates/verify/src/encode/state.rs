@@ -1,0 +1,60 @@
+//! The symbolic state of the two threads at one point of the lock-step schedule.
+//!
+//! Everything a loop can modify lives here, so that a loop's unrolling can be undone (the
+//! state is cloned before an attempt) and a loop cut can replace it by a havocked copy
+//! (DESIGN §6; Betts et al. OOPSLA 2012 §4: "havoc the loop's modset").
+
+use crate::memory::{Logs, Mem};
+use crate::term::Term;
+use std::collections::BTreeMap;
+use syncfix_kir::{InstId, ObjectId};
+use z3::ast::{Bool, BV};
+
+/// Values returned so far by repetition-free atomics on one object (NFM 2014 §4.2).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Used<'ctx> {
+    /// (executed, byte offset, value) of each atomic execution so far.
+    pub entries: Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
+    /// A loop cut forgot earlier entries: a query on the history is then arbitrary.
+    pub history_unknown: bool,
+}
+
+/// The per-thread values, memory, race logs and assumptions at one schedule point.
+#[derive(Clone, Debug)]
+pub(crate) struct State<'ctx> {
+    /// The current value of each instruction for thread 1 and thread 2.
+    pub env: [BTreeMap<InstId, Term<'ctx>>; 2],
+    /// Equality-abstracted objects: thread 1's copy and thread 2's (the same for global
+    /// memory; shared memory has one copy per group).
+    pub eq: BTreeMap<ObjectId, [Mem<'ctx>; 2]>,
+    /// Private objects, per thread (a uniform one shares its array).
+    pub private: [BTreeMap<ObjectId, Mem<'ctx>>; 2],
+    /// Thread 1's race logs, per checked object.
+    pub logs: BTreeMap<ObjectId, Logs<'ctx>>,
+    /// History of repetition-free atomics, per object.
+    pub used: BTreeMap<ObjectId, Used<'ctx>>,
+    /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
+    /// violated only by executions that satisfy the assumptions before it.
+    pub ok: Bool<'ctx>,
+}
+
+impl<'ctx> State<'ctx> {
+    pub fn new(ok: Bool<'ctx>) -> Self {
+        State {
+            env: [BTreeMap::new(), BTreeMap::new()],
+            eq: BTreeMap::new(),
+            private: [BTreeMap::new(), BTreeMap::new()],
+            logs: BTreeMap::new(),
+            used: BTreeMap::new(),
+            ok,
+        }
+    }
+
+    /// Adds an assumption.
+    pub fn assume(&mut self, c: &Bool<'ctx>) {
+        let ctx = self.ok.get_ctx();
+        self.ok = Bool::and(ctx, &[&self.ok, c]).simplify();
+    }
+}
+
+use z3::ast::Ast;

@@ -1,0 +1,379 @@
+//! Candidate loop invariants, GPUVerify's families (Betts et al., OOPSLA 2012 §5;
+//! `LoopInvariantGenerator`, `RaceInstrumenter` in GPUVerify's VC generator):
+//!
+//! - the loop predicate is the same in both threads (`loopPredicateEquality`), also only
+//!   within a group;
+//! - each header phi is the same in both threads while both are in the loop
+//!   (`predicatedEquality`), and its distance from its initial value is (`guardMinusInitialIsUniform`);
+//! - loop counter bounds: the initial value (`loopBound`, signed and unsigned both ways), the
+//!   bounds in the loop's exit conditions, non-negativity (`guardNonNeg`);
+//! - strides: `(i - init) % step == 0` for additive counters (`loopCounterIsStrided`);
+//! - powers of two for counters multiplied or divided by two (`PowerOfTwoInvariantGenerator`):
+//!   `i & (i - 1) == 0`, `i != 0`;
+//! - no access of a kind logged for an array, in loops with a barrier (`no read`, `no write`);
+//! - exits: both threads leave by the same exit, with the same values.
+//!
+//! A candidate is a formula over a loop's head state ([`View`]), evaluated on the entry state,
+//! the havocked state and the end-of-iteration state.
+
+use super::cut::View;
+use crate::encode::{Candidate, Encoder};
+use crate::memory::AccessKind;
+use crate::term::{const_term, Term};
+use std::collections::BTreeSet;
+use syncfix_kir::{BinOp, CastOp, CmpPred, InstId, InstKind, LoopId, ObjectId, Operand};
+use z3::ast::{Ast, Bool, BV};
+
+/// A candidate's formula.
+#[derive(Clone, Debug)]
+pub(crate) enum Form<'ctx> {
+    /// Both threads that entered the loop are in it, or neither (`same_group`: when both are
+    /// in one group).
+    PredEq { same_group: bool },
+    /// Phi `phi` is the same in both threads while both are in the loop.
+    PhiEq { phi: usize, same_group: bool },
+    /// `cast(phi) op rhs` for each thread in the loop.
+    PhiCmp { phi: usize, cast: Option<(CastOp, u16)>, op: CmpPred, rhs: [Term<'ctx>; 2] },
+    /// `(phi - init) % step == 0` for each thread in the loop.
+    Stride { phi: usize, init: [Term<'ctx>; 2], step: u128 },
+    /// `phi - init` is the same in both threads while both are in the loop.
+    DistanceEq { phi: usize, init: [Term<'ctx>; 2] },
+    /// `phi & (phi - 1) == 0` for each thread in the loop.
+    Pow2 { phi: usize },
+    /// `phi != 0` for each thread in the loop.
+    NonZero { phi: usize },
+    /// `a * b == value` for each thread in the loop (`or_done`: or `b == 0` and
+    /// `a == 2 * value`, the state after the last halving).
+    Product { a: usize, b: usize, value: [Term<'ctx>; 2], or_done: bool },
+    /// No access of `kind` to `object` is logged at the loop head.
+    NoLog { object: ObjectId, kind: AccessKind },
+    /// The user's `__candidate_invariant` (index into the head's specs).
+    User { spec: usize },
+}
+
+/// How a header phi changes per iteration.
+#[derive(Clone, Debug)]
+enum Step {
+    /// `i + c` or `i - c` (as an addition of the two's complement).
+    Add(u128),
+    /// Multiplied by two.
+    Double,
+    /// Divided by two.
+    Half,
+    Other,
+}
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    /// The candidate with this key for loop `l` (one literal per loop and formula, shared by
+    /// every encoding of the loop).
+    pub(crate) fn candidate(&mut self, l: LoopId, what: String) -> usize {
+        if let Some(&i) = self.cand_index.get(&(l, what.clone())) {
+            return i;
+        }
+        let lit = Bool::new_const(self.ctx, format!("cand!{}", self.candidates.len()));
+        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone() });
+        let i = self.candidates.len() - 1;
+        self.cand_index.insert((l, what), i);
+        i
+    }
+
+    /// The candidates of loop `l` over its header state, given the phis' entry values.
+    pub(crate) fn loop_candidates(&mut self, l: LoopId, entry_phis: &[[Term<'ctx>; 2]], logs: &[(ObjectId, AccessKind)]) -> Vec<(usize, Form<'ctx>)> {
+        let mut out: Vec<(String, Form<'ctx>)> = vec![];
+        let info = self.an.loops[l].clone();
+        if !self.opts.infer {
+            return vec![];
+        }
+        let multi_group = !self.opts.only_intra_group && self.k.multi_block();
+        if !self.un.uniform_loop[l] {
+            out.push(("loop predicate uniform".into(), Form::PredEq { same_group: false }));
+            if multi_group {
+                out.push(("loop predicate uniform in a group".into(), Form::PredEq { same_group: true }));
+            }
+        }
+        let guards = self.guard_comparisons(l);
+        for (pi, &phi) in info.phis.iter().enumerate() {
+            let name = format!("{phi}");
+            if !self.un.is_uniform(phi) {
+                out.push((format!("{name} uniform"), Form::PhiEq { phi: pi, same_group: false }));
+                if multi_group {
+                    out.push((format!("{name} uniform in a group"), Form::PhiEq { phi: pi, same_group: true }));
+                }
+            }
+            if self.k.insts[phi].width <= 1 {
+                continue;
+            }
+            let init = entry_phis[pi].clone();
+            for op in [CmpPred::Sge, CmpPred::Sle, CmpPred::Uge, CmpPred::Ule] {
+                out.push((format!("{name} {op:?} its initial value"), Form::PhiCmp { phi: pi, cast: None, op, rhs: init.clone() }));
+            }
+            match self.step_of(l, phi) {
+                Step::Add(c) => {
+                    out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: c }));
+                    let neg = self.neg(c, self.k.insts[phi].width);
+                    if neg != c {
+                        out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: neg }));
+                    }
+                    out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                }
+                Step::Double | Step::Half => {
+                    out.push((format!("{name} power of two"), Form::Pow2 { phi: pi }));
+                    out.push((format!("{name} non-zero"), Form::NonZero { phi: pi }));
+                }
+                Step::Other => {}
+            }
+            for (cast, other, signed) in guards.iter().filter(|g| g.0 == phi).map(|g| (g.1, g.2, g.3)) {
+                let w = cast.map_or(self.k.insts[phi].width, |c| c.1);
+                let rhs: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, other));
+                let ops: &[CmpPred] =
+                    if signed { &[CmpPred::Sle, CmpPred::Sge, CmpPred::Slt, CmpPred::Sgt] } else { &[CmpPred::Ule, CmpPred::Uge, CmpPred::Ult, CmpPred::Ugt] };
+                for &op in ops {
+                    out.push((format!("{name} {op:?} guard bound {other:?}"), Form::PhiCmp { phi: pi, cast, op, rhs: rhs.clone() }));
+                }
+                if signed {
+                    let zero = const_term(self.ctx, 0, w);
+                    out.push((format!("{name} non-negative"), Form::PhiCmp { phi: pi, cast, op: CmpPred::Sge, rhs: [zero.clone(), zero] }));
+                }
+            }
+        }
+        // GPUVerify's relational powers of two: a counter that doubles and one that halves
+        // keep their product (`offset * d == n`, as in a scan's sweeps).
+        let steps: Vec<(usize, Step)> = info.phis.iter().enumerate().map(|(pi, &p)| (pi, self.step_of(l, p))).collect();
+        for (a, sa) in &steps {
+            for (b, sb) in &steps {
+                if matches!(sa, Step::Double) && matches!(sb, Step::Half) && self.k.insts[info.phis[*a]].width == self.k.insts[info.phis[*b]].width {
+                    let prod: [Term<'ctx>; 2] = std::array::from_fn(|t| Term::V(entry_phis[*a][t].to_bv(self.ctx).bvmul(&entry_phis[*b][t].to_bv(self.ctx))));
+                    out.push((format!("{} * {} constant", info.phis[*a], info.phis[*b]), Form::Product { a: *a, b: *b, value: prod.clone(), or_done: false }));
+                    out.push((format!("{} * {} constant until {} is 0", info.phis[*a], info.phis[*b], info.phis[*b]), Form::Product { a: *a, b: *b, value: prod, or_done: true }));
+                }
+            }
+        }
+        if info.has_barrier {
+            for &(o, kind) in logs {
+                out.push((format!("no {} of {} logged", kind.name(), self.k.objects[o].name), Form::NoLog { object: o, kind }));
+            }
+        }
+        for (si, &(inst, candidate)) in info.specs.iter().enumerate() {
+            if candidate {
+                out.push((format!("user candidate {inst}"), Form::User { spec: si }));
+            }
+        }
+        out.into_iter().map(|(what, f)| (self.candidate(l, what), f)).collect()
+    }
+
+    /// Evaluates a candidate on a head view (the current state's logs).
+    pub(crate) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
+        let ctx = self.ctx;
+        let both = Bool::and(ctx, &[&v.pred[0], &v.pred[1]]);
+        let each = |g: &dyn Fn(usize) -> Bool<'ctx>| -> Bool<'ctx> {
+            Bool::and(ctx, &[&v.pred[0].implies(&g(0)), &v.pred[1].implies(&g(1))])
+        };
+        let bv = |pi: usize, t: usize| -> BV<'ctx> { v.phis[pi][t].to_bv(ctx) };
+        match f {
+            Form::PredEq { same_group } => {
+                let mut ante = vec![entry[0].clone(), entry[1].clone()];
+                if *same_group {
+                    ante.push(self.same_group.clone());
+                }
+                let refs: Vec<&Bool<'ctx>> = ante.iter().collect();
+                Bool::and(ctx, &refs).implies(&v.pred[0].iff(&v.pred[1]))
+            }
+            Form::PhiEq { phi, same_group } => {
+                let mut ante = both.clone();
+                if *same_group {
+                    ante = Bool::and(ctx, &[&ante, &self.same_group]);
+                }
+                ante.implies(&v.phis[*phi][0].eq(&v.phis[*phi][1], ctx))
+            }
+            Form::PhiCmp { phi, cast, op, rhs } => each(&|t| {
+                let p = match cast {
+                    Some((c, w)) => self.cast(*c, v.phis[*phi][t].clone(), *w),
+                    None => v.phis[*phi][t].clone(),
+                };
+                self.cmp(*op, &p, &rhs[t])
+            }),
+            Form::Stride { phi, init, step } => each(&|t| {
+                let p = bv(*phi, t);
+                let d = p.bvsub(&init[t].to_bv(ctx));
+                let s = crate::term::bv_const(ctx, *step, p.get_size());
+                d.bvurem(&s)._eq(&crate::term::bv_const(ctx, 0, p.get_size()))
+            }),
+            Form::DistanceEq { phi, init } => {
+                let d: [BV<'ctx>; 2] = std::array::from_fn(|t| bv(*phi, t).bvsub(&init[t].to_bv(ctx)));
+                both.implies(&d[0]._eq(&d[1]))
+            }
+            Form::Pow2 { phi } => each(&|t| {
+                let p = bv(*phi, t);
+                let one = crate::term::bv_const(ctx, 1, p.get_size());
+                p.bvand(&p.bvsub(&one))._eq(&crate::term::bv_const(ctx, 0, p.get_size()))
+            }),
+            Form::NonZero { phi } => each(&|t| {
+                let p = bv(*phi, t);
+                p._eq(&crate::term::bv_const(ctx, 0, p.get_size())).not()
+            }),
+            Form::Product { a, b, value, or_done } => each(&|t| {
+                let v = value[t].to_bv(ctx);
+                let prod = bv(*a, t).bvmul(&bv(*b, t))._eq(&v);
+                if *or_done {
+                    let w = v.get_size();
+                    let done = Bool::and(ctx, &[&bv(*b, t)._eq(&crate::term::bv_const(ctx, 0, w)), &bv(*a, t)._eq(&v.bvmul(&crate::term::bv_const(ctx, 2, w)))]);
+                    Bool::or(ctx, &[&prod, &done])
+                } else {
+                    prod
+                }
+            }),
+            Form::NoLog { object, kind } => match self.st.logs.get(object) {
+                Some(l) => l.get(*kind).has.not(),
+                None => Bool::from_bool(ctx, true),
+            },
+            Form::User { spec } => match v.specs.get(*spec) {
+                Some(s) => s.holds(ctx, &v.pred),
+                None => Bool::from_bool(ctx, true),
+            },
+        }
+    }
+
+    /// `-c` in `width` bits.
+    fn neg(&self, c: u128, width: u16) -> u128 {
+        let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        (c.wrapping_neg()) & mask
+    }
+
+    /// How header phi `phi` of loop `l` changes along the back edges (a guess: the
+    /// candidates it suggests are checked).
+    fn step_of(&self, l: LoopId, phi: InstId) -> Step {
+        let InstKind::Phi { incoming } = &self.k.insts[phi].kind else { return Step::Other };
+        let w = self.k.insts[phi].width;
+        let mut steps = vec![];
+        for (b, o) in incoming {
+            if !self.cfg.in_loop(*b, l) {
+                continue;
+            }
+            steps.push(match self.offset_from(*o, phi, w, 8) {
+                Some(0) => Step::Other,
+                Some(c) => Step::Add(c),
+                None => match self.halves_or_doubles(*o, phi, 8) {
+                    Some(true) => Step::Double,
+                    Some(false) => Step::Half,
+                    None => Step::Other,
+                },
+            });
+        }
+        match steps.as_slice() {
+            [s] => s.clone(),
+            _ => Step::Other,
+        }
+    }
+
+    /// `c` when `o` is `phi + c` modulo `2^w`, through additions of constants and casts (the
+    /// low bits of a sum depend only on the low bits of its terms).
+    fn offset_from(&self, o: Operand, phi: InstId, w: u16, depth: u32) -> Option<u128> {
+        let mask = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
+        let Operand::Value(v) = o else { return None };
+        if v == phi {
+            return Some(0);
+        }
+        if depth == 0 {
+            return None;
+        }
+        match &self.k.insts[v].kind {
+            InstKind::Cast { arg, .. } => self.offset_from(*arg, phi, w, depth - 1),
+            InstKind::Bin { op: BinOp::Add, lhs, rhs } => match (lhs.as_const(), rhs.as_const()) {
+                (_, Some(c)) => self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_add(c) & mask),
+                (Some(c), _) => self.offset_from(*rhs, phi, w, depth - 1).map(|k| k.wrapping_add(c) & mask),
+                _ => None,
+            },
+            InstKind::Bin { op: BinOp::Sub, lhs, rhs } => {
+                rhs.as_const().and_then(|c| self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_sub(c) & mask))
+            }
+            _ => None,
+        }
+    }
+
+    /// `o` is `phi` multiplied (`Some(true)`) or divided (`Some(false)`) by two, through
+    /// casts.
+    fn halves_or_doubles(&self, o: Operand, phi: InstId, depth: u32) -> Option<bool> {
+        let Operand::Value(v) = o else { return None };
+        if depth == 0 {
+            return None;
+        }
+        let is_phi = |x: &Operand| self.offset_from(*x, phi, self.k.insts[phi].width, 4) == Some(0);
+        match &self.k.insts[v].kind {
+            InstKind::Cast { arg, .. } => self.halves_or_doubles(*arg, phi, depth - 1),
+            InstKind::Bin { op: BinOp::Mul, lhs, rhs } if (is_phi(lhs) && rhs.as_const() == Some(2)) || (is_phi(rhs) && lhs.as_const() == Some(2)) => Some(true),
+            InstKind::Bin { op: BinOp::Add, lhs, rhs } if is_phi(lhs) && is_phi(rhs) => Some(true),
+            InstKind::Bin { op: BinOp::Shl, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(1) => Some(true),
+            InstKind::Bin { op: BinOp::LShr | BinOp::AShr, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(1) => Some(false),
+            InstKind::Bin { op: BinOp::UDiv | BinOp::SDiv, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(2) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Comparisons in the exit conditions of loop `l` between a header phi (possibly cast, or
+    /// its next value) and a value defined outside the loop: (phi, cast, other, signed).
+    fn guard_comparisons(&self, l: LoopId) -> Vec<(InstId, Option<(CastOp, u16)>, Operand, bool)> {
+        let info = &self.an.loops[l];
+        let mut out = vec![];
+        let mut seen = BTreeSet::new();
+        for &b in &self.cfg.loops[l].blocks {
+            let blk = &self.k.blocks[b];
+            if !blk.term.successors().iter().any(|s| !self.cfg.in_loop(*s, l)) {
+                continue;
+            }
+            let cond = match &blk.term {
+                syncfix_kir::Terminator::CondBr { cond, .. } => *cond,
+                _ => continue,
+            };
+            // The condition, through negations and conjunctions of comparisons.
+            let mut work = vec![cond];
+            while let Some(o) = work.pop() {
+                let Operand::Value(v) = o else { continue };
+                if !seen.insert(v) {
+                    continue;
+                }
+                match &self.k.insts[v].kind {
+                    InstKind::Bin { op: BinOp::And | BinOp::Or | BinOp::Xor, lhs, rhs } => {
+                        work.push(*lhs);
+                        work.push(*rhs);
+                    }
+                    InstKind::Cmp { pred, lhs, rhs } => {
+                        let signed = matches!(pred, CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge);
+                        for (a, b) in [(*lhs, *rhs), (*rhs, *lhs)] {
+                            if let Some((phi, cast)) = self.counter_of(l, a, &info.phis) {
+                                if self.outside(l, b) {
+                                    out.push((phi, cast, b, signed));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// `o` is a header phi of `l`, a cast of one, or a phi's next value: (phi, cast).
+    fn counter_of(&self, l: LoopId, o: Operand, phis: &[InstId]) -> Option<(InstId, Option<(CastOp, u16)>)> {
+        let Operand::Value(v) = o else { return None };
+        if phis.contains(&v) {
+            return Some((v, None));
+        }
+        match &self.k.insts[v].kind {
+            InstKind::Cast { op, arg: Operand::Value(a) } if phis.contains(a) => Some((*a, Some((*op, self.k.insts[v].width)))),
+            InstKind::Bin { op: BinOp::Add | BinOp::Sub, lhs: Operand::Value(a), rhs } if phis.contains(a) && rhs.as_const().is_some() => {
+                let _ = l;
+                Some((*a, None))
+            }
+            _ => None,
+        }
+    }
+
+    /// A constant, or a value defined outside loop `l` (the same in every iteration).
+    fn outside(&self, l: LoopId, o: Operand) -> bool {
+        match o {
+            Operand::Const { .. } => true,
+            Operand::Value(v) => !self.cfg.in_loop(self.k.insts[v].block, l),
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Unrolling iteration by iteration while either thread may still be in the loop. After each
+//! iteration an *unwinding check* asks the solver whether another iteration is possible (for
+//! every assignment of the barrier variables); when none is, the unrolling is complete and
+//! exact. The check is skipped when the loop-head predicates are unchanged (the same threads
+//! go round again) or constant.
+
+use crate::encode::{BoundedLoop, Encoder, Incoming, LoopCtx, State};
+use crate::term::{is_false, or};
+use crate::VerifyError;
+use std::collections::BTreeMap;
+use syncfix_kir::{BlockId, LoopId};
+use z3::ast::{Ast, Bool};
+use z3::SatResult;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// `--loop-unwind=N`: stop after N iterations and say so (never a proof).
+    Bounded,
+    /// Unroll completely within the limits, or report that the loop is too long.
+    Attempt,
+}
+
+/// Everything an unrolling attempt may change, to undo it.
+pub(crate) struct Snapshot<'ctx> {
+    st: State<'ctx>,
+    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
+    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
+    cuts: Vec<super::CutFrame<'ctx>>,
+    lens: [usize; 8],
+    pos: u32,
+    executed: u64,
+    frames: Vec<usize>,
+}
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    pub(crate) fn snapshot(&self) -> Snapshot<'ctx> {
+        Snapshot {
+            st: self.st.clone(),
+            incoming: self.incoming.clone(),
+            back: self.back.clone(),
+            cuts: self.cuts.clone(),
+            lens: [
+                self.props.len(),
+                self.cand_checks.len(),
+                self.candidates.len(),
+                self.accesses.len(),
+                self.access_loops.len(),
+                self.barriers.len(),
+                self.bounded.len(),
+                self.cut.len(),
+            ],
+            pos: self.pos,
+            executed: self.executed,
+            frames: self.fresh.frames.iter().map(|f| f.len()).collect(),
+        }
+    }
+
+    pub(crate) fn restore(&mut self, s: Snapshot<'ctx>) {
+        self.st = s.st;
+        self.incoming = s.incoming;
+        self.back = s.back;
+        self.cuts = s.cuts;
+        let [props, checks, cands, accesses, access_loops, barriers, bounded, cut] = s.lens;
+        self.props.truncate(props);
+        self.cand_checks.truncate(checks);
+        self.candidates.truncate(cands);
+        self.cand_index.retain(|_, i| *i < cands);
+        self.accesses.truncate(accesses);
+        self.access_loops.truncate(access_loops);
+        self.barriers.truncate(barriers);
+        self.bounded.truncate(bounded);
+        self.cut.truncate(cut);
+        self.pos = s.pos;
+        self.executed = s.executed;
+        for (f, n) in self.fresh.frames.iter_mut().zip(s.frames) {
+            f.truncate(n);
+        }
+    }
+
+    /// Unrolls loop `l` for at most `cap` iterations. Returns whether the unrolling is
+    /// complete (always, in bounded mode: executions that would go on are cut off and the
+    /// loop is recorded as bounded).
+    pub(crate) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
+        let ctx = self.ctx;
+        let header = self.cfg.loops[l].header;
+        let start = self.executed;
+        let calls = self.solver_calls;
+        self.loops.push(LoopCtx { iter: Some(0) });
+        let order = self.cfg.loop_order[l].clone();
+        let mut iter = 0u32;
+        let complete = loop {
+            if let Some(c) = self.loops.last_mut() {
+                c.iter = Some(iter);
+            }
+            let entry: [Bool<'ctx>; 2] = {
+                let inc = self.incoming.get(&header).cloned().unwrap_or_default();
+                self.join(&inc)
+            };
+            if let Err(e) = self.exec_items(&order) {
+                self.loops.pop();
+                return Err(e);
+            }
+            iter += 1;
+            let back = self.back.remove(&l).unwrap_or_default();
+            let p: [Bool<'ctx>; 2] =
+                std::array::from_fn(|t| or(ctx, &back.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify());
+            if is_false(&p[0]) && is_false(&p[1]) {
+                break true;
+            }
+            if mode == Mode::Attempt
+                && (self.executed - start > self.limits.max_unroll_instructions
+                    || self.solver_calls - calls >= self.limits.max_unwind_checks)
+            {
+                break false;
+            }
+            let again = Bool::or(ctx, &[&p[0], &p[1]]);
+            let possible = if iter >= cap || (p[0] == entry[0] && p[1] == entry[1]) {
+                // The same threads go round again: no need to ask the solver.
+                true
+            } else {
+                self.check_deadline()?;
+                self.solver.push();
+                self.solver.assert(&Bool::and(ctx, &[&self.st.ok, &again]));
+                let r = self.solver.check();
+                self.solver.pop(1);
+                self.solver_calls += 1;
+                r != SatResult::Unsat
+            };
+            if !possible {
+                break true;
+            }
+            if iter >= cap {
+                if mode == Mode::Attempt {
+                    break false;
+                }
+                let span = self.header_span(header);
+                self.bounded.push(BoundedLoop { header_span: span, bound: cap, reason: format!("loop unwinding bound {cap} reached") });
+                // Executions that would run another iteration are cut off.
+                self.st.assume(&again.not());
+                break true;
+            }
+            // Next iteration: the back edges enter the header.
+            for b in self.cfg.loops[l].blocks.iter() {
+                self.incoming.remove(b);
+            }
+            self.incoming.insert(header, back);
+        };
+        self.loops.pop();
+        Ok(complete)
+    }
+}
