@@ -144,6 +144,7 @@ fn is_pure(kind: &InstKind) -> bool {
             | InstKind::Old { .. }
             | InstKind::LogQuery { .. }
             | InstKind::SpecLoad { .. }
+            | InstKind::AtomicTaken { .. }
     )
 }
 

@@ -306,7 +306,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             a.push(self.real.not());
             a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
             self.stats.houdini_rounds += 1;
+            let t0 = Instant::now();
             let r = self.solve(&a);
+            if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
+                eprintln!("houdini: round {} took {:.2}s: {:?}", self.stats.houdini_rounds, t0.elapsed().as_secs_f64(), r.as_ref().ok());
+            }
             let r = match r {
                 Ok(r) => r,
                 Err(v) => {
@@ -326,6 +330,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 if kept[c.cand] && model.eval(&c.cond, true).and_then(|b| b.as_bool()).unwrap_or(false) {
                     kept[c.cand] = false;
                     dropped += 1;
+                    if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
+                        eprintln!("houdini:   drops {}", self.enc.candidates[c.cand].what);
+                    }
                 }
             }
             if dropped == 0 {
@@ -362,6 +369,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut a = lits;
         a.push(self.real.clone());
         a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
+        // For debugging: SYNCFIX_DUMP_FINAL=FILE writes the verifier call as one SMT problem.
+        if let Some(path) = std::env::var_os("SYNCFIX_DUMP_FINAL") {
+            let mut text = self.enc.solver.to_string();
+            for x in &a {
+                text.push_str(&format!("(assert {x})\n"));
+            }
+            let _ = std::fs::write(path, text);
+        }
         let start = Instant::now();
         let r = self.solve(&a);
         self.stats.solve_time += start.elapsed();

@@ -12,7 +12,8 @@
 //! uniform offset, which both threads read from one copy), atomics, havocked values, the
 //! other thread's value, the predicate itself. A value computed from non-uniform operands is
 //! non-uniform; a phi is non-uniform when the choice of its incoming edge may differ between
-//! the threads (a non-uniform branch between the phi's block and its immediate dominator); a
+//! the threads (a non-uniform branch between the phi's block and its immediate dominator), and
+//! so is a header phi of a non-uniform loop; a
 //! value used after a non-uniform loop it is defined in is non-uniform (the threads may have
 //! left in different iterations).
 
@@ -68,8 +69,12 @@ impl Uniformity {
                         !(abs.model(ptr.object) == Model::Equality && o.space != Space::Shared && o.space != Space::Private)
                             || nu(&nonuniform, &ptr.offset)
                     }
+                    // A header phi of a non-uniform loop is non-uniform, as in GPUVerify (whose
+                    // variables keep a thread's value after it left the loop).
                     InstKind::Phi { incoming } => {
-                        incoming.iter().any(|(_, o)| nu(&nonuniform, o)) || divergent_join(k, cfg, inst.block, &branchy, &uniform_loop)
+                        incoming.iter().any(|(_, o)| nu(&nonuniform, o))
+                            || divergent_join(k, cfg, inst.block, &branchy, &uniform_loop)
+                            || cfg.loop_of[inst.block].is_some_and(|l| cfg.loops[l].header == inst.block && !uniform_loop[l])
                     }
                     other => other.operands().iter().any(|o| nu(&nonuniform, o)),
                 };

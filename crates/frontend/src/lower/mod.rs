@@ -161,8 +161,10 @@ pub(crate) struct Frame {
     /// Placeholders of `__return_val_*()` (one per scalar of the value), replaced by the
     /// returned value at each return.
     ret_placeholders: Vec<Vec<InstId>>,
-    /// `__function_wide_invariant` conditions, checked at each loop head of the function.
-    function_wide: Vec<Operand>,
+    /// `__function_wide_invariant` conditions, checked at each loop head of the function
+    /// (`true`: a candidate, `__function_wide_candidate_invariant` or with
+    /// `--invariants-as-candidates`).
+    function_wide: Vec<(Operand, bool)>,
     /// `__barrier_invariant_N` (condition, instantiations) waiting for the next barrier.
     /// Instantiations: this thread's local id, and for a binary invariant the other's.
     barrier_invariants: Vec<(Operand, Vec<(Operand, Option<Operand>)>, Span)>,

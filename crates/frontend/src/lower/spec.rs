@@ -90,10 +90,14 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion, global: base == "__global_assert" }, 0, span);
             }
-            "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant" | "__candidate_global_invariant"
-            | "__function_wide_candidate_invariant" => {
+            "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant" | "__candidate_global_invariant" => {
                 let c = self.truth(cur, arg(0)?, span);
                 self.push(cur, InstKind::Candidate { cond: c }, 0, span);
+            }
+            // A candidate at each loop head of the function.
+            "__function_wide_candidate_invariant" => {
+                let c = self.truth(cur, arg(0)?, span);
+                frame.function_wide.push((c, true));
             }
             "__assume" => {
                 let c = self.truth(cur, arg(0)?, span);
@@ -138,7 +142,7 @@ impl<'a> Lowerer<'a> {
             }
             "__syncfix_function_wide_invariant" => {
                 let c = self.truth(cur, arg(0)?, span);
-                frame.function_wide.push(c);
+                frame.function_wide.push((c, self.input.invariants_as_candidates));
             }
             "__enabled" | "__dominator_enabled" => {
                 result = Some(Operand::Value(self.push(cur, InstKind::Enabled, 1, span)));
@@ -617,9 +621,14 @@ impl<'a> Lowerer<'a> {
                 .first()
                 .map(|i| self.k.insts[*i].span.clone())
                 .unwrap_or_else(|| frame.call_site.clone());
-            for c in frame.function_wide.clone() {
+            for (c, candidate) in frame.function_wide.clone() {
                 let v = self.reeval(c, &HashMap::new(), None, true, scratch, &span);
-                self.push(scratch, InstKind::Assert { cond: v, kind: AssertKind::LoopInvariant, global: false }, 0, &span);
+                let kind = if candidate {
+                    InstKind::Candidate { cond: v }
+                } else {
+                    InstKind::Assert { cond: v, kind: AssertKind::LoopInvariant, global: false }
+                };
+                self.push(scratch, kind, 0, &span);
             }
             let moved = std::mem::take(&mut self.k.blocks[scratch].insts);
             self.k.blocks[scratch].term = syncfix_kir::Terminator::Unreachable;

@@ -53,19 +53,38 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if self.abs.repetition_free[ptr.object] && width > 1 {
             // ... except that a repetition-free atomic never returns the same value twice at
             // one offset (Bardsley & Donaldson, NFM 2014 §4.2).
+            // The two threads update one counter only when it is in global memory or they are
+            // in one group (shared memory is per group).
             let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
+            let one_copy = if self.k.objects[ptr.object].space == Space::Shared {
+                self.same_group.clone()
+            } else {
+                Bool::from_bool(ctx, true)
+            };
             let mut facts: Vec<Bool<'ctx>> = vec![];
-            let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1])]);
+            let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));
+            let bits = self.an.value_bits[ptr.object];
+            for t in 0..2 {
+                // Never returned before a loop cut either.
+                if let Some(h) = self.history_taken(t, ptr.object, &off[t], &z[t], bits) {
+                    facts.push(pred[t].implies(&h.not()));
+                }
+            }
             let used = self.st.used.entry(ptr.object).or_default();
-            for (ran, o, v) in used.entries.iter() {
+            for (u, ran, o, v) in used.entries.iter() {
                 for t in 0..2 {
-                    let same = Bool::and(ctx, &[ran, &pred[t], &o._eq(&off[t])]);
-                    facts.push(same.implies(&z[t]._eq(v).not()));
+                    let mut same = vec![ran, &pred[t]];
+                    let at = o._eq(&off[t]);
+                    same.push(&at);
+                    if *u != t {
+                        same.push(&one_copy);
+                    }
+                    facts.push(Bool::and(ctx, &same).implies(&z[t]._eq(v).not()));
                 }
             }
             for t in 0..2 {
-                used.entries.push((pred[t].clone(), off[t].clone(), z[t].clone()));
+                used.entries.push((t, pred[t].clone(), off[t].clone(), z[t].clone()));
             }
             for f in facts {
                 self.st.assume(&f);
@@ -93,25 +112,52 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         for t in 0..2 {
             let off = self.bv(t, ptr.offset);
             let v = self.bv(t, value);
+            let bits = self.an.value_bits[ptr.object];
+            let before = self.history_taken(t, ptr.object, &off, &v, bits);
             let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.st.used.get(&ptr.object) {
                 Some(used) if self.abs.repetition_free[ptr.object] => (
                     used.entries
                         .iter()
-                        .map(|(ran, o, z)| Bool::and(ctx, &[ran, &o._eq(&off), &z._eq(&resize(&v, z.get_size()))]))
+                        .map(|(u, ran, o, z)| {
+                            let mut c = vec![ran.clone(), o._eq(&off), z._eq(&resize(&v, z.get_size()))];
+                            if *u != t && self.k.objects[ptr.object].space == Space::Shared {
+                                c.push(self.same_group.clone());
+                            }
+                            crate::term::and(ctx, &c.iter().collect::<Vec<_>>())
+                        })
                         .collect(),
-                    used.history_unknown,
+                    false,
                 ),
                 _ => (vec![], !self.abs.repetition_free[ptr.object]),
             };
             let mut taken = or(ctx, &hits.iter().collect::<Vec<_>>());
+            if let Some(h) = before {
+                taken = Bool::or(ctx, &[&taken, &h]);
+            }
             if unknown {
-                // Nothing is known of what was taken before (no `used` map, or a loop cut
-                // forgot it).
+                // No `used` map: nothing is known of what was taken.
                 let f = self.fresh_bool("atomic_taken");
                 taken = Bool::or(ctx, &[&taken, &f]);
             }
             self.define(t, inst, Term::B(taken), &pred[t]);
         }
+    }
+
+    /// Whether thread `t`'s counter `o` returned `value` at `off` before a loop cut forgot its
+    /// history (None: nothing was forgotten).
+    fn history_taken(&self, t: usize, o: ObjectId, off: &BV<'ctx>, value: &BV<'ctx>, bits: u32) -> Option<Bool<'ctx>> {
+        let ctx = self.ctx;
+        let h = self.st.used.get(&o)?.history.clone()?;
+        let group = if self.k.objects[o].space == Space::Shared {
+            let g = &self.tid[t].group;
+            let [gx, gy, _] = self.k.launch.grid_dim;
+            g[0].bvadd(&g[1].bvmul(&BV::from_u64(ctx, gx as u64, 32)))
+                .bvadd(&g[2].bvmul(&BV::from_u64(ctx, gx as u64 * gy as u64, 32)))
+        } else {
+            BV::from_u64(ctx, 0, 32)
+        };
+        let v = resize(value, bits);
+        Some(h.apply(&[&group, off, &v]).as_bool().expect("a Boolean"))
     }
 
     fn bits_to_term(&self, raw: &BV<'ctx>, width: u16) -> Term<'ctx> {

@@ -50,13 +50,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             loops: self.enclosing_loops(self.k.insts[inst].block),
         });
         self.property(div, PropKind::Divergence { barrier: idx });
-        // A log is cleared when both threads reach the barrier and both threads' fences
-        // order its memory (dynamic flags are evaluated per thread; OpenCL requires the same
-        // flags in every work-item of a group, and a pair that passes different ones keeps
-        // its logs: sound).
+        // A log is cleared when both threads reach the barrier and the fences of the thread
+        // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
+        // suite's inter_group_and_barrier_flag_tests rely on it). OpenCL requires the same
+        // flags in every work-item of a group.
         let both = and(ctx, &[&guard, &pred[0], &pred[1]]);
-        let local_both = Bool::and(ctx, &[&lf[0], &lf[1]]);
-        let global_both = Bool::and(ctx, &[&gf[0], &gf[1]]);
+        let local_both = lf[0].clone();
+        let global_both = gf[0].clone();
         let (clear_local, clear_global) = match bar.scope {
             Scope::Grid => (both.clone(), both.clone()),
             Scope::Block => (Bool::and(ctx, &[&both, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),

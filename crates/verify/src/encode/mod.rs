@@ -209,7 +209,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         num_vars: usize,
         opts: &'k VerifyOptions,
     ) -> Self {
-        let solver = Solver::new(ctx);
+        // The kernel's theories: bit-vectors, arrays, uninterpreted functions. Naming the
+        // logic lets Z3 choose its tactic for it (Z3 4.8's general solver is much slower on
+        // some of our queries: seconds become minutes).
+        let solver = Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx));
         let vars = (0..num_vars).map(|i| Bool::new_const(ctx, format!("b{i}"))).collect();
         let dims = |n: &str, t: usize, size: [u32; 3]| -> [BV<'ctx>; 3] {
             std::array::from_fn(|d| {

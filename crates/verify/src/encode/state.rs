@@ -8,15 +8,18 @@ use crate::memory::{Logs, Mem};
 use crate::term::Term;
 use std::collections::BTreeMap;
 use syncfix_kir::{InstId, ObjectId};
+use std::rc::Rc;
 use z3::ast::{Bool, BV};
+use z3::FuncDecl;
 
 /// Values returned so far by repetition-free atomics on one object (NFM 2014 §4.2).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Used<'ctx> {
-    /// (executed, byte offset, value) of each atomic execution so far.
-    pub entries: Vec<(Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
-    /// A loop cut forgot earlier entries: a query on the history is then arbitrary.
-    pub history_unknown: bool,
+    /// (thread, executed, byte offset, value) of each atomic execution so far.
+    pub entries: Vec<(usize, Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
+    /// What was returned before a loop cut forgot the entries: `history(group, offset,
+    /// value)` (group 0 for global memory; shared memory has one counter per group).
+    pub history: Option<Rc<FuncDecl<'ctx>>>,
 }
 
 /// The per-thread values, memory, race logs and assumptions at one schedule point.

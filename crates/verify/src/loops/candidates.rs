@@ -85,7 +85,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return vec![];
         }
         let multi_group = !self.opts.only_intra_group && self.k.multi_block();
-        if !self.un.uniform_loop[l] {
+        // Uniformity between the threads matters for barriers in the loop (GPUVerify
+        // generates these candidates only for loops with barriers).
+        let relational = info.has_barrier;
+        if relational && !self.un.uniform_loop[l] {
             out.push(("loop predicate uniform".into(), Form::PredEq { same_group: false }));
             if multi_group {
                 out.push(("loop predicate uniform in a group".into(), Form::PredEq { same_group: true }));
@@ -94,7 +97,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let guards = self.guard_comparisons(l);
         for (pi, &phi) in info.phis.iter().enumerate() {
             let name = format!("{phi}");
-            if !self.un.is_uniform(phi) {
+            if relational && !self.un.is_uniform(phi) {
                 out.push((format!("{name} uniform"), Form::PhiEq { phi: pi, same_group: false }));
                 if multi_group {
                     out.push((format!("{name} uniform in a group"), Form::PhiEq { phi: pi, same_group: true }));
@@ -114,7 +117,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     if neg != c {
                         out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: neg }));
                     }
-                    out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                    if relational {
+                        out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                    }
                 }
                 Step::Double | Step::Half => {
                     out.push((format!("{name} power of two"), Form::Pow2 { phi: pi }));
@@ -165,8 +170,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
         let ctx = self.ctx;
         let both = Bool::and(ctx, &[&v.pred[0], &v.pred[1]]);
+        // A per-thread formula, for each thread in the loop (only thread 1 under
+        // `--asymmetric-asserts`: GPUVerify dualises assertions, candidates included, for the
+        // first thread only).
+        let threads = if self.opts.asymmetric_asserts { 1 } else { 2 };
         let each = |g: &dyn Fn(usize) -> Bool<'ctx>| -> Bool<'ctx> {
-            Bool::and(ctx, &[&v.pred[0].implies(&g(0)), &v.pred[1].implies(&g(1))])
+            let parts: Vec<Bool<'ctx>> = (0..threads).map(|t| v.pred[t].implies(&g(t))).collect();
+            crate::term::and(ctx, &parts.iter().collect::<Vec<_>>())
         };
         let bv = |pi: usize, t: usize| -> BV<'ctx> { v.phis[pi][t].to_bv(ctx) };
         match f {

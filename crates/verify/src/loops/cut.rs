@@ -237,7 +237,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         let head_logs = self.st.logs.clone();
         for &o in &info.atomic_objects {
-            self.st.used.insert(o, crate::encode::state::Used { entries: vec![], history_unknown: true });
+            let bits = self.an.value_bits[o];
+            let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.cut.len());
+            let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
+            let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
+            self.st.used.insert(o, crate::encode::state::Used { entries: vec![], history: Some(std::rc::Rc::new(f)) });
         }
         let mut head_facts: Vec<Bool<'ctx>> = vec![];
         for t in 0..2 {
@@ -277,9 +281,32 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // The end of the iteration.
         let back = self.back.remove(&l).unwrap_or_default();
         let again = self.join(&back);
-        let back_phis: Vec<[Term<'ctx>; 2]> =
-            if back.is_empty() { phis.clone() } else { (0..n_phis).map(|pi| self.phi_value(&back, pi)).collect() };
+        // A thread's header phis keep their values once it left the loop (as GPUVerify's
+        // variables do): a user's invariant may speak of the threads that left.
+        let back_phis: Vec<[Term<'ctx>; 2]> = if back.is_empty() {
+            phis.clone()
+        } else {
+            (0..n_phis)
+                .map(|pi| {
+                    let v = self.phi_value(&back, pi);
+                    std::array::from_fn(|t| Term::ite(&again[t], &v[t], &phis[pi][t], ctx))
+                })
+                .collect()
+        };
         let mut slots = self.slots(l, &frame);
+        // A thread that left earlier carried its (kept) header phi values.
+        for s in &slots {
+            let Some(x) = &s.exit else { continue };
+            for (i, o) in self.slot_operands(l, x).iter().enumerate() {
+                let Operand::Value(v) = o else { continue };
+                if let Some(pi) = info.phis.iter().position(|p| p == v) {
+                    for t in 0..2 {
+                        let f = s.left[t].implies(&s.values[i][t].eq(&phis[pi][t], ctx));
+                        self.st.assume(&f);
+                    }
+                }
+            }
+        }
         // Each thread that entered is in the loop, or left it by exactly one exit (or returned).
         for t in 0..2 {
             let mut states: Vec<&Bool<'ctx>> = vec![&pred[t]];
@@ -339,7 +366,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let goes_round = Bool::or(ctx, &[&again[0], &again[1]]);
         if !is_false(&goes_round) {
             let specs = self.eval_specs(l, &again, &back_phis)?;
-            let end = View { pred: again.clone(), phis: back_phis, specs };
+            let end = View { pred: again.clone(), phis: back_phis.clone(), specs };
             self.check_invariants(&end, false);
             self.check_candidates(&cands, &end, &entry, &goes_round);
             for (c, f) in &exit_cands {
@@ -377,6 +404,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         None => x.clone(),
                         Some(rest) => Term::ite(&s.left[t], x, &rest, ctx),
                     });
+                }
+                // A header phi's value after the loop is the one it kept.
+                if let Some(pi) = info.phis.iter().position(|p| *p == v) {
+                    val = Some(back_phis[pi][t].clone());
                 }
                 if let Some(x) = val {
                     self.st.env[t].insert(v, x);

@@ -118,11 +118,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // The same threads go round again: no need to ask the solver.
                 true
             } else {
+                // Asked under an assumption literal rather than push/pop, which would put Z3
+                // in its (slower) incremental mode for good.
                 self.check_deadline()?;
-                self.solver.push();
-                self.solver.assert(&Bool::and(ctx, &[&self.st.ok, &again]));
-                let r = self.solver.check();
-                self.solver.pop(1);
+                let probe = Bool::new_const(ctx, format!("unwind!{}", self.solver_calls));
+                self.solver.assert(&probe.implies(&Bool::and(ctx, &[&self.st.ok, &again])));
+                let r = self.solver.check_assumptions(&[probe.clone()]);
+                self.solver.assert(&probe.not());
                 self.solver_calls += 1;
                 r != SatResult::Unsat
             };

@@ -1,0 +1,35 @@
+//! Times Z3 (the linked library) on a `SYNCFIX_DUMP_SMT` file: `smt_time FILE [lit|-lit]...`
+//! assumes `properties` and the given literals. For tuning the encoding (not a test).
+use std::time::Instant;
+use z3::ast::Bool;
+use z3::{Config, Context, Params, Solver};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let ctx = Context::new(&Config::new());
+    let solver = match std::env::var("LOGIC") {
+        Ok(l) => Solver::new_for_logic(&ctx, l.as_str()).expect("a logic"),
+        Err(_) => Solver::new(&ctx),
+    };
+    solver.from_string(std::fs::read_to_string(&args[1]).expect("the file"));
+    let mut p = Params::new(&ctx);
+    p.set_u32("timeout", 60_000);
+    for kv in std::env::var("PARAMS").unwrap_or_default().split_whitespace() {
+        let (k, v) = kv.split_once('=').expect("k=v");
+        match v {
+            "true" | "false" => p.set_bool(k, v == "true"),
+            _ => p.set_u32(k, v.parse().expect("a number")),
+        }
+    }
+    solver.set_params(&p);
+    let mut a = vec![Bool::new_const(&ctx, "properties")];
+    for x in &args[2..] {
+        a.push(match x.strip_prefix('-') {
+            Some(n) => Bool::new_const(&ctx, n).not(),
+            None => Bool::new_const(&ctx, x.as_str()),
+        });
+    }
+    let t = Instant::now();
+    let r = solver.check_assumptions(&a);
+    println!("{r:?} {:.2}s", t.elapsed().as_secs_f64());
+}
