@@ -3,7 +3,7 @@
 //! clang-19 with our force-included prelude, `opt-19 -passes=mem2reg,infer-address-spaces`
 //! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
 
-use crate::ast::{parse_ast, AstInfo};
+use crate::ast::{parse_ast, AstInfo, FunctionInfo};
 use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
 use crate::marks::{mark_source, Marked};
 use llvm_ir::{DebugLoc, Module};
@@ -313,14 +313,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     // 3. Each kernel to KIR.
     let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
     let mut kernels = vec![];
-    let candidates: Vec<_> = ast.functions.iter().filter(|f| f.is_kernel && f.in_main && f.body.is_some()).collect();
-    if candidates.is_empty() {
-        return Err(FrontendError::NoKernel(format!(
-            "{}: no kernel found (a `{}` function with a body)",
-            path.display(),
-            if language == Language::Cuda { "__global__" } else { "__kernel" }
-        )));
-    }
+    let chosen = choose_kernels(path, language, &ast, opts.kernel.as_deref())?;
     let names_globals = ast
         .vars
         .iter()
@@ -333,32 +326,18 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             (key, v.name.clone())
         })
         .collect::<std::collections::HashMap<String, String>>();
-    let kernel_ir_names: Vec<String> = ast
-        .functions
-        .iter()
-        .filter(|f| f.is_kernel)
-        .map(|f| match language {
-            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
-            Language::OpenCl => f.name.clone(),
-        })
-        .collect();
-    for f in candidates {
-        if let Some(want) = &opts.kernel {
-            if &f.name != want {
-                continue;
-            }
-        }
-        let ir_name = match language {
-            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
-            Language::OpenCl => f.name.clone(),
-        };
+    let kernel_ir_names: Vec<String> =
+        ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
+    for Chosen { info: f, name: kernel_name } in chosen {
+        let ir_name = ir_name(language, f);
         let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
-        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
-        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
+        let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
+        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         let input = LowerInput {
             module: &module,
             kernel_ir_name: &ir_name,
-            kernel_name: &f.name,
+            kernel_name: &kernel_name,
             language,
             launch: opts.launch,
             names: &names,
@@ -379,12 +358,135 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         };
         kernels.push(lower(&input)?);
     }
-    if kernels.is_empty() {
+    Ok(Compiled { kernels, ast, language })
+}
+
+/// The symbol of a function in the LLVM IR: its mangled name in CUDA (C++), its name in
+/// OpenCL C.
+fn ir_name(language: Language, f: &FunctionInfo) -> String {
+    match language {
+        Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
+        Language::OpenCl => f.name.clone(),
+    }
+}
+
+/// A kernel to lower and the name it is reported under (`k`, `reduce0<int>`).
+struct Chosen<'a> {
+    info: &'a FunctionInfo,
+    name: String,
+}
+
+/// The kernels of the main file to lower: every kernel with a body (each instantiation of a
+/// kernel template is one), or the one `want` names (see [`crate::names::names_kernel`]).
+///
+/// Errors ([`FrontendError::NoKernel`]): no kernel; `want` names none, or names several (the
+/// message lists them); a kernel template with no instantiation (the message says how to
+/// instantiate it).
+fn choose_kernels<'a>(path: &Path, language: Language, ast: &'a AstInfo, want: Option<&str>) -> Result<Vec<Chosen<'a>>, FrontendError> {
+    let defined = |f: &&FunctionInfo| f.is_kernel && f.in_main && f.body.is_some();
+    let templates: Vec<&FunctionInfo> = ast.functions.iter().filter(defined).filter(|f| f.is_template_pattern()).collect();
+    let kernels: Vec<Chosen> = ast
+        .functions
+        .iter()
+        .filter(defined)
+        .filter(|f| !f.is_template_pattern())
+        .map(|f| {
+            let symbol = ir_name(language, f);
+            let name = crate::names::short_name(&symbol).unwrap_or_else(|| f.name.clone());
+            Chosen { info: f, name }
+        })
+        .collect();
+    let instantiated: Vec<&str> = kernels.iter().map(|k| k.info.name.as_str()).collect();
+    let uninstantiated = |t: &FunctionInfo| !instantiated.contains(&t.name.as_str());
+    let file = path.display();
+    let Some(want) = want else {
+        if kernels.is_empty() {
+            return Err(match templates.iter().find(|t| uninstantiated(t)) {
+                Some(t) => FrontendError::NoKernel(format!("{file}: {}", not_instantiated(t))),
+                None => FrontendError::NoKernel(format!(
+                    "{file}: no kernel found (a `{}` function with a body)",
+                    if language == Language::Cuda { "__global__" } else { "__kernel" }
+                )),
+            });
+        }
+        return Ok(kernels);
+    };
+    let mut named: Vec<Chosen> = vec![];
+    for k in kernels {
+        if crate::names::names_kernel(want, &k.info.name, &ir_name(language, k.info)) {
+            named.push(k);
+        }
+    }
+    // A source name shared by several kernels (instantiations of one template, overloads)
+    // does not choose one unless it is exactly one's own name.
+    if named.len() > 1 {
+        let exact: Vec<usize> = (0..named.len()).filter(|&i| named[i].name == want).collect();
+        if let [i] = exact[..] {
+            return Ok(vec![named.swap_remove(i)]);
+        }
+        let list = named
+            .iter()
+            .map(|k| {
+                let symbol = ir_name(language, k.info);
+                match crate::names::signature(&symbol) {
+                    Some(sig) => format!("  {} (`{sig}`, symbol {symbol})", k.name),
+                    None => format!("  {}", k.name),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         return Err(FrontendError::NoKernel(format!(
-            "{}: no kernel named `{}`",
-            path.display(),
-            opts.kernel.clone().unwrap_or_default()
+            "{file}: `--kernel={want}` names {} kernels; choose one by its template arguments or its symbol:\n{list}",
+            named.len()
         )));
     }
-    Ok(Compiled { kernels, ast, language })
+    if named.is_empty() {
+        return Err(match templates.iter().find(|t| t.name == want && uninstantiated(t)) {
+            Some(t) => FrontendError::NoKernel(format!("{file}: {}", not_instantiated(t))),
+            None => FrontendError::NoKernel(format!("{file}: no kernel named `{want}`")),
+        });
+    }
+    Ok(named)
+}
+
+/// The message for a kernel template that has no instantiation, with an explicit
+/// instantiation to copy (every type parameter `int`, every non-type parameter an example
+/// value of its type).
+fn not_instantiated(t: &FunctionInfo) -> String {
+    let args: Vec<(String, String)> = t
+        .template_params
+        .iter()
+        .map(|(name, ty)| {
+            let value = match ty.as_deref() {
+                None => "int".to_owned(),
+                Some("bool") => "true".to_owned(),
+                Some(_) => "256".to_owned(),
+            };
+            (name.clone(), value)
+        })
+        .collect();
+    let substitute = |ty: &str| -> String {
+        let mut out = String::new();
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            let w = std::mem::take(word);
+            out.push_str(args.iter().find(|(n, _)| *n == w).map_or(w.as_str(), |(_, v)| v.as_str()));
+        };
+        for c in ty.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                flush(&mut word, &mut out);
+                out.push(c);
+            }
+        }
+        flush(&mut word, &mut out);
+        out
+    };
+    let params = t.params.iter().map(|(_, ty)| substitute(ty)).collect::<Vec<_>>().join(", ");
+    let targs = args.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(", ");
+    format!(
+        "kernel template `{name}` is never instantiated, so there is no kernel to verify: instantiate it after its definition with the template arguments it is launched with, for example `template __global__ void {name}<{targs}>({params});`",
+        name = t.name
+    )
 }
