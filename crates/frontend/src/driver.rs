@@ -14,6 +14,7 @@ use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
 const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
 const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
+const SM_70_RT_HPP: &str = include_str!("../prelude/cuda/crt/sm_70_rt.hpp");
 const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
 const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
 
@@ -229,6 +230,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             write("include/cuda.h", CUDA_H)?;
             write("include/cuda_runtime.h", CUDA_H)?;
             write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
+            std::fs::create_dir_all(inc.join("crt")).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+            write("include/crt/sm_70_rt.hpp", SM_70_RT_HPP)?;
             write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
         }
         Language::OpenCl => write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
@@ -236,16 +239,19 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
     let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
     let mut common: Vec<String> = match language {
-        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"]
+        // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
+        // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
+        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
             .iter()
             .map(|s| s.to_string())
             .collect(),
         Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
     };
     common.push("-w".into());
+    // One optimisation level for the precompiled prelude and both compilations (it decides
+    // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
+    common.push("-O0".into());
     common.push(format!("-I{}", inc.display()));
-    common.push("-include".into());
-    common.push(prelude.display().to_string());
     for d in &opts.defines {
         common.push(format!("-D{d}"));
     }
@@ -255,6 +261,24 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     common.push(format!("-I{}", src_dir.display()));
     common.extend(opts.clang_args.iter().cloned());
     let clang = tool("SYNCFIX_CLANG", "clang");
+
+    // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
+    //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
+    //    syncfix does not read), and the prelude is parsed once for both compilations below.
+    let pch = dir.join("prelude.pch");
+    let out = run(
+        Command::new(&clang).current_dir(dir).args(&common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(&prelude),
+        "clang",
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(format!(
+            "syncfix's {} prelude does not compile with these options:\n{}",
+            if language == Language::Cuda { "CUDA" } else { "OpenCL" },
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    common.push("-include-pch".into());
+    common.push(pch.display().to_string());
 
     // 1. The AST of the text (which may differ from the file on disk: a patched version),
     //    from a copy with the same file name; clang's messages name the user's path.
@@ -284,7 +308,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         Command::new(&clang)
             .current_dir(dir)
             .args(&common)
-            .args(["-O0", "-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+            .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
             .arg(&bc)
             .arg(&file_name),
         "clang",

@@ -328,7 +328,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
-    fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 // A pointer in memory is its 64-bit representation (see `pointer.rs`).
