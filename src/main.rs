@@ -506,6 +506,10 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
             eprintln!("syncfix: error: {msg}");
             exit::CLANG_ERROR
         }
+        syncfix::Error::Frontend(FrontendError::Internal(msg)) => {
+            eprintln!("syncfix: internal error: {msg}\nsyncfix: this is a bug in syncfix; please report it with the kernel and its flags");
+            exit::INTERNAL_ERROR
+        }
         syncfix::Error::Frontend(FrontendError::Io { path, source }) => cli_error(&format!("{path}: {source}")),
         syncfix::Error::Frontend(FrontendError::Unsupported { what, loc }) => {
             located_error(file, *loc, &format!("unsupported construct: {what}"));

@@ -62,6 +62,18 @@ pub struct FunctionInfo {
     pub body: Option<TextRange>,
     /// Parameters: name (empty if unnamed) and type with typedefs resolved.
     pub params: Vec<(String, String)>,
+    /// For the pattern of a function template (which has no symbol of its own): its template
+    /// parameters in order, each a name and, for a non-type parameter, its type (`None` for a
+    /// type parameter). Empty for every other function.
+    pub template_params: Vec<(String, Option<String>)>,
+}
+
+impl FunctionInfo {
+    /// Whether this is the pattern of a function template: it has no symbol of its own, and
+    /// only its instantiations (which have one) can be compiled.
+    pub fn is_template_pattern(&self) -> bool {
+        self.mangled_name.is_none() && !self.template_params.is_empty()
+    }
 }
 
 /// A variable with static storage: a global, a `__shared__`/`__local`/`__constant` array,
@@ -234,12 +246,26 @@ impl<'v> Decls<'v> {
     fn walk(&mut self, ctx: &'v Value, instantiation: bool) {
         for d in inner(ctx) {
             match kind(d) {
-                k if FUNCTION_KINDS.contains(&k) => self.function(d, !instantiation),
+                k if FUNCTION_KINDS.contains(&k) => self.function(d, !instantiation, None),
                 "FunctionTemplateDecl" => {
                     // The first function is the pattern; the others are instantiations.
+                    let params: Vec<(String, Option<String>)> = inner(d)
+                        .iter()
+                        .filter_map(|p| match kind(p) {
+                            "TemplateTypeParmDecl" | "TemplateTemplateParmDecl" => {
+                                Some((str_field(p, "name").unwrap_or("").to_owned(), None))
+                            }
+                            "NonTypeTemplateParmDecl" => Some((
+                                str_field(p, "name").unwrap_or("").to_owned(),
+                                Some(qual_type(p).unwrap_or("int").to_owned()),
+                            )),
+                            _ => None,
+                        })
+                        .collect();
                     let mut first = true;
                     for f in inner(d).iter().filter(|f| FUNCTION_KINDS.contains(&kind(f))) {
-                        self.function(f, first && !instantiation);
+                        let pattern = first.then(|| params.clone());
+                        self.function(f, first && !instantiation, pattern);
                         first = false;
                     }
                 }
@@ -282,7 +308,8 @@ impl<'v> Decls<'v> {
         self.records.insert(name.to_owned(), RecordInfo { bases, fields });
     }
 
-    fn function(&mut self, f: &'v Value, record: bool) {
+    /// Records a function; `template_params` are given for the pattern of a function template.
+    fn function(&mut self, f: &'v Value, record: bool, template_params: Option<Vec<(String, Option<String>)>>) {
         let name = str_field(f, "name").unwrap_or("").to_owned();
         // Implicit declarations (builtins, special members) have no text of their own.
         let implicit = json::flag(f, "isImplicit");
@@ -293,6 +320,7 @@ impl<'v> Decls<'v> {
             in_main: !implicit && loc_in_main(f.get("loc")),
             body: None,
             params: Vec::new(),
+            template_params: template_params.unwrap_or_default(),
         };
         let mut body = None;
         let mut device = false;

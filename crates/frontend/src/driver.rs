@@ -3,9 +3,9 @@
 //! clang-19 with our force-included prelude, `opt-19 -passes=mem2reg,infer-address-spaces`
 //! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
 
-use crate::ast::{parse_ast, AstInfo};
+use crate::ast::{parse_ast, AstInfo, FunctionInfo};
 use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
-use crate::marks::{mark_source, Marked};
+use crate::marks::Marked;
 use llvm_ir::{DebugLoc, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,6 +14,7 @@ use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
 const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
 const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
+const SM_70_RT_HPP: &str = include_str!("../prelude/cuda/crt/sm_70_rt.hpp");
 const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
 const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
 
@@ -89,6 +90,10 @@ pub enum FrontendError {
     /// clang-19 or opt-19 is missing or failed to run (exit 2).
     #[error("{0}")]
     Tool(String),
+    /// A step of syncfix's own failed on input clang accepted: a bug in syncfix, to be
+    /// reported (exit 11, GPUVerify's code for an internal error), never the user's error.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl From<LowerError> for FrontendError {
@@ -180,7 +185,7 @@ fn read_ir(ir: &str) -> Result<Module, FrontendError> {
     std::panic::set_hook(previous);
     match result {
         Ok(Ok(m)) => Ok(m),
-        Ok(Err(e)) => Err(FrontendError::Tool(format!("reading LLVM IR: {e}"))),
+        Ok(Err(e)) => Err(FrontendError::Internal(format!("reading LLVM IR: {e}"))),
         Err(_) => {
             let why = message.lock().map(|m| m.clone()).unwrap_or_default();
             let why = why.lines().next().unwrap_or("").chars().take(200).collect::<String>();
@@ -190,6 +195,19 @@ fn read_ir(ir: &str) -> Result<Module, FrontendError> {
             })
         }
     }
+}
+
+/// The lines of `file` that clang's diagnostics `diags` give errors on (`file:L:C: error:`).
+fn error_lines(diags: &str, file: &str) -> Vec<u32> {
+    diags
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(file)?.strip_prefix(':')?;
+            let (line, rest) = rest.split_once(':')?;
+            let (_, rest) = rest.split_once(':')?;
+            rest.trim_start().starts_with("error").then(|| line.parse().ok()).flatten()
+        })
+        .collect()
 }
 
 /// clang's diagnostics with the temporary copy's name replaced by the user's path.
@@ -229,6 +247,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             write("include/cuda.h", CUDA_H)?;
             write("include/cuda_runtime.h", CUDA_H)?;
             write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
+            std::fs::create_dir_all(inc.join("crt")).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+            write("include/crt/sm_70_rt.hpp", SM_70_RT_HPP)?;
             write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
         }
         Language::OpenCl => write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
@@ -236,16 +256,19 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
     let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
     let mut common: Vec<String> = match language {
-        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"]
+        // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
+        // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
+        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
             .iter()
             .map(|s| s.to_string())
             .collect(),
         Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
     };
     common.push("-w".into());
+    // One optimisation level for the precompiled prelude and both compilations (it decides
+    // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
+    common.push("-O0".into());
     common.push(format!("-I{}", inc.display()));
-    common.push("-include".into());
-    common.push(prelude.display().to_string());
     for d in &opts.defines {
         common.push(format!("-D{d}"));
     }
@@ -255,6 +278,24 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     common.push(format!("-I{}", src_dir.display()));
     common.extend(opts.clang_args.iter().cloned());
     let clang = tool("SYNCFIX_CLANG", "clang");
+
+    // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
+    //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
+    //    syncfix does not read), and the prelude is parsed once for both compilations below.
+    let pch = dir.join("prelude.pch");
+    let out = run(
+        Command::new(&clang).current_dir(dir).args(&common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(&prelude),
+        "clang",
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(format!(
+            "syncfix's {} prelude does not compile with these options:\n{}",
+            if language == Language::Cuda { "CUDA" } else { "OpenCL" },
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    common.push("-include-pch".into());
+    common.push(pch.display().to_string());
 
     // 1. The AST of the text (which may differ from the file on disk: a patched version),
     //    from a copy with the same file name; clang's messages name the user's path.
@@ -274,27 +315,53 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &file_name, path)));
     }
     let json = String::from_utf8_lossy(&out.stdout);
-    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Tool(format!("reading clang's AST: {e}")))?;
+    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
 
-    // 2. The marked source, compiled to LLVM IR.
-    let marked = mark_source(text, &ast.stmts);
-    write(&file_name, &marked.text)?;
+    // 2. The marked source, compiled to LLVM IR. Marks that clang rejects (a case the marker
+    //    did not foresee, through a macro say) are left out, statement by statement on the
+    //    lines clang names, then all of them; the text without marks compiles, since its AST
+    //    did. Failing that, syncfix is at fault (an internal error), not the user's code.
     let bc = dir.join("kernel.bc");
-    let out = run(
-        Command::new(&clang)
-            .current_dir(dir)
-            .args(&common)
-            .args(["-O0", "-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
-            .arg(&bc)
-            .arg(&file_name),
-        "clang",
-    )?;
-    if !out.status.success() {
-        return Err(FrontendError::Clang(format!(
-            "internal error: syncfix's marked copy of the kernel does not compile:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
+    use crate::marks::Skip;
+    // Statements on the lines clang rejected: first without their split, then unmarked.
+    let mut skipped: Vec<(syncfix_kir::StmtId, Skip)> = vec![];
+    let mut unmarked = false;
+    let marked = loop {
+        let skip = |id| if unmarked { Skip::All } else { skipped.iter().rev().find(|(s, _)| *s == id).map_or(Skip::Nothing, |(_, k)| *k) };
+        let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
+        write(&file_name, &marked.text)?;
+        let out = run(
+            Command::new(&clang)
+                .current_dir(dir)
+                .args(&common)
+                .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+                .arg(&bc)
+                .arg(&file_name),
+            "clang",
+        )?;
+        if out.status.success() {
+            break marked;
+        }
+        let diags = String::from_utf8_lossy(&out.stderr).into_owned();
+        if unmarked {
+            return Err(FrontendError::Internal(format!(
+                "the kernel does not compile to LLVM IR although clang accepted it:\n{}",
+                user_paths(&diags, &file_name, path)
+            )));
+        }
+        let lines = error_lines(&diags, &file_name);
+        let mut more = vec![];
+        for id in crate::marks::stmts_marked_on_lines(text, &ast.stmts, &lines) {
+            let next = match skip(id) {
+                Skip::Nothing if ast.stmts.stmts[id].split.is_some() => Skip::Split,
+                Skip::Nothing | Skip::Split => Skip::All,
+                Skip::All => continue,
+            };
+            more.push((id, next));
+        }
+        unmarked = more.is_empty();
+        skipped.extend(more);
+    };
     let ll = dir.join("kernel.ll");
     let opt = tool("SYNCFIX_OPT", "opt");
     let out = run(
@@ -302,25 +369,18 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         "opt",
     )?;
     if !out.status.success() {
-        return Err(FrontendError::Tool(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
+        return Err(FrontendError::Internal(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
     }
     let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Tool(format!("cannot read {}: {e}", ll.display())))?;
     // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
     let ir = ir.replacen("-G1\"", "\"", 1);
     let module = read_ir(&ir)?;
-    let gep_offsets = crate::constgep::offsets(&ir).map_err(|e| FrontendError::Tool(format!("reading LLVM IR: {e}")))?;
+    let gep_offsets = crate::constgep::offsets(&ir).map_err(|e| FrontendError::Internal(format!("reading LLVM IR: {e}")))?;
 
     // 3. Each kernel to KIR.
     let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
     let mut kernels = vec![];
-    let candidates: Vec<_> = ast.functions.iter().filter(|f| f.is_kernel && f.in_main && f.body.is_some()).collect();
-    if candidates.is_empty() {
-        return Err(FrontendError::NoKernel(format!(
-            "{}: no kernel found (a `{}` function with a body)",
-            path.display(),
-            if language == Language::Cuda { "__global__" } else { "__kernel" }
-        )));
-    }
+    let chosen = choose_kernels(path, language, &ast, opts.kernel.as_deref())?;
     let names_globals = ast
         .vars
         .iter()
@@ -333,32 +393,18 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             (key, v.name.clone())
         })
         .collect::<std::collections::HashMap<String, String>>();
-    let kernel_ir_names: Vec<String> = ast
-        .functions
-        .iter()
-        .filter(|f| f.is_kernel)
-        .map(|f| match language {
-            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
-            Language::OpenCl => f.name.clone(),
-        })
-        .collect();
-    for f in candidates {
-        if let Some(want) = &opts.kernel {
-            if &f.name != want {
-                continue;
-            }
-        }
-        let ir_name = match language {
-            Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
-            Language::OpenCl => f.name.clone(),
-        };
+    let kernel_ir_names: Vec<String> =
+        ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
+    for Chosen { info: f, name: kernel_name } in chosen {
+        let ir_name = ir_name(language, f);
         let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
-        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
-        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or_default();
+        let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
+        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         let input = LowerInput {
             module: &module,
             kernel_ir_name: &ir_name,
-            kernel_name: &f.name,
+            kernel_name: &kernel_name,
             language,
             launch: opts.launch,
             names: &names,
@@ -379,12 +425,135 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         };
         kernels.push(lower(&input)?);
     }
-    if kernels.is_empty() {
+    Ok(Compiled { kernels, ast, language })
+}
+
+/// The symbol of a function in the LLVM IR: its mangled name in CUDA (C++), its name in
+/// OpenCL C.
+fn ir_name(language: Language, f: &FunctionInfo) -> String {
+    match language {
+        Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
+        Language::OpenCl => f.name.clone(),
+    }
+}
+
+/// A kernel to lower and the name it is reported under (`k`, `reduce0<int>`).
+struct Chosen<'a> {
+    info: &'a FunctionInfo,
+    name: String,
+}
+
+/// The kernels of the main file to lower: every kernel with a body (each instantiation of a
+/// kernel template is one), or the one `want` names (see [`crate::names::names_kernel`]).
+///
+/// Errors ([`FrontendError::NoKernel`]): no kernel; `want` names none, or names several (the
+/// message lists them); a kernel template with no instantiation (the message says how to
+/// instantiate it).
+fn choose_kernels<'a>(path: &Path, language: Language, ast: &'a AstInfo, want: Option<&str>) -> Result<Vec<Chosen<'a>>, FrontendError> {
+    let defined = |f: &&FunctionInfo| f.is_kernel && f.in_main && f.body.is_some();
+    let templates: Vec<&FunctionInfo> = ast.functions.iter().filter(defined).filter(|f| f.is_template_pattern()).collect();
+    let kernels: Vec<Chosen> = ast
+        .functions
+        .iter()
+        .filter(defined)
+        .filter(|f| !f.is_template_pattern())
+        .map(|f| {
+            let symbol = ir_name(language, f);
+            let name = crate::names::short_name(&symbol).unwrap_or_else(|| f.name.clone());
+            Chosen { info: f, name }
+        })
+        .collect();
+    let instantiated: Vec<&str> = kernels.iter().map(|k| k.info.name.as_str()).collect();
+    let uninstantiated = |t: &FunctionInfo| !instantiated.contains(&t.name.as_str());
+    let file = path.display();
+    let Some(want) = want else {
+        if kernels.is_empty() {
+            return Err(match templates.iter().find(|t| uninstantiated(t)) {
+                Some(t) => FrontendError::NoKernel(format!("{file}: {}", not_instantiated(t))),
+                None => FrontendError::NoKernel(format!(
+                    "{file}: no kernel found (a `{}` function with a body)",
+                    if language == Language::Cuda { "__global__" } else { "__kernel" }
+                )),
+            });
+        }
+        return Ok(kernels);
+    };
+    let mut named: Vec<Chosen> = vec![];
+    for k in kernels {
+        if crate::names::names_kernel(want, &k.info.name, &ir_name(language, k.info)) {
+            named.push(k);
+        }
+    }
+    // A source name shared by several kernels (instantiations of one template, overloads)
+    // does not choose one unless it is exactly one's own name.
+    if named.len() > 1 {
+        let exact: Vec<usize> = (0..named.len()).filter(|&i| named[i].name == want).collect();
+        if let [i] = exact[..] {
+            return Ok(vec![named.swap_remove(i)]);
+        }
+        let list = named
+            .iter()
+            .map(|k| {
+                let symbol = ir_name(language, k.info);
+                match crate::names::signature(&symbol) {
+                    Some(sig) => format!("  {} (`{sig}`, symbol {symbol})", k.name),
+                    None => format!("  {}", k.name),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         return Err(FrontendError::NoKernel(format!(
-            "{}: no kernel named `{}`",
-            path.display(),
-            opts.kernel.clone().unwrap_or_default()
+            "{file}: `--kernel={want}` names {} kernels; choose one by its template arguments or its symbol:\n{list}",
+            named.len()
         )));
     }
-    Ok(Compiled { kernels, ast, language })
+    if named.is_empty() {
+        return Err(match templates.iter().find(|t| t.name == want && uninstantiated(t)) {
+            Some(t) => FrontendError::NoKernel(format!("{file}: {}", not_instantiated(t))),
+            None => FrontendError::NoKernel(format!("{file}: no kernel named `{want}`")),
+        });
+    }
+    Ok(named)
+}
+
+/// The message for a kernel template that has no instantiation, with an explicit
+/// instantiation to copy (every type parameter `int`, every non-type parameter an example
+/// value of its type).
+fn not_instantiated(t: &FunctionInfo) -> String {
+    let args: Vec<(String, String)> = t
+        .template_params
+        .iter()
+        .map(|(name, ty)| {
+            let value = match ty.as_deref() {
+                None => "int".to_owned(),
+                Some("bool") => "true".to_owned(),
+                Some(_) => "256".to_owned(),
+            };
+            (name.clone(), value)
+        })
+        .collect();
+    let substitute = |ty: &str| -> String {
+        let mut out = String::new();
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            let w = std::mem::take(word);
+            out.push_str(args.iter().find(|(n, _)| *n == w).map_or(w.as_str(), |(_, v)| v.as_str()));
+        };
+        for c in ty.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                flush(&mut word, &mut out);
+                out.push(c);
+            }
+        }
+        flush(&mut word, &mut out);
+        out
+    };
+    let params = t.params.iter().map(|(_, ty)| substitute(ty)).collect::<Vec<_>>().join(", ");
+    let targs = args.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(", ");
+    format!(
+        "kernel template `{name}` is never instantiated, so there is no kernel to verify: instantiate it after its definition with the template arguments it is launched with, for example `template __global__ void {name}<{targs}>({params});`",
+        name = t.name
+    )
 }

@@ -7,9 +7,11 @@
 //! - [`driver`] runs clang-19 and opt-19 on the marked source with our force-included prelude
 //!   (`prelude/`) and reads the IR with the `llvm-ir` crate.
 //! - [`lower`] turns each kernel's IR into KIR, inlining every `__device__` call.
+//! - [`names`] names kernels as users write them (`reduce0<int>`), demangling symbols.
 
 pub mod ast;
 pub mod constgep;
 pub mod marks;
 pub mod driver;
 pub mod lower;
+pub mod names;

@@ -57,6 +57,23 @@ struct Insertion {
 /// `stmts` must come from [`crate::ast::parse_ast`] on this `source`; a statement or split
 /// whose range does not fit the text is left unmarked rather than misplaced.
 pub fn mark_source(source: &str, stmts: &StmtTable) -> Marked {
+    mark_source_except(source, stmts, &|_| Skip::Nothing)
+}
+
+/// Which marks of a statement [`mark_source_except`] leaves out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Skip {
+    Nothing,
+    /// The split of its assignment (`__syncfix_split`).
+    Split,
+    /// All of them: anchor, braces and split.
+    All,
+}
+
+/// [`mark_source`] without the marks `skip` gives for each statement: the driver leaves out
+/// marks that clang rejects (a split of an expression that a macro ends with a `;`, say), so
+/// that a statement clang cannot take marked costs sites, never the verification.
+pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId) -> Skip) -> Marked {
     let src = source.as_bytes();
     let fits = |start: usize, end: usize| {
         start < end && end <= src.len() && source.is_char_boundary(start) && source.is_char_boundary(end)
@@ -65,7 +82,8 @@ pub fn mark_source(source: &str, stmts: &StmtTable) -> Marked {
     let mut prev_start = 0;
     for (id, s) in stmts.stmts.iter() {
         let (start, end) = (s.range.start, s.range.end);
-        if !fits(start, end) {
+        let skip = skip(id);
+        if !fits(start, end) || skip == Skip::All {
             continue;
         }
         // Depth in the statement tree (bounded, in case of a malformed parent chain).
@@ -97,7 +115,7 @@ pub fn mark_source(source: &str, stmts: &StmtTable) -> Marked {
             order: 2 * depth + 1,
             text: anchor,
         });
-        if let Some(split) = &s.split {
+        if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
             let (a, b) = (split.rhs.start, split.rhs.end);
             if fits(a, b) && start <= a && b < end {
                 let open = "({ __auto_type __syncfix_v = (".to_owned();
@@ -138,6 +156,24 @@ pub fn mark_source(source: &str, stmts: &StmtTable) -> Marked {
         insertions,
         line_starts,
     }
+}
+
+/// The statements whose marks (anchor, braces, split) stand on one of `lines` (1-based lines
+/// of the original text, which are those of the marked text).
+pub fn stmts_marked_on_lines(source: &str, stmts: &StmtTable, lines: &[u32]) -> Vec<StmtId> {
+    let line_of = |offset: usize| 1 + source.as_bytes()[..offset.min(source.len())].iter().filter(|&&b| b == b'\n').count() as u32;
+    stmts
+        .stmts
+        .iter()
+        .filter(|(_, s)| {
+            let mut at = vec![s.range.start, s.range.end];
+            if let Some(split) = &s.split {
+                at.extend([split.rhs.start, split.rhs.end]);
+            }
+            at.into_iter().any(|o| lines.contains(&line_of(o)))
+        })
+        .map(|(id, _)| id)
+        .collect()
 }
 
 impl Marked {

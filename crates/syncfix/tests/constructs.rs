@@ -187,6 +187,57 @@ fn restrict_pointers_are_distinct_arrays() {
     starts(cuda("__global__ void k(int * __restrict__ A, const int * __restrict__ B) { A[threadIdx.x] = B[threadIdx.x + 1]; }", 32, 1), "verified");
 }
 
+// ---- constant expressions: folded exactly, never guessed ----------------------------
+// clang folds operations on addresses of globals into LLVM constant expressions; LLVM 19
+// keeps add, sub, mul, xor, trunc, ptrtoint, inttoptr, bitcast, addrspacecast, getelementptr
+// and the vector element operations as such. Each is checked against the same operation done
+// by an instruction at run time (`c` is a parameter), or by the access it makes.
+
+/// A kernel over `__device__ int g[8]` whose body is `body`, verified with 32 threads.
+fn with_global(body: &str) -> String {
+    cuda(&format!("__device__ int g[8];\n__global__ void k(long *A, int c) {{ {body} }}"), 32, 1)
+}
+
+#[test]
+fn constant_add_and_inttoptr_address_the_element() {
+    // inttoptr (add (ptrtoint @g, 4)): g[1], written by every thread.
+    starts(with_global("int *p = (int *)((long)g + 4); p[0] = threadIdx.x;"), "possible write-write race on g[1]");
+}
+
+#[test]
+fn constant_sub_and_ptrtoint_give_the_distance() {
+    starts(with_global("long d = (long)&g[3] - (long)&g[0]; __assert(d == 12); A[threadIdx.x] = d;"), "verified");
+    starts(with_global("long d = (long)&g[3] - (long)&g[0]; __assert(d == 3); A[threadIdx.x] = d;"), "this assertion might not hold");
+}
+
+#[test]
+fn constant_mul_is_the_product() {
+    // `(long)g << c` is an instruction; with c == 1 it must equal the folded `(long)g * 2`.
+    starts(with_global("long m = (long)g * 2; long s = (long)g << c; __assert(c != 1 | m == s); A[threadIdx.x] = m;"), "verified");
+    starts(with_global("long m = (long)g * 2; long s = (long)g << c; __assert(c != 2 | m == s); A[threadIdx.x] = m;"), "this assertion might not hold");
+}
+
+#[test]
+fn constant_xor_is_the_exclusive_or() {
+    starts(with_global("long x = (long)g ^ 1; long o = (long)g | c; __assert(c != 1 | x == o); A[threadIdx.x] = x;"), "verified");
+    starts(with_global("long x = (long)g ^ 1; long o = (long)g | c; __assert(c != 3 | x == o); A[threadIdx.x] = x;"), "this assertion might not hold");
+}
+
+#[test]
+fn constant_trunc_keeps_the_low_bits() {
+    // trunc (xor (ptrtoint @g, 6)) to i16: the offset bits of g's address, 0, xor 6.
+    starts(with_global("short t = (short)((long)g ^ 6); __assert(t == 6); A[threadIdx.x] = t;"), "verified");
+    // ptrtoint to i32 of &g[1]: the low 32 bits of the address, the offset 4.
+    starts(with_global("int t = (int)(long)&g[1]; __assert(t == 4); A[threadIdx.x] = t;"), "verified");
+}
+
+#[test]
+fn a_constant_that_is_not_a_number_is_named() {
+    // GNU C's label address is a `blockaddress` constant: no number syncfix can give it.
+    let got = with_global("void *p = &&l; A[threadIdx.x] = (long)p; l: return;");
+    assert!(got.contains("the constant `blockaddr"), "{got}");
+}
+
 // ---- what the front end refuses ----------------------------------------------------
 
 #[test]

@@ -1,17 +1,19 @@
-/* syncfix's CUDA prelude: force-included before every CUDA kernel (DESIGN §3).
+/* syncfix's CUDA prelude: force-included (precompiled) before every CUDA kernel.
  *
  * It gives the device-side names a kernel uses without NVIDIA's toolkit: execution-space
- * attributes, the built-in index variables, barriers (block, grid), cooperative groups, the
- * device library (atomics, math, integer intrinsics, vector types, curand, warp functions)
- * and GPUVerify's annotation language. Calls to the `__syncfix_*` and annotation functions
- * are recognised by syncfix's lowering; they have no definition on purpose.
+ * attributes, vector types, the built-in index variables, barriers (block, grid), cooperative
+ * groups, the device library and GPUVerify's annotation language. Where clang's own CUDA
+ * wrapper headers serve (the built-in variables, the math library, integer and warp
+ * intrinsics, fences, __ldg, clock), they are included as clang includes them for real CUDA;
+ * the rest (what CUDA's own headers add: vector types, min/max overloads, atomics, textures,
+ * curand) is written here with CUDA's signatures. Calls to the `__syncfix_*` and annotation
+ * functions are recognised by syncfix's lowering; they have no definition on purpose, and so
+ * have libdevice's functions (`__nv_*`, clang runs with -nocudalib) and the library functions
+ * declared without a body here: syncfix's lowering gives them their meaning
+ * (crates/frontend/src/lower/library.rs and library/libdevice.rs).
  *
- * The library is declared, not defined, wherever it can be (clang's AST of every kernel
- * includes the prelude, and function bodies make it large): a bodiless `const` function is an
- * uninterpreted function (math), a bodiless function of numbers returns an arbitrary value
- * (warp shuffles), and the rest is given its meaning by syncfix's lowering
- * (crates/frontend/src/lower/library.rs: atomics, integer intrinsics, __syncthreads_count,
- * fences, curand, textures).
+ * The prelude is precompiled (a PCH): clang's AST dump of a kernel then leaves out its
+ * declarations, so its size costs a kernel nothing but the one parse of the precompilation.
  */
 #ifndef SYNCFIX_CUDA_PRELUDE_H
 #define SYNCFIX_CUDA_PRELUDE_H
@@ -30,42 +32,281 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 
+/* ---- Basic types (NVIDIA's headers get them from the C library) ----------------------------- */
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef __INT8_TYPE__ int8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+#ifndef NULL
+#define NULL __null
+#endif
+
+/* ---- Vector types (CUDA's vector_types.h): structs with CUDA's sizes and alignments ----------
+ * As in GPUVerify's CUDA headers (clang's ext_vector_type), arithmetic on them is element-wise:
+ * `a + b`, `v * 2.0f`, `s * v`, `-v`, `v += w` (a vector and a vector of its type or a scalar
+ * of its element type). The operators are templates, so that a kernel's own (helper_math.h's)
+ * are preferred, as C++ prefers a function that is not a template. make_T(x, ...) are functions
+ * with CUDA's signatures, so that a kernel may add its own overloads (helper_math.h's
+ * make_float3(float)). */
+template <class V> struct __syncfix_vector {};
+struct __align__(1) char1 { signed char x; };
+template <> struct __syncfix_vector<char1> { typedef char1 type; typedef signed char elem; static const int n = 1; };
+struct __align__(2) char2 { signed char x, y; };
+template <> struct __syncfix_vector<char2> { typedef char2 type; typedef signed char elem; static const int n = 2; };
+struct __align__(1) char3 { signed char x, y, z; };
+template <> struct __syncfix_vector<char3> { typedef char3 type; typedef signed char elem; static const int n = 3; };
+struct __align__(4) char4 { signed char x, y, z, w; };
+template <> struct __syncfix_vector<char4> { typedef char4 type; typedef signed char elem; static const int n = 4; };
+struct __align__(1) uchar1 { unsigned char x; };
+template <> struct __syncfix_vector<uchar1> { typedef uchar1 type; typedef unsigned char elem; static const int n = 1; };
+struct __align__(2) uchar2 { unsigned char x, y; };
+template <> struct __syncfix_vector<uchar2> { typedef uchar2 type; typedef unsigned char elem; static const int n = 2; };
+struct __align__(1) uchar3 { unsigned char x, y, z; };
+template <> struct __syncfix_vector<uchar3> { typedef uchar3 type; typedef unsigned char elem; static const int n = 3; };
+struct __align__(4) uchar4 { unsigned char x, y, z, w; };
+template <> struct __syncfix_vector<uchar4> { typedef uchar4 type; typedef unsigned char elem; static const int n = 4; };
+struct __align__(2) short1 { short x; };
+template <> struct __syncfix_vector<short1> { typedef short1 type; typedef short elem; static const int n = 1; };
+struct __align__(4) short2 { short x, y; };
+template <> struct __syncfix_vector<short2> { typedef short2 type; typedef short elem; static const int n = 2; };
+struct __align__(2) short3 { short x, y, z; };
+template <> struct __syncfix_vector<short3> { typedef short3 type; typedef short elem; static const int n = 3; };
+struct __align__(8) short4 { short x, y, z, w; };
+template <> struct __syncfix_vector<short4> { typedef short4 type; typedef short elem; static const int n = 4; };
+struct __align__(2) ushort1 { unsigned short x; };
+template <> struct __syncfix_vector<ushort1> { typedef ushort1 type; typedef unsigned short elem; static const int n = 1; };
+struct __align__(4) ushort2 { unsigned short x, y; };
+template <> struct __syncfix_vector<ushort2> { typedef ushort2 type; typedef unsigned short elem; static const int n = 2; };
+struct __align__(2) ushort3 { unsigned short x, y, z; };
+template <> struct __syncfix_vector<ushort3> { typedef ushort3 type; typedef unsigned short elem; static const int n = 3; };
+struct __align__(8) ushort4 { unsigned short x, y, z, w; };
+template <> struct __syncfix_vector<ushort4> { typedef ushort4 type; typedef unsigned short elem; static const int n = 4; };
+struct __align__(4) int1 { int x; };
+template <> struct __syncfix_vector<int1> { typedef int1 type; typedef int elem; static const int n = 1; };
+struct __align__(8) int2 { int x, y; };
+template <> struct __syncfix_vector<int2> { typedef int2 type; typedef int elem; static const int n = 2; };
+struct __align__(4) int3 { int x, y, z; };
+template <> struct __syncfix_vector<int3> { typedef int3 type; typedef int elem; static const int n = 3; };
+struct __align__(16) int4 { int x, y, z, w; };
+template <> struct __syncfix_vector<int4> { typedef int4 type; typedef int elem; static const int n = 4; };
+struct __align__(4) uint1 { unsigned int x; };
+template <> struct __syncfix_vector<uint1> { typedef uint1 type; typedef unsigned int elem; static const int n = 1; };
+struct __align__(8) uint2 { unsigned int x, y; };
+template <> struct __syncfix_vector<uint2> { typedef uint2 type; typedef unsigned int elem; static const int n = 2; };
+struct __align__(4) uint3 { unsigned int x, y, z; };
+template <> struct __syncfix_vector<uint3> { typedef uint3 type; typedef unsigned int elem; static const int n = 3; };
+struct __align__(16) uint4 { unsigned int x, y, z, w; };
+template <> struct __syncfix_vector<uint4> { typedef uint4 type; typedef unsigned int elem; static const int n = 4; };
+struct __align__(8) long1 { long x; };
+template <> struct __syncfix_vector<long1> { typedef long1 type; typedef long elem; static const int n = 1; };
+struct __align__(16) long2 { long x, y; };
+template <> struct __syncfix_vector<long2> { typedef long2 type; typedef long elem; static const int n = 2; };
+struct __align__(8) long3 { long x, y, z; };
+template <> struct __syncfix_vector<long3> { typedef long3 type; typedef long elem; static const int n = 3; };
+struct __align__(16) long4 { long x, y, z, w; };
+template <> struct __syncfix_vector<long4> { typedef long4 type; typedef long elem; static const int n = 4; };
+struct __align__(8) ulong1 { unsigned long x; };
+template <> struct __syncfix_vector<ulong1> { typedef ulong1 type; typedef unsigned long elem; static const int n = 1; };
+struct __align__(16) ulong2 { unsigned long x, y; };
+template <> struct __syncfix_vector<ulong2> { typedef ulong2 type; typedef unsigned long elem; static const int n = 2; };
+struct __align__(8) ulong3 { unsigned long x, y, z; };
+template <> struct __syncfix_vector<ulong3> { typedef ulong3 type; typedef unsigned long elem; static const int n = 3; };
+struct __align__(16) ulong4 { unsigned long x, y, z, w; };
+template <> struct __syncfix_vector<ulong4> { typedef ulong4 type; typedef unsigned long elem; static const int n = 4; };
+struct __align__(8) longlong1 { long long x; };
+template <> struct __syncfix_vector<longlong1> { typedef longlong1 type; typedef long long elem; static const int n = 1; };
+struct __align__(16) longlong2 { long long x, y; };
+template <> struct __syncfix_vector<longlong2> { typedef longlong2 type; typedef long long elem; static const int n = 2; };
+struct __align__(8) longlong3 { long long x, y, z; };
+template <> struct __syncfix_vector<longlong3> { typedef longlong3 type; typedef long long elem; static const int n = 3; };
+struct __align__(16) longlong4 { long long x, y, z, w; };
+template <> struct __syncfix_vector<longlong4> { typedef longlong4 type; typedef long long elem; static const int n = 4; };
+struct __align__(8) ulonglong1 { unsigned long long x; };
+template <> struct __syncfix_vector<ulonglong1> { typedef ulonglong1 type; typedef unsigned long long elem; static const int n = 1; };
+struct __align__(16) ulonglong2 { unsigned long long x, y; };
+template <> struct __syncfix_vector<ulonglong2> { typedef ulonglong2 type; typedef unsigned long long elem; static const int n = 2; };
+struct __align__(8) ulonglong3 { unsigned long long x, y, z; };
+template <> struct __syncfix_vector<ulonglong3> { typedef ulonglong3 type; typedef unsigned long long elem; static const int n = 3; };
+struct __align__(16) ulonglong4 { unsigned long long x, y, z, w; };
+template <> struct __syncfix_vector<ulonglong4> { typedef ulonglong4 type; typedef unsigned long long elem; static const int n = 4; };
+struct __align__(4) float1 { float x; };
+template <> struct __syncfix_vector<float1> { typedef float1 type; typedef float elem; static const int n = 1; };
+struct __align__(8) float2 { float x, y; };
+template <> struct __syncfix_vector<float2> { typedef float2 type; typedef float elem; static const int n = 2; };
+struct __align__(4) float3 { float x, y, z; };
+template <> struct __syncfix_vector<float3> { typedef float3 type; typedef float elem; static const int n = 3; };
+struct __align__(16) float4 { float x, y, z, w; };
+template <> struct __syncfix_vector<float4> { typedef float4 type; typedef float elem; static const int n = 4; };
+struct __align__(8) double1 { double x; };
+template <> struct __syncfix_vector<double1> { typedef double1 type; typedef double elem; static const int n = 1; };
+struct __align__(16) double2 { double x, y; };
+template <> struct __syncfix_vector<double2> { typedef double2 type; typedef double elem; static const int n = 2; };
+struct __align__(8) double3 { double x, y, z; };
+template <> struct __syncfix_vector<double3> { typedef double3 type; typedef double elem; static const int n = 3; };
+struct __align__(16) double4 { double x, y, z, w; };
+template <> struct __syncfix_vector<double4> { typedef double4 type; typedef double elem; static const int n = 4; };
+template <class V> using __syncfix_vec_t = typename __syncfix_vector<V>::type;
+template <class V> using __syncfix_elem_t = typename __syncfix_vector<V>::elem;
+#define __SYNCFIX_FIELDS(F) \
+  F(x) if constexpr (__syncfix_vector<V>::n >= 2) { F(y) } if constexpr (__syncfix_vector<V>::n >= 3) { F(z) } if constexpr (__syncfix_vector<V>::n >= 4) { F(w) }
+#define __SYNCFIX_VV(f) r.f = a.f __SYNCFIX_OP b.f;
+#define __SYNCFIX_VS(f) r.f = a.f __SYNCFIX_OP s;
+#define __SYNCFIX_SV(f) r.f = s __SYNCFIX_OP a.f;
+#define __SYNCFIX_VECTOR_OPS(OPEQ)                                                                            \
+  template <class V> __host__ __device__ inline __syncfix_vec_t<V> operator __SYNCFIX_OP(V a, V b) { V r; __SYNCFIX_FIELDS(__SYNCFIX_VV) return r; } \
+  template <class V> __host__ __device__ inline __syncfix_vec_t<V> operator __SYNCFIX_OP(V a, __syncfix_elem_t<V> s) { V r; __SYNCFIX_FIELDS(__SYNCFIX_VS) return r; } \
+  template <class V> __host__ __device__ inline __syncfix_vec_t<V> operator __SYNCFIX_OP(__syncfix_elem_t<V> s, V a) { V r; __SYNCFIX_FIELDS(__SYNCFIX_SV) return r; } \
+  template <class V> __host__ __device__ inline __syncfix_vec_t<V> &operator OPEQ(V &a, V b) { a = a __SYNCFIX_OP b; return a; } \
+  template <class V> __host__ __device__ inline __syncfix_vec_t<V> &operator OPEQ(V &a, __syncfix_elem_t<V> s) { a = a __SYNCFIX_OP s; return a; }
+#define __SYNCFIX_OP +
+__SYNCFIX_VECTOR_OPS(+=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP -
+__SYNCFIX_VECTOR_OPS(-=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP *
+__SYNCFIX_VECTOR_OPS(*=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP /
+__SYNCFIX_VECTOR_OPS(/=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP %
+__SYNCFIX_VECTOR_OPS(%=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP &
+__SYNCFIX_VECTOR_OPS(&=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP |
+__SYNCFIX_VECTOR_OPS(|=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP ^
+__SYNCFIX_VECTOR_OPS(^=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP <<
+__SYNCFIX_VECTOR_OPS(<<=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_OP >>
+__SYNCFIX_VECTOR_OPS(>>=)
+#undef __SYNCFIX_OP
+#define __SYNCFIX_NEG(f) r.f = -a.f;
+template <class V> __host__ __device__ inline __syncfix_vec_t<V> operator-(V a) { V r; __SYNCFIX_FIELDS(__SYNCFIX_NEG) return r; }
+#undef __SYNCFIX_NEG
+#undef __SYNCFIX_VV
+#undef __SYNCFIX_VS
+#undef __SYNCFIX_SV
+#undef __SYNCFIX_VECTOR_OPS
+#undef __SYNCFIX_FIELDS
+static __host__ __device__ inline char1 make_char1(signed char x) { char1 r = {x}; return r; }
+static __host__ __device__ inline char2 make_char2(signed char x, signed char y) { char2 r = {x, y}; return r; }
+static __host__ __device__ inline char3 make_char3(signed char x, signed char y, signed char z) { char3 r = {x, y, z}; return r; }
+static __host__ __device__ inline char4 make_char4(signed char x, signed char y, signed char z, signed char w) { char4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline uchar1 make_uchar1(unsigned char x) { uchar1 r = {x}; return r; }
+static __host__ __device__ inline uchar2 make_uchar2(unsigned char x, unsigned char y) { uchar2 r = {x, y}; return r; }
+static __host__ __device__ inline uchar3 make_uchar3(unsigned char x, unsigned char y, unsigned char z) { uchar3 r = {x, y, z}; return r; }
+static __host__ __device__ inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) { uchar4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline short1 make_short1(short x) { short1 r = {x}; return r; }
+static __host__ __device__ inline short2 make_short2(short x, short y) { short2 r = {x, y}; return r; }
+static __host__ __device__ inline short3 make_short3(short x, short y, short z) { short3 r = {x, y, z}; return r; }
+static __host__ __device__ inline short4 make_short4(short x, short y, short z, short w) { short4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline ushort1 make_ushort1(unsigned short x) { ushort1 r = {x}; return r; }
+static __host__ __device__ inline ushort2 make_ushort2(unsigned short x, unsigned short y) { ushort2 r = {x, y}; return r; }
+static __host__ __device__ inline ushort3 make_ushort3(unsigned short x, unsigned short y, unsigned short z) { ushort3 r = {x, y, z}; return r; }
+static __host__ __device__ inline ushort4 make_ushort4(unsigned short x, unsigned short y, unsigned short z, unsigned short w) { ushort4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline int1 make_int1(int x) { int1 r = {x}; return r; }
+static __host__ __device__ inline int2 make_int2(int x, int y) { int2 r = {x, y}; return r; }
+static __host__ __device__ inline int3 make_int3(int x, int y, int z) { int3 r = {x, y, z}; return r; }
+static __host__ __device__ inline int4 make_int4(int x, int y, int z, int w) { int4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline uint1 make_uint1(unsigned int x) { uint1 r = {x}; return r; }
+static __host__ __device__ inline uint2 make_uint2(unsigned int x, unsigned int y) { uint2 r = {x, y}; return r; }
+static __host__ __device__ inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { uint3 r = {x, y, z}; return r; }
+static __host__ __device__ inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { uint4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline long1 make_long1(long x) { long1 r = {x}; return r; }
+static __host__ __device__ inline long2 make_long2(long x, long y) { long2 r = {x, y}; return r; }
+static __host__ __device__ inline long3 make_long3(long x, long y, long z) { long3 r = {x, y, z}; return r; }
+static __host__ __device__ inline long4 make_long4(long x, long y, long z, long w) { long4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline ulong1 make_ulong1(unsigned long x) { ulong1 r = {x}; return r; }
+static __host__ __device__ inline ulong2 make_ulong2(unsigned long x, unsigned long y) { ulong2 r = {x, y}; return r; }
+static __host__ __device__ inline ulong3 make_ulong3(unsigned long x, unsigned long y, unsigned long z) { ulong3 r = {x, y, z}; return r; }
+static __host__ __device__ inline ulong4 make_ulong4(unsigned long x, unsigned long y, unsigned long z, unsigned long w) { ulong4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline longlong1 make_longlong1(long long x) { longlong1 r = {x}; return r; }
+static __host__ __device__ inline longlong2 make_longlong2(long long x, long long y) { longlong2 r = {x, y}; return r; }
+static __host__ __device__ inline longlong3 make_longlong3(long long x, long long y, long long z) { longlong3 r = {x, y, z}; return r; }
+static __host__ __device__ inline longlong4 make_longlong4(long long x, long long y, long long z, long long w) { longlong4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline ulonglong1 make_ulonglong1(unsigned long long x) { ulonglong1 r = {x}; return r; }
+static __host__ __device__ inline ulonglong2 make_ulonglong2(unsigned long long x, unsigned long long y) { ulonglong2 r = {x, y}; return r; }
+static __host__ __device__ inline ulonglong3 make_ulonglong3(unsigned long long x, unsigned long long y, unsigned long long z) { ulonglong3 r = {x, y, z}; return r; }
+static __host__ __device__ inline ulonglong4 make_ulonglong4(unsigned long long x, unsigned long long y, unsigned long long z, unsigned long long w) { ulonglong4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline float1 make_float1(float x) { float1 r = {x}; return r; }
+static __host__ __device__ inline float2 make_float2(float x, float y) { float2 r = {x, y}; return r; }
+static __host__ __device__ inline float3 make_float3(float x, float y, float z) { float3 r = {x, y, z}; return r; }
+static __host__ __device__ inline float4 make_float4(float x, float y, float z, float w) { float4 r = {x, y, z, w}; return r; }
+static __host__ __device__ inline double1 make_double1(double x) { double1 r = {x}; return r; }
+static __host__ __device__ inline double2 make_double2(double x, double y) { double2 r = {x, y}; return r; }
+static __host__ __device__ inline double3 make_double3(double x, double y, double z) { double3 r = {x, y, z}; return r; }
+static __host__ __device__ inline double4 make_double4(double x, double y, double z, double w) { double4 r = {x, y, z, w}; return r; }
+
+/* dim3 and the built-in index variables as clang's CUDA wrapper gives them (clang's
+ * __clang_cuda_builtin_vars.h: threadIdx.x reads llvm.nvvm.read.ptx.sreg.tid.x). */
 struct dim3 {
   unsigned int x, y, z;
-  __host__ __device__ dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+#include <__clang_cuda_builtin_vars.h>
+#define __SYNCFIX_BUILTIN_CONVERSIONS(V)                                                           \
+  __device__ inline __cuda_builtin_##V##_t::operator dim3() const { return dim3(x, y, z); }          \
+  __device__ inline __cuda_builtin_##V##_t::operator uint3() const { return {x, y, z}; }
+__SYNCFIX_BUILTIN_CONVERSIONS(threadIdx)
+__SYNCFIX_BUILTIN_CONVERSIONS(blockIdx)
+__SYNCFIX_BUILTIN_CONVERSIONS(blockDim)
+__SYNCFIX_BUILTIN_CONVERSIONS(gridDim)
+#undef __SYNCFIX_BUILTIN_CONVERSIONS
 
-#define SYNCFIX_INDEX_FIELD(FIELD, INTRINSIC)                                            \
-  __declspec(property(get = __syncfix_get_##FIELD)) unsigned int FIELD;                  \
-  static __device__ __inline__ __attribute__((always_inline)) unsigned int __syncfix_get_##FIELD(void) { return INTRINSIC; }
+/* ---- The device library: clang's own CUDA headers ---------------------------------------------
+ * clang's CUDA wrapper headers define the device library over libdevice (__nv_*) and NVVM
+ * built-ins, as clang compiles real CUDA: math functions (all of CUDA's math API: frexp, sincos,
+ * rsqrtf, __fdividef, ...), integer intrinsics (__mul24, __popc, ...), fences, barriers with a
+ * result (__syncthreads_count), clock(), warp functions (__shfl_*_sync, __ballot_sync,
+ * __activemask, __syncwarp, __match_*_sync) and __ldg. syncfix's lowering gives libdevice its
+ * meaning (crates/frontend/src/lower/library.rs): math functions are uninterpreted, integer
+ * functions exact, results written through pointers (sincos, frexp) are writes; warp values
+ * are arbitrary, __ldg is a load. CUDA's own headers, which clang's include next, are not part
+ * of syncfix; what they add and a kernel needs is declared below. */
+#ifndef CUDA_VERSION
+#define CUDA_VERSION 12040
+#endif
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 12040
+#endif
+#define __CUDACC__ 1
+typedef unsigned int cuuint32_t;
+typedef unsigned long long cuuint64_t;
+#include <limits.h>
+#ifndef HUGE_VAL
+#define HUGE_VAL __builtin_huge_val()
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF __builtin_huge_valf()
+#endif
+#include <__clang_cuda_libdevice_declares.h>
+#include <__clang_cuda_device_functions.h>
+#include <__clang_cuda_math.h>
+#include <__clang_cuda_intrinsics.h>
+typedef long clock_t;
 
-struct __syncfix_threadIdx_t {
-  SYNCFIX_INDEX_FIELD(x, __nvvm_read_ptx_sreg_tid_x())
-  SYNCFIX_INDEX_FIELD(y, __nvvm_read_ptx_sreg_tid_y())
-  SYNCFIX_INDEX_FIELD(z, __nvvm_read_ptx_sreg_tid_z())
-};
-struct __syncfix_blockIdx_t {
-  SYNCFIX_INDEX_FIELD(x, __nvvm_read_ptx_sreg_ctaid_x())
-  SYNCFIX_INDEX_FIELD(y, __nvvm_read_ptx_sreg_ctaid_y())
-  SYNCFIX_INDEX_FIELD(z, __nvvm_read_ptx_sreg_ctaid_z())
-};
-struct __syncfix_blockDim_t {
-  SYNCFIX_INDEX_FIELD(x, __nvvm_read_ptx_sreg_ntid_x())
-  SYNCFIX_INDEX_FIELD(y, __nvvm_read_ptx_sreg_ntid_y())
-  SYNCFIX_INDEX_FIELD(z, __nvvm_read_ptx_sreg_ntid_z())
-};
-struct __syncfix_gridDim_t {
-  SYNCFIX_INDEX_FIELD(x, __nvvm_read_ptx_sreg_nctaid_x())
-  SYNCFIX_INDEX_FIELD(y, __nvvm_read_ptx_sreg_nctaid_y())
-  SYNCFIX_INDEX_FIELD(z, __nvvm_read_ptx_sreg_nctaid_z())
-};
-#undef SYNCFIX_INDEX_FIELD
-
-extern const __device__ __syncfix_threadIdx_t threadIdx;
-extern const __device__ __syncfix_blockIdx_t blockIdx;
-extern const __device__ __syncfix_blockDim_t blockDim;
-extern const __device__ __syncfix_gridDim_t gridDim;
-#define warpSize 32
+/* Device-side printf: output only (lowered by syncfix to nothing). */
+extern "C" __device__ int printf(const char *format, ...);
+extern "C" __device__ int vprintf(const char *format, const char *args);
 
 extern "C" {
 /* Statement boundaries left by syncfix's front end (never in user code). */
@@ -94,160 +335,6 @@ __device__ __forceinline__ grid_group this_grid() { return grid_group(); }
 __device__ __forceinline__ void synchronize(const thread_block &g) { g.sync(); }
 __device__ __forceinline__ void synchronize(const grid_group &g) { g.sync(); }
 } // namespace cooperative_groups
-
-/* ---- Basic types (NVIDIA's headers get them from the C library) ----------------------------- */
-typedef __SIZE_TYPE__ size_t;
-typedef __PTRDIFF_TYPE__ ptrdiff_t;
-typedef __INT8_TYPE__ int8_t;
-typedef __INT16_TYPE__ int16_t;
-typedef __INT32_TYPE__ int32_t;
-typedef __INT64_TYPE__ int64_t;
-typedef __UINT8_TYPE__ uint8_t;
-typedef __UINT16_TYPE__ uint16_t;
-typedef __UINT32_TYPE__ uint32_t;
-typedef __UINT64_TYPE__ uint64_t;
-typedef unsigned short ushort;
-typedef unsigned int uint;
-typedef unsigned long ulong;
-#ifndef NULL
-#define NULL __null
-#endif
-
-/* ---- Vector types (CUDA's vector_types.h): structs with NVIDIA's alignments ------------------
- * Class templates behind typedefs, so that clang's AST (which syncfix reads for every kernel)
- * holds a type only when a kernel uses it. make_T4(x, y, z, w) and friends are macros for the
- * same reason; FIXME: a kernel that declares its own make_* overloads (helper_math.h) does not
- * compile with them. They can become functions declared here and lowered by syncfix once the
- * library hook may return a struct. */
-template <class T, int A> struct alignas(A) __syncfix_vec1 { T x; };
-template <class T, int A> struct alignas(A) __syncfix_vec2 { T x, y; };
-template <class T, int A> struct alignas(A) __syncfix_vec3 { T x, y, z; };
-template <class T, int A> struct alignas(A) __syncfix_vec4 { T x, y, z, w; };
-typedef __syncfix_vec1<signed char, 1> char1;
-typedef __syncfix_vec2<signed char, 2> char2;
-typedef __syncfix_vec3<signed char, 1> char3;
-typedef __syncfix_vec4<signed char, 4> char4;
-typedef __syncfix_vec1<unsigned char, 1> uchar1;
-typedef __syncfix_vec2<unsigned char, 2> uchar2;
-typedef __syncfix_vec3<unsigned char, 1> uchar3;
-typedef __syncfix_vec4<unsigned char, 4> uchar4;
-typedef __syncfix_vec1<short, 2> short1;
-typedef __syncfix_vec2<short, 4> short2;
-typedef __syncfix_vec3<short, 2> short3;
-typedef __syncfix_vec4<short, 8> short4;
-typedef __syncfix_vec1<unsigned short, 2> ushort1;
-typedef __syncfix_vec2<unsigned short, 4> ushort2;
-typedef __syncfix_vec3<unsigned short, 2> ushort3;
-typedef __syncfix_vec4<unsigned short, 8> ushort4;
-typedef __syncfix_vec1<int, 4> int1;
-typedef __syncfix_vec2<int, 8> int2;
-typedef __syncfix_vec3<int, 4> int3;
-typedef __syncfix_vec4<int, 16> int4;
-typedef __syncfix_vec1<unsigned int, 4> uint1;
-typedef __syncfix_vec2<unsigned int, 8> uint2;
-typedef __syncfix_vec3<unsigned int, 4> uint3;
-typedef __syncfix_vec4<unsigned int, 16> uint4;
-typedef __syncfix_vec1<long, 8> long1;
-typedef __syncfix_vec2<long, 16> long2;
-typedef __syncfix_vec3<long, 8> long3;
-typedef __syncfix_vec4<long, 16> long4;
-typedef __syncfix_vec1<unsigned long, 8> ulong1;
-typedef __syncfix_vec2<unsigned long, 16> ulong2;
-typedef __syncfix_vec3<unsigned long, 8> ulong3;
-typedef __syncfix_vec4<unsigned long, 16> ulong4;
-typedef __syncfix_vec1<long long, 8> longlong1;
-typedef __syncfix_vec2<long long, 16> longlong2;
-typedef __syncfix_vec3<long long, 8> longlong3;
-typedef __syncfix_vec4<long long, 16> longlong4;
-typedef __syncfix_vec1<unsigned long long, 8> ulonglong1;
-typedef __syncfix_vec2<unsigned long long, 16> ulonglong2;
-typedef __syncfix_vec3<unsigned long long, 8> ulonglong3;
-typedef __syncfix_vec4<unsigned long long, 16> ulonglong4;
-typedef __syncfix_vec1<float, 4> float1;
-typedef __syncfix_vec2<float, 8> float2;
-typedef __syncfix_vec3<float, 4> float3;
-typedef __syncfix_vec4<float, 16> float4;
-typedef __syncfix_vec1<double, 8> double1;
-typedef __syncfix_vec2<double, 16> double2;
-typedef __syncfix_vec3<double, 8> double3;
-typedef __syncfix_vec4<double, 16> double4;
-#define make_char1(x) (char1{(signed char)(x)})
-#define make_char2(x, y) (char2{(signed char)(x), (signed char)(y)})
-#define make_char3(x, y, z) (char3{(signed char)(x), (signed char)(y), (signed char)(z)})
-#define make_char4(x, y, z, w) (char4{(signed char)(x), (signed char)(y), (signed char)(z), (signed char)(w)})
-#define make_uchar1(x) (uchar1{(unsigned char)(x)})
-#define make_uchar2(x, y) (uchar2{(unsigned char)(x), (unsigned char)(y)})
-#define make_uchar3(x, y, z) (uchar3{(unsigned char)(x), (unsigned char)(y), (unsigned char)(z)})
-#define make_uchar4(x, y, z, w) (uchar4{(unsigned char)(x), (unsigned char)(y), (unsigned char)(z), (unsigned char)(w)})
-#define make_short1(x) (short1{(short)(x)})
-#define make_short2(x, y) (short2{(short)(x), (short)(y)})
-#define make_short3(x, y, z) (short3{(short)(x), (short)(y), (short)(z)})
-#define make_short4(x, y, z, w) (short4{(short)(x), (short)(y), (short)(z), (short)(w)})
-#define make_ushort1(x) (ushort1{(unsigned short)(x)})
-#define make_ushort2(x, y) (ushort2{(unsigned short)(x), (unsigned short)(y)})
-#define make_ushort3(x, y, z) (ushort3{(unsigned short)(x), (unsigned short)(y), (unsigned short)(z)})
-#define make_ushort4(x, y, z, w) (ushort4{(unsigned short)(x), (unsigned short)(y), (unsigned short)(z), (unsigned short)(w)})
-#define make_int1(x) (int1{(int)(x)})
-#define make_int2(x, y) (int2{(int)(x), (int)(y)})
-#define make_int3(x, y, z) (int3{(int)(x), (int)(y), (int)(z)})
-#define make_int4(x, y, z, w) (int4{(int)(x), (int)(y), (int)(z), (int)(w)})
-#define make_uint1(x) (uint1{(unsigned int)(x)})
-#define make_uint2(x, y) (uint2{(unsigned int)(x), (unsigned int)(y)})
-#define make_uint3(x, y, z) (uint3{(unsigned int)(x), (unsigned int)(y), (unsigned int)(z)})
-#define make_uint4(x, y, z, w) (uint4{(unsigned int)(x), (unsigned int)(y), (unsigned int)(z), (unsigned int)(w)})
-#define make_long1(x) (long1{(long)(x)})
-#define make_long2(x, y) (long2{(long)(x), (long)(y)})
-#define make_long3(x, y, z) (long3{(long)(x), (long)(y), (long)(z)})
-#define make_long4(x, y, z, w) (long4{(long)(x), (long)(y), (long)(z), (long)(w)})
-#define make_ulong1(x) (ulong1{(unsigned long)(x)})
-#define make_ulong2(x, y) (ulong2{(unsigned long)(x), (unsigned long)(y)})
-#define make_ulong3(x, y, z) (ulong3{(unsigned long)(x), (unsigned long)(y), (unsigned long)(z)})
-#define make_ulong4(x, y, z, w) (ulong4{(unsigned long)(x), (unsigned long)(y), (unsigned long)(z), (unsigned long)(w)})
-#define make_longlong1(x) (longlong1{(long long)(x)})
-#define make_longlong2(x, y) (longlong2{(long long)(x), (long long)(y)})
-#define make_longlong3(x, y, z) (longlong3{(long long)(x), (long long)(y), (long long)(z)})
-#define make_longlong4(x, y, z, w) (longlong4{(long long)(x), (long long)(y), (long long)(z), (long long)(w)})
-#define make_ulonglong1(x) (ulonglong1{(unsigned long long)(x)})
-#define make_ulonglong2(x, y) (ulonglong2{(unsigned long long)(x), (unsigned long long)(y)})
-#define make_ulonglong3(x, y, z) (ulonglong3{(unsigned long long)(x), (unsigned long long)(y), (unsigned long long)(z)})
-#define make_ulonglong4(x, y, z, w) (ulonglong4{(unsigned long long)(x), (unsigned long long)(y), (unsigned long long)(z), (unsigned long long)(w)})
-#define make_float1(x) (float1{(float)(x)})
-#define make_float2(x, y) (float2{(float)(x), (float)(y)})
-#define make_float3(x, y, z) (float3{(float)(x), (float)(y), (float)(z)})
-#define make_float4(x, y, z, w) (float4{(float)(x), (float)(y), (float)(z), (float)(w)})
-#define make_double1(x) (double1{(double)(x)})
-#define make_double2(x, y) (double2{(double)(x), (double)(y)})
-#define make_double3(x, y, z) (double3{(double)(x), (double)(y), (double)(z)})
-#define make_double4(x, y, z, w) (double4{(double)(x), (double)(y), (double)(z), (double)(w)})
-
-/* ---- Synchronisation and fences (lowered by syncfix) ------------------------------------------
- * `__syncthreads()` is a clang builtin (llvm.nvvm.barrier0). __syncthreads_count/and/or are
- * block barriers with an arbitrary result. Warp synchronisation is not modelled: __syncwarp
- * has no effect, so races it would prevent are still reported (sound). Fences do not order
- * different threads' accesses, so race checking ignores them. */
-extern "C" {
-__device__ int __syncthreads_count(int predicate);
-__device__ int __syncthreads_and(int predicate);
-__device__ int __syncthreads_or(int predicate);
-__device__ void __threadfence(void);
-__device__ void __threadfence_block(void);
-__device__ void __threadfence_system(void);
-__device__ void __syncwarp(unsigned int mask = 0xffffffffu);
-
-/* Warp votes and shuffles: the values of other lanes are not modelled (arbitrary results). */
-__device__ unsigned int __activemask(void);
-__device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
-__device__ int __all_sync(unsigned int mask, int predicate);
-__device__ int __any_sync(unsigned int mask, int predicate);
-}
-template <class T> __device__ T __shfl_sync(unsigned int mask, T var, int src_lane, int width = warpSize);
-template <class T> __device__ T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize);
-template <class T> __device__ T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize);
-template <class T> __device__ T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = warpSize);
-template <class T> __device__ T __shfl(T var, int src_lane, int width = warpSize);
-template <class T> __device__ T __shfl_up(T var, unsigned int delta, int width = warpSize);
-template <class T> __device__ T __shfl_down(T var, unsigned int delta, int width = warpSize);
-template <class T> __device__ T __shfl_xor(T var, int lane_mask, int width = warpSize);
 
 /* ---- Atomics (CUDA programming guide, atomic functions): lowered by syncfix to one atomic
  * read-modify-write returning the old value. The _block and _system forms differ only in the
@@ -309,20 +396,8 @@ __device__ unsigned long long int atomicCAS(unsigned long long int *address, uns
 #define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
 
-/* ---- Integer intrinsics: lowered exactly by syncfix; bit counts are uninterpreted ------------ */
-__device__ int __mul24(int x, int y);
-__device__ unsigned int __umul24(unsigned int x, unsigned int y);
-__device__ int __mulhi(int x, int y);
-__device__ unsigned int __umulhi(unsigned int x, unsigned int y);
-__device__ long long int __mul64hi(long long int x, long long int y);
-__device__ unsigned long long int __umul64hi(unsigned long long int x, unsigned long long int y);
-__device__ int __hadd(int x, int y);
-__device__ int __rhadd(int x, int y);
-__device__ unsigned int __uhadd(unsigned int x, unsigned int y);
-__device__ unsigned int __urhadd(unsigned int x, unsigned int y);
-__device__ unsigned int __sad(int x, int y, unsigned int z);
-__device__ unsigned int __usad(unsigned int x, unsigned int y, unsigned int z);
-__device__ int min(int x, int y);
+/* ---- min and max (CUDA's crt/math_functions.hpp): the overloads clang's headers leave out
+ * (they define min(int, int) and max(int, int)); lowered exactly by syncfix. */
 __device__ unsigned int min(unsigned int x, unsigned int y);
 __device__ unsigned int min(int x, unsigned int y);
 __device__ unsigned int min(unsigned int x, int y);
@@ -332,7 +407,6 @@ __device__ long long min(long long x, long long y);
 __device__ unsigned long long min(unsigned long long x, unsigned long long y);
 __device__ float min(float x, float y) __attribute__((const));
 __device__ double min(double x, double y) __attribute__((const));
-__device__ int max(int x, int y);
 __device__ unsigned int max(unsigned int x, unsigned int y);
 __device__ unsigned int max(int x, unsigned int y);
 __device__ unsigned int max(unsigned int x, int y);
@@ -342,171 +416,6 @@ __device__ long long max(long long x, long long y);
 __device__ unsigned long long max(unsigned long long x, unsigned long long y);
 __device__ float max(float x, float y) __attribute__((const));
 __device__ double max(double x, double y) __attribute__((const));
-__device__ unsigned int umin(unsigned int x, unsigned int y);
-__device__ unsigned int umax(unsigned int x, unsigned int y);
-__device__ long long llmin(long long x, long long y);
-__device__ long long llmax(long long x, long long y);
-__device__ unsigned long long ullmin(unsigned long long x, unsigned long long y);
-__device__ unsigned long long ullmax(unsigned long long x, unsigned long long y);
-__device__ int abs(int x);
-__device__ long labs(long x);
-__device__ long long llabs(long long x);
-
-extern "C" {
-__device__ int __popc(unsigned int x) __attribute__((const));
-__device__ int __popcll(unsigned long long x) __attribute__((const));
-__device__ int __clz(int x) __attribute__((const));
-__device__ int __clzll(long long x) __attribute__((const));
-__device__ int __ffs(int x) __attribute__((const));
-__device__ int __ffsll(long long x) __attribute__((const));
-__device__ unsigned int __brev(unsigned int x) __attribute__((const));
-__device__ unsigned long long __brevll(unsigned long long x) __attribute__((const));
-__device__ unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) __attribute__((const));
-/* Reinterpretations of the bits: exact (floats are bit-vectors to syncfix). */
-__device__ int __float_as_int(float x);
-__device__ unsigned int __float_as_uint(float x);
-__device__ float __int_as_float(int x);
-__device__ float __uint_as_float(unsigned int x);
-__device__ long long __double_as_longlong(double x);
-__device__ double __longlong_as_double(long long x);
-
-/* ---- Math functions: uninterpreted functions (a `float` argument of the double form is
- * promoted, as in C). ---------------------------------------------------------------------------- */
-__device__ double sqrt(double x) __attribute__((const));
-__device__ float sqrtf(float x) __attribute__((const));
-__device__ double rsqrt(double x) __attribute__((const));
-__device__ float rsqrtf(float x) __attribute__((const));
-__device__ double cbrt(double x) __attribute__((const));
-__device__ float cbrtf(float x) __attribute__((const));
-__device__ double rcbrt(double x) __attribute__((const));
-__device__ float rcbrtf(float x) __attribute__((const));
-__device__ double exp(double x) __attribute__((const));
-__device__ float expf(float x) __attribute__((const));
-__device__ double exp2(double x) __attribute__((const));
-__device__ float exp2f(float x) __attribute__((const));
-__device__ double exp10(double x) __attribute__((const));
-__device__ float exp10f(float x) __attribute__((const));
-__device__ double expm1(double x) __attribute__((const));
-__device__ float expm1f(float x) __attribute__((const));
-__device__ double log(double x) __attribute__((const));
-__device__ float logf(float x) __attribute__((const));
-__device__ double log2(double x) __attribute__((const));
-__device__ float log2f(float x) __attribute__((const));
-__device__ double log10(double x) __attribute__((const));
-__device__ float log10f(float x) __attribute__((const));
-__device__ double log1p(double x) __attribute__((const));
-__device__ float log1pf(float x) __attribute__((const));
-__device__ double logb(double x) __attribute__((const));
-__device__ float logbf(float x) __attribute__((const));
-__device__ double sin(double x) __attribute__((const));
-__device__ float sinf(float x) __attribute__((const));
-__device__ double cos(double x) __attribute__((const));
-__device__ float cosf(float x) __attribute__((const));
-__device__ double tan(double x) __attribute__((const));
-__device__ float tanf(float x) __attribute__((const));
-__device__ double asin(double x) __attribute__((const));
-__device__ float asinf(float x) __attribute__((const));
-__device__ double acos(double x) __attribute__((const));
-__device__ float acosf(float x) __attribute__((const));
-__device__ double atan(double x) __attribute__((const));
-__device__ float atanf(float x) __attribute__((const));
-__device__ double sinh(double x) __attribute__((const));
-__device__ float sinhf(float x) __attribute__((const));
-__device__ double cosh(double x) __attribute__((const));
-__device__ float coshf(float x) __attribute__((const));
-__device__ double tanh(double x) __attribute__((const));
-__device__ float tanhf(float x) __attribute__((const));
-__device__ double asinh(double x) __attribute__((const));
-__device__ float asinhf(float x) __attribute__((const));
-__device__ double acosh(double x) __attribute__((const));
-__device__ float acoshf(float x) __attribute__((const));
-__device__ double atanh(double x) __attribute__((const));
-__device__ float atanhf(float x) __attribute__((const));
-__device__ double sinpi(double x) __attribute__((const));
-__device__ float sinpif(float x) __attribute__((const));
-__device__ double cospi(double x) __attribute__((const));
-__device__ float cospif(float x) __attribute__((const));
-__device__ double erf(double x) __attribute__((const));
-__device__ float erff(float x) __attribute__((const));
-__device__ double erfc(double x) __attribute__((const));
-__device__ float erfcf(float x) __attribute__((const));
-__device__ double erfinv(double x) __attribute__((const));
-__device__ float erfinvf(float x) __attribute__((const));
-__device__ double lgamma(double x) __attribute__((const));
-__device__ float lgammaf(float x) __attribute__((const));
-__device__ double tgamma(double x) __attribute__((const));
-__device__ float tgammaf(float x) __attribute__((const));
-__device__ double fabs(double x) __attribute__((const));
-__device__ float fabsf(float x) __attribute__((const));
-__device__ double floor(double x) __attribute__((const));
-__device__ float floorf(float x) __attribute__((const));
-__device__ double ceil(double x) __attribute__((const));
-__device__ float ceilf(float x) __attribute__((const));
-__device__ double trunc(double x) __attribute__((const));
-__device__ float truncf(float x) __attribute__((const));
-__device__ double round(double x) __attribute__((const));
-__device__ float roundf(float x) __attribute__((const));
-__device__ double rint(double x) __attribute__((const));
-__device__ float rintf(float x) __attribute__((const));
-__device__ double nearbyint(double x) __attribute__((const));
-__device__ float nearbyintf(float x) __attribute__((const));
-__device__ double normcdf(double x) __attribute__((const));
-__device__ float normcdff(float x) __attribute__((const));
-__device__ double pow(double x, double y) __attribute__((const));
-__device__ float powf(float x, float y) __attribute__((const));
-__device__ double atan2(double x, double y) __attribute__((const));
-__device__ float atan2f(float x, float y) __attribute__((const));
-__device__ double fmin(double x, double y) __attribute__((const));
-__device__ float fminf(float x, float y) __attribute__((const));
-__device__ double fmax(double x, double y) __attribute__((const));
-__device__ float fmaxf(float x, float y) __attribute__((const));
-__device__ double fmod(double x, double y) __attribute__((const));
-__device__ float fmodf(float x, float y) __attribute__((const));
-__device__ double hypot(double x, double y) __attribute__((const));
-__device__ float hypotf(float x, float y) __attribute__((const));
-__device__ double copysign(double x, double y) __attribute__((const));
-__device__ float copysignf(float x, float y) __attribute__((const));
-__device__ double fdim(double x, double y) __attribute__((const));
-__device__ float fdimf(float x, float y) __attribute__((const));
-__device__ double remainder(double x, double y) __attribute__((const));
-__device__ float remainderf(float x, float y) __attribute__((const));
-__device__ double nextafter(double x, double y) __attribute__((const));
-__device__ float nextafterf(float x, float y) __attribute__((const));
-__device__ double fma(double x, double y, double z) __attribute__((const));
-__device__ float fmaf(float x, float y, float z) __attribute__((const));
-/* Fast intrinsics. */
-__device__ float __sinf(float x) __attribute__((const));
-__device__ float __cosf(float x) __attribute__((const));
-__device__ float __tanf(float x) __attribute__((const));
-__device__ float __expf(float x) __attribute__((const));
-__device__ float __exp10f(float x) __attribute__((const));
-__device__ float __logf(float x) __attribute__((const));
-__device__ float __log2f(float x) __attribute__((const));
-__device__ float __log10f(float x) __attribute__((const));
-__device__ float __powf(float x, float y) __attribute__((const));
-__device__ float __fdividef(float x, float y) __attribute__((const));
-__device__ float __saturatef(float x) __attribute__((const));
-__device__ float __frcp_rn(float x) __attribute__((const));
-__device__ float __fsqrt_rn(float x) __attribute__((const));
-__device__ float __frsqrt_rn(float x) __attribute__((const));
-__device__ int __float2int_rn(float x) __attribute__((const));
-__device__ int __float2int_rz(float x) __attribute__((const));
-__device__ unsigned int __float2uint_rn(float x) __attribute__((const));
-__device__ unsigned int __float2uint_rz(float x) __attribute__((const));
-__device__ float __int2float_rn(int x) __attribute__((const));
-__device__ float __uint2float_rn(unsigned int x) __attribute__((const));
-}
-
-/* Device-side printf: output only (lowered by syncfix to nothing). */
-extern "C" __device__ int printf(const char *format, ...);
-
-/* Device-side memcpy and memset (as the CUDA headers declare them; lowered by syncfix to
-   loads and stores when the length is a constant). */
-extern "C" __device__ void *memcpy(void *dst, const void *src, size_t n);
-extern "C" __device__ void *memset(void *dst, int value, size_t n);
-
-/* Loads through the read-only data cache: an ordinary load. */
-template <class T> __device__ inline T __ldg(const T *p) { return *p; }
 
 /* ---- curand (device API) ----------------------------------------------------------------------
  * Generator states are opaque to kernels. syncfix lowers the calls: a draw (and curand_init)
@@ -540,9 +449,22 @@ template <class S> __device__ unsigned int curand_poisson(S *state, double lambd
  * integer types), a fresh one per fetch since filtering and addressing modes are not modelled.
  * The texture variable is named only in unevaluated operands (`decltype`): clang would otherwise
  * turn it into a texture handle, which is not needed for the model. Texture objects
- * (cudaTextureObject_t) and surfaces are not modelled: their functions are not declared, so a
+ * (cudaTextureObject_t, `tex2D<float>(obj, x, y)`) are read the same way: a fresh value of the
+ * requested type per fetch. Surfaces are not modelled: their functions are not declared, so a
  * kernel using them gets clang's error naming the function. */
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+/* CUDA's texture_types.h. */
+#define cudaTextureType1D 0x01
+#define cudaTextureType2D 0x02
+#define cudaTextureType3D 0x03
+#define cudaTextureTypeCubemap 0x0C
+#define cudaTextureType1DLayered 0xF1
+#define cudaTextureType2DLayered 0xF2
+#define cudaTextureTypeCubemapLayered 0xFC
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2, cudaAddressModeBorder = 3 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+typedef unsigned long long cudaTextureObject_t;
+
 template <class T, enum cudaTextureReadMode M> struct __syncfix_texel { typedef T type; };
 #define __SYNCFIX_NORMALIZED(T, F) \
   template <> struct __syncfix_texel<T, cudaReadModeNormalizedFloat> { typedef F type; };
@@ -567,12 +489,34 @@ struct __attribute__((device_builtin_texture_type)) texture {
 };
 /* Bodiless, without pointer arguments: syncfix gives each call a fresh value. */
 template <class Tex, class... Coords> __device__ typename Tex::__syncfix_value __syncfix_texture_fetch(Coords... coords);
-#define tex1Dfetch(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define tex1D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define tex2D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define tex3D(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define tex1DLayered(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define tex2DLayered(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
-#define texCubemap(t, ...) __syncfix_texture_fetch<decltype(t)>(__VA_ARGS__)
+template <class T, class... Coords> __device__ T __syncfix_texture_object_fetch(cudaTextureObject_t t, Coords... coords);
+/* Each fetch function for a texture reference (taken by reference: its value, a texture
+ * handle, is never read) and for a texture object (`tex2D<float>(obj, x, y)`, and the form
+ * that returns through a pointer, which writes it). */
+#define __SYNCFIX_TEX(NAME, PARAMS, ARGS)                                                                  \
+  template <class T, int K, enum cudaTextureReadMode M>                                                    \
+  static __device__ inline typename texture<T, K, M>::__syncfix_value NAME(const texture<T, K, M> &t, PARAMS) { \
+    return __syncfix_texture_fetch<texture<T, K, M> >(ARGS);                                               \
+  }                                                                                                        \
+  template <class T> static __device__ inline T NAME(cudaTextureObject_t t, PARAMS) {                      \
+    return __syncfix_texture_object_fetch<T>(t, ARGS);                                                     \
+  }                                                                                                        \
+  template <class T> static __device__ inline void NAME(T *ret, cudaTextureObject_t t, PARAMS) {           \
+    *ret = __syncfix_texture_object_fetch<T>(t, ARGS);                                                     \
+  }
+#define __SYNCFIX_COMMA ,
+__SYNCFIX_TEX(tex1Dfetch, int x, x)
+__SYNCFIX_TEX(tex1D, float x, x)
+__SYNCFIX_TEX(tex2D, float x __SYNCFIX_COMMA float y, x __SYNCFIX_COMMA y)
+__SYNCFIX_TEX(tex3D, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float z, x __SYNCFIX_COMMA y __SYNCFIX_COMMA z)
+__SYNCFIX_TEX(tex1DLayered, float x __SYNCFIX_COMMA int layer, x __SYNCFIX_COMMA layer)
+__SYNCFIX_TEX(tex2DLayered, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA int layer, x __SYNCFIX_COMMA y __SYNCFIX_COMMA layer)
+__SYNCFIX_TEX(texCubemap, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float z, x __SYNCFIX_COMMA y __SYNCFIX_COMMA z)
+__SYNCFIX_TEX(texCubemapLayered, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float z __SYNCFIX_COMMA int layer, x __SYNCFIX_COMMA y __SYNCFIX_COMMA z __SYNCFIX_COMMA layer)
+__SYNCFIX_TEX(tex1DLod, float x __SYNCFIX_COMMA float level, x __SYNCFIX_COMMA level)
+__SYNCFIX_TEX(tex2DLod, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float level, x __SYNCFIX_COMMA y __SYNCFIX_COMMA level)
+__SYNCFIX_TEX(tex3DLod, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float z __SYNCFIX_COMMA float level, x __SYNCFIX_COMMA y __SYNCFIX_COMMA z __SYNCFIX_COMMA level)
+#undef __SYNCFIX_TEX
+#undef __SYNCFIX_COMMA
 
 #endif /* SYNCFIX_CUDA_PRELUDE_H */

@@ -239,16 +239,17 @@ impl<'a> Lowerer<'a> {
                     }
                     return Ok(next);
                 }
-                if name.starts_with("llvm.nvvm.barrier0.") || name.starts_with("llvm.nvvm.barrier.") {
-                    return Err(unsupported("__syncthreads_count/_and/_or (not supported yet)", loc));
-                }
-                if name.starts_with("llvm.nvvm.bar.warp.sync") {
-                    return Err(unsupported("__syncwarp (warp-level synchronisation is not supported yet)", loc));
-                }
                 let ret_ty = match c.function_ty.as_ref() {
                     llvm_ir::Type::FuncType { result_type, .. } => Some(result_type.clone()),
                     _ => None,
                 };
+                if name.starts_with("llvm.nvvm.") {
+                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)?;
+                    if let (Some(dest), Some(v)) = (&c.dest, v) {
+                        frame.values.insert(dest.clone(), v);
+                    }
+                    return Ok(next);
+                }
                 if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)? {
                     if let (Some(dest), Some(v)) = (&c.dest, r) {
                         frame.values.insert(dest.clone(), v);

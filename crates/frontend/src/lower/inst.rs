@@ -88,10 +88,99 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
             },
-            Constant::BitCast(b) => self.constant(&b.operand, loc)?,
+            Constant::Add(x) => self.const_bin(BinOp::Add, &x.operand0, &x.operand1, c, loc)?,
+            Constant::Sub(x) => self.const_bin(BinOp::Sub, &x.operand0, &x.operand1, c, loc)?,
+            Constant::Mul(x) => self.const_bin(BinOp::Mul, &x.operand0, &x.operand1, c, loc)?,
+            Constant::Xor(x) => self.const_bin(BinOp::Xor, &x.operand0, &x.operand1, c, loc)?,
+            Constant::Trunc(x) => {
+                let to = elem_bits(&x.to_type, loc)?;
+                let v = self.constant(&x.operand, loc)?;
+                self.const_map(v, c, loc, &mut |bits, width| Ok(Operand::konst(to, super::fold::cast(CastOp::Trunc, width, to, bits))))?
+            }
+            Constant::PtrToInt(x) => {
+                // The pointer's 64-bit representation (as the instruction: see `pointer.rs`).
+                let to = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("the constant expression `{c}`"), loc))?;
+                let p = self.constant(&x.operand, loc)?;
+                let entry = self.k.entry;
+                let enc = self.encode_ptr(entry, &p, &Span::default(), loc)?;
+                let Operand::Const { bits, .. } = enc else {
+                    return Err(unsupported(format!("the constant expression `{c}` (a pointer not known when lowering)"), loc));
+                };
+                self.escape(&p);
+                LVal::Scalar(Operand::konst(to, super::fold::cast(CastOp::ZExt, 64, to, bits)))
+            }
+            Constant::BitCast(b) => {
+                let v = self.constant(&b.operand, loc)?;
+                let from = self.type_of(&llvm_ir::Operand::ConstantOperand(b.operand.clone()));
+                match &v {
+                    LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. } => v,
+                    // Bits are bits: a float and an integer of one width, vectors of such.
+                    _ if same_bits_shape(&from, &b.to_type) => v,
+                    _ => return Err(unsupported(format!("the constant expression `{c}` (a bitcast that regroups bits)"), loc)),
+                }
+            }
             Constant::AddrSpaceCast(b) => self.constant(&b.operand, loc)?,
-            other => return Err(unsupported(format!("the constant expression `{other}`"), loc)),
+            Constant::ExtractElement(x) => {
+                let v = self.constant(&x.vector, loc)?;
+                let i = self.constant(&x.index, loc)?;
+                match (v, i) {
+                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => xs.swap_remove(bits as usize),
+                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
+                }
+            }
+            Constant::InsertElement(x) => {
+                let v = self.constant(&x.vector, loc)?;
+                let e = self.constant(&x.element, loc)?;
+                let i = self.constant(&x.index, loc)?;
+                match (v, i) {
+                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => {
+                        xs[bits as usize] = e;
+                        LVal::Agg(xs)
+                    }
+                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
+                }
+            }
+            Constant::ShuffleVector(x) => {
+                let a = self.constant(&x.operand0, loc)?;
+                let b = self.constant(&x.operand1, loc)?;
+                let ty = self.type_of(&llvm_ir::Operand::ConstantOperand(c.clone()));
+                self.shuffle(a, b, &x.mask, &ty, loc)?
+            }
+            // `blockaddress`, `none` tokens, pointer authentication: nothing a kernel needs.
+            other => return Err(unsupported(format!("the constant `{other}`"), loc)),
         })
+    }
+
+    /// A constant `op` of two constant operands (element by element on vectors), folded
+    /// exactly (`fold::bin`). An operand that is not a number (a pointer) or an undefined
+    /// result is an error naming the expression `c`.
+    fn const_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
+        let a = self.constant(a, loc)?;
+        let b = self.constant(b, loc)?;
+        let what = |why: &str| unsupported(format!("the constant expression `{c}` ({why})"), loc);
+        let fold = |x: &LVal, y: &LVal| -> Result<Operand, LowerError> {
+            match (x, y) {
+                (LVal::Scalar(Operand::Const { bits: p, width }), LVal::Scalar(Operand::Const { bits: q, .. })) => {
+                    super::fold::bin(op, *width, *p, *q).map(|r| Operand::konst(*width, r)).map_err(|e| what(&e))
+                }
+                _ => Err(what("an operand that is not a number")),
+            }
+        };
+        match (&a, &b) {
+            (LVal::Agg(xs), LVal::Agg(ys)) if xs.len() == ys.len() => {
+                Ok(LVal::Agg(xs.iter().zip(ys).map(|(x, y)| fold(x, y).map(LVal::Scalar)).collect::<Result<_, _>>()?))
+            }
+            _ => Ok(LVal::Scalar(fold(&a, &b)?)),
+        }
+    }
+
+    /// `f` applied to each number of a constant (a scalar or a vector of scalars).
+    fn const_map(&mut self, v: LVal, c: &ConstantRef, loc: Option<Loc>, f: &mut dyn FnMut(u128, u16) -> Result<Operand, LowerError>) -> Result<LVal, LowerError> {
+        match v {
+            LVal::Scalar(Operand::Const { bits, width }) => Ok(LVal::Scalar(f(bits, width)?)),
+            LVal::Agg(xs) => Ok(LVal::Agg(xs.into_iter().map(|x| self.const_map(x, c, loc, f)).collect::<Result<_, _>>()?)),
+            _ => Err(unsupported(format!("the constant expression `{c}` (an operand that is not a number)"), loc)),
+        }
     }
 
     /// A value of type `t` filled with zeros (`zeroinitializer`) or arbitrary values (`undef`).
@@ -143,7 +232,7 @@ impl<'a> Lowerer<'a> {
     /// `getelementptr`: offset arithmetic on the base pointer's byte offset.
     pub(crate) fn gep(
         &mut self,
-        cur: Option<BlockId>,
+        cur: BlockId,
         base: LVal,
         src: &TypeRef,
         indices: &[LVal],
@@ -202,23 +291,20 @@ impl<'a> Lowerer<'a> {
         Ok(rebuild_ptr(off))
     }
 
-    /// Emits an instruction into `cur`, or folds it when no block is given (constants).
-    fn emit(&mut self, cur: Option<BlockId>, kind: InstKind, width: u16, span: &Span) -> Operand {
-        match cur {
-            Some(b) => Operand::Value(self.push(b, kind, width, span)),
-            None => match kind {
-                InstKind::Bin { op: BinOp::Mul, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => {
-                    Operand::konst(width, a.wrapping_mul(b))
-                }
-                InstKind::Bin { op: BinOp::Add, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => {
-                    Operand::konst(width, a.wrapping_add(b))
-                }
-                _ => Operand::konst(width, 0),
+    /// Emits an instruction into `cur`; an operation on constants is folded exactly instead
+    /// (`fold`), unless LLVM gives it no value, when it is emitted.
+    fn emit(&mut self, cur: BlockId, kind: InstKind, width: u16, span: &Span) -> Operand {
+        match kind {
+            InstKind::Bin { op, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => match super::fold::bin(op, width, a, b) {
+                Ok(r) => Operand::konst(width, r),
+                Err(_) => Operand::Value(self.push(cur, kind, width, span)),
             },
+            InstKind::Cast { op, arg: Operand::Const { bits, width: from } } => Operand::konst(width, super::fold::cast(op, from, width, bits)),
+            _ => Operand::Value(self.push(cur, kind, width, span)),
         }
     }
 
-    fn add_offset(&mut self, cur: Option<BlockId>, a: Operand, b: Operand, span: &Span) -> Operand {
+    fn add_offset(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
         match (a, b) {
             (x, Operand::Const { bits: 0, .. }) => x,
             (Operand::Const { bits: 0, .. }, y) => y,
@@ -227,7 +313,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(crate) fn sext64(&mut self, cur: Option<BlockId>, v: Operand, span: &Span) -> Operand {
+    pub(crate) fn sext64(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
         let w = self.k.width(v);
         match v {
             _ if w == 64 => v,
@@ -242,7 +328,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
-    fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 // A pointer in memory is its 64-bit representation (see `pointer.rs`).
@@ -256,14 +342,14 @@ impl<'a> Lowerer<'a> {
                 let (fields, offs) = self.members(ty, loc)?;
                 let mut v = vec![];
                 for (f, o) in fields.iter().zip(offs) {
-                    let fo = self.add_offset(Some(cur), off, Operand::konst(64, o as u128), span);
+                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
                     v.push(self.load(cur, obj, fo, f, span, loc)?);
                 }
                 Ok(LVal::Agg(v))
             }
             _ => {
                 let w = layout::scalar_bits(ty).ok_or_else(|| unsupported(format!("a load of type {ty}"), loc))?;
-                let bytes = layout::size(&self.m.types, ty).unwrap_or(1) as u32;
+                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a load of type {ty}, whose size is not known"), loc))? as u32;
                 let ptr = Pointer { object: obj, offset: off };
                 let kind = if self.spec_depth > 0 {
                     InstKind::SpecLoad { ptr, width: bytes }
@@ -288,13 +374,13 @@ impl<'a> Lowerer<'a> {
             (_, LVal::Agg(vals)) => {
                 let (fields, offs) = self.members(ty, loc)?;
                 for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
-                    let fo = self.add_offset(Some(cur), off, Operand::konst(64, o as u128), span);
+                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
                     self.store(cur, obj, fo, f, v, span, loc)?;
                 }
                 Ok(())
             }
             (_, LVal::Scalar(v)) => {
-                let bytes = layout::size(&self.m.types, ty).unwrap_or(1) as u32;
+                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a store of type {ty}, whose size is not known"), loc))? as u32;
                 self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
                 Ok(())
             }
@@ -572,7 +658,7 @@ impl<'a> Lowerer<'a> {
                 for i in &x.indices {
                     idx.push(self.operand(frame, i, loc)?);
                 }
-                let v = self.gep(Some(cur), base, &x.source_element_type, &idx, &span, loc)?;
+                let v = self.gep(cur, base, &x.source_element_type, &idx, &span, loc)?;
                 frame.values.insert(x.dest.clone(), v);
             }
             I::ExtractValue(x) => {
@@ -614,7 +700,7 @@ impl<'a> Lowerer<'a> {
                     R::UDecWrap => AtomicOp::Dec,
                     _ => AtomicOp::Other,
                 };
-                let bytes = layout::size(&self.m.types, &ty).unwrap_or(4) as u32;
+                let bytes = layout::size(&self.m.types, &ty).ok_or_else(|| unsupported(format!("an atomic on type {ty}, whose size is not known"), loc))? as u32;
                 let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
                     let v = me.push(b, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
                     Ok((b, Some(LVal::Scalar(Operand::Value(v)))))
@@ -754,6 +840,19 @@ fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
             }
             _ => None,
         },
+    }
+}
+
+/// Whether two types hold numbers of the same widths in the same places (a float and an
+/// integer of one width, or vectors of such with as many elements): a bitcast between them
+/// keeps every value.
+fn same_bits_shape(a: &TypeRef, b: &TypeRef) -> bool {
+    match (a.as_ref(), b.as_ref()) {
+        (Type::VectorType { element_type: x, num_elements: n, .. }, Type::VectorType { element_type: y, num_elements: m, .. }) => {
+            n == m && layout::scalar_bits(x).is_some() && layout::scalar_bits(x) == layout::scalar_bits(y)
+        }
+        (Type::VectorType { .. }, _) | (_, Type::VectorType { .. }) => false,
+        _ => layout::scalar_bits(a).is_some() && layout::scalar_bits(a) == layout::scalar_bits(b),
     }
 }
 

@@ -11,6 +11,8 @@
 //! signedness and width of the operands. A function with a body in the module (a user's
 //! own `min`, say) is never treated as a library function.
 
+mod libdevice;
+
 use super::{unsupported, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
@@ -296,6 +298,10 @@ impl<'a> Lowerer<'a> {
         if self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
             return Ok(None);
         }
+        if self.input.language == Language::Cuda && name.starts_with("__nv_") {
+            let v = self.lower_libdevice_call(name, args, ret_bits, cur, span, loc)?;
+            return Ok(Some((cur, v.map(LVal::Scalar))));
+        }
         let (base, params) = parse_mangled(name).unwrap_or_else(|| (super::demangle(name), vec![]));
         if let Some(v) = self.lower_vector_library_call(frame, name, &base, &params, args, ret_ty, cur, span, loc)? {
             return Ok(Some((cur, Some(v))));
@@ -454,7 +460,7 @@ impl<'a> Lowerer<'a> {
         }
         if is_image_function(base) {
             return Err(unsupported(
-                format!("`{base}`: OpenCL image types other than image1d_t, image2d_t and image3d_t, CUDA texture objects and surfaces are not supported"),
+                format!("`{base}`: OpenCL image types other than image1d_t, image2d_t and image3d_t, CUDA surfaces and texture functions other than the prelude's fetches are not supported"),
                 loc,
             ));
         }

@@ -13,6 +13,7 @@
 //!   source location — never dropped silently.
 
 mod builtins;
+mod fold;
 mod inst;
 pub mod layout;
 mod library;

@@ -217,7 +217,7 @@ impl<'a> Lowerer<'a> {
                 // The sum of the (int) arguments fits in an int.
                 let mut sum = Operand::konst(64, 0);
                 for i in 0..args.len() {
-                    let a = self.sext64(Some(cur), arg(i)?, span);
+                    let a = self.sext64(cur, arg(i)?, span);
                     sum = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
                 }
                 let lo = self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
@@ -293,7 +293,7 @@ impl<'a> Lowerer<'a> {
                 // The counter's cell: the pointer plus `offset` elements of the atomic's type
                 // (GPUVerify indexes its `used` map by element).
                 let (object, off) = ptr(0)?;
-                let index = self.sext64(Some(cur), arg(1)?, span);
+                let index = self.sext64(cur, arg(1)?, span);
                 let scaled = self.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
                 let offset = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
                 let value = self.resize_to(cur, arg(2)?, 32, span);
