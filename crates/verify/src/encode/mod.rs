@@ -170,7 +170,9 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub opts: &'k VerifyOptions,
     pub limits: Limits,
     pub an: Analysis,
+    /// Uniformity across any two threads, and within a group.
     pub un: crate::uniformity::Uniformity,
+    pub un_group: crate::uniformity::Uniformity,
     pub solver: Solver<'ctx>,
     pub solver_calls: u32,
     pub vars: Vec<Bool<'ctx>>,
@@ -265,9 +267,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
             Bool::and(ctx, &[&same_group, &same]).simplify()
         });
-        let an = Analysis::compute(k, cfg);
+        let an = Analysis::compute(k, cfg, abs);
         let multi_group = !opts.only_intra_group && k.multi_block();
         let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
+        // Uniform within a group: group ids count as uniform (what barrier divergence needs).
+        let un_group = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, false);
         Encoder {
             ctx,
             k,
@@ -277,6 +281,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             limits: opts.limits,
             an,
             un,
+            un_group,
             solver,
             solver_calls: 0,
             vars,

@@ -208,10 +208,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let pre_logs = self.st.logs.clone();
         // A uniform loop keeps both threads that entered it together; a uniform phi is one
         // value for both threads in the loop (the uniformity analysis).
+        // (Within a group: the same for threads of one group, as a value computed from the
+        // group id.)
         let uniform = self.un.uniform_loop[l];
+        let uniform_in_group = self.un_group.uniform_loop[l];
         let pred: [Bool<'ctx>; 2] = if uniform {
             let h = self.fresh_bool(&format!("loop{l}.active"));
             std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
+        } else if uniform_in_group {
+            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
+            let h2 = self.same_group.ite(&h[0], &h[1]);
+            [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
         } else {
             std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
         };
@@ -223,6 +230,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if self.un.is_uniform(p) {
                     let v = self.fresh_term(&format!("{p}"), w);
                     [v.clone(), v]
+                } else if self.un_group.is_uniform(p) {
+                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
+                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
+                    [v[0].clone(), v2]
                 } else {
                     [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
                 }
@@ -323,16 +334,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // A uniform loop: both threads that entered leave by the same exit, carrying the same
         // uniform values.
-        if uniform {
-            let both = Bool::and(ctx, &[&entry[0], &entry[1]]);
+        if uniform || uniform_in_group {
+            let mut both = Bool::and(ctx, &[&entry[0], &entry[1]]);
+            if !uniform {
+                both = Bool::and(ctx, &[&both, &self.same_group]);
+            }
+            let un = if uniform { &self.un } else { &self.un_group };
             let mut facts = vec![];
             for s in &slots {
                 facts.push(both.implies(&s.left[0].iff(&s.left[1])));
                 if let Some(x) = &s.exit {
                     let ops = self.slot_operands(l, x);
-                    let left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
+                    let mut left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
+                    if !uniform {
+                        left = Bool::and(ctx, &[&left, &self.same_group]);
+                    }
                     for (i, o) in ops.iter().enumerate() {
-                        if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if self.un.is_uniform(*v)) {
+                        if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if un.is_uniform(*v)) {
                             facts.push(left.implies(&s.values[i][0].eq(&s.values[i][1], ctx)));
                         }
                     }
