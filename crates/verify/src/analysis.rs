@@ -32,6 +32,9 @@ pub struct LoopInfo {
     pub impure_prefix: Option<InstId>,
     /// Values defined in the loop and used outside it.
     pub escapes: Vec<InstId>,
+    /// When the header's instructions are all pure and it ends the loop with a two-way branch:
+    /// the instructions, the branch condition and whether `true` stays in the loop.
+    pub guard: Option<(Vec<InstId>, Operand, bool)>,
     /// The loop's exit conditions depend only on constants, launch dimensions and ids.
     pub bounded_by_launch: bool,
 }
@@ -143,6 +146,16 @@ fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses:
         }
     }
     info.bounded_by_launch = loop_bounded_by_launch(k, cfg, l);
+    let body: Vec<InstId> = header.insts.iter().copied().filter(|i| !matches!(k.insts[*i].kind, InstKind::Phi { .. })).collect();
+    if body.iter().all(|i| is_pure(&k.insts[*i].kind)) {
+        if let Terminator::CondBr { cond, then, els } = &header.term {
+            match (cfg.in_loop(*then, l), cfg.in_loop(*els, l)) {
+                (true, false) => info.guard = Some((body, *cond, true)),
+                (false, true) => info.guard = Some((body, *cond, false)),
+                _ => {}
+            }
+        }
+    }
     info
 }
 
