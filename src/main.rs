@@ -365,6 +365,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             max_instructions: config.verifier.max_instructions,
         },
         timeout: (timeout_s > 0).then(|| Duration::from_secs(timeout_s)),
+        deadline,
         race_checks: !(c.only_divergence || c.only_log),
         asymmetric_asserts: c.asymmetric_asserts,
         warp_size: c.warp_sync,
@@ -410,6 +411,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             invariants_as_candidates: c.invariants_as_candidates,
             kernel_args,
             kernel_arrays,
+            deadline,
         },
         verify,
         instrument,
@@ -515,6 +517,10 @@ fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
                 syncfix::Stage::FrontEnd => exit::FRONTEND_ERROR,
                 syncfix::Stage::VcGen => exit::VCGEN_ERROR,
             }
+        }
+        syncfix::Error::Frontend(FrontendError::Timeout) => {
+            eprintln!("syncfix: the time limit was reached in the front end; use --timeout=N with a larger N, or --timeout=0 to disable the limit");
+            exit::TIMEOUT
         }
         syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => {
             eprintln!("syncfix: error: {msg}");

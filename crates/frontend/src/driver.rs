@@ -7,8 +7,10 @@ use crate::ast::{parse_ast, AstInfo};
 use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
 use crate::marks::{mark_source, Marked};
 use llvm_ir::{DebugLoc, Module};
+use crate::process::{self, RunError, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
 
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
@@ -38,6 +40,9 @@ pub struct FrontendOptions {
     pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
     /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
     pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+    /// `--timeout`: clang and opt are killed at this instant, and the front end then fails
+    /// with [`FrontendError::Timeout`].
+    pub deadline: Option<Instant>,
 }
 
 /// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
@@ -64,6 +69,7 @@ impl FrontendOptions {
             invariants_as_candidates: false,
             kernel_args: vec![],
             kernel_arrays: vec![],
+            deadline: None,
         }
     }
 }
@@ -89,6 +95,9 @@ pub enum FrontendError {
     /// clang-19 or opt-19 is missing or failed to run (exit 2).
     #[error("{0}")]
     Tool(String),
+    /// [`FrontendOptions::deadline`] passed (exit 7).
+    #[error("the time limit was reached in the front end")]
+    Timeout,
 }
 
 impl From<LowerError> for FrontendError {
@@ -105,6 +114,9 @@ pub struct Compiled {
     pub kernels: Vec<Kernel>,
     pub ast: AstInfo,
     pub language: Language,
+    /// Time spent in the clang-19 and opt-19 processes; the rest of the front end's time is
+    /// syncfix's own (reading the AST and the IR, lowering).
+    pub tool_time: Duration,
 }
 
 /// Path of a tool: `$SYNCFIX_<NAME>`, then `<name>-19` on the PATH, then LLVM 19's directory.
@@ -151,8 +163,19 @@ impl LocMapper for Mapper<'_> {
     }
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, FrontendError> {
-    cmd.output().map_err(|e| FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
+/// Runs a tool until `deadline`, adding its time to `time`.
+fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time: &mut Duration) -> Result<std::process::Output, FrontendError> {
+    match process::run(cmd, deadline) {
+        Ok((out, t)) => {
+            *time += t;
+            Ok(out)
+        }
+        Err(RunError::Spawn(e)) => {
+            Err(FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
+        }
+        Err(RunError::Timeout) => Err(FrontendError::Timeout),
+        Err(RunError::Aborted) => Err(FrontendError::Tool("syncfix is stopping".into())),
+    }
 }
 
 /// The message of a panic (its `String` or `&str` payload), if it has one.
@@ -205,90 +228,149 @@ fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
         + "\n"
 }
 
+/// A scratch directory with our prelude headers, and the clang arguments that use them.
+struct Setup {
+    scratch: Scratch,
+    language: Language,
+    /// The arguments common to every clang run (language, prelude, `-D`, `-I`, `--clang-opt`).
+    common: Vec<String>,
+    prelude: PathBuf,
+    /// The user's file name, which the copies in the scratch directory keep.
+    file_name: String,
+    clang: PathBuf,
+}
+
+impl Setup {
+    fn new(path: &Path, opts: &FrontendOptions) -> Result<Setup, FrontendError> {
+        let language = opts.language.unwrap_or_else(|| language_of(path));
+        let scratch =
+            Scratch::new().map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
+        let dir = scratch.path().to_path_buf();
+        let inc = dir.join("include");
+        std::fs::create_dir_all(&inc).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+        let mut setup = Setup {
+            scratch,
+            language,
+            common: vec![],
+            prelude: PathBuf::new(),
+            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into()),
+            clang: tool("SYNCFIX_CLANG", "clang"),
+        };
+        setup.write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
+        setup.prelude = match language {
+            Language::Cuda => {
+                setup.write("include/cuda.h", CUDA_H)?;
+                setup.write("include/cuda_runtime.h", CUDA_H)?;
+                setup.write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
+                setup.write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
+            }
+            Language::OpenCl => setup.write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
+        };
+        let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
+        let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
+        let mut common: Vec<String> = match language {
+            Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
+        };
+        common.push("-w".into());
+        common.push(format!("-I{}", inc.display()));
+        common.push("-include".into());
+        common.push(setup.prelude.display().to_string());
+        for d in &opts.defines {
+            common.push(format!("-D{d}"));
+        }
+        for i in &opts.include_dirs {
+            common.push(format!("-I{}", i.display()));
+        }
+        common.push(format!("-I{}", src_dir.display()));
+        common.extend(opts.clang_args.iter().cloned());
+        setup.common = common;
+        Ok(setup)
+    }
+
+    fn dir(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// Writes `body` to `name` under the scratch directory.
+    fn write(&self, name: &str, body: &str) -> Result<PathBuf, FrontendError> {
+        let p = self.dir().join(name);
+        std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
+        Ok(p)
+    }
+
+    /// clang's LLVM compile of the copy named like the user's file in the scratch directory,
+    /// to `out` (the flags of the front end's IR: `-O0 -g -emit-llvm`).
+    fn emit_llvm(&self, out: &Path, deadline: Option<Instant>, time: &mut Duration) -> Result<std::process::Output, FrontendError> {
+        run(
+            Command::new(&self.clang)
+                .current_dir(self.dir())
+                .args(&self.common)
+                .args(["-O0", "-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+                .arg(out)
+                .arg(&self.file_name),
+            "clang",
+            deadline,
+            time,
+        )
+    }
+}
+
+/// The time of one plain clang-19 compile of `text` to LLVM IR, with the flags and prelude of
+/// the front end's own compile but without its statement markers: the benchmark's baseline.
+///
+/// Errors: clang's diagnostics ([`FrontendError::Clang`]), [`FrontendError::Timeout`].
+pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Duration, FrontendError> {
+    let setup = Setup::new(path, opts)?;
+    setup.write(&setup.file_name, text)?;
+    let mut time = Duration::ZERO;
+    let out = setup.emit_llvm(&setup.dir().join("kernel.bc"), opts.deadline, &mut time)?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &setup.file_name, path)));
+    }
+    Ok(time)
+}
+
 /// Compiles `text` (the contents of the file at `path`) and lowers its kernels.
 ///
 /// Errors: clang's diagnostics ([`FrontendError::Clang`]), unsupported constructs
-/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]).
+/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
+/// ([`FrontendError::Timeout`]).
 pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
-    let language = opts.language.unwrap_or_else(|| language_of(path));
-    let tmp = tempfile::Builder::new()
-        .prefix("syncfix-")
-        .tempdir()
-        .map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
-    let dir = tmp.path();
-    let write = |name: &str, body: &str| -> Result<PathBuf, FrontendError> {
-        let p = dir.join(name);
-        std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
-        Ok(p)
-    };
-    let inc = dir.join("include");
-    std::fs::create_dir_all(&inc).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
-    write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
-    let prelude = match language {
-        Language::Cuda => {
-            write("include/cuda.h", CUDA_H)?;
-            write("include/cuda_runtime.h", CUDA_H)?;
-            write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
-            write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
-        }
-        Language::OpenCl => write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
-    };
-    let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
-    let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
-    let mut common: Vec<String> = match language {
-        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
-    };
-    common.push("-w".into());
-    common.push(format!("-I{}", inc.display()));
-    common.push("-include".into());
-    common.push(prelude.display().to_string());
-    for d in &opts.defines {
-        common.push(format!("-D{d}"));
-    }
-    for i in &opts.include_dirs {
-        common.push(format!("-I{}", i.display()));
-    }
-    common.push(format!("-I{}", src_dir.display()));
-    common.extend(opts.clang_args.iter().cloned());
-    let clang = tool("SYNCFIX_CLANG", "clang");
+    let setup = Setup::new(path, opts)?;
+    let (language, dir, file_name, prelude) = (setup.language, setup.dir(), &setup.file_name, &setup.prelude);
+    let deadline = opts.deadline;
+    let mut tool_time = Duration::ZERO;
 
     // 1. The AST of the text (which may differ from the file on disk: a patched version),
     //    from a copy with the same file name; clang's messages name the user's path.
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
     let orig = dir.join("orig");
     std::fs::create_dir_all(&orig).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", orig.display())))?;
-    write(&format!("orig/{file_name}"), text)?;
+    setup.write(&format!("orig/{file_name}"), text)?;
     let out = run(
-        Command::new(&clang)
+        Command::new(&setup.clang)
             .current_dir(&orig)
-            .args(&common)
+            .args(&setup.common)
             .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
-            .arg(&file_name),
+            .arg(file_name),
         "clang",
+        deadline,
+        &mut tool_time,
     )?;
     if !out.status.success() {
-        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &file_name, path)));
+        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), file_name, path)));
     }
     let json = String::from_utf8_lossy(&out.stdout);
-    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Tool(format!("reading clang's AST: {e}")))?;
+    let ast = parse_ast(&json, file_name, text).map_err(|e| FrontendError::Tool(format!("reading clang's AST: {e}")))?;
 
     // 2. The marked source, compiled to LLVM IR.
     let marked = mark_source(text, &ast.stmts);
-    write(&file_name, &marked.text)?;
+    setup.write(file_name, &marked.text)?;
     let bc = dir.join("kernel.bc");
-    let out = run(
-        Command::new(&clang)
-            .current_dir(dir)
-            .args(&common)
-            .args(["-O0", "-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
-            .arg(&bc)
-            .arg(&file_name),
-        "clang",
-    )?;
+    let out = setup.emit_llvm(&bc, deadline, &mut tool_time)?;
     if !out.status.success() {
         return Err(FrontendError::Clang(format!(
             "internal error: syncfix's marked copy of the kernel does not compile:\n{}",
@@ -300,6 +382,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let out = run(
         Command::new(&opt).arg("-passes=mem2reg,infer-address-spaces").arg("-S").arg(&bc).arg("-o").arg(&ll),
         "opt",
+        deadline,
+        &mut tool_time,
     )?;
     if !out.status.success() {
         return Err(FrontendError::Tool(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
@@ -343,6 +427,9 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         })
         .collect();
     for f in candidates {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(FrontendError::Timeout);
+        }
         if let Some(want) = &opts.kernel {
             if &f.name != want {
                 continue;
@@ -386,5 +473,5 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             opts.kernel.clone().unwrap_or_default()
         )));
     }
-    Ok(Compiled { kernels, ast, language })
+    Ok(Compiled { kernels, ast, language, tool_time })
 }

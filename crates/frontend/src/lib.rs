@@ -7,9 +7,12 @@
 //! - [`driver`] runs clang-19 and opt-19 on the marked source with our force-included prelude
 //!   (`prelude/`) and reads the IR with the `llvm-ir` crate.
 //! - [`lower`] turns each kernel's IR into KIR, inlining every `__device__` call.
+//! - [`process`] tracks clang's and opt's processes and the temporary directories, so that
+//!   an interrupted run kills and removes them.
 
 pub mod ast;
 pub mod constgep;
 pub mod marks;
 pub mod driver;
 pub mod lower;
+pub mod process;

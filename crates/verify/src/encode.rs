@@ -111,10 +111,15 @@ pub struct Encoding<'ctx> {
     pub params: Vec<(usize, Term<'ctx>)>,
     /// Loops containing each access instance's instruction, innermost first.
     pub access_loops: Vec<Vec<LoopId>>,
+    /// The unwinding checks: how many, and their solver time.
+    pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
 }
 
 pub(crate) struct Encoder<'ctx, 'k> {
     ctx: &'ctx Context,
+    solver_calls: u32,
+    solve_time: std::time::Duration,
     k: &'k Kernel,
     cfg: &'k Cfg,
     abs: &'k Abstraction,
@@ -224,6 +229,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         });
         Encoder {
             ctx,
+            solver_calls: 0,
+            solve_time: std::time::Duration::ZERO,
             k,
             cfg,
             abs,
@@ -280,6 +287,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             bounded: self.bounded,
             params,
             access_loops: self.access_loops,
+            solver_calls: self.solver_calls,
+            solve_time: self.solve_time,
         })
     }
 
@@ -380,10 +389,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // The same threads go round again: no need to ask the solver.
                 true
             } else {
+                self.solver.set_params(&crate::solver_params(ctx, self.opts)?);
                 self.solver.push();
                 self.solver.assert(&Bool::and(ctx, &[&self.ok, &again]));
+                let start = std::time::Instant::now();
                 let r = self.solver.check();
+                self.solve_time += start.elapsed();
+                self.solver_calls += 1;
                 self.solver.pop(1);
+                crate::check_deadline(self.opts)?;
                 r != SatResult::Unsat
             };
             if iter >= cap && possible {
@@ -420,6 +434,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
+        crate::check_deadline(self.opts)?;
         let ctx = self.ctx;
         let inc = self.incoming.remove(&b).unwrap_or_default();
         if inc.is_empty() {

@@ -62,6 +62,10 @@ pub struct VerifyOptions {
     pub limits: Limits,
     /// Time limit of one solver call.
     pub timeout: Option<Duration>,
+    /// `--timeout`: the whole verification ends by then. Checked before each block is
+    /// encoded and before each solver call, whose own limit is the time left; past it the
+    /// encoding fails with [`VerifyError::Timeout`] and a check gives [`Verdict::Timeout`].
+    pub deadline: Option<Instant>,
     /// Check data races (`--only-divergence` and `--only-log` turn this off; accesses are
     /// still logged for annotations that query the logs).
     pub race_checks: bool,
@@ -85,6 +89,7 @@ impl Default for VerifyOptions {
             loop_unwind: None,
             limits: Limits::default(),
             timeout: None,
+            deadline: None,
             race_checks: true,
             asymmetric_asserts: false,
             warp_size: None,
@@ -124,17 +129,53 @@ pub enum VerifyError {
     /// (NFM 2014 §4.1; GPUVerify: GPUVERIFYVCGEN_ERROR).
     #[error("--equality-abstraction cannot be used with atomics")]
     EqualityWithAtomics,
+    /// [`VerifyOptions::deadline`] passed while encoding.
+    #[error("the time limit was reached")]
+    Timeout,
 }
 
 /// Counters for the benchmark.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// Building the encoding, less the unwinding checks' solver time.
     pub encode_time: Duration,
+    /// Every solver call: unwinding checks and [`Verifier::check`].
     pub solve_time: Duration,
+    /// Solver calls on the kernel's full encoding ([`Verifier::check`]): verifier calls.
     pub checks: u32,
+    /// Every solver call (check-sat), the unwinding checks and Houdini's included.
+    pub solver_calls: u32,
+    /// Houdini's rounds and time (part of `solve_time`).
+    pub houdini_rounds: u32,
+    pub houdini_time: Duration,
     pub properties: usize,
     pub access_instances: usize,
     pub barrier_instances: usize,
+}
+
+/// `Err(Timeout)` once [`VerifyOptions::deadline`] has passed.
+pub(crate) fn check_deadline(opts: &VerifyOptions) -> Result<(), VerifyError> {
+    match opts.deadline {
+        Some(d) if Instant::now() >= d => Err(VerifyError::Timeout),
+        _ => Ok(()),
+    }
+}
+
+/// Parameters for the next solver call: a fixed seed, no SIGINT handler of Z3's own (syncfix
+/// handles Ctrl-C), and a time limit of the smaller of [`VerifyOptions::timeout`] and the time
+/// left before the deadline. `Err(Timeout)` when no time is left.
+pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> Result<Params<'ctx>, VerifyError> {
+    let left = match opts.deadline {
+        Some(d) => Some(d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero()).ok_or(VerifyError::Timeout)?),
+        None => None,
+    };
+    let mut params = Params::new(ctx);
+    params.set_u32("random_seed", 0);
+    params.set_bool("ctrl_c", false);
+    if let Some(t) = [opts.timeout, left].into_iter().flatten().min() {
+        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
+    }
+    Ok(params)
 }
 
 /// A kernel encoded once; candidate assignments are checked under assumptions.
@@ -169,18 +210,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let enc = Encoder::new(ctx, kernel, &cfg, &abs, num_vars, opts).run()?;
         let bad: Vec<&Bool<'ctx>> = enc.props.iter().map(|p| &p.cond).collect();
         enc.solver.assert(&term::or(ctx, &bad));
-        let mut params = Params::new(ctx);
-        params.set_u32("random_seed", 0);
-        if let Some(t) = opts.timeout {
-            params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
-        }
-        enc.solver.set_params(&params);
+        enc.solver.set_params(&solver_params(ctx, opts)?);
         // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the solver's assertions.
         if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
             let _ = std::fs::write(path, enc.solver.to_string());
         }
         let stats = Stats {
-            encode_time: start.elapsed(),
+            encode_time: start.elapsed().saturating_sub(enc.solve_time),
+            solve_time: enc.solve_time,
+            solver_calls: enc.solver_calls,
             properties: enc.props.len(),
             access_instances: enc.accesses.len(),
             barrier_instances: enc.barriers.len(),
@@ -217,10 +255,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .enumerate()
             .map(|(i, v)| if assignment.get(i).copied().unwrap_or(false) { v.clone() } else { v.not() })
             .collect();
+        match solver_params(ctx, &self.opts) {
+            Ok(p) => self.enc.solver.set_params(&p),
+            Err(_) => return Verdict::Timeout,
+        }
         let start = Instant::now();
         let r = self.enc.solver.check_assumptions(&lits);
         self.stats.solve_time += start.elapsed();
         self.stats.checks += 1;
+        self.stats.solver_calls += 1;
         match r {
             SatResult::Unsat => {
                 if self.enc.bounded.is_empty() {
