@@ -4,8 +4,10 @@
 //! command line, 2 clang, 4 front end, 6 not all verified / unknown, 7 timeout) and GPURepair
 //! (repair flags; 201 assertion failure, 202 cannot be repaired, 203 other error).
 
+mod bench;
 mod launch;
 mod render;
+mod runner;
 mod stop;
 mod suite;
 
@@ -52,8 +54,11 @@ enum Command {
     Repair(RepairArgs),
     /// Verify FILE like GPUVerify: data races, barrier divergence, assertions.
     Verify(VerifyArgs),
-    /// Run a GPUVerify-style test tree (NAME/kernel.cu with //pass or //xfail:CODE headers).
+    /// Run a GPUVerify-style test tree (NAME/kernel.cu with //pass or //xfail:CODE headers)
+    /// in parallel and score the verdicts against the expected defect kinds.
     Suite(suite::SuiteArgs),
+    /// Time every kernel of a GPUVerify-style tree per stage, beside a plain clang-19 compile.
+    Bench(bench::BenchArgs),
 }
 
 /// How `verify` prints its verdict.
@@ -313,12 +318,13 @@ fn main() -> ExitCode {
     let (on_panic, json, file) = match &cli.command {
         Command::Repair(_) => (exit::REPAIR_ERROR, false, String::new()),
         Command::Verify(a) => (exit::INTERNAL_ERROR, a.format == Format::Json, a.common.file.display().to_string()),
-        Command::Suite(_) => (exit::INTERNAL_ERROR, false, String::new()),
+        Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, false, String::new()),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => cmd_verify(&a, started),
         Command::Repair(a) => cmd_repair(&a),
         Command::Suite(a) => suite::run(&a),
+        Command::Bench(a) => bench::run(&a),
     });
     match result {
         Ok(code) => ExitCode::from(code),
@@ -724,7 +730,7 @@ fn cmd_verify(a: &VerifyArgs, started: Instant) -> u8 {
     if json {
         let mut stats = Stats::of(&timings, total);
         if a.bench_clang {
-            stats.clang_baseline_ms = syncfix::clang_baseline(&c.file, &text, &opts).ok().map(|d| d.as_secs_f64() * 1e3);
+            stats.clang_baseline_ms = syncfix::clang_baseline(&c.file, &text, &opts).ok().map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
         }
         print_json(&Verdict::of_reports(&file, &reports, stats, code));
     }
