@@ -45,16 +45,9 @@ struct KernelBench {
 #[derive(Serialize, Default)]
 struct Totals {
     kernels: usize,
-    clang_ms: f64,
-    lowering_ms: f64,
-    encoding_ms: f64,
-    houdini_ms: f64,
-    solving_ms: f64,
-    total_ms: f64,
-    clang_baseline_ms: f64,
-    verifier_calls: u64,
-    solver_calls: u64,
-    houdini_rounds: u64,
+    /// The sums over the kernels (`clang_baseline_ms`: of the plain clang compiles).
+    #[serde(flatten)]
+    sum: Stats,
     /// The median over the kernels of `ratio`.
     median_ratio: f64,
 }
@@ -72,33 +65,21 @@ struct BenchJson {
 fn totals(kernels: &[KernelBench]) -> Totals {
     let mut t = Totals { kernels: kernels.len(), ..Totals::default() };
     for k in kernels {
-        let s = &k.stats;
-        t.clang_ms += s.clang_ms;
-        t.lowering_ms += s.lowering_ms;
-        t.encoding_ms += s.encoding_ms;
-        t.houdini_ms += s.houdini_ms;
-        t.solving_ms += s.solving_ms;
-        t.total_ms += s.total_ms;
-        t.clang_baseline_ms += s.clang_baseline_ms.unwrap_or(0.0);
-        t.verifier_calls += s.verifier_calls as u64;
-        t.solver_calls += s.solver_calls as u64;
-        t.houdini_rounds += s.houdini_rounds as u64;
+        t.sum.add(&k.stats);
     }
-    t.median_ratio = runner::median(kernels.iter().filter_map(|k| k.ratio).collect());
-    for x in [&mut t.clang_ms, &mut t.lowering_ms, &mut t.encoding_ms, &mut t.houdini_ms, &mut t.solving_ms, &mut t.total_ms, &mut t.clang_baseline_ms, &mut t.median_ratio] {
+    let s = &mut t.sum;
+    for x in [&mut s.clang_ms, &mut s.lowering_ms, &mut s.encoding_ms, &mut s.houdini_ms, &mut s.solving_ms, &mut s.total_ms] {
         *x = (*x * 1e3).round() / 1e3;
     }
+    s.clang_baseline_ms = s.clang_baseline_ms.map(|x| (x * 1e3).round() / 1e3);
+    t.median_ratio = runner::median(kernels.iter().filter_map(|k| k.ratio).collect());
     t
 }
 
 pub fn run(a: &BenchArgs) -> u8 {
-    let fail = |m: String| {
-        eprintln!("syncfix: error: {m}");
-        crate::exit::COMMAND_LINE_ERROR
-    };
     let (jobs, _) = match runner::collect(&a.dir, a.filter.as_deref()) {
         Ok(x) => x,
-        Err(m) => return fail(m),
+        Err(m) => return runner::fail(&m),
     };
     let plan = Plan { jobs: a.jobs, timeout: a.timeout, extra: vec!["--bench-clang".into()] };
     let runs = runner::run_all(jobs, &plan, |r| {
@@ -118,7 +99,7 @@ pub fn run(a: &BenchArgs) -> u8 {
     });
     let runs = match runs {
         Ok(r) => r,
-        Err(m) => return fail(m),
+        Err(m) => return runner::fail(&m),
     };
     let kernels: Vec<KernelBench> = runs
         .iter()
@@ -136,29 +117,29 @@ pub fn run(a: &BenchArgs) -> u8 {
         })
         .collect();
     let t = totals(&kernels);
+    let s = &t.sum;
     println!(
         "{} kernels: clang {:.1}s, lowering {:.1}s, encoding {:.1}s, houdini {:.1}s, solving {:.1}s; {:.1}s in all in syncfix",
         t.kernels,
-        t.clang_ms / 1e3,
-        t.lowering_ms / 1e3,
-        t.encoding_ms / 1e3,
-        t.houdini_ms / 1e3,
-        t.solving_ms / 1e3,
-        t.total_ms / 1e3
+        s.clang_ms / 1e3,
+        s.lowering_ms / 1e3,
+        s.encoding_ms / 1e3,
+        s.houdini_ms / 1e3,
+        s.solving_ms / 1e3,
+        s.total_ms / 1e3
     );
     println!(
         "{} verifier calls, {} solver calls, {} Houdini rounds; plain clang-19 compiles {:.1}s; median syncfix/clang ratio {:.2}",
-        t.verifier_calls,
-        t.solver_calls,
-        t.houdini_rounds,
-        t.clang_baseline_ms / 1e3,
+        s.verifier_calls,
+        s.solver_calls,
+        s.houdini_rounds,
+        s.clang_baseline_ms.unwrap_or(0.0) / 1e3,
         t.median_ratio
     );
     if let Some(path) = &a.json {
         let doc = BenchJson { schema: "syncfix.bench/1", dir: a.dir.display().to_string(), jobs: a.jobs, timeout_s: a.timeout, totals: t, kernels };
-        let written = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string()).and_then(|s| std::fs::write(path, s + "\n").map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            return fail(format!("cannot write {}: {e}", path.display()));
+        if let Err(e) = runner::write_json(path, &doc) {
+            return runner::fail(&e);
         }
     }
     crate::exit::SUCCESS

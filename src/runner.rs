@@ -203,6 +203,18 @@ fn run_one(exe: &Path, job: Job, timeout: u64, extra: &[String]) -> KernelRun {
     KernelRun { job, verdict, seconds, regex_ok, output }
 }
 
+/// Prints `syncfix: error: MESSAGE` and returns the command-line error's exit code.
+pub fn fail(message: &str) -> u8 {
+    eprintln!("syncfix: error: {message}");
+    crate::exit::COMMAND_LINE_ERROR
+}
+
+/// Writes `doc` to `path` as pretty JSON; `Err` says why it could not.
+pub fn write_json(path: &Path, doc: &impl serde::Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(doc).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// The median of `v` (0 when empty).
 pub fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {

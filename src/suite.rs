@@ -214,17 +214,13 @@ fn table(scored: &[(Class, &KernelRun, bool)]) -> String {
 }
 
 pub fn run(a: &SuiteArgs) -> u8 {
-    let fail = |m: String| {
-        eprintln!("syncfix: error: {m}");
-        crate::exit::COMMAND_LINE_ERROR
-    };
     let (jobs, skipped) = match runner::collect(&a.dir, a.filter.as_deref()) {
         Ok(x) => x,
-        Err(m) => return fail(m),
+        Err(m) => return runner::fail(&m),
     };
     let manifest = match manifest(&a.dir) {
         Ok(m) => m,
-        Err(m) => return fail(m),
+        Err(m) => return runner::fail(&m),
     };
     let class_of = |rel: &str, expected: u8| manifest.get(rel).cloned().unwrap_or_else(|| Class::of_header(expected));
     let plan = Plan { jobs: a.jobs.unwrap_or_else(runner::default_jobs), timeout: a.timeout, extra: vec![] };
@@ -252,7 +248,7 @@ pub fn run(a: &SuiteArgs) -> u8 {
     });
     let runs = match runs {
         Ok(r) => r,
-        Err(m) => return fail(m),
+        Err(m) => return runner::fail(&m),
     };
     let scored: Vec<(Class, &KernelRun, bool)> = runs
         .iter()
@@ -284,9 +280,8 @@ pub fn run(a: &SuiteArgs) -> u8 {
                 })
                 .collect(),
         };
-        let written = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string()).and_then(|s| std::fs::write(path, s + "\n").map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            eprintln!("syncfix: error: cannot write {}: {e}", path.display());
+        if let Err(e) = runner::write_json(path, &doc) {
+            runner::fail(&e);
         }
     }
     let total = runs.len();

@@ -134,26 +134,26 @@ fn interrupt(s: &Setup, extra: &[&str], signal: i32, after: Duration) -> (i32, f
     (status.code().unwrap_or(-1), t.elapsed().as_secs_f64())
 }
 
-#[test]
-fn sigint_ends_a_run_within_a_second_with_130() {
+/// `signal` one second into the forced runs of both kernels ends each within a second with
+/// exit `want`, leaving no temporary file.
+fn assert_signal_ends_the_runs(signal: i32, want: i32) {
     for src in [INFINITE, NEST] {
         let s = setup(src);
-        let (code, secs) = interrupt(&s, &["--timeout=60", FORCE], libc::SIGINT, Duration::from_secs(1));
-        assert_eq!(code, 130, "{src}");
+        let (code, secs) = interrupt(&s, &["--timeout=60", FORCE], signal, Duration::from_secs(1));
+        assert_eq!(code, want, "{src}");
         assert!(secs < 1.0, "{secs:.2}s");
         s.assert_no_temporary_files();
     }
 }
 
 #[test]
+fn sigint_ends_a_run_within_a_second_with_130() {
+    assert_signal_ends_the_runs(libc::SIGINT, 130);
+}
+
+#[test]
 fn sigterm_ends_a_run_within_a_second_with_143() {
-    for src in [INFINITE, NEST] {
-        let s = setup(src);
-        let (code, secs) = interrupt(&s, &["--timeout=60", FORCE], libc::SIGTERM, Duration::from_secs(1));
-        assert_eq!(code, 143, "{src}");
-        assert!(secs < 1.0, "{secs:.2}s");
-        s.assert_no_temporary_files();
-    }
+    assert_signal_ends_the_runs(libc::SIGTERM, 143);
 }
 
 #[test]

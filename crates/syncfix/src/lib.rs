@@ -108,6 +108,20 @@ pub struct Timings {
     pub clauses: usize,
 }
 
+impl Timings {
+    /// Adds the times and solver counters of `t` (not the repair's counters).
+    pub fn add(&mut self, t: &Timings) {
+        self.frontend += t.frontend;
+        self.clang += t.clang;
+        self.encode += t.encode;
+        self.solve += t.solve;
+        self.houdini += t.houdini;
+        self.verifier_calls += t.verifier_calls;
+        self.solver_calls += t.solver_calls;
+        self.houdini_rounds += t.houdini_rounds;
+    }
+}
+
 /// The result of verifying one kernel.
 #[derive(Clone, Debug)]
 pub struct KernelReport {
@@ -293,14 +307,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     // Re-verify the patched source through the whole pipeline (DESIGN §8), in the time left.
     match verify(path, &patched, opts) {
         Ok((reports, t)) => {
-            timings.frontend += t.frontend;
-            timings.clang += t.clang;
-            timings.encode += t.encode;
-            timings.solve += t.solve;
-            timings.houdini += t.houdini;
-            timings.verifier_calls += t.verifier_calls;
-            timings.solver_calls += t.solver_calls;
-            timings.houdini_rounds += t.houdini_rounds;
+            timings.add(&t);
             if reports.iter().any(|r| matches!(r.status, Status::Timeout)) {
                 return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings));
             }

@@ -237,6 +237,20 @@ fn ms(d: Duration) -> f64 {
 }
 
 impl Stats {
+    /// Adds `s` (for totals over runs; a missing baseline counts as zero).
+    pub fn add(&mut self, s: &Stats) {
+        self.clang_ms += s.clang_ms;
+        self.lowering_ms += s.lowering_ms;
+        self.encoding_ms += s.encoding_ms;
+        self.houdini_ms += s.houdini_ms;
+        self.solving_ms += s.solving_ms;
+        self.total_ms += s.total_ms;
+        self.verifier_calls += s.verifier_calls;
+        self.solver_calls += s.solver_calls;
+        self.houdini_rounds += s.houdini_rounds;
+        self.clang_baseline_ms = Some(self.clang_baseline_ms.unwrap_or(0.0) + s.clang_baseline_ms.unwrap_or(0.0));
+    }
+
     /// The stats of a run that took `total` in all.
     pub fn of(t: &Timings, total: Duration) -> Stats {
         Stats {
