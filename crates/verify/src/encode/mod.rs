@@ -143,8 +143,9 @@ pub struct Encoding<'ctx> {
     pub params: Vec<(usize, Term<'ctx>)>,
     /// Loops containing each access instance's instruction, innermost first.
     pub access_loops: Vec<Vec<LoopId>>,
-    /// Solver calls made while encoding (unwinding checks).
+    /// Solver calls made while encoding (unwinding checks), and their time.
     pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
 }
 
 /// The loop being executed, innermost last.
@@ -175,6 +176,7 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub un_group: crate::uniformity::Uniformity,
     pub solver: Solver<'ctx>,
     pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
     pub same_group: Bool<'ctx>,
@@ -284,6 +286,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             un_group,
             solver,
             solver_calls: 0,
+            solve_time: std::time::Duration::ZERO,
             vars,
             tid,
             same_group,
@@ -335,6 +338,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             params,
             access_loops: self.access_loops,
             solver_calls: self.solver_calls,
+            solve_time: self.solve_time,
         })
     }
 

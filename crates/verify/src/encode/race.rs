@@ -76,9 +76,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             w.changed = Bool::and(ctx, &[&w.changed, &hit.not()]);
         }
         let logs = logs.clone();
+        // GPUVerify's order of checks (`_CHECK_WRITE`: write-write before read-write), which
+        // decides the report when one counterexample shows both.
         let conflicts: &[AccessKind] = match kind {
             AccessKind::Read => &[AccessKind::Write, AccessKind::Atomic],
-            AccessKind::Write => &[AccessKind::Read, AccessKind::Write, AccessKind::Atomic],
+            AccessKind::Write => &[AccessKind::Write, AccessKind::Read, AccessKind::Atomic],
             AccessKind::Atomic => &[AccessKind::Read, AccessKind::Write],
         };
         for &lk in conflicts {
