@@ -127,7 +127,8 @@ struct CommonArgs {
     /// Time limit in seconds (0: none; default from configs/default.toml).
     #[arg(long, value_name = "S")]
     timeout: Option<u64>,
-    /// Accepted for GPUVerify compatibility: syncfix always inlines device functions.
+    /// Also check each device function with a contract (`__requires`, `__ensures`) on its
+    /// own against it, as GPUVerify's modular checking (calls are still inlined)
     #[arg(long = "no-inline")]
     no_inline: bool,
     /// The kernel is OpenCL (default: by extension, `.cl`).
@@ -498,6 +499,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
                 Annotations::All
             },
             invariants_as_candidates: c.invariants_as_candidates,
+            modular: c.no_inline,
             kernel_args,
             kernel_arrays,
             deadline: None,

@@ -44,6 +44,11 @@ pub struct FrontendOptions {
     /// `--timeout`: clang and opt are killed at this instant, and the front end then fails
     /// with [`FrontendError::Timeout`].
     pub deadline: Option<Instant>,
+    /// `--no-inline`: besides the kernels, each device function of the main file that has a
+    /// contract (`__requires`, `__ensures`) is checked on its own against it, as GPUVerify
+    /// checks procedures modularly (see [`crate::lower::LowerInput::modular`]). Its callers
+    /// still inline it.
+    pub modular: bool,
 }
 
 /// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
@@ -71,6 +76,7 @@ impl FrontendOptions {
             kernel_args: vec![],
             kernel_arrays: vec![],
             deadline: None,
+            modular: false,
         }
     }
 }
@@ -490,7 +496,11 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         .collect::<std::collections::HashMap<String, String>>();
     let kernel_ir_names: Vec<String> =
         ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
-    for Chosen { info: f, name: kernel_name } in chosen {
+    let mut chosen: Vec<(Chosen, bool)> = chosen.into_iter().map(|c| (c, false)).collect();
+    if opts.modular {
+        chosen.extend(with_contracts(language, &ast, &module, opts.kernel.as_deref()).into_iter().map(|c| (c, true)));
+    }
+    for (Chosen { info: f, name: kernel_name }, modular) in chosen {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(FrontendError::Timeout);
         }
@@ -520,6 +530,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             param_values,
             array_sizes,
             gep_offsets: &gep_offsets,
+            modular,
         };
         kernels.push(lower(&input)?);
     }
@@ -533,6 +544,36 @@ fn ir_name(language: Language, f: &FunctionInfo) -> String {
         Language::Cuda => f.mangled_name.clone().unwrap_or_else(|| f.name.clone()),
         Language::OpenCl => f.name.clone(),
     }
+}
+
+/// The device functions of the main file with a contract (a call of `__requires`,
+/// `__global_requires`, `__ensures` or `__global_ensures` in their body), for `--no-inline`'s
+/// modular check; only the one `want` names, if given.
+fn with_contracts<'a>(language: Language, ast: &'a AstInfo, module: &llvm_ir::Module, want: Option<&str>) -> Vec<Chosen<'a>> {
+    let has_contract = |symbol: &str| {
+        let Some(func) = module.functions.iter().find(|g| g.name == symbol) else { return false };
+        func.basic_blocks.iter().flat_map(|b| &b.instrs).any(|i| match i {
+            llvm_ir::Instruction::Call(c) => match c.function.as_ref().right() {
+                Some(llvm_ir::Operand::ConstantOperand(k)) => match k.as_ref() {
+                    llvm_ir::Constant::GlobalReference { name, .. } => {
+                        let callee = crate::lower::demangle(&name.to_string().trim_start_matches('%').trim_start_matches('@').to_string());
+                        matches!(callee.as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
+                    }
+                    _ => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        })
+    };
+    ast.functions
+        .iter()
+        .filter(|f| !f.is_kernel && f.in_main && f.body.is_some() && !f.is_template_pattern())
+        .filter(|f| !f.name.starts_with("__spec_") && !f.name.starts_with("__syncfix"))
+        .filter(|f| want.is_none_or(|w| crate::names::names_kernel(w, &f.name, &ir_name(language, f))))
+        .filter(|f| has_contract(&ir_name(language, f)))
+        .map(|f| Chosen { info: f, name: f.name.clone() })
+        .collect()
 }
 
 /// A kernel to lower and the name it is reported under (`k`, `reduce0<int>`).

@@ -295,3 +295,52 @@ fn barrier_invariants_are_checked_then_assumed_for_each_instantiation() {
     let wrong = "__kernel void k(__local int *A) { A[get_local_id(0)] = get_local_id(0);\n  __barrier_invariant_1(A[get_local_id(0)] == get_local_id(0) + 1, 0);\n  barrier(CLK_LOCAL_MEM_FENCE); }";
     starts(opencl(wrong, 8, 1), "this barrier invariant might not hold");
 }
+
+/// The verdict of every unit (kernels, then functions checked on their own), by name.
+fn units(src: &str, opts: &syncfix::Options) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), opts.frontend.language.unwrap_or(Language::Cuda), src);
+    let (reports, _) = syncfix::verify(&path, src, opts).unwrap();
+    reports
+        .iter()
+        .map(|r| {
+            let v = match &r.status {
+                syncfix::Status::Verified => "verified".to_string(),
+                syncfix::Status::Defect => r.findings[0].headline(),
+                s => format!("{s:?}"),
+            };
+            (r.kernel.clone(), v)
+        })
+        .collect()
+}
+
+#[test]
+fn no_inline_checks_a_function_against_its_contract_on_its_own() {
+    // Both calls meet the postcondition, but a = 1 meets the precondition and not it.
+    let src = "int halve(int a) { __requires(a > 0); __ensures(__return_val_int() > 0); return a / 2; }
+__kernel void k() { int x = halve(5); int y = halve(6); }";
+    let mut o = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
+    assert_eq!(units(src, &o), vec![("k".to_string(), "verified".to_string())]);
+    o.frontend.modular = true;
+    let got = units(src, &o);
+    assert_eq!(got[0], ("k".to_string(), "verified".to_string()));
+    assert_eq!(got[1].0, "halve");
+    assert!(got[1].1.starts_with("postcondition might not hold on all return paths"), "{got:?}");
+    // A contract that holds for every input is proved.
+    let ok = src.replace("a / 2", "a / 2 + 1");
+    assert!(units(&ok, &o).iter().all(|(_, v)| v == "verified"), "{:?}", units(&ok, &o));
+    // The function's parameters differ between the two threads: a write through them races.
+    let racy = "void put(__local int *p, int i) { __requires(i >= 0); p[i] = get_local_id(0); }
+__kernel void k(__local int *p) { put(p, get_local_id(0)); }";
+    let got = units(racy, &o);
+    assert_eq!(got[0].1, "verified", "{got:?}");
+    assert!(got[1].1.starts_with("possible write-write race on p["), "{got:?}");
+}
+
+#[test]
+fn work_group_functions_must_be_reached_by_the_whole_group() {
+    let src = "__kernel void k(__global float *p) { __local float l[64]; if (get_local_id(0) < 13) { event_t e = async_work_group_copy(l, p, 64, 0); wait_group_events(1, &e); } }";
+    starts(opencl(src, 64, 2), "a precondition for this call might not hold");
+    let ok = "__kernel void k(__global float *p) { __local float l[64]; event_t e = async_work_group_copy(l, p, 64, 0); wait_group_events(1, &e); }";
+    starts(opencl(ok, 64, 2), "verified");
+}

@@ -71,6 +71,10 @@ void __syncfix_split(int);
  * (async_work_group_copy/fail/test13 is verified). Modelling that needs a KIR construct for
  * accesses that barriers do not order until a later point. */
 typedef uint __syncfix_event_t;
+/* A work-group function must be reached by every work-item of the group (OpenCL 1.2 §6.12.10),
+ * a precondition of the call as GPUVerify checks it (not barrier divergence: it orders
+ * nothing). */
+#define __syncfix_reached_by_the_group() __requires(!__same_group | __other_bool(__enabled()))
 #define event_t __syncfix_event_t
 
 /* The element this work-item copies in a copy of `n` elements at call site `site`, or `n` if
@@ -86,8 +90,8 @@ void __attribute__((overloadable)) __syncfix_copy_element(__global void *dst, si
 static inline event_t __attribute__((overloadable))
 __syncfix_async_copy(__local void *dst, const __global void *src, size_t n, size_t stride, event_t event, uint site, size_t bytes) {
   /* Its arguments must be the same for every work-item of the group (OpenCL 1.2 §6.12.10). */
+  __syncfix_reached_by_the_group();
   __requires(!__same_group | (event == __other_int(event)));
-  barrier(0);
   size_t e = __syncfix_async_element(n, site);
   if (e < n)
     __syncfix_copy_element(dst, e * bytes, src, e * stride * bytes, bytes);
@@ -96,8 +100,8 @@ __syncfix_async_copy(__local void *dst, const __global void *src, size_t n, size
 /* Local to global memory; the destination is written every `stride` elements. */
 static inline event_t __attribute__((overloadable))
 __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size_t stride, event_t event, uint site, size_t bytes) {
+  __syncfix_reached_by_the_group();
   __requires(!__same_group | (event == __other_int(event)));
-  barrier(0);
   size_t e = __syncfix_async_element(n, site);
   if (e < n)
     __syncfix_copy_element(dst, e * stride * bytes, src, e * bytes, bytes);
@@ -108,13 +112,13 @@ __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size
 #define async_work_group_strided_copy(dst, src, n, stride, event)                                  \
   __syncfix_async_copy((dst), (src), (n), (stride), (event), __COUNTER__, sizeof(*(dst)))
 
-/* Waiting is a work-group operation too (every work-item must reach it: a barrier without
- * fences), but it orders nothing between work-items. */
+/* Waiting is a work-group operation too (every work-item must reach it), but it orders nothing
+ * between work-items. */
 static inline void __syncfix_wait_group_events(int num_events, event_t *event_list) {
   /* Its arguments must be the same for every work-item of the group (OpenCL 1.2 §6.12.10). */
+  __syncfix_reached_by_the_group();
   __requires(!__same_group | (num_events == __other_int(num_events)));
   __requires(!__same_group | (num_events < 1) | (event_list[0] == __other_int(event_list[0])));
-  barrier(0);
 }
 #define wait_group_events(num_events, event_list) __syncfix_wait_group_events((num_events), (event_list))
 

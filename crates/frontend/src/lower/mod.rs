@@ -98,6 +98,12 @@ pub struct LowerInput<'a> {
     pub array_sizes: Vec<Option<u64>>,
     /// Byte offsets of the module's constant getelementptr expressions (see `constgep`).
     pub gep_offsets: &'a crate::constgep::GepOffsets,
+    /// The entry is not a kernel but a device function checked on its own against its
+    /// contract (GPUVerify's `--no-inline`, Betts et al. OOPSLA 2012 §5: procedures are
+    /// checked modularly): its `__requires` are assumed, its `__ensures` checked at each
+    /// return, and its scalar parameters are arbitrary values of each thread, not kernel
+    /// arguments shared by all threads.
+    pub modular: bool,
 }
 
 /// A lowered value: a scalar, a pointer (object and byte offset), or an aggregate.
@@ -158,7 +164,7 @@ pub(crate) struct Frame {
     /// assumed, not checked.
     is_spec: bool,
     /// Postconditions (condition, global), evaluated again at each return.
-    ensures: Vec<(Operand, bool)>,
+    ensures: Vec<(Operand, bool, Span)>,
     /// Placeholders of `__return_val_*()` (one per scalar of the value), replaced by the
     /// returned value at each return.
     ret_placeholders: Vec<Vec<InstId>>,
@@ -410,7 +416,8 @@ impl<'a> Lowerer<'a> {
                     let nth = nth_value;
                     nth_value += 1;
                     self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
-                    let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
+                    let kind = if self.input.modular { InstKind::Havoc } else { InstKind::Param { index: idx } };
+                    let v = self.k.push_inst(entry, kind, width, Span::default());
                     // `--kernel-args`: the parameter's value is given.
                     if let Some(Some(bits)) = self.input.param_values.get(nth) {
                         let c = self.k.push_inst(

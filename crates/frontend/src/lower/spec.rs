@@ -114,7 +114,7 @@ impl<'a> Lowerer<'a> {
             }
             "__ensures" | "__global_ensures" => {
                 let c = self.truth(cur, arg(0)?, span);
-                frame.ensures.push((c, base == "__global_ensures"));
+                frame.ensures.push((c, base == "__global_ensures", span.clone()));
             }
             "__return_val_int" | "__return_val_bool" => {
                 let w = ret_bits.unwrap_or(32);
@@ -497,14 +497,15 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        for (c, global) in frame.ensures.clone() {
+        for (c, global, at) in frame.ensures.clone() {
             let c = self.reeval(c, &subst, None, false, cur, span);
             let kind = if frame.is_spec {
                 InstKind::Assume { cond: c }
             } else {
                 InstKind::Assert { cond: c, kind: AssertKind::Postcondition, global }
             };
-            self.push(cur, kind, 0, span);
+            // Reported at the `__ensures` (as GPUVerify does), evaluated at this return.
+            self.push(cur, kind, 0, &at);
         }
     }
 
