@@ -3,7 +3,8 @@
 
 use syncfix::Launch;
 
-/// Parses `64`, `[64,2]`, `64,2` into three dimensions (missing ones are 1).
+/// Parses `64`, `[64,2]`, `64,2` into three dimensions (missing ones are 1); `*` is a
+/// symbolic dimension (0).
 pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
     let t = s.trim().trim_start_matches('[').trim_end_matches(']');
     let parts: Vec<&str> = t.split(',').map(|p| p.trim()).collect();
@@ -13,9 +14,9 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
     let mut out = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
         if *p == "*" {
-            // GPUVerify leaves such a dimension symbolic; syncfix's verifier unrolls and
-            // instantiates a concrete launch.
-            return Err(format!("{flag}={s}: unconstrained sizes (`*`) are not supported: give the launch's sizes"));
+            // Symbolic (GPUVerify's unconstrained size): 0 in a `Launch`.
+            out[i] = 0;
+            continue;
         }
         let v: u32 = p.parse().map_err(|_| format!("{flag}={s}: `{p}` is not a positive integer"))?;
         if v == 0 {
@@ -27,19 +28,20 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
 }
 
 /// The launch from the flags a user gave (GPUVerify accepts the CUDA and OpenCL spellings
-/// for either language).
+/// for either language). A size not given is symbolic in every dimension, as `*`.
 pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, opencl: bool) -> Result<Launch, String> {
     let (bflag, gflag) = if opencl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
     let block_dim = match block {
         Some(b) => parse_dims(bflag, b)?,
-        None => return Err(format!("missing {bflag}: the size of a {}", if opencl { "work-group" } else { "thread block" })),
+        // No size: symbolic in every dimension (GPUVerify's `*`).
+        None => [0; 3],
     };
     let grid_dim = match (grid, global) {
         (Some(_), Some(_)) => return Err(format!("give either {gflag} or --global_size, not both")),
         (Some(g), None) => parse_dims(gflag, g)?,
         (None, Some(g)) => {
             let glob = parse_dims("--global_size", g)?;
-            let (gn, bn) = (dim_count(g), dim_count(block.unwrap_or_default()));
+            let (gn, bn) = (dim_count(g), block.map_or(gn_of(g), dim_count));
             if gn != bn {
                 return Err(format!(
                     "--global_size={g} has {gn} dimension{} but {bflag}={} has {bn}",
@@ -48,7 +50,15 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
                 ));
             }
             let mut n = [1u32; 3];
+            let mut fixed = [0u32; 3];
             for d in 0..3 {
+                // A symbolic factor: the other is symbolic too, their product fixed when the
+                // global size is.
+                if glob[d] == 0 || block_dim[d] == 0 {
+                    n[d] = 0;
+                    fixed[d] = glob[d];
+                    continue;
+                }
                 if glob[d] % block_dim[d] != 0 {
                     return Err(format!(
                         "--global_size={g}: dimension {} ({}) is not a multiple of the {} size ({})",
@@ -60,11 +70,17 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
                 }
                 n[d] = glob[d] / block_dim[d];
             }
-            n
+            let mut l = Launch::new(block_dim, n);
+            l.global_dim = fixed;
+            return Ok(l);
         }
-        (None, None) => return Err(format!("missing {gflag} (or --global_size): the number of {}", if opencl { "work-groups" } else { "blocks" })),
+        (None, None) => [0; 3],
     };
     Ok(Launch::new(block_dim, grid_dim))
+}
+
+fn gn_of(s: &str) -> usize {
+    dim_count(s)
 }
 
 /// The number of dimensions a size flag's value gives (`64`: 1, `[64,2]`: 2).

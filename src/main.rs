@@ -406,6 +406,15 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
     };
     let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
         .map_err(|m| cli_error(&m))?;
+    if c.block_dim.is_none() || (c.grid_dim.is_none() && c.global_size.is_none()) {
+        let (b, g) = if language == Language::OpenCl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+        eprintln!(
+            "{}: warning: no {} given: that size is symbolic in every dimension, and the verdict holds for every launch \
+             (give the sizes, or __requires on them, to narrow it)",
+            c.file.display(),
+            if c.block_dim.is_none() { b } else { g }
+        );
+    }
     if let Some(o) = &c.global_offset {
         launch.global_offset = launch::parse_offset(o).map_err(|m| cli_error(&m))?;
     }

@@ -31,9 +31,10 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
 fn command_line_errors_exit_1_with_a_message() {
     let d = tempfile::tempdir().unwrap();
     kernel(d.path(), "k.cu", RACE);
+    // No launch configuration: every size is symbolic, and the user is told.
     let (code, _, err) = run(d.path(), &["verify", "k.cu"]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("missing --blockDim"), "{err}");
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("no --blockDim given: that size is symbolic"), "{err}");
     let (code, _, err) = run(d.path(), &["verify", "--blockDim=0", "--gridDim=1", "k.cu"]);
     assert_eq!(code, 1);
     assert!(err.contains("zero"), "{err}");

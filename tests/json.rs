@@ -220,10 +220,10 @@ fn a_bad_flag_is_an_error_with_exit_1() {
     assert_eq!(v["error"]["stage"], "command_line");
     assert!(v["error"]["message"].as_str().unwrap().contains("--no-such-flag"), "{v:#}");
     assert_eq!(v["file"], "k.cu");
-    // A missing launch size is caught after parsing: the same shape.
-    let (code, v) = verdict("k.cu", "__global__ void k(int *A) {}\n", &[]);
+    // A bad launch size is caught after parsing: the same shape.
+    let (code, v) = verdict("k.cu", "__global__ void k(int *A) {}\n", &["--blockDim=0", "--gridDim=1"]);
     assert_eq!((code, status(&v)), (1, "error"));
-    assert!(v["error"]["message"].as_str().unwrap().contains("missing --blockDim"), "{v:#}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("--blockDim=0: dimension 1 is zero"), "{v:#}");
 }
 
 #[test]

@@ -58,6 +58,8 @@ impl Display for InstKind {
             InstKind::Param { index } => write!(f, "param {index}"),
             InstKind::Builtin(Builtin::LocalId(d)) => write!(f, "local_id.{}", ["x", "y", "z"][*d as usize]),
             InstKind::Builtin(Builtin::GroupId(d)) => write!(f, "group_id.{}", ["x", "y", "z"][*d as usize]),
+            InstKind::Builtin(Builtin::LocalSize(d)) => write!(f, "local_size.{}", ["x", "y", "z"][*d as usize]),
+            InstKind::Builtin(Builtin::NumGroups(d)) => write!(f, "num_groups.{}", ["x", "y", "z"][*d as usize]),
             InstKind::Havoc => write!(f, "havoc"),
             InstKind::Bin { op, lhs, rhs } => write!(f, "{} {lhs}, {rhs}", lower(op)),
             InstKind::Cmp { pred, lhs, rhs } => write!(f, "cmp.{} {lhs}, {rhs}", lower(pred)),

@@ -19,25 +19,45 @@ pub enum Language {
 
 /// The launch configuration: block (work-group) and grid (number of groups) sizes in threads
 /// and blocks, three dimensions each (absent dimensions are 1).
+///
+/// A size of 0 is symbolic (GPUVerify's `*`, as in `--local_size=*`): any positive size, the
+/// same for every thread, so a verdict holds for every such launch. `global_dim` fixes the
+/// product of a symbolic dimension's block and grid sizes (`--local_size=* --global_size=1024`);
+/// 0 there leaves it free.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Launch {
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
     /// OpenCL's global offset (`--global_offset`), added to global ids.
     pub global_offset: [u32; 3],
+    /// Threads per dimension in the whole grid, when fixed while its factors are symbolic.
+    pub global_dim: [u32; 3],
 }
 
 impl Launch {
     /// A launch of `block_dim` threads per block and `grid_dim` blocks, no offset.
     pub fn new(block_dim: [u32; 3], grid_dim: [u32; 3]) -> Launch {
-        Launch { block_dim, grid_dim, global_offset: [0; 3] }
+        Launch { block_dim, grid_dim, global_offset: [0; 3], global_dim: [0; 3] }
     }
 
-    pub fn threads_per_block(&self) -> u64 {
-        self.block_dim.iter().map(|&d| d as u64).product()
+    /// Threads per block; `None` when a dimension is symbolic.
+    pub fn threads_per_block(&self) -> Option<u64> {
+        Self::product(&self.block_dim)
     }
-    pub fn blocks(&self) -> u64 {
-        self.grid_dim.iter().map(|&d| d as u64).product()
+    /// Blocks in the grid; `None` when a dimension is symbolic.
+    pub fn blocks(&self) -> Option<u64> {
+        Self::product(&self.grid_dim)
+    }
+    /// Whether some size is symbolic (`*`).
+    pub fn is_symbolic(&self) -> bool {
+        self.block_dim.contains(&0) || self.grid_dim.contains(&0)
+    }
+    fn product(d: &[u32; 3]) -> Option<u64> {
+        if d.contains(&0) {
+            None
+        } else {
+            Some(d.iter().map(|&d| d as u64).product())
+        }
     }
 }
 
@@ -149,13 +169,18 @@ pub enum CastOp {
     Trunc,
 }
 
-/// A thread-dependent built-in value (32 bits wide). Launch sizes are constants, not builtins.
+/// A built-in value (32 bits wide). Known launch sizes are constants; symbolic ones
+/// (`*`, see [`Launch`]) are the builtins `LocalSize` and `NumGroups`, the same for every thread.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Builtin {
     /// `threadIdx` / `get_local_id`, dimension 0..3.
     LocalId(u8),
     /// `blockIdx` / `get_group_id`, dimension 0..3.
     GroupId(u8),
+    /// `blockDim` / `get_local_size` of a symbolic dimension.
+    LocalSize(u8),
+    /// `gridDim` / `get_num_groups` of a symbolic dimension.
+    NumGroups(u8),
 }
 
 /// The memory a barrier orders (its fences). CUDA `__syncthreads()` and grid syncs order both.
@@ -488,6 +513,6 @@ impl Kernel {
 
     /// Whether the kernel launches more than one block.
     pub fn multi_block(&self) -> bool {
-        self.launch.blocks() > 1
+        self.launch.blocks().is_none_or(|b| b > 1)
     }
 }

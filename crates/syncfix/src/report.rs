@@ -146,8 +146,8 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
     let thread = |i: usize| ThreadDesc {
         local: t.threads[i].local,
         group: t.threads[i].group,
-        block_dim: k.launch.block_dim,
-        grid_dim: k.launch.grid_dim,
+        block_dim: t.threads[i].block_dim,
+        grid_dim: t.threads[i].grid_dim,
     };
     match &t.defect {
         Defect::Race(r) => {

@@ -344,3 +344,29 @@ fn work_group_functions_must_be_reached_by_the_whole_group() {
     let ok = "__kernel void k(__global float *p) { __local float l[64]; event_t e = async_work_group_copy(l, p, 64, 0); wait_group_events(1, &e); }";
     starts(opencl(ok, 64, 2), "verified");
 }
+
+#[test]
+fn symbolic_launch_sizes_hold_for_every_launch() {
+    // `*` (0 in a `Launch`): any positive size, the same for every thread.
+    let sym = |lang, block: [u32; 3], grid: [u32; 3]| options(lang, block, grid);
+    let ids = "__kernel void k(__global int *A) { A[get_global_id(0)] = get_local_id(0); }";
+    starts(verdict_with(ids, &sym(Language::OpenCl, [0, 1, 1], [0, 1, 1])), "verified");
+    // Threads beyond 64 of a group exist for some launch.
+    let wrap = "__kernel void k(__local int *A) { A[get_local_id(0) % 64] = get_local_id(0); }";
+    starts(verdict_with(wrap, &sym(Language::OpenCl, [0, 1, 1], [4, 1, 1])), "possible write-write race on A[");
+    starts(verdict_with(wrap, &sym(Language::OpenCl, [64, 1, 1], [0, 1, 1])), "verified");
+    // `__requires` on the sizes narrows the launches.
+    let narrowed = "__global__ void k(int *A) { __requires(blockDim.x <= 64); __shared__ int s[64]; s[threadIdx.x % 64] = threadIdx.x; }";
+    starts(verdict_with(narrowed, &sym(Language::Cuda, [0, 1, 1], [0, 1, 1])), "verified");
+    starts(verdict_with(&narrowed.replace("64);", "65);"), &sym(Language::Cuda, [0, 1, 1], [0, 1, 1])), "possible write-write race on s[");
+    // A fixed global size with a symbolic group size: their product.
+    let mut o = sym(Language::OpenCl, [0, 1, 1], [0, 1, 1]);
+    o.frontend.launch.global_dim = [1024, 0, 0];
+    let sizes = "__kernel void k(__global int *A) { __assert(get_local_size(0) * get_num_groups(0) == 1024); }";
+    starts(verdict_with(sizes, &o), "verified");
+    starts(verdict_with(&sizes.replace("== 1024", "== 512"), &o), "this assertion might not hold");
+    // Every dimension symbolic: a 1-D index races across y.
+    let one_d = "__global__ void k(int *A) { A[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.y; }";
+    starts(verdict_with(one_d, &sym(Language::Cuda, [0, 0, 0], [0, 0, 0])), "possible write-write race on A[");
+    starts(verdict_with(&one_d.replace("{ A", "{ __requires(blockDim.y == 1); A"), &sym(Language::Cuda, [0, 0, 0], [0, 0, 0])), "verified");
+}

@@ -14,6 +14,9 @@ use z3::{Context, Model};
 pub struct ThreadIds {
     pub local: [u32; 3],
     pub group: [u32; 3],
+    /// The launch's block and grid sizes in this trace (symbolic sizes take the model's).
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
 }
 
 /// One access of a race.
@@ -100,6 +103,8 @@ pub(crate) fn extract<'ctx>(
     let threads: [ThreadIds; 2] = std::array::from_fn(|t| ThreadIds {
         local: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].local[d]) as u32),
         group: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].group[d]) as u32),
+        block_dim: std::array::from_fn(|d| eval_bv(m, &enc.sizes[0][d]) as u32),
+        grid_dim: std::array::from_fn(|d| eval_bv(m, &enc.sizes[1][d]) as u32),
     });
     let same_group = eval_bool(m, &enc.same_group);
     let disabled = |v: VarId| !assignment.get(v.index()).copied().unwrap_or(false);

@@ -58,6 +58,7 @@ impl Uniformity {
                 let non = match &inst.kind {
                     InstKind::Builtin(Builtin::LocalId(_)) => true,
                     InstKind::Builtin(Builtin::GroupId(_)) => multi_group,
+                    InstKind::Builtin(Builtin::LocalSize(_) | Builtin::NumGroups(_)) => false,
                     InstKind::Havoc
                     | InstKind::Atomic { .. }
                     | InstKind::Other { .. }

@@ -151,7 +151,7 @@ impl<'a> Lowerer<'a> {
                 Some(self.dim_value(cur, kind, dimop, w, span, launch))
             }
             Some(Known::WorkDim) => {
-                let dims = (0..3).rev().find(|&d| launch.block_dim[d] > 1 || launch.grid_dim[d] > 1).unwrap_or(0) + 1;
+                let dims = (0..3).rev().find(|&d| launch.block_dim[d] != 1 || launch.grid_dim[d] != 1).unwrap_or(0) + 1;
                 Some(Operand::konst(ret_bits.unwrap_or(32), dims as u128))
             }
             Some(Known::GlobalOffset) => {
@@ -488,6 +488,19 @@ impl<'a> Lowerer<'a> {
         });
     }
 
+    /// The block size (or, `group`, the number of blocks) in dimension `d` (32 bits): a
+    /// constant, or the builtin of a symbolic size (`*`).
+    pub(crate) fn launch_size(&mut self, cur: BlockId, group: bool, d: u8, span: &Span) -> Operand {
+        let l = self.k.launch;
+        match if group { l.grid_dim[d as usize] } else { l.block_dim[d as usize] } {
+            0 => {
+                let b = if group { Builtin::NumGroups(d) } else { Builtin::LocalSize(d) };
+                Operand::Value(self.push(cur, InstKind::Builtin(b), 32, span))
+            }
+            n => Operand::konst(32, n as u128),
+        }
+    }
+
     /// `get_local_id(d)` and friends for a possibly non-constant dimension `d`.
     fn dim_value(&mut self, cur: BlockId, kind: Known, d: Operand, w: u16, span: &Span, launch: syncfix_kir::Launch) -> Operand {
         let per_dim = |this: &mut Self, dd: u8| -> Operand {
@@ -505,16 +518,23 @@ impl<'a> Lowerer<'a> {
                         Operand::Value(this.push(cur, InstKind::Builtin(b), 32, span))
                     }
                 }
-                (Known::LocalSize(_), _) => Operand::konst(32, launch.block_dim[i] as u128),
-                (Known::NumGroups(_), _) => Operand::konst(32, launch.grid_dim[i] as u128),
-                (Known::GlobalSize(_), _) => Operand::konst(32, launch.block_dim[i] as u128 * launch.grid_dim[i] as u128),
+                (Known::LocalSize(_), _) => this.launch_size(cur, false, dd, span),
+                (Known::NumGroups(_), _) => this.launch_size(cur, true, dd, span),
+                (Known::GlobalSize(_), _) if launch.block_dim[i] != 0 && launch.grid_dim[i] != 0 => {
+                    Operand::konst(32, launch.block_dim[i] as u128 * launch.grid_dim[i] as u128)
+                }
+                (Known::GlobalSize(_), _) => {
+                    let (b, g) = (this.launch_size(cur, false, dd, span), this.launch_size(cur, true, dd, span));
+                    Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: b, rhs: g }, 32, span))
+                }
                 (Known::GlobalId(_), _) => {
                     let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
                     let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
                     let id = match g {
                         Operand::Const { bits: 0, .. } => l,
                         _ => {
-                            let m = this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: Operand::konst(32, launch.block_dim[i] as u128) }, 32, span);
+                            let size = this.launch_size(cur, false, dd, span);
+                            let m = this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: size }, 32, span);
                             Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: Operand::Value(m), rhs: l }, 32, span))
                         }
                     };

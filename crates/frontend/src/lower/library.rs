@@ -782,9 +782,8 @@ impl<'a> Lowerer<'a> {
             "__syncthreads_and" => self.lib_sel(cur, pnz, h, Operand::konst(w, 0), span),
             "__syncthreads_or" => self.lib_bin(cur, BinOp::Or, h, one, span),
             _ => {
-                let l = self.k.launch;
-                let size = (l.block_dim[0] as u128) * (l.block_dim[1] as u128) * (l.block_dim[2] as u128);
-                let size = Operand::konst(w, size);
+                let size = self.lib_group_size(cur, span);
+                let size = self.lib_resize(cur, size, w, false, span);
                 let over = self.lib_cmp(cur, CmpPred::Ugt, h, size, span);
                 let capped = self.lib_sel(cur, over, size, h, span);
                 let zero = self.lib_cmp(cur, CmpPred::Eq, capped, Operand::konst(w, 0), span);
@@ -803,13 +802,13 @@ impl<'a> Lowerer<'a> {
     fn lib_async_element(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<Operand, LowerError> {
         let [n, site] = self.lib_scalars::<2>("async_work_group_copy", args, loc)?;
         let n = self.lib_resize(cur, n, 64, false, span);
-        let l = self.k.launch;
-        let size: u128 = l.block_dim.iter().map(|d| *d as u128).product();
+        let size = self.lib_group_size(cur, span);
+        let size = self.lib_resize(cur, size, 64, false, span);
         let t = self.lib_linear_id(cur, false, span);
         let t = self.lib_resize(cur, t, 64, false, span);
         let k = Operand::Value(self.push(cur, InstKind::Havoc, 32, span));
         let k = self.lib_resize(cur, k, 64, false, span);
-        let ks = self.lib_bin(cur, BinOp::Mul, k, Operand::konst(64, size), span);
+        let ks = self.lib_bin(cur, BinOp::Mul, k, size, span);
         let j = self.lib_bin(cur, BinOp::Add, t, ks, span);
         let g = self.lib_linear_id(cur, true, span);
         let r = Operand::Value(self.push(cur, InstKind::Float { func: "__syncfix_async_rotation".into(), args: vec![site, g] }, 64, span));
@@ -888,19 +887,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The number of threads in a block (32 bits).
+    fn lib_group_size(&mut self, cur: BlockId, span: &Span) -> Operand {
+        if let Some(n) = self.k.launch.threads_per_block() {
+            return Operand::konst(32, n as u128);
+        }
+        let mut acc = Operand::konst(32, 1);
+        for d in 0..3u8 {
+            let size = self.launch_size(cur, false, d, span);
+            acc = self.lib_bin(cur, BinOp::Mul, acc, size, span);
+        }
+        acc
+    }
+
     /// The thread's linear id in its block, or (`group`) its block's linear id in the grid
     /// (32 bits): `x + X * (y + Y * z)`.
     fn lib_linear_id(&mut self, cur: BlockId, group: bool, span: &Span) -> Operand {
         let dims = if group { self.k.launch.grid_dim } else { self.k.launch.block_dim };
         let mut acc = Operand::konst(32, 0);
         for d in (0..3u8).rev() {
-            let id = if dims[d as usize] > 1 {
+            let id = if dims[d as usize] != 1 {
                 let b = if group { Builtin::GroupId(d) } else { Builtin::LocalId(d) };
                 Operand::Value(self.push(cur, InstKind::Builtin(b), 32, span))
             } else {
                 Operand::konst(32, 0)
             };
-            let scaled = self.lib_bin(cur, BinOp::Mul, acc, Operand::konst(32, dims[d as usize] as u128), span);
+            let scaled = match dims[d as usize] {
+                0 => {
+                    let size = self.launch_size(cur, group, d, span);
+                    self.lib_bin(cur, BinOp::Mul, acc, size, span)
+                }
+                n => self.lib_bin(cur, BinOp::Mul, acc, Operand::konst(32, n as u128), span),
+            };
             acc = self.lib_bin(cur, BinOp::Add, scaled, id, span);
         }
         acc

@@ -184,9 +184,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let h = self.st.used.get(&o)?.history.clone()?;
         let group = if self.k.objects[o].space == Space::Shared {
             let g = &self.tid[t].group;
-            let [gx, gy, _] = self.k.launch.grid_dim;
-            g[0].bvadd(&g[1].bvmul(&BV::from_u64(ctx, gx as u64, 32)))
-                .bvadd(&g[2].bvmul(&BV::from_u64(ctx, gx as u64 * gy as u64, 32)))
+            let [gx, gy, _] = &self.sizes[1];
+            g[0].bvadd(&g[1].bvmul(gx)).bvadd(&g[2].bvmul(&gx.bvmul(gy)))
         } else {
             BV::from_u64(ctx, 0, 32)
         };

@@ -132,6 +132,8 @@ pub struct Encoding<'ctx> {
     pub solver: Solver<'ctx>,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
+    /// Block and grid sizes per dimension (constants, or symbols for `*`).
+    pub sizes: [[BV<'ctx>; 3]; 2],
     pub same_group: Bool<'ctx>,
     pub props: Vec<Property<'ctx>>,
     pub candidates: Vec<Candidate<'ctx>>,
@@ -179,6 +181,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
+    /// Block and grid sizes per dimension (constants, or symbols for `*`).
+    pub sizes: [[BV<'ctx>; 3]; 2],
     pub same_group: Bool<'ctx>,
     /// `--warp-sync`: both threads are in one warp.
     pub same_warp: Option<Bool<'ctx>>,
@@ -228,6 +232,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             })
         };
         let l = k.launch;
+        // Launch sizes: constants, or (GPUVerify's `*`) symbols the same for both threads.
+        let size = |n: &str, v: [u32; 3]| -> [BV<'ctx>; 3] {
+            std::array::from_fn(|d| match v[d] {
+                0 => BV::new_const(ctx, format!("{n}{}", ["x", "y", "z"][d]), 32),
+                v => BV::from_u64(ctx, v as u64, 32),
+            })
+        };
+        let sizes = [size("group_size_", l.block_dim), size("num_groups_", l.grid_dim)];
         let local = [dims("local_id_", 0, l.block_dim), dims("local_id_", 1, l.block_dim)];
         let group = if opts.only_intra_group {
             let g = dims("group_id_", 0, l.grid_dim);
@@ -242,12 +254,35 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut bg: Vec<Bool<'ctx>> = Vec::new();
         for t in &tid {
             for d in 0..3 {
-                if l.block_dim[d] > 1 {
-                    bg.push(t.local[d].bvult(&BV::from_u64(ctx, l.block_dim[d] as u64, 32)));
+                if l.block_dim[d] != 1 {
+                    bg.push(t.local[d].bvult(&sizes[0][d]));
                 }
-                if l.grid_dim[d] > 1 {
-                    bg.push(t.group[d].bvult(&BV::from_u64(ctx, l.grid_dim[d] as u64, 32)));
+                if l.grid_dim[d] != 1 {
+                    bg.push(t.group[d].bvult(&sizes[1][d]));
                 }
+            }
+        }
+        // Symbolic sizes: positive, and the grid's threads per dimension fit in 32 bits (or
+        // are the fixed global size), as GPUVerify assumes.
+        for d in 0..3 {
+            if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
+                let zero = BV::from_u64(ctx, 0, 32);
+                bg.push(sizes[0][d].bvugt(&zero));
+                bg.push(sizes[1][d].bvugt(&zero));
+                bg.push(sizes[0][d].bvmul_no_overflow(&sizes[1][d], false));
+                if l.global_dim[d] != 0 {
+                    bg.push(sizes[0][d].bvmul(&sizes[1][d])._eq(&BV::from_u64(ctx, l.global_dim[d] as u64, 32)));
+                }
+            }
+        }
+        // A fact about symbolic sizes that bit-vector solvers find hard (32-bit products):
+        // global ids `g * L + l` (as the front end builds them) of two threads are equal only
+        // when their group and local ids are (`l < L` and no overflow, both asserted above).
+        for d in 0..3 {
+            if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
+                let gid = |t: &ThreadSyms<'ctx>| t.group[d].bvmul(&sizes[0][d]).bvadd(&t.local[d]);
+                let same_ids = Bool::and(ctx, &[&tid[0].group[d]._eq(&tid[1].group[d]), &tid[0].local[d]._eq(&tid[1].local[d])]);
+                bg.push(gid(&tid[0])._eq(&gid(&tid[1])).implies(&same_ids));
             }
         }
         let same: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].group[d]._eq(&tid[1].group[d])).collect();
@@ -261,9 +296,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
             // Warps are runs of `w` consecutive linear local ids (x fastest).
             let lin = |t: &ThreadSyms<'ctx>| -> BV<'ctx> {
-                let bx = BV::from_u64(ctx, l.block_dim[0] as u64, 32);
-                let by = BV::from_u64(ctx, l.block_dim[1] as u64, 32);
-                t.local[0].bvadd(&t.local[1].bvmul(&bx)).bvadd(&t.local[2].bvmul(&bx).bvmul(&by))
+                let (bx, by) = (&sizes[0][0], &sizes[0][1]);
+                t.local[0].bvadd(&t.local[1].bvmul(bx)).bvadd(&t.local[2].bvmul(bx).bvmul(by))
             };
             let wv = BV::from_u64(ctx, w as u64, 32);
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
@@ -289,6 +323,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             solve_time: std::time::Duration::ZERO,
             vars,
             tid,
+            sizes,
             same_group,
             same_warp,
             params: BTreeMap::new(),
@@ -327,6 +362,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             solver: self.solver,
             vars: self.vars,
             tid: self.tid,
+            sizes: self.sizes,
             same_group: self.same_group,
             props: self.props,
             candidates: self.candidates,

@@ -37,6 +37,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     let v = match b {
                         Builtin::LocalId(d) => self.tid[t].local[d as usize].clone(),
                         Builtin::GroupId(d) => self.tid[t].group[d as usize].clone(),
+                        Builtin::LocalSize(d) => self.sizes[0][d as usize].clone(),
+                        Builtin::NumGroups(d) => self.sizes[1][d as usize].clone(),
                     };
                     Term::V(resize(&v, width as u32))
                 });
