@@ -17,11 +17,13 @@ mod cfg;
 mod display;
 mod entity;
 mod ir;
+mod parse;
 mod source;
 
 pub use cfg::{Cfg, Irreducible, Item, Loop, LoopId};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
 pub use ir::*;
+pub use parse::{parse, parse_all, ParseError};
 pub use source::{BarrierCall, Loc, SourceFile, Span, Split, Stmt, StmtKind, StmtTable, TextRange};
 
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
