@@ -4,14 +4,18 @@
 //! command line, 2 clang, 4 front end, 6 not all verified / unknown, 7 timeout) and GPURepair
 //! (repair flags; 201 assertion failure, 202 cannot be repaired, 203 other error).
 
+mod bench;
 mod launch;
 mod render;
+mod runner;
+mod stop;
 mod suite;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use syncfix::verdict::{Stats, Verdict};
 use syncfix::{
     Annotations, Config, ForceAbstraction, FrontendError, FrontendOptions, InstrumentConfig, Language, Limits, Options,
     RepairOptions, RepairStatus, Status, Strategy, VerifyOptions,
@@ -50,8 +54,22 @@ enum Command {
     Repair(RepairArgs),
     /// Verify FILE like GPUVerify: data races, barrier divergence, assertions.
     Verify(VerifyArgs),
-    /// Run a GPUVerify-style test tree (NAME/kernel.cu with //pass or //xfail:CODE headers).
+    /// Run a GPUVerify-style test tree (NAME/kernel.cu with //pass or //xfail:CODE headers)
+    /// in parallel and score the verdicts against the expected defect kinds.
     Suite(suite::SuiteArgs),
+    /// Time every kernel of a GPUVerify-style tree per stage, beside a plain clang-19 compile.
+    Bench(bench::BenchArgs),
+}
+
+/// How `verify` prints its verdict.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum Format {
+    /// GPUVerify's messages (stderr) and summary lines (stdout).
+    #[default]
+    Text,
+    /// One JSON object on stdout (schema `syncfix.verdict/1`, see the README); the text goes
+    /// to stderr.
+    Json,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +248,13 @@ struct CommonArgs {
 struct VerifyArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// Output format: `text` (GPUVerify's) or `json` (one verdict object on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// For `syncfix bench`: also time one plain clang-19 compile of the kernel (the stats'
+    /// `clang_baseline_ms`).
+    #[arg(long = "bench-clang", hide = true)]
+    bench_clang: bool,
 }
 
 #[derive(Args, Debug)]
@@ -259,7 +284,12 @@ struct RepairArgs {
     apply: bool,
 }
 
+/// The message of the last panic, for the JSON verdict of an internal error.
+static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
 fn main() -> ExitCode {
+    let started = Instant::now();
+    stop::install_signal_handlers();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -267,6 +297,12 @@ fn main() -> ExitCode {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => exit::SUCCESS,
                 _ => exit::COMMAND_LINE_ERROR,
             };
+            if code != exit::SUCCESS && json_requested() {
+                // The file, as far as it can be told: the last argument that is not a flag.
+                let file = std::env::args().skip(2).filter(|a| !a.starts_with('-') && a != "json").last().unwrap_or_default();
+                let f = Failure { code, stage: "command_line", text: e.to_string() };
+                return ExitCode::from(fail(true, &file, f, started));
+            }
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -275,27 +311,77 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         let msg = syncfix::panic_message(info).unwrap_or_default();
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("syncfix: internal error: {msg}{at}; please report it with the kernel and its flags");
+        let text = format!("syncfix: internal error: {msg}{at}; please report it with the kernel and its flags");
+        eprintln!("{text}");
+        *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
-    let on_panic = match &cli.command {
-        Command::Repair(_) => exit::REPAIR_ERROR,
-        Command::Verify(_) | Command::Suite(_) => exit::INTERNAL_ERROR,
+    let (on_panic, json, file) = match &cli.command {
+        Command::Repair(_) => (exit::REPAIR_ERROR, false, String::new()),
+        Command::Verify(a) => (exit::INTERNAL_ERROR, a.format == Format::Json, a.common.file.display().to_string()),
+        Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, false, String::new()),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
-        Command::Verify(a) => cmd_verify(&a),
+        Command::Verify(a) => cmd_verify(&a, started),
         Command::Repair(a) => cmd_repair(&a),
         Command::Suite(a) => suite::run(&a),
+        Command::Bench(a) => bench::run(&a),
     });
-    ExitCode::from(result.unwrap_or(on_panic))
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(_) if json => {
+            let text = PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+            let f = Failure { code: on_panic, stage: "internal", text };
+            print_json(&Verdict::error(&file, f.stage, f.code, &f.text, Stats::of(&Default::default(), started.elapsed())));
+            ExitCode::from(on_panic)
+        }
+        Err(_) => ExitCode::from(on_panic),
+    }
 }
 
-fn cli_error(msg: &str) -> u8 {
-    eprintln!("syncfix: COMMAND_LINE_ERROR error (1): {msg}");
-    exit::COMMAND_LINE_ERROR
+/// `--format json` (or `--format=json`) is on the command line of `verify`.
+fn json_requested() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.get(1).is_some_and(|a| a == "verify")
+        && args.iter().zip(args.iter().skip(1)).any(|(a, b)| a == "--format=json" || (a == "--format" && b == "json"))
 }
 
-/// Reads the file and builds the options; `Err` is an exit code after a message.
-fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options), u8> {
+/// A run that gives no verdict: its exit code, GPUVerify's stage, and the text for stderr.
+struct Failure {
+    code: u8,
+    /// [`syncfix::verdict::ErrorInfo::stage`].
+    stage: &'static str,
+    text: String,
+}
+
+fn cli_error(msg: &str) -> Failure {
+    Failure {
+        code: exit::COMMAND_LINE_ERROR,
+        stage: "command_line",
+        text: format!("syncfix: COMMAND_LINE_ERROR error (1): {msg}"),
+    }
+}
+
+/// Prints a failure (and, in JSON, its verdict) and returns its exit code.
+fn fail(json: bool, file: &str, f: Failure, started: Instant) -> u8 {
+    eprint!("{}", f.text);
+    if !f.text.ends_with('\n') {
+        eprintln!();
+    }
+    if json {
+        print_json(&Verdict::error(file, f.stage, f.code, &f.text, Stats::of(&Default::default(), started.elapsed())));
+    }
+    f.code
+}
+
+fn print_json(v: &Verdict) {
+    match serde_json::to_string_pretty(v) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("syncfix: internal error: cannot write the JSON verdict: {e}"),
+    }
+}
+
+/// Reads the file and builds the options; `Err` is the failure to report.
+fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options), Failure> {
     let text = match std::fs::read(&c.file) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
@@ -365,13 +451,14 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             max_unwind_checks: config.verifier.max_unwind_checks,
             max_instructions: config.verifier.max_instructions,
         },
-        timeout: (timeout_s > 0).then(|| Duration::from_secs(timeout_s)),
+        // The deadline (set below for every stage) limits each solver call to the time left.
+        timeout: None,
+        deadline: None,
         race_checks: !(c.only_divergence || c.only_log),
         asymmetric_asserts: c.asymmetric_asserts,
         warp_size: c.warp_sync,
         array_bounds: c.check_array_bounds,
         check_arrays,
-        deadline,
         infer: !c.no_infer,
     };
     let mut instrument = InstrumentConfig {
@@ -395,7 +482,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             strategy = Strategy::Mhs;
         }
     }
-    let opts = Options {
+    let mut opts = Options {
         frontend: FrontendOptions {
             language: Some(language),
             launch,
@@ -413,11 +500,13 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
             invariants_as_candidates: c.invariants_as_candidates,
             kernel_args,
             kernel_arrays,
+            deadline: None,
         },
         verify,
         instrument,
-        repair: RepairOptions { strategy, max_verifier_calls: config.repair.max_verifier_calls, deadline },
+        repair: RepairOptions { strategy, max_verifier_calls: config.repair.max_verifier_calls, deadline: None },
     };
+    opts.set_deadline(deadline);
     Ok((text, opts))
 }
 
@@ -476,143 +565,182 @@ fn syncfix_language(p: &Path) -> Language {
     }
 }
 
-/// Prints `file:line:col: error: what` and the source line (or `file: error: what` without
-/// a location in the user's file).
-fn located_error(file: &Path, loc: Option<syncfix::Loc>, what: &str) {
+/// `file:line:col: error: what` and the source line (or `file: error: what` without a
+/// location in the user's file).
+fn located_error(file: &Path, loc: Option<syncfix::Loc>, what: &str) -> String {
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match loc {
         Some(l) if l.file == syncfix::FileId::MAIN && l.line > 0 => {
-            eprintln!("{name}:{}:{}: error: {what}", l.line, l.col);
+            let mut s = format!("{name}:{}:{}: error: {what}\n", l.line, l.col);
             let text = std::fs::read_to_string(file).unwrap_or_default();
             if let Some(line) = text.lines().nth(l.line as usize - 1) {
-                eprintln!("  {}", line.trim_start());
+                s.push_str(&format!("  {}\n", line.trim_start()));
             }
+            s
         }
-        _ => eprintln!("{name}: error: {what}"),
+        _ => format!("{name}: error: {what}\n"),
     }
 }
 
-/// Prints a front-end or encoding error and returns its exit code.
-fn report_error(e: &syncfix::Error, file: &Path) -> u8 {
+/// A front-end or encoding error as the failure to report (not for [`FrontendError::Timeout`],
+/// which is a verdict).
+fn error_failure(e: &syncfix::Error, file: &Path) -> Failure {
+    let f = |code: u8, stage: &'static str, text: String| Failure { code, stage, text };
     match e {
-        syncfix::Error::Frontend(FrontendError::Clang(msg)) => {
-            eprint!("{msg}");
-            if !msg.ends_with('\n') {
-                eprintln!();
-            }
-            exit::CLANG_ERROR
-        }
-        syncfix::Error::Frontend(FrontendError::Tool(msg)) => {
-            eprintln!("syncfix: error: {msg}");
-            exit::CLANG_ERROR
-        }
-        syncfix::Error::Frontend(FrontendError::Internal(msg)) => {
-            eprintln!("syncfix: internal error: {msg}\nsyncfix: this is a bug in syncfix; please report it with the kernel and its flags");
-            exit::INTERNAL_ERROR
-        }
+        syncfix::Error::Frontend(FrontendError::Clang(msg)) => f(exit::CLANG_ERROR, "clang", msg.clone()),
+        syncfix::Error::Frontend(FrontendError::Tool(msg)) => f(exit::CLANG_ERROR, "clang", format!("syncfix: error: {msg}")),
+        syncfix::Error::Frontend(FrontendError::Internal(msg)) => f(
+            exit::INTERNAL_ERROR,
+            "internal",
+            format!("syncfix: internal error: {msg}\nsyncfix: this is a bug in syncfix; please report it with the kernel and its flags"),
+        ),
         syncfix::Error::Frontend(FrontendError::Io { path, source }) => cli_error(&format!("{path}: {source}")),
         syncfix::Error::Frontend(FrontendError::Unsupported { what, loc }) => {
-            located_error(file, *loc, &format!("unsupported construct: {what}"));
-            exit::FRONTEND_ERROR
+            f(exit::FRONTEND_ERROR, "frontend", located_error(file, *loc, &format!("unsupported construct: {what}")))
         }
-        syncfix::Error::Frontend(FrontendError::Annotation { what, loc, stage }) => {
-            located_error(file, *loc, what);
-            match stage {
-                syncfix::Stage::FrontEnd => exit::FRONTEND_ERROR,
-                syncfix::Stage::VcGen => exit::VCGEN_ERROR,
-            }
-        }
-        syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => {
-            eprintln!("syncfix: error: {msg}");
-            exit::FRONTEND_ERROR
-        }
+        syncfix::Error::Frontend(FrontendError::Annotation { what, loc, stage }) => match stage {
+            syncfix::Stage::FrontEnd => f(exit::FRONTEND_ERROR, "frontend", located_error(file, *loc, what)),
+            syncfix::Stage::VcGen => f(exit::VCGEN_ERROR, "vcgen", located_error(file, *loc, what)),
+        },
+        syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => f(exit::FRONTEND_ERROR, "frontend", format!("syncfix: error: {msg}")),
+        syncfix::Error::Frontend(e @ FrontendError::Timeout) => f(exit::TIMEOUT, "timeout", format!("syncfix: {e}")),
         syncfix::Error::Verify { source: e @ (syncfix::VerifyError::UnknownArray(_) | syncfix::VerifyError::EqualityWithAtomics), .. } => {
-            eprintln!("syncfix: GPUVERIFYVCGEN_ERROR error (5): {e}");
-            exit::VCGEN_ERROR
+            f(exit::VCGEN_ERROR, "vcgen", format!("syncfix: GPUVERIFYVCGEN_ERROR error (5): {e}"))
         }
         syncfix::Error::Verify { kernel, source } => {
             // The verifier cannot represent the kernel (an irreducible CFG): a front-end limit.
             let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            eprintln!("{name}: error: unsupported construct in kernel `{kernel}`: {source}");
-            exit::FRONTEND_ERROR
+            f(exit::FRONTEND_ERROR, "frontend", format!("{name}: error: unsupported construct in kernel `{kernel}`: {source}"))
         }
     }
 }
 
 fn print_stats(t: &syncfix::Timings) {
     eprintln!(
-        "syncfix: stats: frontend {:.3}s, encode {:.3}s, solve {:.3}s, verifier calls {}, barrier variables {}, repair iterations {}, clauses {}",
+        "syncfix: stats: frontend {:.3}s (clang {:.3}s), encode {:.3}s, solve {:.3}s (houdini {:.3}s), verifier calls {}, solver calls {}, houdini rounds {}, barrier variables {}, repair iterations {}, clauses {}",
         t.frontend.as_secs_f64(),
+        t.clang.as_secs_f64(),
         t.encode.as_secs_f64(),
         t.solve.as_secs_f64(),
+        t.houdini.as_secs_f64(),
         t.verifier_calls,
+        t.solver_calls,
+        t.houdini_rounds,
         t.barrier_vars,
         t.repair_iterations,
         t.clauses
     );
 }
 
-fn cmd_verify(a: &VerifyArgs) -> u8 {
+const TIMEOUT_HINT: &str = "use --timeout=N with a larger N, or --timeout=0 to disable the limit";
+
+/// Prints where `verify` prints GPUVerify's summary lines: stdout, or stderr under `--format
+/// json` (whose stdout holds only the verdict).
+fn say(json: bool, s: &str) {
+    if json {
+        eprint!("{s}");
+    } else {
+        print!("{s}");
+    }
+}
+
+/// The verdict printed when the time limit ends a run before any kernel's verdict (the front
+/// end timed out, or the watchdog fired).
+fn timeout_verdict(json: bool, file: &str, started: Instant) {
+    say(json, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
+    eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
+    if json {
+        let stats = Stats::of(&Default::default(), started.elapsed());
+        print_json(&Verdict::timeout(file, exit::TIMEOUT, "the time limit was reached", stats));
+    }
+}
+
+fn cmd_verify(a: &VerifyArgs, started: Instant) -> u8 {
     let c = &a.common;
+    let json = a.format == Format::Json;
+    let file = c.file.display().to_string();
     let (text, opts) = match setup(c, None) {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(f) => return fail(json, &file, f, started),
     };
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
-    let (reports, timings) = match syncfix::verify(&c.file, &text, &opts) {
+    if let Some(d) = opts.verify.deadline {
+        let file = file.clone();
+        stop::watchdog(d, move || timeout_verdict(json, &file, started));
+    }
+    let result = syncfix::verify(&c.file, &text, &opts);
+    stop::begin_output();
+    let (reports, timings) = match result {
         Ok(r) => r,
-        Err(e) => return report_error(&e, &c.file),
+        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
+            timeout_verdict(json, &file, started);
+            return exit::TIMEOUT;
+        }
+        Err(e) => return fail(json, &file, error_failure(&e, &c.file), started),
     };
+    let total = started.elapsed();
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
-    let file = c.file.display().to_string();
     for a in reports.iter().flat_map(|r| &r.assumptions) {
         eprintln!("syncfix: warning: {a}");
     }
-    let (mut verified, mut errors, mut inconclusive, mut timeouts, mut bounded) = (0, 0, 0, 0, None);
+    let mut n = render::Counts::default();
+    let mut bound = None;
     for r in &reports {
         match &r.status {
-            Status::Verified => verified += 1,
-            Status::NoErrorUpTo(n) => {
-                verified += 1;
-                bounded = Some(*n)
+            Status::Verified => n.verified += 1,
+            Status::NoErrorUpTo(b) => {
+                n.bounded += 1;
+                bound = Some(*b)
             }
             Status::Defect => {
-                errors += 1;
+                n.errors += 1;
                 for f in &r.findings {
                     eprint!("{}", render::finding(f, lang, &file));
                 }
             }
             Status::Unknown(why) => {
-                inconclusive += 1;
+                n.inconclusive += 1;
                 eprintln!("{}: warning: kernel `{}` could not be verified: {why}", file_name(&file), r.kernel);
             }
-            Status::Timeout => timeouts += 1,
+            Status::Timeout => n.timeouts += 1,
         }
     }
-    if !(c.silent && errors == 0 && inconclusive == 0 && timeouts == 0) {
-        print!("{}", render::trailer(verified, errors, inconclusive, timeouts));
+    let failed = n.errors > 0 || n.inconclusive > 0 || n.timeouts > 0;
+    if !(c.silent && !failed) {
+        say(json, &render::trailer(n));
     }
     if c.stats || c.time {
         print_stats(&timings);
     }
-    if errors > 0 || inconclusive > 0 {
-        return exit::NOT_ALL_VERIFIED;
+    let code = if n.errors > 0 || n.inconclusive > 0 {
+        exit::NOT_ALL_VERIFIED
+    } else if n.timeouts > 0 {
+        eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
+        exit::TIMEOUT
+    } else {
+        match bound {
+            _ if c.silent => {}
+            Some(b) => say(
+                json,
+                &format!(
+                    "No defects were found while analysing: {}\nNotes:\n- This is not a proof: loops were explored up to {b} iterations.\n- Use --loop-unwind=N with N > {b} to search for deeper bugs.\n- Re-run in verification mode to try to prove absence of defects.\n",
+                    file_name(&file)
+                ),
+            ),
+            None => say(json, &render::verified_summary(&file, lang, reports.iter().any(|r| r.inter_group))),
+        }
+        exit::SUCCESS
+    };
+    if json {
+        let mut stats = Stats::of(&timings, total);
+        if a.bench_clang {
+            stats.clang_baseline_ms = syncfix::clang_baseline(&c.file, &text, &opts).ok().map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
+        }
+        print_json(&Verdict::of_reports(&file, &reports, stats, code));
     }
-    if timeouts > 0 {
-        eprintln!("syncfix: verification timed out; use --timeout=N with a larger N, or --timeout=0 to disable the limit");
-        return exit::TIMEOUT;
-    }
-    match bounded {
-        _ if c.silent => {}
-        Some(n) => println!(
-            "No defects were found while analysing: {}\nNotes:\n- Use --loop-unwind=N with N > {n} to search for deeper bugs.\n- Re-run in verification mode to try to prove absence of defects.",
-            file_name(&file)
-        ),
-        None => print!("{}", render::verified_summary(&file, lang, reports.iter().any(|r| r.inter_group))),
-    }
-    exit::SUCCESS
+    code
 }
 
 fn file_name(p: &str) -> &str {
@@ -625,7 +753,7 @@ fn emit(c: &CommonArgs, text: &str, opts: &Options, e: Emit) -> u8 {
             print!("{s}");
             exit::SUCCESS
         }
-        Err(err) => report_error(&err, &c.file),
+        Err(err) => fail(false, "", error_failure(&err, &c.file), Instant::now()),
     }
 }
 
@@ -647,14 +775,23 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
     let c = &a.common;
     let (text, opts) = match setup(c, Some(a)) {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(f) => return fail(false, "", f, Instant::now()),
     };
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
-    let report = match syncfix::repair(&c.file, &text, &opts) {
+    if let Some(d) = opts.repair.deadline {
+        stop::watchdog(d, || eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}"));
+    }
+    let result = syncfix::repair(&c.file, &text, &opts);
+    stop::begin_output();
+    let report = match result {
         Ok(r) => r,
-        Err(e) => return report_error(&e, &c.file),
+        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
+            eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
+            return exit::TIMEOUT;
+        }
+        Err(e) => return fail(false, "", error_failure(&e, &c.file), Instant::now()),
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
@@ -720,7 +857,7 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
             exit::NOT_ALL_VERIFIED
         }
         RepairStatus::Timeout => {
-            eprintln!("syncfix: repair timed out; use --timeout=N with a larger N, or --timeout=0 to disable the limit");
+            eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
             exit::TIMEOUT
         }
         RepairStatus::NotReverified(why) => {

@@ -125,17 +125,34 @@ pub fn verified_summary(file: &str, lang: Language, inter_group: bool) -> String
     s
 }
 
-/// `GPUVerify kernel analyser finished with N verified, M errors[, K inconclusive][, T time outs]`.
-pub fn trailer(verified: usize, errors: usize, inconclusive: usize, timeouts: usize) -> String {
+/// How many kernels ended how, for the summary line.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Counts {
+    pub verified: usize,
+    /// No error up to a loop-unwinding bound: not a proof, never counted as verified.
+    pub bounded: usize,
+    pub errors: usize,
+    pub inconclusive: usize,
+    pub timeouts: usize,
+}
+
+/// `GPUVerify kernel analyser finished with N verified, M errors[, B bounded (...)][, K
+/// inconclusive][, T time outs]`.
+pub fn trailer(n: Counts) -> String {
     let mut s = format!(
-        "\nGPUVerify kernel analyser finished with {verified} verified, {errors} error{}",
-        if errors == 1 { "" } else { "s" }
+        "\nGPUVerify kernel analyser finished with {} verified, {} error{}",
+        n.verified,
+        n.errors,
+        if n.errors == 1 { "" } else { "s" }
     );
-    if inconclusive > 0 {
-        s.push_str(&format!(", {inconclusive} inconclusive"));
+    if n.bounded > 0 {
+        s.push_str(&format!(", {} bounded (no error found up to the loop-unwinding bound; not a proof)", n.bounded));
     }
-    if timeouts > 0 {
-        s.push_str(&format!(", {timeouts} time out{}", if timeouts == 1 { "" } else { "s" }));
+    if n.inconclusive > 0 {
+        s.push_str(&format!(", {} inconclusive", n.inconclusive));
+    }
+    if n.timeouts > 0 {
+        s.push_str(&format!(", {} time out{}", n.timeouts, if n.timeouts == 1 { "" } else { "s" }));
     }
     s.push('\n');
     s
@@ -160,8 +177,14 @@ mod tests {
 
     #[test]
     fn trailer_counts() {
-        assert_eq!(trailer(1, 0, 0, 0), "\nGPUVerify kernel analyser finished with 1 verified, 0 errors\n");
-        assert_eq!(trailer(0, 1, 0, 0), "\nGPUVerify kernel analyser finished with 0 verified, 1 error\n");
-        assert_eq!(trailer(0, 0, 1, 0), "\nGPUVerify kernel analyser finished with 0 verified, 0 errors, 1 inconclusive\n");
+        let n = |verified, errors, inconclusive| Counts { verified, errors, inconclusive, ..Counts::default() };
+        assert_eq!(trailer(n(1, 0, 0)), "\nGPUVerify kernel analyser finished with 1 verified, 0 errors\n");
+        assert_eq!(trailer(n(0, 1, 0)), "\nGPUVerify kernel analyser finished with 0 verified, 1 error\n");
+        assert_eq!(trailer(n(0, 0, 1)), "\nGPUVerify kernel analyser finished with 0 verified, 0 errors, 1 inconclusive\n");
+        let b = Counts { bounded: 1, ..Counts::default() };
+        assert_eq!(
+            trailer(b),
+            "\nGPUVerify kernel analyser finished with 0 verified, 0 errors, 1 bounded (no error found up to the loop-unwinding bound; not a proof)\n"
+        );
     }
 }

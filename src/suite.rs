@@ -1,18 +1,20 @@
-//! `syncfix suite DIR`: runs a GPUVerify-style test tree, as GPUVerify's `gvtester` does.
+//! `syncfix suite DIR`: runs a GPUVerify-style test tree in parallel (see [`crate::runner`])
+//! and scores each kernel's JSON verdict against its expected defect class.
 //!
-//! Each `kernel.cu` / `kernel.cl` starts with `//pass` or `//xfail:CODE`, then `//<flags>`,
-//! then `//<regex>` lines that the combined output must match when the exit code is the
-//! expected one. Each kernel runs as a separate `syncfix verify` process from its own folder
-//! (`${KERNEL_DIR}` in the flags is that folder), with a time limit.
+//! The class comes from `DIR/MANIFEST.tsv` (columns `path`, `expected`, `defect`) when there
+//! is one, else from the kernel's header: `//pass` is `none`, `//xfail:NOT_ALL_VERIFIED` is
+//! `fail` (some defect), another `//xfail:CODE` is `frontend` with that exit code. Agreement:
+//! none = verified; race = race; divergence = divergence; other = assertion, invariant,
+//! precondition, postcondition, bounds or null; fail = any defect; frontend = error with the
+//! expected exit code. `unknown`, `timeout` and `bounded` never agree.
 
+use crate::runner::{self, KernelRun, Plan};
 use clap::Args;
-use regex::Regex;
-use std::io::Read;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-use syncfix::testsuite::{parse_header, Header};
+use syncfix::testsuite::code_of;
+use syncfix::verdict::{Verdict, VerdictStatus};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
@@ -21,212 +23,274 @@ pub struct SuiteArgs {
     /// Parallel jobs (default: the number of cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// Seconds per kernel before it is killed (counted as a timeout, exit 7).
+    /// Seconds per kernel (`--timeout` of each run; a run still going 3 s later is ended).
     #[arg(long, default_value_t = 120)]
     timeout: u64,
     /// Only kernels whose path contains this text.
     #[arg(long)]
     filter: Option<String>,
-    /// Write one row per kernel (path, expected, got, seconds, regex ok, stage times) here.
+    /// Write every kernel's verdict (and the summary) here, as JSON (schema `syncfix.suite/1`).
     #[arg(long, value_name = "FILE")]
-    tsv: Option<PathBuf>,
-    /// Print every kernel, not only the unexpected ones.
+    json: Option<PathBuf>,
+    /// Print the output of the kernels that disagree.
     #[arg(long, short = 'v')]
     verbose: bool,
 }
 
-struct Outcome {
-    path: PathBuf,
-    header: Header,
-    got: Option<u8>,
-    seconds: f64,
-    regex_ok: bool,
-    stats: String,
-    output: String,
+/// The defect a kernel is expected to show.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    /// Free of defects: must verify.
+    None,
+    Race,
+    Divergence,
+    /// A failing assertion, invariant, contract, bounds or null-pointer check.
+    Other,
+    /// Some defect, kind unknown (a header's `//xfail:NOT_ALL_VERIFIED` without a manifest).
+    Fail,
+    /// Rejected before verification, with this exit code.
+    Frontend(u8),
 }
 
-fn find_kernels(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            find_kernels(&p, out);
-        } else if matches!(p.file_name().and_then(|n| n.to_str()), Some("kernel.cu") | Some("kernel.cl")) {
-            out.push(p);
+impl Class {
+    fn name(&self) -> &'static str {
+        match self {
+            Class::None => "none",
+            Class::Race => "race",
+            Class::Divergence => "divergence",
+            Class::Other => "other",
+            Class::Fail => "fail",
+            Class::Frontend(_) => "frontend",
+        }
+    }
+
+    /// The class of a manifest row (`defect` column, `expected` exit-code name).
+    fn of_manifest(defect: &str, expected: &str) -> Option<Class> {
+        Some(match defect {
+            "none" => Class::None,
+            "race" => Class::Race,
+            "divergence" => Class::Divergence,
+            "other" => Class::Other,
+            "frontend" => Class::Frontend(code_of(expected)?),
+            _ => return None,
+        })
+    }
+
+    /// The class of a header's expected exit code.
+    fn of_header(expected: u8) -> Class {
+        match expected {
+            0 => Class::None,
+            crate::exit::NOT_ALL_VERIFIED => Class::Fail,
+            c => Class::Frontend(c),
         }
     }
 }
 
-fn run_one(exe: &Path, kernel: &Path, header: Header, timeout: Duration) -> Outcome {
-    let dir = kernel.parent().unwrap_or(Path::new("."));
-    let dir_abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let file = kernel.file_name().map(PathBuf::from).unwrap_or_default();
-    let flags: Vec<String> = header.flags.iter().map(|f| f.replace("${KERNEL_DIR}", &dir_abs.display().to_string())).collect();
-    let start = Instant::now();
-    let child = Command::new(exe)
-        .arg("verify")
-        .args(&flags)
-        .arg("--stats")
-        .arg(&file)
-        .current_dir(&dir_abs)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            return Outcome { path: kernel.to_path_buf(), header, got: None, seconds: 0.0, regex_ok: false, stats: String::new(), output: e.to_string() }
-        }
+/// Whether a verdict shows the defect of `class` (see the module's documentation).
+pub fn agrees(class: &Class, v: &Verdict) -> bool {
+    use VerdictStatus as S;
+    match class {
+        Class::None => v.status == S::Verified,
+        Class::Race => v.status == S::Race,
+        Class::Divergence => v.status == S::Divergence,
+        Class::Other => matches!(v.status, S::Assertion | S::Invariant | S::Precondition | S::Postcondition | S::Bounds | S::Null),
+        Class::Fail => v.status.is_defect(),
+        Class::Frontend(code) => v.status == S::Error && v.exit_code == *code,
+    }
+}
+
+/// `DIR/MANIFEST.tsv`: path -> class. Empty when there is none.
+fn manifest(dir: &Path) -> Result<HashMap<String, Class>, String> {
+    let path = dir.join("MANIFEST.tsv");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(HashMap::new()) };
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).ok_or_else(|| format!("{}: no `{name}` column", path.display()));
+    let (p, e, d) = (col("path")?, col("expected")?, col("defect")?);
+    let mut out = HashMap::new();
+    for (i, l) in lines.enumerate() {
+        let cols: Vec<&str> = l.split('\t').collect();
+        let get = |c: usize| cols.get(c).copied().unwrap_or("");
+        let class = Class::of_manifest(get(d), get(e))
+            .ok_or_else(|| format!("{}:{}: unknown defect class `{}` or exit code `{}`", path.display(), i + 2, get(d), get(e)))?;
+        out.insert(get(p).to_string(), class);
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct KernelJson<'a> {
+    path: &'a str,
+    /// The header's expected exit-code name (`pass`, `NOT_ALL_VERIFIED`, ...).
+    expected: &'a str,
+    expected_code: u8,
+    class: &'static str,
+    status: VerdictStatus,
+    exit_code: u8,
+    agree: bool,
+    regex_ok: bool,
+    seconds: f64,
+    verdict: &'a Verdict,
+}
+
+#[derive(Serialize)]
+struct SuiteJson<'a> {
+    schema: &'static str,
+    dir: String,
+    timeout_s: u64,
+    jobs: usize,
+    kernels: Vec<KernelJson<'a>>,
+}
+
+/// One row of the table.
+#[derive(Default)]
+struct Row {
+    kernels: usize,
+    agree: usize,
+    disagree: usize,
+    unknown: usize,
+    timeout: usize,
+    seconds: Vec<f64>,
+    verifier_calls: u64,
+}
+
+fn table(scored: &[(Class, &KernelRun, bool)]) -> String {
+    let mut rows: BTreeMap<(u8, &'static str), Row> = BTreeMap::new();
+    let mut kinds: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let order = |c: &Class| match c {
+        Class::None => 0,
+        Class::Race => 1,
+        Class::Divergence => 2,
+        Class::Other => 3,
+        Class::Fail => 4,
+        Class::Frontend(_) => 5,
     };
-    // Drain both pipes on threads so a chatty child cannot block.
-    let mut so = child.stdout.take();
-    let mut se = child.stderr.take();
-    let t1 = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(p) = so.as_mut() {
-            let _ = p.read_to_string(&mut s);
-        }
-        s
-    });
-    let t2 = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(p) = se.as_mut() {
-            let _ = p.read_to_string(&mut s);
-        }
-        s
-    });
-    let got = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break st.code().map(|c| c as u8),
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Some(7);
+    for (class, run, agree) in scored {
+        let status = run.verdict.status;
+        for key in [(order(class), class.name()), (9, "total")] {
+            let r = rows.entry(key).or_default();
+            r.kernels += 1;
+            r.seconds.push(run.seconds);
+            r.verifier_calls += run.verdict.stats.verifier_calls as u64;
+            match status {
+                _ if *agree => r.agree += 1,
+                VerdictStatus::Unknown => r.unknown += 1,
+                VerdictStatus::Timeout => r.timeout += 1,
+                _ => r.disagree += 1,
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break None,
         }
-    };
-    let seconds = start.elapsed().as_secs_f64();
-    let output = format!("{}{}", t1.join().unwrap_or_default(), t2.join().unwrap_or_default());
-    let stats = output.lines().find_map(|l| l.strip_prefix("syncfix: stats: ")).unwrap_or("").to_string();
-    let regex_ok = got == Some(header.expected)
-        && header.regexes.iter().all(|r| match Regex::new(&format!("(?m){r}")) {
-            Ok(re) => re.is_match(&output),
-            Err(_) => false,
-        });
-    Outcome { path: kernel.to_path_buf(), header, got, seconds, regex_ok, stats, output }
+        if !agree && !matches!(status, VerdictStatus::Unknown | VerdictStatus::Timeout) {
+            *kinds.entry((class.name().to_string(), runner::status_text(&run.verdict))).or_default() += 1;
+        }
+    }
+    let mut s = format!(
+        "{:<11} {:>7} {:>6} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9}\n",
+        "class", "kernels", "agree", "disagree", "unknown", "timeout", "total s", "median s", "verifier"
+    );
+    for ((_, name), r) in rows {
+        let total: f64 = r.seconds.iter().sum();
+        s.push_str(&format!(
+            "{:<11} {:>7} {:>6} {:>9} {:>8} {:>8} {:>9.1} {:>9.2} {:>9}\n",
+            name,
+            r.kernels,
+            r.agree,
+            r.disagree,
+            r.unknown,
+            r.timeout,
+            total,
+            runner::median(r.seconds),
+            r.verifier_calls
+        ));
+    }
+    if !kinds.is_empty() {
+        s.push_str("disagreements (expected class -> status):\n");
+        let mut kinds: Vec<_> = kinds.into_iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for ((class, status), n) in kinds {
+            s.push_str(&format!("  {class} -> {status}: {n}\n"));
+        }
+    }
+    s
 }
 
 pub fn run(a: &SuiteArgs) -> u8 {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("syncfix: error: cannot find my own executable: {e}");
-            return crate::exit::COMMAND_LINE_ERROR;
-        }
+    let (jobs, skipped) = match runner::collect(&a.dir, a.filter.as_deref()) {
+        Ok(x) => x,
+        Err(m) => return runner::fail(&m),
     };
-    let mut kernels = vec![];
-    find_kernels(&a.dir, &mut kernels);
-    if let Some(f) = &a.filter {
-        kernels.retain(|k| k.display().to_string().contains(f.as_str()));
-    }
-    if kernels.is_empty() {
-        eprintln!("syncfix: error: no kernel.cu or kernel.cl under {}", a.dir.display());
-        return crate::exit::COMMAND_LINE_ERROR;
-    }
-    let mut work = vec![];
-    let mut skipped = 0;
-    for k in kernels {
-        let text = std::fs::read_to_string(&k).unwrap_or_default();
-        match parse_header(&text) {
-            Some(h) => work.push((k, h)),
-            None => {
-                skipped += 1;
-                eprintln!("skip {} (no //pass or //xfail header)", k.display());
-            }
-        }
-    }
-    let total = work.len();
-    let queue = Arc::new(Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
-    let results: Arc<Mutex<Vec<(usize, Outcome)>>> = Arc::new(Mutex::new(vec![]));
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)).max(1);
-    let timeout = Duration::from_secs(a.timeout);
+    let manifest = match manifest(&a.dir) {
+        Ok(m) => m,
+        Err(m) => return runner::fail(&m),
+    };
+    let class_of = |rel: &str, expected: u8| manifest.get(rel).cloned().unwrap_or_else(|| Class::of_header(expected));
+    let plan = Plan { jobs: a.jobs.unwrap_or_else(runner::default_jobs), timeout: a.timeout, extra: vec![] };
     let verbose = a.verbose;
-    let mut handles = vec![];
-    for _ in 0..jobs {
-        let (q, r, exe) = (queue.clone(), results.clone(), exe.clone());
-        handles.push(std::thread::spawn(move || loop {
-            let next = q.lock().ok().and_then(|mut v| v.pop());
-            let Some((i, (k, h))) = next else { break };
-            let o = run_one(&exe, &k, h, timeout);
-            let ok = o.got == Some(o.header.expected) && o.regex_ok;
-            if verbose || !ok {
-                let got = o.got.map(|c| c.to_string()).unwrap_or_else(|| "crash".into());
-                let tag = if ok {
-                    "ok  "
-                } else if o.got == Some(o.header.expected) {
-                    "REGX"
-                } else {
-                    "FAIL"
-                };
-                eprintln!("{tag} expected {:>2} got {:>4} {:7.2}s {}", o.header.expected, got, o.seconds, o.path.display());
-                if verbose && !ok {
-                    for l in o.output.lines().take(6) {
-                        eprintln!("       | {l}");
-                    }
-                }
+    let runs = runner::run_all(jobs, &plan, |r| {
+        let class = class_of(&r.job.rel, r.job.header.expected);
+        let agree = agrees(&class, &r.verdict);
+        let tag = if agree { "agree   " } else { "DISAGREE" };
+        let mut line = format!(
+            "{tag} {:<10} -> {:<12} exit {:>3} (expected {:>3}){} {:7.2}s {}",
+            class.name(),
+            runner::status_text(&r.verdict),
+            r.exit_code(),
+            r.job.header.expected,
+            if r.code_ok() && !r.regex_ok { " regex FAIL" } else { "" },
+            r.seconds,
+            r.job.rel
+        );
+        if verbose && !agree {
+            for l in r.output.lines().take(6) {
+                line.push_str(&format!("\n       | {l}"));
             }
-            if let Ok(mut v) = r.lock() {
-                v.push((i, o));
-            }
-        }));
-    }
-    for h in handles {
-        let _ = h.join();
-    }
-    let mut results = match Arc::try_unwrap(results).ok().and_then(|m| m.into_inner().ok()) {
-        Some(r) => r,
-        None => return crate::exit::COMMAND_LINE_ERROR,
+        }
+        (line, !agree)
+    });
+    let runs = match runs {
+        Ok(r) => r,
+        Err(m) => return runner::fail(&m),
     };
-    results.sort_by_key(|(i, _)| *i);
-    let code_ok = results.iter().filter(|(_, o)| o.got == Some(o.header.expected)).count();
-    let all_ok = results.iter().filter(|(_, o)| o.got == Some(o.header.expected) && o.regex_ok).count();
-    let secs: f64 = results.iter().map(|(_, o)| o.seconds).sum();
-    if let Some(path) = &a.tsv {
-        let mut s = String::from("path\texpected\tgot\tseconds\tregex_ok\tstats\n");
-        for (_, o) in &results {
-            s.push_str(&format!(
-                "{}\t{}\t{}\t{:.3}\t{}\t{}\n",
-                o.path.display(),
-                o.header.expected_name,
-                o.got.map(|c| c.to_string()).unwrap_or_else(|| "crash".into()),
-                o.seconds,
-                o.regex_ok,
-                o.stats
-            ));
-        }
-        if let Err(e) = std::fs::write(path, s) {
-            eprintln!("syncfix: error: cannot write {}: {e}", path.display());
+    let scored: Vec<(Class, &KernelRun, bool)> = runs
+        .iter()
+        .map(|r| {
+            let c = class_of(&r.job.rel, r.job.header.expected);
+            let agree = agrees(&c, &r.verdict);
+            (c, r, agree)
+        })
+        .collect();
+    if let Some(path) = &a.json {
+        let doc = SuiteJson {
+            schema: "syncfix.suite/1",
+            dir: a.dir.display().to_string(),
+            timeout_s: a.timeout,
+            jobs: plan.jobs,
+            kernels: scored
+                .iter()
+                .map(|(c, r, agree)| KernelJson {
+                    path: &r.job.rel,
+                    expected: &r.job.header.expected_name,
+                    expected_code: r.job.header.expected,
+                    class: c.name(),
+                    status: r.verdict.status,
+                    exit_code: r.exit_code(),
+                    agree: *agree,
+                    regex_ok: r.regex_ok,
+                    seconds: (r.seconds * 1e3).round() / 1e3,
+                    verdict: &r.verdict,
+                })
+                .collect(),
+        };
+        if let Err(e) = runner::write_json(path, &doc) {
+            runner::fail(&e);
         }
     }
+    let total = runs.len();
+    let code_ok = runs.iter().filter(|r| r.code_ok()).count();
+    let all_ok = runs.iter().filter(|r| r.code_ok() && r.regex_ok).count();
+    let secs: f64 = runs.iter().map(|r| r.seconds).sum();
+    print!("{}", table(&scored));
     println!(
-        "{total} kernels ({skipped} skipped): {code_ok} gave the expected exit code, {all_ok} also matched their regular expressions; {:.1}s of kernel time",
-        secs
-    );
-    // The benchmark: per-stage totals from each run's `--stats` line.
-    let mut sums = [0f64; 4];
-    for (_, o) in &results {
-        for (i, key) in ["frontend ", "encode ", "solve ", "verifier calls "].iter().enumerate() {
-            if let Some(v) = stat(&o.stats, key) {
-                sums[i] += v;
-            }
-        }
-    }
-    println!(
-        "stages: frontend {:.1}s, encode {:.1}s, solve {:.1}s; {} verifier calls",
-        sums[0], sums[1], sums[2], sums[3] as u64
+        "{total} kernels ({skipped} skipped): {code_ok} gave the expected exit code, {all_ok} also matched their regular expressions; {secs:.1}s of kernel time"
     );
     if all_ok == total {
         0
@@ -235,20 +299,50 @@ pub fn run(a: &SuiteArgs) -> u8 {
     }
 }
 
-/// The number after `key` in a `--stats` line (`frontend 0.311s, ... verifier calls 3, ...`).
-fn stat(line: &str, key: &str) -> Option<f64> {
-    let rest = &line[line.find(key)? + key.len()..];
-    let num: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-    num.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use syncfix::verdict::Stats;
+
+    fn verdict(status: VerdictStatus, exit_code: u8) -> Verdict {
+        let mut v = Verdict::timeout("k.cu", exit_code, "", Stats::default());
+        v.status = status;
+        v
+    }
+
     #[test]
-    fn stats_are_read_back() {
-        let l = "frontend 0.311s, encode 0.016s, solve 0.049s, verifier calls 3, barrier variables 2";
-        assert_eq!(super::stat(l, "encode "), Some(0.016));
-        assert_eq!(super::stat(l, "verifier calls "), Some(3.0));
-        assert_eq!(super::stat(l, "nope "), None);
+    fn agreement_maps_classes_to_statuses() {
+        use VerdictStatus as S;
+        let other = [S::Assertion, S::Invariant, S::Precondition, S::Postcondition, S::Bounds, S::Null];
+        for s in S::ALL {
+            let v = verdict(s, 6);
+            assert_eq!(agrees(&Class::None, &v), s == S::Verified, "{s}");
+            assert_eq!(agrees(&Class::Race, &v), s == S::Race, "{s}");
+            assert_eq!(agrees(&Class::Divergence, &v), s == S::Divergence, "{s}");
+            assert_eq!(agrees(&Class::Other, &v), other.contains(&s), "{s}");
+            assert_eq!(agrees(&Class::Fail, &v), s == S::Race || s == S::Divergence || other.contains(&s), "{s}");
+            // Unknown, timeout and bounded never agree with anything.
+            if matches!(s, S::Unknown | S::Timeout | S::Bounded) {
+                for c in [Class::None, Class::Race, Class::Divergence, Class::Other, Class::Fail, Class::Frontend(6)] {
+                    assert!(!agrees(&c, &v), "{s} agrees with {c:?}");
+                }
+            }
+        }
+        // A front-end class needs an error with its exit code.
+        assert!(agrees(&Class::Frontend(2), &verdict(S::Error, 2)));
+        assert!(!agrees(&Class::Frontend(2), &verdict(S::Error, 4)));
+        assert!(!agrees(&Class::Frontend(2), &verdict(S::Race, 2)));
+        assert!(!agrees(&Class::None, &verdict(S::Error, 0)));
+    }
+
+    #[test]
+    fn classes_come_from_the_manifest_or_the_header() {
+        assert_eq!(Class::of_manifest("frontend", "CLANG_ERROR"), Some(Class::Frontend(2)));
+        assert_eq!(Class::of_manifest("frontend", "BUGLE_ERROR"), Some(Class::Frontend(4)));
+        assert_eq!(Class::of_manifest("other", "NOT_ALL_VERIFIED"), Some(Class::Other));
+        assert_eq!(Class::of_manifest("weird", "pass"), None);
+        assert_eq!(Class::of_header(0), Class::None);
+        assert_eq!(Class::of_header(6), Class::Fail);
+        assert_eq!(Class::of_header(5), Class::Frontend(5));
     }
 }

@@ -217,3 +217,87 @@ fn the_same_input_gives_the_same_output() {
     let b = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "loop.cu"]);
     assert_eq!(a, b);
 }
+
+/// A GPUVerify-layout tree: a kernel that verifies, a race, a clang error, and one whose
+/// expected class the manifest gives wrong (so it disagrees).
+fn tree(root: &Path) {
+    let k = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    k("ok/kernel.cu", "//pass\n//--blockDim=32 --gridDim=1\n__global__ void k(int *A) { A[threadIdx.x] = 1; }\n");
+    k("race/kernel.cu", &format!("//xfail:NOT_ALL_VERIFIED\n//--blockDim=32 --gridDim=1\n//possible read-write race on A\n{RACE}"));
+    k("clang/kernel.cu", "//xfail:CLANG_ERROR\n//--blockDim=32 --gridDim=1\n__global__ void k(int *A) { A[0] = ; }\n");
+    k("wrong/kernel.cu", &format!("//xfail:NOT_ALL_VERIFIED\n//--blockDim=32 --gridDim=1\n{RACE}"));
+    std::fs::write(
+        root.join("MANIFEST.tsv"),
+        "path\tlanguage\texpected\tdefect\tflags\tbasis\n\
+         ok/kernel.cu\tCUDA\tpass\tnone\t\t\n\
+         race/kernel.cu\tCUDA\tNOT_ALL_VERIFIED\trace\t\t\n\
+         clang/kernel.cu\tCUDA\tCLANG_ERROR\tfrontend\t\t\n\
+         wrong/kernel.cu\tCUDA\tNOT_ALL_VERIFIED\tdivergence\t\t\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn suite_scores_verdicts_by_defect_class_and_writes_them_all() {
+    let d = tempfile::tempdir().unwrap();
+    tree(d.path());
+    let (code, out, err) = run(d.path(), &["suite", ".", "--jobs=2", "--timeout=60", "--json=suite.json"]);
+    // Every exit code is the expected one and the regexes match.
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("4 kernels (0 skipped): 4 gave the expected exit code, 4 also matched"), "{out}");
+    let row = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row {name}:\n{out}")).split_whitespace().skip(1).take(5).collect::<Vec<_>>().join(" ");
+    // kernels agree disagree unknown timeout
+    assert_eq!(row("none "), "1 1 0 0 0", "{out}");
+    assert_eq!(row("race "), "1 1 0 0 0", "{out}");
+    assert_eq!(row("divergence "), "1 0 1 0 0", "{out}");
+    assert_eq!(row("frontend "), "1 1 0 0 0", "{out}");
+    assert!(out.contains("divergence -> race: 1"), "{out}");
+    // Not a terminal: one plain line per kernel.
+    assert_eq!(err.lines().filter(|l| l.starts_with('[')).count(), 4, "{err}");
+    assert!(err.contains("DISAGREE divergence -> race"), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("suite.json")).unwrap()).unwrap();
+    assert_eq!(json["schema"], "syncfix.suite/1");
+    let kernels = json["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 4);
+    let clang = kernels.iter().find(|k| k["path"] == "clang/kernel.cu").unwrap();
+    assert_eq!((clang["class"].as_str(), clang["status"].as_str(), clang["agree"].as_bool()), (Some("frontend"), Some("error"), Some(true)));
+    assert_eq!(clang["verdict"]["error"]["exit_code"], 2);
+    let race = kernels.iter().find(|k| k["path"] == "race/kernel.cu").unwrap();
+    assert_eq!(race["verdict"]["kernels"][0]["defects"][0]["array"], "A");
+    assert_eq!(race["regex_ok"], true);
+}
+
+#[test]
+fn suite_without_a_manifest_reads_the_headers() {
+    let d = tempfile::tempdir().unwrap();
+    tree(d.path());
+    std::fs::remove_file(d.path().join("MANIFEST.tsv")).unwrap();
+    let (code, out, _) = run(d.path(), &["suite", ".", "--jobs=2", "--filter=r"]);
+    assert_eq!(code, 0, "{out}");
+    // race/ and wrong/ are //xfail:NOT_ALL_VERIFIED: some defect, and a race is one.
+    assert!(out.lines().any(|l| l.split_whitespace().take(3).collect::<Vec<_>>() == ["fail", "2", "2"]), "{out}");
+}
+
+#[test]
+fn bench_times_every_stage_beside_a_plain_clang_compile() {
+    let d = tempfile::tempdir().unwrap();
+    tree(d.path());
+    let (code, out, err) = run(d.path(), &["bench", ".", "--filter=ok", "--json=bench.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("median syncfix/clang ratio"), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("bench.json")).unwrap()).unwrap();
+    assert_eq!(json["schema"], "syncfix.bench/1");
+    let k = &json["kernels"][0];
+    assert_eq!(k["status"], "verified");
+    for stage in ["clang_ms", "lowering_ms", "encoding_ms", "houdini_ms", "solving_ms", "total_ms", "clang_baseline_ms"] {
+        assert!(k["stats"][stage].as_f64().is_some(), "{stage}: {k:#}");
+    }
+    assert!(k["stats"]["clang_baseline_ms"].as_f64().unwrap() > 0.0);
+    assert!(k["ratio"].as_f64().unwrap() > 0.0);
+    assert_eq!(json["totals"]["verifier_calls"], 1);
+    assert!(json["totals"]["median_ratio"].as_f64().unwrap() > 0.0);
+}

@@ -6,9 +6,11 @@
 use crate::ast::{parse_ast, AstInfo, FunctionInfo};
 use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
 use crate::marks::Marked;
+use crate::process::{self, RunError, Scratch};
 use llvm_ir::{DebugLoc, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
 
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
@@ -39,6 +41,9 @@ pub struct FrontendOptions {
     pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
     /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
     pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+    /// `--timeout`: clang and opt are killed at this instant, and the front end then fails
+    /// with [`FrontendError::Timeout`].
+    pub deadline: Option<Instant>,
 }
 
 /// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
@@ -65,6 +70,7 @@ impl FrontendOptions {
             invariants_as_candidates: false,
             kernel_args: vec![],
             kernel_arrays: vec![],
+            deadline: None,
         }
     }
 }
@@ -94,6 +100,9 @@ pub enum FrontendError {
     /// reported (exit 11, GPUVerify's code for an internal error), never the user's error.
     #[error("internal error: {0}")]
     Internal(String),
+    /// [`FrontendOptions::deadline`] passed (exit 7).
+    #[error("the time limit was reached in the front end")]
+    Timeout,
 }
 
 impl From<LowerError> for FrontendError {
@@ -110,6 +119,9 @@ pub struct Compiled {
     pub kernels: Vec<Kernel>,
     pub ast: AstInfo,
     pub language: Language,
+    /// Time spent in the clang-19 and opt-19 processes; the rest of the front end's time is
+    /// syncfix's own (reading the AST and the IR, lowering).
+    pub tool_time: Duration,
 }
 
 /// Path of a tool: `$SYNCFIX_<NAME>`, then `<name>-19` on the PATH, then LLVM 19's directory.
@@ -156,8 +168,19 @@ impl LocMapper for Mapper<'_> {
     }
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, FrontendError> {
-    cmd.output().map_err(|e| FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
+/// Runs a tool until `deadline`, adding its time to `time`.
+fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time: &mut Duration) -> Result<std::process::Output, FrontendError> {
+    match process::run(cmd, deadline) {
+        Ok((out, t)) => {
+            *time += t;
+            Ok(out)
+        }
+        Err(RunError::Spawn(e)) => {
+            Err(FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
+        }
+        Err(RunError::Timeout) => Err(FrontendError::Timeout),
+        Err(RunError::Aborted) => Err(FrontendError::Tool("syncfix is stopping".into())),
+    }
 }
 
 /// The message of a panic (its `String` or `&str` payload), if it has one.
@@ -223,69 +246,135 @@ fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
         + "\n"
 }
 
+/// A scratch directory with our prelude headers, and the clang arguments that use them.
+struct Setup {
+    scratch: Scratch,
+    language: Language,
+    /// The arguments common to every clang run (language, `-O0`, includes, `-D`, `-I`,
+    /// `--clang-opt`); the prelude is added by each run (precompiled or included).
+    common: Vec<String>,
+    prelude: PathBuf,
+    /// The user's file name, which the copies in the scratch directory keep.
+    file_name: String,
+    clang: PathBuf,
+}
+
+impl Setup {
+    fn new(path: &Path, opts: &FrontendOptions) -> Result<Setup, FrontendError> {
+        let language = opts.language.unwrap_or_else(|| language_of(path));
+        let scratch = Scratch::new().map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
+        let dir = scratch.path().to_path_buf();
+        let inc = dir.join("include");
+        std::fs::create_dir_all(inc.join("crt")).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
+        let mut setup = Setup {
+            scratch,
+            language,
+            common: vec![],
+            prelude: PathBuf::new(),
+            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into()),
+            clang: tool("SYNCFIX_CLANG", "clang"),
+        };
+        setup.write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
+        setup.prelude = match language {
+            Language::Cuda => {
+                setup.write("include/cuda.h", CUDA_H)?;
+                setup.write("include/cuda_runtime.h", CUDA_H)?;
+                setup.write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
+                setup.write("include/crt/sm_70_rt.hpp", SM_70_RT_HPP)?;
+                setup.write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
+            }
+            Language::OpenCl => setup.write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
+        };
+        let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
+        let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
+        let mut common: Vec<String> = match language {
+            // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
+            // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
+            Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
+        };
+        common.push("-w".into());
+        // One optimisation level for the precompiled prelude and both compilations (it decides
+        // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
+        common.push("-O0".into());
+        common.push(format!("-I{}", inc.display()));
+        for d in &opts.defines {
+            common.push(format!("-D{d}"));
+        }
+        for i in &opts.include_dirs {
+            common.push(format!("-I{}", i.display()));
+        }
+        common.push(format!("-I{}", src_dir.display()));
+        common.extend(opts.clang_args.iter().cloned());
+        setup.common = common;
+        Ok(setup)
+    }
+
+    fn dir(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// Writes `body` to `name` under the scratch directory.
+    fn write(&self, name: &str, body: &str) -> Result<PathBuf, FrontendError> {
+        let p = self.dir().join(name);
+        std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
+        Ok(p)
+    }
+}
+
+/// The time of one plain clang-19 compile of `text` to LLVM IR, with the flags and prelude of
+/// the front end's own compile (the prelude included, not precompiled) but without its
+/// statement markers: the benchmark's baseline.
+///
+/// Errors: clang's diagnostics ([`FrontendError::Clang`]), [`FrontendError::Timeout`].
+pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Duration, FrontendError> {
+    let setup = Setup::new(path, opts)?;
+    setup.write(&setup.file_name, text)?;
+    let mut time = Duration::ZERO;
+    let out = run(
+        Command::new(&setup.clang)
+            .current_dir(setup.dir())
+            .args(&setup.common)
+            .arg("-include")
+            .arg(&setup.prelude)
+            .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+            .arg(setup.dir().join("kernel.bc"))
+            .arg(&setup.file_name),
+        "clang",
+        opts.deadline,
+        &mut time,
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &setup.file_name, path)));
+    }
+    Ok(time)
+}
+
 /// Compiles `text` (the contents of the file at `path`) and lowers its kernels.
 ///
 /// Errors: clang's diagnostics ([`FrontendError::Clang`]), unsupported constructs
-/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]).
+/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
+/// ([`FrontendError::Timeout`]), syncfix's own failures ([`FrontendError::Internal`]).
 pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
-    let language = opts.language.unwrap_or_else(|| language_of(path));
-    let tmp = tempfile::Builder::new()
-        .prefix("syncfix-")
-        .tempdir()
-        .map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
-    let dir = tmp.path();
-    let write = |name: &str, body: &str| -> Result<PathBuf, FrontendError> {
-        let p = dir.join(name);
-        std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
-        Ok(p)
-    };
-    let inc = dir.join("include");
-    std::fs::create_dir_all(&inc).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
-    write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
-    let prelude = match language {
-        Language::Cuda => {
-            write("include/cuda.h", CUDA_H)?;
-            write("include/cuda_runtime.h", CUDA_H)?;
-            write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
-            std::fs::create_dir_all(inc.join("crt")).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
-            write("include/crt/sm_70_rt.hpp", SM_70_RT_HPP)?;
-            write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
-        }
-        Language::OpenCl => write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
-    };
-    let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
-    let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
-    let mut common: Vec<String> = match language {
-        // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
-        // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
-        Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
-    };
-    common.push("-w".into());
-    // One optimisation level for the precompiled prelude and both compilations (it decides
-    // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
-    common.push("-O0".into());
-    common.push(format!("-I{}", inc.display()));
-    for d in &opts.defines {
-        common.push(format!("-D{d}"));
-    }
-    for i in &opts.include_dirs {
-        common.push(format!("-I{}", i.display()));
-    }
-    common.push(format!("-I{}", src_dir.display()));
-    common.extend(opts.clang_args.iter().cloned());
-    let clang = tool("SYNCFIX_CLANG", "clang");
+    let setup = Setup::new(path, opts)?;
+    let (language, dir, prelude, clang) = (setup.language, setup.dir(), &setup.prelude, &setup.clang);
+    let write = |name: &str, body: &str| setup.write(name, body);
+    let mut common = setup.common.clone();
+    let deadline = opts.deadline;
+    let mut tool_time = Duration::ZERO;
 
     // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
     //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
     //    syncfix does not read), and the prelude is parsed once for both compilations below.
     let pch = dir.join("prelude.pch");
     let out = run(
-        Command::new(&clang).current_dir(dir).args(&common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(&prelude),
+        Command::new(clang).current_dir(dir).args(&common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(prelude),
         "clang",
+        deadline,
+        &mut tool_time,
     )?;
     if !out.status.success() {
         return Err(FrontendError::Clang(format!(
@@ -299,17 +388,19 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
 
     // 1. The AST of the text (which may differ from the file on disk: a patched version),
     //    from a copy with the same file name; clang's messages name the user's path.
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
+    let file_name = setup.file_name.clone();
     let orig = dir.join("orig");
     std::fs::create_dir_all(&orig).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", orig.display())))?;
     write(&format!("orig/{file_name}"), text)?;
     let out = run(
-        Command::new(&clang)
+        Command::new(clang)
             .current_dir(&orig)
             .args(&common)
             .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
             .arg(&file_name),
         "clang",
+        deadline,
+        &mut tool_time,
     )?;
     if !out.status.success() {
         return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &file_name, path)));
@@ -331,13 +422,15 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
         write(&file_name, &marked.text)?;
         let out = run(
-            Command::new(&clang)
+            Command::new(clang)
                 .current_dir(dir)
                 .args(&common)
                 .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
                 .arg(&bc)
                 .arg(&file_name),
             "clang",
+            deadline,
+            &mut tool_time,
         )?;
         if out.status.success() {
             break marked;
@@ -367,6 +460,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let out = run(
         Command::new(&opt).arg("-passes=mem2reg,infer-address-spaces").arg("-S").arg(&bc).arg("-o").arg(&ll),
         "opt",
+        deadline,
+        &mut tool_time,
     )?;
     if !out.status.success() {
         return Err(FrontendError::Internal(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
@@ -396,6 +491,9 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let kernel_ir_names: Vec<String> =
         ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
     for Chosen { info: f, name: kernel_name } in chosen {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(FrontendError::Timeout);
+        }
         let ir_name = ir_name(language, f);
         let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
         let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
@@ -425,7 +523,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         };
         kernels.push(lower(&input)?);
     }
-    Ok(Compiled { kernels, ast, language })
+    Ok(Compiled { kernels, ast, language, tool_time })
 }
 
 /// The symbol of a function in the LLVM IR: its mangled name in CUDA (C++), its name in

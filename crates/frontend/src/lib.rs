@@ -8,6 +8,8 @@
 //!   (`prelude/`) and reads the IR with the `llvm-ir` crate.
 //! - [`lower`] turns each kernel's IR into KIR, inlining every `__device__` call.
 //! - [`names`] names kernels as users write them (`reduce0<int>`), demangling symbols.
+//! - [`process`] tracks clang's and opt's processes and the temporary directories, so that
+//!   an interrupted run kills and removes them.
 
 pub mod ast;
 pub mod constgep;
@@ -15,3 +17,4 @@ pub mod marks;
 pub mod driver;
 pub mod lower;
 pub mod names;
+pub mod process;

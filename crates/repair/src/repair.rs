@@ -108,7 +108,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
     let mut strategy = opts.strategy;
     loop {
         stats.iterations += 1;
-        if opts.deadline.is_some_and(|d| Instant::now() >= d) {
+        if past(opts.deadline) {
             return Outcome::Timeout;
         }
         if stats.verifier_calls >= opts.max_verifier_calls {
@@ -117,6 +117,9 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
         let t0 = Instant::now();
         let sol = solve::solve(&costs, &phi.clauses, strategy);
         stats.solver_time += t0.elapsed();
+        if past(opts.deadline) {
+            return Outcome::Timeout;
+        }
         let sol = match sol {
             Ok(Some(s)) => s,
             Ok(None) => return phi.unsat(),
@@ -133,6 +136,9 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                 let t0 = Instant::now();
                 let best = solve::minimum(&costs, &phi.clauses);
                 stats.solver_time += t0.elapsed();
+                if past(opts.deadline) {
+                    return Outcome::Timeout;
+                }
                 stats.used_maxsat = true;
                 let opt = match best {
                     Ok(Some(opt)) if (opt.weight, opt.tie) < (sol.weight, sol.tie) => opt,
@@ -165,6 +171,10 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
             Verdict::Timeout => return Outcome::Timeout,
         }
     }
+}
+
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 fn bound_of(v: &Verdict) -> Option<u32> {

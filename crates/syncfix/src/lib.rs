@@ -11,11 +11,15 @@
 mod config;
 mod report;
 pub mod testsuite;
+pub mod verdict;
 
 pub use config::{Config, ConfigError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};
 pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
 pub use syncfix_frontend::driver::{panic_message, Annotations, FrontendError, FrontendOptions};
+/// Child processes and temporary directories that `process::abort` ends and removes, for a
+/// process about to exit early (a signal, a watchdog); later front-end calls then fail.
+pub use syncfix_frontend::process;
 pub use syncfix_instrument::InstrumentConfig;
 pub use syncfix_kir::{FileId, Language, Launch, Loc};
 pub use syncfix_frontend::lower::Stage;
@@ -52,6 +56,14 @@ impl Options {
             repair: RepairOptions::default(),
         }
     }
+
+    /// `--timeout`: every stage (front end, encoding, each solver call, the repair loop and
+    /// the re-verification of its patch) ends by `deadline`.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.frontend.deadline = deadline;
+        self.verify.deadline = deadline;
+        self.repair.deadline = deadline;
+    }
 }
 
 /// Why syncfix could not produce a verdict at all.
@@ -78,13 +90,36 @@ pub enum Status {
 /// Per-stage times and counters (for the benchmark).
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
+    /// The whole front end, `clang` included.
     pub frontend: Duration,
+    /// The clang-19 and opt-19 processes.
+    pub clang: Duration,
     pub encode: Duration,
+    /// Every solver call, `houdini` included.
     pub solve: Duration,
+    pub houdini: Duration,
+    /// Solver calls on a kernel's full encoding.
     pub verifier_calls: u32,
+    /// Every solver call (unwinding checks and Houdini's included).
+    pub solver_calls: u32,
+    pub houdini_rounds: u32,
     pub barrier_vars: usize,
     pub repair_iterations: u32,
     pub clauses: usize,
+}
+
+impl Timings {
+    /// Adds the times and solver counters of `t` (not the repair's counters).
+    pub fn add(&mut self, t: &Timings) {
+        self.frontend += t.frontend;
+        self.clang += t.clang;
+        self.encode += t.encode;
+        self.solve += t.solve;
+        self.houdini += t.houdini;
+        self.verifier_calls += t.verifier_calls;
+        self.solver_calls += t.solver_calls;
+        self.houdini_rounds += t.houdini_rounds;
+    }
 }
 
 /// The result of verifying one kernel.
@@ -100,15 +135,24 @@ pub struct KernelReport {
 }
 
 /// `syncfix verify`: GPUVerify's verdict for every kernel of a file.
+///
+/// Past [`Options::set_deadline`]'s deadline the front end fails with
+/// [`FrontendError::Timeout`] and a kernel's status is [`Status::Timeout`].
 pub fn verify(path: &Path, text: &str, opts: &Options) -> Result<(Vec<KernelReport>, Timings), Error> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
-    let mut timings = Timings { frontend: t0.elapsed(), ..Timings::default() };
+    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut out = vec![];
     for k in &compiled.kernels {
         out.push(verify_kernel(k, opts, &mut timings)?);
     }
     Ok((out, timings))
+}
+
+/// The benchmark's baseline: the time of one plain clang-19 compile of `text` to LLVM IR with
+/// the front end's flags and prelude (see `syncfix_frontend::driver::clang_baseline`).
+pub fn clang_baseline(path: &Path, text: &str, opts: &Options) -> Result<Duration, Error> {
+    Ok(syncfix_frontend::driver::clang_baseline(path, text, &opts.frontend)?)
 }
 
 fn verify_kernel(k: &Kernel, opts: &Options, timings: &mut Timings) -> Result<KernelReport, Error> {
@@ -125,10 +169,17 @@ fn verify_kernel(k: &Kernel, opts: &Options, timings: &mut Timings) -> Result<Ke
         Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
     };
     let verdict = v.check(&inst.original_assignment());
-    timings.encode += v.stats.encode_time;
-    timings.solve += v.stats.solve_time;
-    timings.verifier_calls += v.stats.checks;
+    add_verifier_stats(timings, &v.stats);
     Ok(report_of(&inst.kernel, verdict, opts))
+}
+
+fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
+    t.encode += s.encode_time;
+    t.solve += s.solve_time;
+    t.houdini += s.houdini_time;
+    t.verifier_calls += s.checks;
+    t.solver_calls += s.solver_calls;
+    t.houdini_rounds += s.houdini_rounds;
 }
 
 fn report_of(k: &Kernel, verdict: Verdict, opts: &Options) -> KernelReport {
@@ -193,7 +244,7 @@ pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, E
 }
 
 fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled, t0: Instant) -> Result<RepairReport, Error> {
-    let mut timings = Timings { frontend: t0.elapsed(), ..Timings::default() };
+    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut changes: Vec<Change> = vec![];
     let mut removals_kept: Vec<StmtId> = vec![];
     let mut findings = vec![];
@@ -256,13 +307,13 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the fix could not be applied: {e}")), findings, timings))
         }
     };
-    // Re-verify the patched source through the whole pipeline (DESIGN §8).
+    // Re-verify the patched source through the whole pipeline (DESIGN §8), in the time left.
     match verify(path, &patched, opts) {
         Ok((reports, t)) => {
-            timings.frontend += t.frontend;
-            timings.encode += t.encode;
-            timings.solve += t.solve;
-            timings.verifier_calls += t.verifier_calls;
+            timings.add(&t);
+            if reports.iter().any(|r| matches!(r.status, Status::Timeout)) {
+                return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings));
+            }
             let bad: Vec<&KernelReport> =
                 reports.iter().filter(|r| !matches!(r.status, Status::Verified | Status::NoErrorUpTo(_))).collect();
             if let Some(r) = bad.first() {
@@ -279,6 +330,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
                 ));
             }
         }
+        Err(Error::Frontend(FrontendError::Timeout)) => return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings)),
         Err(e) => {
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
@@ -293,9 +345,8 @@ impl RepairReport {
 }
 
 fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
-    t.encode += v.stats.encode_time;
-    t.solve += v.stats.solve_time + s.solver_time;
-    t.verifier_calls += v.stats.checks;
+    add_verifier_stats(t, &v.stats);
+    t.solve += s.solver_time;
     t.repair_iterations += s.iterations;
     t.clauses += s.clauses;
 }

@@ -50,12 +50,15 @@ pub struct AccessDesc {
 pub enum Finding {
     /// `race` is GPUVerify's name (`read-write`, `write-read`, `write-write`, `atomic-read`...);
     /// `first` is the access logged first (thread 1), `second` the later one.
-    Race { race: String, array: String, first: AccessDesc, second: AccessDesc },
+    /// `array` is the element as GPUVerify prints it (`A[17]`), `object` the array's name and
+    /// `offset` the byte offset of the second access.
+    Race { race: String, array: String, object: String, offset: u64, first: AccessDesc, second: AccessDesc },
     Divergence { at: Vec<Location> },
     Assertion { at: Vec<Location>, thread: ThreadDesc, kind: Check },
     ConstantWrite { at: Vec<Location>, thread: ThreadDesc },
-    /// An access outside its array (`--check-array-bounds`); `array` as `L[25]`.
-    OutOfBounds { at: Vec<Location>, thread: ThreadDesc, array: String },
+    /// An access outside its array (`--check-array-bounds`); `array` as `L[25]`, `object`
+    /// the array's name, `offset` the access's byte offset.
+    OutOfBounds { at: Vec<Location>, thread: ThreadDesc, array: String, object: String, offset: u64 },
 }
 
 /// What kind of specification failed (GPUVerify words each differently).
@@ -152,6 +155,8 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
             Finding::Race {
                 race,
                 array: element(k, r.object, r.offset, r.width),
+                object: k.objects[r.object].name.clone(),
+                offset: r.offset,
                 first: AccessDesc { kind: kind_name(r.first.kind), thread: thread(0), at: user_locations(k, &r.first.span), external: r.first.external },
                 second: AccessDesc { kind: kind_name(r.second.kind), thread: thread(1), at: user_locations(k, &r.second.span), external: r.second.external },
             }
@@ -159,7 +164,13 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
         Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
         Defect::OutOfBounds { span, thread: th, object, offset, inst } => {
             let width = k.insts[*inst].kind.access().map_or(1, |(_, w, _, _)| w);
-            Finding::OutOfBounds { at: user_locations(k, span), thread: thread(*th), array: element(k, *object, *offset, width) }
+            Finding::OutOfBounds {
+                at: user_locations(k, span),
+                thread: thread(*th),
+                array: element(k, *object, *offset, width),
+                object: k.objects[*object].name.clone(),
+                offset: *offset,
+            }
         }
         Defect::ConstantWrite { span, thread: th, .. } => Finding::ConstantWrite { at: user_locations(k, span), thread: thread(*th) },
         Defect::Assertion { span, kind, thread: th, first_iteration, .. } => Finding::Assertion {

@@ -42,9 +42,10 @@ pub struct Abstraction {
     /// The object is written (stored to or updated atomically) somewhere: races are possible.
     pub written: SecondaryMap<ObjectId, bool>,
     pub atomic: SecondaryMap<ObjectId, bool>,
-    /// Only ever updated by one repetition-free atomic operation (increments, or decrements,
-    /// by positive constants) and never written plainly: an atomic on it returns a value it
-    /// never returned before at that offset (Bardsley & Donaldson, NFM 2014, §4.2).
+    /// Only ever updated atomically by one repetition-free operation (increments, or
+    /// decrements, by positive constants): an atomic on it returns a value it never returned
+    /// before at that offset since the last plain write to it (Bardsley & Donaldson, NFM 2014,
+    /// §4.2).
     pub repetition_free: SecondaryMap<ObjectId, bool>,
 }
 
@@ -99,11 +100,9 @@ impl Abstraction {
                         _ => spoilt[ptr.object] = true,
                     }
                 }
-                // Any other write (a plain store, an external function's write, a snapshot
-                // copied into it) may give a cell any value, so a value may come back.
-                InstKind::Store { ptr, .. } => spoilt[ptr.object] = true,
-                InstKind::External { object, kind: syncfix_kir::LogKind::Write } => spoilt[*object] = true,
-                InstKind::Snapshot { dst, .. } => spoilt[*dst] = true,
+                // A plain write (a store, an external function's write, a snapshot copied into
+                // it) may give a cell any value: the encoding forgets the values returned before
+                // it (a concurrent plain write would race with the atomics, and is reported).
                 _ => {}
             }
         }

@@ -32,6 +32,9 @@ pub struct LoopInfo {
     pub impure_prefix: Option<InstId>,
     /// Values defined in the loop and used outside it.
     pub escapes: Vec<InstId>,
+    /// When the header's instructions are all pure and it ends the loop with a two-way branch:
+    /// the instructions, the branch condition and whether `true` stays in the loop.
+    pub guard: Option<(Vec<InstId>, Operand, bool)>,
     /// The loop's exit conditions depend only on constants, launch dimensions and ids.
     pub bounded_by_launch: bool,
 }
@@ -44,21 +47,43 @@ pub struct Analysis {
     pub log_dependent: HashSet<InstId>,
     /// Width in bits of logged values of each object: its widest access.
     pub value_bits: SecondaryMap<ObjectId, u32>,
+    /// The width in bytes of every logged access of an object, when they all have it and
+    /// aligned offsets (then two accesses overlap exactly when their offsets are equal).
+    pub uniform_width: SecondaryMap<ObjectId, Option<u32>>,
     pub loops: Vec<LoopInfo>,
 }
 
 impl Analysis {
-    pub fn compute(k: &Kernel, cfg: &Cfg) -> Analysis {
+    pub fn compute(k: &Kernel, cfg: &Cfg, abs: &crate::abstraction::Abstraction) -> Analysis {
         let mut value_bits: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(8);
         for (_, i) in k.insts.iter() {
             if let Some((p, width, _, _)) = i.kind.access() {
                 value_bits[p.object] = value_bits[p.object].max((width * 8).min(1024));
             }
         }
+        let mut widths: SecondaryMap<ObjectId, BTreeSet<u32>> = SecondaryMap::new();
+        for (_, i) in k.insts.iter() {
+            match &i.kind {
+                InstKind::External { object, .. } => {
+                    widths[*object].insert(k.objects[*object].elem_size.max(1));
+                }
+                kind => {
+                    if let Some((p, width, _, _)) = kind.access() {
+                        widths[p.object].insert(width);
+                    }
+                }
+            }
+        }
+        let mut uniform_width: SecondaryMap<ObjectId, Option<u32>> = SecondaryMap::new();
+        for (o, _) in k.objects.iter() {
+            if widths[o].len() == 1 && widths[o].iter().next() == Some(&abs.granule[o]) {
+                uniform_width[o] = Some(abs.granule[o]);
+            }
+        }
         let uses = uses(k);
         let escaping = escaping_values(k, cfg, &uses);
         let loops = (0..cfg.loops.len()).map(|l| loop_info(k, cfg, l, &escaping, &uses)).collect();
-        Analysis { escaping, log_dependent: log_dependent_values(k), value_bits, loops }
+        Analysis { escaping, log_dependent: log_dependent_values(k), value_bits, uniform_width, loops }
     }
 }
 
@@ -121,6 +146,16 @@ fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses:
         }
     }
     info.bounded_by_launch = loop_bounded_by_launch(k, cfg, l);
+    let body: Vec<InstId> = header.insts.iter().copied().filter(|i| !matches!(k.insts[*i].kind, InstKind::Phi { .. })).collect();
+    if body.iter().all(|i| is_pure(&k.insts[*i].kind)) {
+        if let Terminator::CondBr { cond, then, els } = &header.term {
+            match (cfg.in_loop(*then, l), cfg.in_loop(*els, l)) {
+                (true, false) => info.guard = Some((body, *cond, true)),
+                (false, true) => info.guard = Some((body, *cond, false)),
+                _ => {}
+            }
+        }
+    }
     info
 }
 

@@ -70,6 +70,10 @@ pub struct VerifyOptions {
     pub limits: Limits,
     /// Time limit of one solver call.
     pub timeout: Option<Duration>,
+    /// `--timeout`: the whole verification ends by then. Checked before each block is
+    /// encoded and before each solver call, whose own limit is the time left; past it the
+    /// encoding fails with [`VerifyError::Timeout`] and a check gives [`Verdict::Timeout`].
+    pub deadline: Option<Instant>,
     /// Check data races (`--only-divergence` and `--only-log` turn this off; accesses are
     /// still logged for annotations that query the logs).
     pub race_checks: bool,
@@ -82,8 +86,6 @@ pub struct VerifyOptions {
     pub array_bounds: bool,
     /// `--vcgen-opt=/checkArrays:A,B`: check races on these arrays only (by source name).
     pub check_arrays: Option<Vec<String>>,
-    /// The whole verification must end by then (encoding, Houdini, every solver call).
-    pub deadline: Option<Instant>,
     /// Infer loop invariants (Houdini's candidates); `--no-infer` turns it off, leaving the
     /// user's invariants and the uniformity analysis.
     pub infer: bool,
@@ -98,12 +100,12 @@ impl Default for VerifyOptions {
             loop_unwind: None,
             limits: Limits::default(),
             timeout: None,
+            deadline: None,
             race_checks: true,
             asymmetric_asserts: false,
             warp_size: None,
             array_bounds: false,
             check_arrays: None,
-            deadline: None,
             infer: true,
         }
     }
@@ -150,22 +152,40 @@ pub enum VerifyError {
 /// Counters for the benchmark.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// Building the encoding, less the unwinding checks' solver time.
     pub encode_time: Duration,
-    /// Time in the final checks (the verifier calls).
+    /// Every solver call: unwinding checks, Houdini's rounds and [`Verifier::check`].
     pub solve_time: Duration,
-    /// Time in Houdini's rounds.
-    pub houdini_time: Duration,
-    /// Verifier calls: check-sat calls on the kernel's full encoding with its invariants.
+    /// Solver calls on the kernel's full encoding ([`Verifier::check`]): verifier calls.
     pub checks: u32,
-    /// Every check-sat call: unwinding checks, Houdini rounds and verifier calls.
+    /// Every solver call (check-sat), the unwinding checks and Houdini's included.
     pub solver_calls: u32,
+    /// Houdini's rounds and time (part of `solve_time`).
     pub houdini_rounds: u32,
+    pub houdini_time: Duration,
     pub properties: usize,
     pub candidates: usize,
     pub access_instances: usize,
     pub barrier_instances: usize,
     /// Loops proved with invariants (cut) rather than unrolled.
     pub cut_loops: usize,
+}
+
+/// Parameters for the next solver call: a fixed seed, no SIGINT handler of Z3's own (syncfix
+/// handles Ctrl-C), and a time limit of the smaller of [`VerifyOptions::timeout`] and the time
+/// left before the deadline. `Err(Timeout)` when no time is left.
+pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> Result<Params<'ctx>, VerifyError> {
+    let left = match opts.deadline {
+        Some(d) => Some(d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero()).ok_or(VerifyError::Timeout)?),
+        None => None,
+    };
+    let mut params = Params::new(ctx);
+    params.set_u32("random_seed", 0);
+    params.set_bool("ctrl_c", false);
+    if let Some(t) = [opts.timeout, left].into_iter().flatten().min() {
+        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
+    }
+    Ok(params)
 }
 
 /// A kernel encoded once; candidate assignments are checked under assumptions.
@@ -207,15 +227,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut bad: Vec<Bool<'ctx>> = enc.props.iter().map(|p| Bool::and(ctx, &[&real, &p.cond])).collect();
         bad.extend(enc.cand_checks.iter().map(|c| c.cond.clone()));
         enc.solver.assert(&term::or(ctx, &bad.iter().collect::<Vec<_>>()));
-        let mut params = Params::new(ctx);
-        params.set_u32("random_seed", 0);
-        enc.solver.set_params(&params);
+        enc.solver.set_params(&solver_params(ctx, opts)?);
         // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the solver's assertions.
         if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
             let _ = std::fs::write(path, enc.solver.to_string());
         }
         let stats = Stats {
-            encode_time: start.elapsed(),
+            encode_time: start.elapsed().saturating_sub(enc.solve_time),
+            solve_time: enc.solve_time,
             solver_calls: enc.solver_calls,
             properties: enc.props.len(),
             candidates: enc.candidates.len(),
@@ -229,9 +248,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
 
     /// Limits each later solver call to `t` (the repair loop passes the time left).
     pub fn set_timeout(&mut self, t: Duration) {
-        let mut params = Params::new(self.ctx);
-        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
-        self.enc.solver.set_params(&params);
+        self.opts.timeout = Some(t);
     }
 
     /// The abstraction chosen for each object.
@@ -259,25 +276,18 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .collect()
     }
 
-    /// Sets the solver's time limit to what is left before the deadline; `Err` when it has
-    /// passed.
-    fn time_left(&mut self) -> Result<(), ()> {
-        if let Some(d) = self.opts.deadline {
-            let left = d.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(());
-            }
-            self.set_timeout(left);
-        }
-        Ok(())
-    }
-
+    /// One solver call under `assumptions`, limited by the time left; counted, and timed into
+    /// `solve_time`.
     fn solve(&mut self, assumptions: &[Bool<'ctx>]) -> Result<SatResult, Verdict> {
-        if self.time_left().is_err() {
-            return Err(Verdict::Timeout);
+        match solver_params(self.ctx, &self.opts) {
+            Ok(p) => self.enc.solver.set_params(&p),
+            Err(_) => return Err(Verdict::Timeout),
         }
         self.stats.solver_calls += 1;
-        match self.enc.solver.check_assumptions(assumptions) {
+        let start = Instant::now();
+        let r = self.enc.solver.check_assumptions(assumptions);
+        self.stats.solve_time += start.elapsed();
+        match r {
             SatResult::Unknown => {
                 let why = self.enc.solver.get_reason_unknown().unwrap_or_default();
                 if why.contains("timeout") || why.contains("canceled") || self.opts.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -377,9 +387,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             let _ = std::fs::write(path, text);
         }
-        let start = Instant::now();
         let r = self.solve(&a);
-        self.stats.solve_time += start.elapsed();
         self.stats.checks += 1;
         match r {
             Err(v) => v,

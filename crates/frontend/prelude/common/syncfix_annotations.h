@@ -180,12 +180,15 @@ SYNCFIX_NOOVFL(short, short)
 SYNCFIX_NOOVFL(int, int)
 SYNCFIX_NOOVFL(long, long)
 #undef SYNCFIX_NOOVFL
-/* `__add_noovfl(x, y, ...)`: the sum of the arguments does not overflow. */
-SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_2(int x, int y);
-SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_3(int x, int y, int z);
-SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_4(int x, int y, int z, int w);
+/* `__add_noovfl(x, y, ...)`: the sum of the arguments does not overflow (in the first
+ * argument's type: signed or unsigned, the first argument of the call says which). */
+SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_2(int is_signed, int x, int y);
+SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_3(int is_signed, int x, int y, int z);
+SYNCFIX_SPEC __syncfix_bool __syncfix_add_noovfl_4(int is_signed, int x, int y, int z, int w);
 #define __syncfix_pick(_1, _2, _3, _4, NAME, ...) NAME
-#define __add_noovfl(...) __syncfix_pick(__VA_ARGS__, __syncfix_add_noovfl_4, __syncfix_add_noovfl_3, __syncfix_add_noovfl_2, __syncfix_add_noovfl_1)(__VA_ARGS__)
+#define __syncfix_is_signed(...) __syncfix_is_signed_first(__VA_ARGS__, 0)
+#define __syncfix_is_signed_first(x, ...) ((__typeof__(x))(-1) < 0)
+#define __add_noovfl(...) __syncfix_pick(__VA_ARGS__, __syncfix_add_noovfl_4, __syncfix_add_noovfl_3, __syncfix_add_noovfl_2, __syncfix_add_noovfl_1)(__syncfix_is_signed(__VA_ARGS__), __VA_ARGS__)
 
 /* `__ite(b, x, y)`: x if b, else y, as one expression (lowered to a select, not a branch, so
  * that an invariant using it stays at its loop head). */

@@ -85,6 +85,8 @@ void __attribute__((overloadable)) __syncfix_copy_element(__global void *dst, si
 /* Global to local memory; the source is read every `stride` elements (strided copy). */
 static inline event_t __attribute__((overloadable))
 __syncfix_async_copy(__local void *dst, const __global void *src, size_t n, size_t stride, event_t event, uint site, size_t bytes) {
+  /* Its arguments must be the same for every work-item of the group (OpenCL 1.2 §6.12.10). */
+  __requires(!__same_group | (event == __other_int(event)));
   barrier(0);
   size_t e = __syncfix_async_element(n, site);
   if (e < n)
@@ -94,6 +96,7 @@ __syncfix_async_copy(__local void *dst, const __global void *src, size_t n, size
 /* Local to global memory; the destination is written every `stride` elements. */
 static inline event_t __attribute__((overloadable))
 __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size_t stride, event_t event, uint site, size_t bytes) {
+  __requires(!__same_group | (event == __other_int(event)));
   barrier(0);
   size_t e = __syncfix_async_element(n, site);
   if (e < n)
@@ -110,6 +113,7 @@ __syncfix_async_copy(__global void *dst, const __local void *src, size_t n, size
 static inline void __syncfix_wait_group_events(int num_events, event_t *event_list) {
   /* Its arguments must be the same for every work-item of the group (OpenCL 1.2 §6.12.10). */
   __requires(!__same_group | (num_events == __other_int(num_events)));
+  __requires(!__same_group | (num_events < 1) | (event_list[0] == __other_int(event_list[0])));
   barrier(0);
 }
 #define wait_group_events(num_events, event_list) __syncfix_wait_group_events((num_events), (event_list))

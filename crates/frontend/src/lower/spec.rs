@@ -214,14 +214,25 @@ impl<'a> Lowerer<'a> {
                 result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
             }
             "__syncfix_add_noovfl_2" | "__syncfix_add_noovfl_3" | "__syncfix_add_noovfl_4" => {
-                // The sum of the (int) arguments fits in an int.
+                // The sum of the 32-bit arguments fits in 32 bits, signed or unsigned as the
+                // first argument (a constant) says.
+                let signed = match arg(0)?.as_const() {
+                    Some(b) => b != 0,
+                    None => return Err(unsupported(format!("`{base}` whose signedness is not a constant"), loc)),
+                };
+                let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
                 let mut sum = Operand::konst(64, 0);
-                for i in 0..args.len() {
-                    let a = self.sext64(cur, arg(i)?, span);
+                for i in 1..args.len() {
+                    let a = arg(i)?;
+                    let a = if self.k.width(a) < 64 {
+                        Operand::Value(self.push(cur, InstKind::Cast { op: ext, arg: a }, 64, span))
+                    } else {
+                        a
+                    };
                     sum = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
                 }
                 let lo = self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
-                let back = self.push(cur, InstKind::Cast { op: CastOp::SExt, arg: Operand::Value(lo) }, 64, span);
+                let back = self.push(cur, InstKind::Cast { op: ext, arg: Operand::Value(lo) }, 64, span);
                 let ok = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(back), rhs: sum }, 1, span);
                 result = Some(Operand::Value(ok));
             }

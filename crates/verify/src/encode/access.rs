@@ -28,9 +28,42 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
         let old: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
         self.race(inst, AccessKind::Write, ptr.object, &off, bytes, &vals, &old, pred);
+        self.warp_mates_write(ptr.object, pred);
+        self.plain_write(ptr.object);
         for t in 0..2 {
             self.write(t, ptr.object, &off[t], &vals[t], bytes, &pred[t]);
         }
+    }
+
+    /// A plain write to a repetition-free counter may give it any value: the values returned
+    /// before need not differ from later ones.
+    pub(crate) fn plain_write(&mut self, o: ObjectId) {
+        if let Some(u) = self.st.used.get_mut(&o) {
+            u.window = u.entries.len();
+            u.history_stale = true;
+        }
+    }
+
+    /// `--warp-sync`: the other threads of the warp execute the same store at the same time,
+    /// and warp-synchronous threads see each other's writes at once (no barrier needed), so an
+    /// equality-abstracted array's other cells change arbitrarily (GPUVerify's
+    /// warpsync/equality_abstraction_issue).
+    fn warp_mates_write(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        if self.opts.warp_size.is_none() || !self.st.eq.contains_key(&o) {
+            return;
+        }
+        let ctx = self.ctx;
+        let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+        let name = self.k.objects[o].name.clone();
+        let g = self.st.eq[&o][0].granule;
+        let shared = self.k.objects[o].space == Space::Shared;
+        let fa = self.fresh_mem(&name, g);
+        let fb = if shared { self.fresh_mem(&name, g) } else { fa.clone() };
+        let copies = self.st.eq.get_mut(&o).expect("equality array");
+        copies[0].arr = either.ite(&fa.arr, &copies[0].arr);
+        copies[1].arr = either.ite(&fb.arr, &copies[1].arr);
+        copies[0].table = None;
+        copies[1].table = None;
     }
 
     pub(crate) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
@@ -65,14 +98,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));
             let bits = self.an.value_bits[ptr.object];
+            let stale = self.st.used.get(&ptr.object).is_some_and(|u| u.history_stale);
             for t in 0..2 {
                 // Never returned before a loop cut either.
-                if let Some(h) = self.history_taken(t, ptr.object, &off[t], &z[t], bits) {
+                if let (Some(h), false) = (self.history_taken(t, ptr.object, &off[t], &z[t], bits), stale) {
                     facts.push(pred[t].implies(&h.not()));
                 }
             }
             let used = self.st.used.entry(ptr.object).or_default();
-            for (u, ran, o, v) in used.entries.iter() {
+            for (u, ran, o, v) in used.entries[used.window..].iter() {
                 for t in 0..2 {
                     let mut same = vec![ran, &pred[t]];
                     let at = o._eq(&off[t]);
@@ -228,6 +262,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// gets arbitrary contents instead: an over-approximation.
     pub(crate) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
+        self.plain_write(dst);
         let same = self.abs.model(dst) == self.abs.model(src) && self.abs.granule[dst] == self.abs.granule[src];
         let name = self.k.objects[dst].name.clone();
         match self.abs.model(dst) {
@@ -280,6 +315,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.log_access(inst, access, o, &off, width, &value, &changed, &pred[0], true);
         }
         if kind == LogKind::Write {
+            self.plain_write(o);
             if self.st.eq.contains_key(&o) {
                 let name = self.k.objects[o].name.clone();
                 let g = self.st.eq[&o][0].granule;

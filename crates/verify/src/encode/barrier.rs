@@ -57,9 +57,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let both = and(ctx, &[&guard, &pred[0], &pred[1]]);
         let local_both = lf[0].clone();
         let global_both = gf[0].clone();
+        // Shared memory is compared only within a group, where a barrier reached by thread 1
+        // alone is divergence (reported): thread 1 reaching it clears its shared logs (the
+        // other thread may be in another group, past its own barriers).
+        let first = Bool::and(ctx, &[&guard, &pred[0]]);
         let (clear_local, clear_global) = match bar.scope {
             Scope::Grid => (both.clone(), both.clone()),
-            Scope::Block => (Bool::and(ctx, &[&both, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),
+            Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),
         };
         let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
         for o in ids {

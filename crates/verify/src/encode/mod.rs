@@ -143,8 +143,9 @@ pub struct Encoding<'ctx> {
     pub params: Vec<(usize, Term<'ctx>)>,
     /// Loops containing each access instance's instruction, innermost first.
     pub access_loops: Vec<Vec<LoopId>>,
-    /// Solver calls made while encoding (unwinding checks).
+    /// Solver calls made while encoding (unwinding checks), and their time.
     pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
 }
 
 /// The loop being executed, innermost last.
@@ -170,9 +171,12 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub opts: &'k VerifyOptions,
     pub limits: Limits,
     pub an: Analysis,
+    /// Uniformity across any two threads, and within a group.
     pub un: crate::uniformity::Uniformity,
+    pub un_group: crate::uniformity::Uniformity,
     pub solver: Solver<'ctx>,
     pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
     pub same_group: Bool<'ctx>,
@@ -265,9 +269,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
             Bool::and(ctx, &[&same_group, &same]).simplify()
         });
-        let an = Analysis::compute(k, cfg);
+        let an = Analysis::compute(k, cfg, abs);
         let multi_group = !opts.only_intra_group && k.multi_block();
         let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
+        // Uniform within a group: group ids count as uniform (what barrier divergence needs).
+        let un_group = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, false);
         Encoder {
             ctx,
             k,
@@ -277,8 +283,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             limits: opts.limits,
             an,
             un,
+            un_group,
             solver,
             solver_calls: 0,
+            solve_time: std::time::Duration::ZERO,
             vars,
             tid,
             same_group,
@@ -330,6 +338,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             params,
             access_loops: self.access_loops,
             solver_calls: self.solver_calls,
+            solve_time: self.solve_time,
         })
     }
 

@@ -17,9 +17,14 @@ use z3::FuncDecl;
 pub(crate) struct Used<'ctx> {
     /// (thread, executed, byte offset, value) of each atomic execution so far.
     pub entries: Vec<(usize, Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
+    /// Entries before this index were returned before a plain write to the object (which may
+    /// give its cells any value): new values need not differ from them.
+    pub window: usize,
     /// What was returned before a loop cut forgot the entries: `history(group, offset,
     /// value)` (group 0 for global memory; shared memory has one counter per group).
     pub history: Option<Rc<FuncDecl<'ctx>>>,
+    /// Values in `history` need not differ from new ones (a plain write came after them).
+    pub history_stale: bool,
 }
 
 /// The per-thread values, memory, race logs and assumptions at one schedule point.

@@ -34,8 +34,8 @@ pub(crate) enum Form<'ctx> {
     PhiEq { phi: usize, same_group: bool },
     /// `cast(phi) op rhs` for each thread in the loop.
     PhiCmp { phi: usize, cast: Option<(CastOp, u16)>, op: CmpPred, rhs: [Term<'ctx>; 2] },
-    /// `(phi - init) % step == 0` for each thread in the loop.
-    Stride { phi: usize, init: [Term<'ctx>; 2], step: u128 },
+    /// `(phi - init) % step == 0` for each thread in the loop (`step` loop-invariant).
+    Stride { phi: usize, init: [Term<'ctx>; 2], step: [Term<'ctx>; 2] },
     /// `phi - init` is the same in both threads while both are in the loop.
     DistanceEq { phi: usize, init: [Term<'ctx>; 2] },
     /// `phi & (phi - 1) == 0` for each thread in the loop.
@@ -45,6 +45,9 @@ pub(crate) enum Form<'ctx> {
     /// `a * b == value` for each thread in the loop (`or_done`: or `b == 0` and
     /// `a == 2 * value`, the state after the last halving).
     Product { a: usize, b: usize, value: [Term<'ctx>; 2], or_done: bool },
+    /// A thread that entered the loop and whose loop condition holds is in the loop
+    /// (GPUVerify's `conditionsImplyingEnabledness`).
+    Enabled,
     /// No access of `kind` to `object` is logged at the loop head.
     NoLog { object: ObjectId, kind: AccessKind },
     /// The user's `__candidate_invariant` (index into the head's specs).
@@ -56,6 +59,8 @@ pub(crate) enum Form<'ctx> {
 enum Step {
     /// `i + c` or `i - c` (as an addition of the two's complement).
     Add(u128),
+    /// `i + s` for a value `s` defined outside the loop.
+    AddVar(Operand),
     /// Multiplied by two.
     Double,
     /// Divided by two.
@@ -112,11 +117,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             match self.step_of(l, phi) {
                 Step::Add(c) => {
-                    out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: c }));
-                    let neg = self.neg(c, self.k.insts[phi].width);
+                    let w = self.k.insts[phi].width;
+                    let k = const_term(self.ctx, c, w);
+                    out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
+                    let neg = self.neg(c, w);
                     if neg != c {
-                        out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: neg }));
+                        let k = const_term(self.ctx, neg, w);
+                        out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
                     }
+                    if relational {
+                        out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                    }
+                }
+                Step::AddVar(o) => {
+                    let step: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, o));
+                    out.push((format!("{name} strided by {o:?}"), Form::Stride { phi: pi, init: init.clone(), step }));
                     if relational {
                         out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
                     }
@@ -140,6 +155,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     out.push((format!("{name} non-negative"), Form::PhiCmp { phi: pi, cast, op: CmpPred::Sge, rhs: [zero.clone(), zero] }));
                 }
             }
+        }
+        if info.guard.is_some() {
+            out.push(("loop condition implies enabled".into(), Form::Enabled));
         }
         // GPUVerify's relational powers of two: a counter that doubles and one that halves
         // keep their product (`offset * d == n`, as in a scan's sweeps).
@@ -205,7 +223,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Form::Stride { phi, init, step } => each(&|t| {
                 let p = bv(*phi, t);
                 let d = p.bvsub(&init[t].to_bv(ctx));
-                let s = crate::term::bv_const(ctx, *step, p.get_size());
+                let s = crate::term::resize(&step[t].to_bv(ctx), p.get_size());
                 d.bvurem(&s)._eq(&crate::term::bv_const(ctx, 0, p.get_size()))
             }),
             Form::DistanceEq { phi, init } => {
@@ -232,6 +250,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     prod
                 }
             }),
+            Form::Enabled => match &v.guard {
+                Some(g) => {
+                    let parts: Vec<Bool<'ctx>> =
+                        (0..threads).map(|t| Bool::and(ctx, &[&entry[t], &g[t]]).implies(&v.pred[t])).collect();
+                    crate::term::and(ctx, &parts.iter().collect::<Vec<_>>())
+                }
+                None => Bool::from_bool(ctx, true),
+            },
             Form::NoLog { object, kind } => match self.st.logs.get(object) {
                 Some(l) => l.get(*kind).has.not(),
                 None => Bool::from_bool(ctx, true),
@@ -262,6 +288,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             steps.push(match self.offset_from(*o, phi, w, 8) {
                 Some(0) => Step::Other,
                 Some(c) => Step::Add(c),
+                None if self.added_value(l, *o, phi).is_some() => Step::AddVar(self.added_value(l, *o, phi).expect("checked")),
                 None => match self.halves_or_doubles(*o, phi, 8) {
                     Some(true) => Step::Double,
                     Some(false) => Step::Half,
@@ -288,16 +315,77 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         match &self.k.insts[v].kind {
             InstKind::Cast { arg, .. } => self.offset_from(*arg, phi, w, depth - 1),
-            InstKind::Bin { op: BinOp::Add, lhs, rhs } => match (lhs.as_const(), rhs.as_const()) {
+            InstKind::Bin { op: BinOp::Add, lhs, rhs } => match (self.const_of(*lhs, 8), self.const_of(*rhs, 8)) {
                 (_, Some(c)) => self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_add(c) & mask),
                 (Some(c), _) => self.offset_from(*rhs, phi, w, depth - 1).map(|k| k.wrapping_add(c) & mask),
                 _ => None,
             },
             InstKind::Bin { op: BinOp::Sub, lhs, rhs } => {
-                rhs.as_const().and_then(|c| self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_sub(c) & mask))
+                self.const_of(*rhs, 8).and_then(|c| self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_sub(c) & mask))
             }
             _ => None,
         }
+    }
+
+    /// `s` when `o` is `phi + s` (through casts) for a value `s` defined outside loop `l`.
+    fn added_value(&self, l: LoopId, o: Operand, phi: InstId) -> Option<Operand> {
+        let Operand::Value(v) = o else { return None };
+        match &self.k.insts[v].kind {
+            InstKind::Cast { arg, .. } => self.added_value(l, *arg, phi),
+            InstKind::Bin { op: BinOp::Add, lhs, rhs } => {
+                let w = self.k.insts[phi].width;
+                if self.offset_from(*lhs, phi, w, 4) == Some(0) && self.outside(l, *rhs) && self.k.width(*rhs) == w {
+                    Some(*rhs)
+                } else if self.offset_from(*rhs, phi, w, 4) == Some(0) && self.outside(l, *lhs) && self.k.width(*lhs) == w {
+                    Some(*lhs)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of `o` when it is computed from constants only (the lowering leaves
+    /// `512 / 32` as an instruction).
+    fn const_of(&self, o: Operand, depth: u32) -> Option<u128> {
+        let v = match o {
+            Operand::Const { bits, .. } => return Some(bits),
+            Operand::Value(v) => v,
+        };
+        if depth == 0 {
+            return None;
+        }
+        let w = self.k.insts[v].width as u32;
+        let mask = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
+        let r = match &self.k.insts[v].kind {
+            InstKind::Cast { op, arg } => {
+                let a = self.const_of(*arg, depth - 1)?;
+                let aw = self.k.width(*arg) as u32;
+                match op {
+                    CastOp::SExt if aw < 128 && (a >> (aw - 1)) & 1 == 1 => a | !((1u128 << aw) - 1),
+                    _ => a,
+                }
+            }
+            InstKind::Bin { op, lhs, rhs } => {
+                let (a, b) = (self.const_of(*lhs, depth - 1)?, self.const_of(*rhs, depth - 1)?);
+                match op {
+                    BinOp::Add => a.wrapping_add(b),
+                    BinOp::Sub => a.wrapping_sub(b),
+                    BinOp::Mul => a.wrapping_mul(b),
+                    BinOp::UDiv if b != 0 => a / b,
+                    BinOp::URem if b != 0 => a % b,
+                    BinOp::Shl if b < 128 => a << b,
+                    BinOp::LShr if b < 128 => a >> b,
+                    BinOp::And => a & b,
+                    BinOp::Or => a | b,
+                    BinOp::Xor => a ^ b,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(r & mask)
     }
 
     /// `o` is `phi` multiplied (`Some(true)`) or divided (`Some(false)`) by two, through
@@ -310,11 +398,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let is_phi = |x: &Operand| self.offset_from(*x, phi, self.k.insts[phi].width, 4) == Some(0);
         match &self.k.insts[v].kind {
             InstKind::Cast { arg, .. } => self.halves_or_doubles(*arg, phi, depth - 1),
-            InstKind::Bin { op: BinOp::Mul, lhs, rhs } if (is_phi(lhs) && rhs.as_const() == Some(2)) || (is_phi(rhs) && lhs.as_const() == Some(2)) => Some(true),
+            InstKind::Bin { op: BinOp::Mul, lhs, rhs } if (is_phi(lhs) && self.const_of(*rhs, 8) == Some(2)) || (is_phi(rhs) && self.const_of(*lhs, 8) == Some(2)) => Some(true),
             InstKind::Bin { op: BinOp::Add, lhs, rhs } if is_phi(lhs) && is_phi(rhs) => Some(true),
-            InstKind::Bin { op: BinOp::Shl, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(1) => Some(true),
-            InstKind::Bin { op: BinOp::LShr | BinOp::AShr, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(1) => Some(false),
-            InstKind::Bin { op: BinOp::UDiv | BinOp::SDiv, lhs, rhs } if is_phi(lhs) && rhs.as_const() == Some(2) => Some(false),
+            InstKind::Bin { op: BinOp::Shl, lhs, rhs } if is_phi(lhs) && self.const_of(*rhs, 8) == Some(1) => Some(true),
+            InstKind::Bin { op: BinOp::LShr | BinOp::AShr, lhs, rhs } if is_phi(lhs) && self.const_of(*rhs, 8) == Some(1) => Some(false),
+            InstKind::Bin { op: BinOp::UDiv | BinOp::SDiv, lhs, rhs } if is_phi(lhs) && self.const_of(*rhs, 8) == Some(2) => Some(false),
             _ => None,
         }
     }

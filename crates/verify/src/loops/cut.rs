@@ -74,6 +74,8 @@ pub(crate) struct View<'ctx> {
     pub pred: [Bool<'ctx>; 2],
     pub phis: Vec<[Term<'ctx>; 2]>,
     pub specs: Vec<SpecValue<'ctx>>,
+    /// The condition to stay in the loop, when the header can be evaluated again.
+    pub guard: Option<[Bool<'ctx>; 2]>,
 }
 
 /// Which exit a thread left the loop by (or that it returned), and the values it carried.
@@ -105,15 +107,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    /// The user's specs at loop `l`'s head, evaluated with the header phis set to `phis`, on
-    /// the current state.
-    fn eval_specs(&mut self, l: LoopId, pred: &[Bool<'ctx>; 2], phis: &[[Term<'ctx>; 2]]) -> Result<Vec<SpecValue<'ctx>>, VerifyError> {
+    /// The user's specs at loop `l`'s head, and the condition to stay in the loop (when the
+    /// header's instructions can be evaluated again), evaluated with the header phis set to
+    /// `phis`, on the current state.
+    fn eval_head(
+        &mut self,
+        l: LoopId,
+        pred: &[Bool<'ctx>; 2],
+        phis: &[[Term<'ctx>; 2]],
+    ) -> Result<(Vec<SpecValue<'ctx>>, Option<[Bool<'ctx>; 2]>), VerifyError> {
         let ctx = self.ctx;
         let info = self.an.loops[l].clone();
-        if info.specs.is_empty() {
-            return Ok(vec![]);
+        let guard = info.guard.clone().filter(|_| self.opts.infer);
+        if info.specs.is_empty() && guard.is_none() {
+            return Ok((vec![], None));
         }
-        if let Some(i) = info.impure_prefix {
+        if let (Some(i), false) = (info.impure_prefix, info.specs.is_empty()) {
             let at = self.k.insts[i].span.in_main().map(|l| format!("line {}", l.line)).unwrap_or_default();
             return Err(VerifyError::Unsupported(format!(
                 "a loop invariant at {at} depends on a memory access or call at its loop head, which cannot be evaluated on entry to the loop"
@@ -125,10 +134,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.st.env[t].insert(phi, phis[pi][t].clone());
             }
         }
+        let insts = match &guard {
+            Some((all, _, _)) => all.clone(),
+            None => info.spec_prefix.clone(),
+        };
         let mut out = vec![];
-        for &inst in &info.spec_prefix {
+        for inst in insts {
             match self.k.insts[inst].kind.clone() {
-                InstKind::Assert { cond, global, .. } => {
+                InstKind::Assert { cond, global, kind: AssertKind::LoopInvariant } => {
                     let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
                     let c = (0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect();
                     out.push(SpecValue { inst, candidate: false, global, cond: c });
@@ -141,8 +154,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 _ => self.exec_inst(inst, pred)?,
             }
         }
+        let stay = guard.map(|(_, cond, stays)| {
+            std::array::from_fn(|t| {
+                let c = self.value(t, cond).to_bool(ctx);
+                if stays {
+                    c
+                } else {
+                    c.not()
+                }
+            })
+        });
         self.st.env = saved;
-        Ok(out)
+        Ok((out, stay))
     }
 
     /// Checks the user's invariants on a view: on entry (`first_iteration`) or at the end of an
@@ -197,8 +220,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let cands = self.loop_candidates(l, &entry_phis, &log_kinds);
 
         // On entry.
-        let specs = self.eval_specs(l, &entry, &entry_phis)?;
-        let entry_view = View { pred: entry.clone(), phis: entry_phis.clone(), specs };
+        let (specs, guard) = self.eval_head(l, &entry, &entry_phis)?;
+        let entry_view = View { pred: entry.clone(), phis: entry_phis.clone(), specs, guard };
         self.check_invariants(&entry_view, true);
         let t = Bool::from_bool(ctx, true);
         self.check_candidates(&cands, &entry_view, &entry, &t);
@@ -208,10 +231,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let pre_logs = self.st.logs.clone();
         // A uniform loop keeps both threads that entered it together; a uniform phi is one
         // value for both threads in the loop (the uniformity analysis).
+        // (Within a group: the same for threads of one group, as a value computed from the
+        // group id.)
         let uniform = self.un.uniform_loop[l];
+        let uniform_in_group = self.un_group.uniform_loop[l];
         let pred: [Bool<'ctx>; 2] = if uniform {
             let h = self.fresh_bool(&format!("loop{l}.active"));
             std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
+        } else if uniform_in_group {
+            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
+            let h2 = self.same_group.ite(&h[0], &h[1]);
+            [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
         } else {
             std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
         };
@@ -223,6 +253,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if self.un.is_uniform(p) {
                     let v = self.fresh_term(&format!("{p}"), w);
                     [v.clone(), v]
+                } else if self.un_group.is_uniform(p) {
+                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
+                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
+                    [v[0].clone(), v2]
                 } else {
                     [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
                 }
@@ -241,7 +275,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.cut.len());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
-            self.st.used.insert(o, crate::encode::state::Used { entries: vec![], history: Some(std::rc::Rc::new(f)) });
+            self.st.used.insert(o, crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false });
         }
         let mut head_facts: Vec<Bool<'ctx>> = vec![];
         for t in 0..2 {
@@ -249,8 +283,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         let nobody_entered = Bool::and(ctx, &[&entry[0].not(), &entry[1].not()]);
         head_facts.push(Bool::or(ctx, &[&pred[0], &pred[1], &nobody_entered]));
-        let specs = self.eval_specs(l, &pred, &phis)?;
-        let head = View { pred: pred.clone(), phis: phis.clone(), specs };
+        let (specs, guard) = self.eval_head(l, &pred, &phis)?;
+        let head = View { pred: pred.clone(), phis: phis.clone(), specs, guard };
         for s in head.specs.iter().filter(|s| !s.candidate) {
             head_facts.push(s.holds(ctx, &pred));
         }
@@ -323,16 +357,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // A uniform loop: both threads that entered leave by the same exit, carrying the same
         // uniform values.
-        if uniform {
-            let both = Bool::and(ctx, &[&entry[0], &entry[1]]);
+        if uniform || uniform_in_group {
+            let mut both = Bool::and(ctx, &[&entry[0], &entry[1]]);
+            if !uniform {
+                both = Bool::and(ctx, &[&both, &self.same_group]);
+            }
+            let un = if uniform { &self.un } else { &self.un_group };
             let mut facts = vec![];
             for s in &slots {
                 facts.push(both.implies(&s.left[0].iff(&s.left[1])));
                 if let Some(x) = &s.exit {
                     let ops = self.slot_operands(l, x);
-                    let left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
+                    let mut left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
+                    if !uniform {
+                        left = Bool::and(ctx, &[&left, &self.same_group]);
+                    }
                     for (i, o) in ops.iter().enumerate() {
-                        if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if self.un.is_uniform(*v)) {
+                        if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if un.is_uniform(*v)) {
                             facts.push(left.implies(&s.values[i][0].eq(&s.values[i][1], ctx)));
                         }
                     }
@@ -365,8 +406,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // At the end of the iteration, for the threads that go round.
         let goes_round = Bool::or(ctx, &[&again[0], &again[1]]);
         if !is_false(&goes_round) {
-            let specs = self.eval_specs(l, &again, &back_phis)?;
-            let end = View { pred: again.clone(), phis: back_phis.clone(), specs };
+            let (specs, guard) = self.eval_head(l, &again, &back_phis)?;
+            let end = View { pred: again.clone(), phis: back_phis.clone(), specs, guard };
             self.check_invariants(&end, false);
             self.check_candidates(&cands, &end, &entry, &goes_round);
             for (c, f) in &exit_cands {

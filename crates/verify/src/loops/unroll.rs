@@ -121,9 +121,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // Asked under an assumption literal rather than push/pop, which would put Z3
                 // in its (slower) incremental mode for good.
                 self.check_deadline()?;
+                self.solver.set_params(&crate::solver_params(ctx, self.opts)?);
                 let probe = Bool::new_const(ctx, format!("unwind!{}", self.solver_calls));
                 self.solver.assert(&probe.implies(&Bool::and(ctx, &[&self.st.ok, &again])));
+                let t0 = std::time::Instant::now();
                 let r = self.solver.check_assumptions(&[probe.clone()]);
+                self.solve_time += t0.elapsed();
                 self.solver.assert(&probe.not());
                 self.solver_calls += 1;
                 r != SatResult::Unsat

@@ -1,0 +1,450 @@
+//! The verdict as data: what `syncfix verify --format json` prints, schema [`SCHEMA`].
+//!
+//! Plain serde types (the CLI serialises them; this crate never prints). One [`Verdict`] per
+//! run: the file's status, one [`KernelVerdict`] per kernel with its defects, the error of a
+//! run that gave no verdict, and the run's [`Stats`]. The README's "JSON verdict" section
+//! documents every field with one example per status; a change of meaning bumps the version.
+
+use crate::report::{AccessDesc, Check, Finding, Location, ThreadDesc};
+use crate::{KernelReport, Status, Timings};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The schema's name and version, the value of [`Verdict::schema`].
+pub const SCHEMA: &str = "syncfix.verdict/1";
+
+/// A kernel's (and a file's) status.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictStatus {
+    /// A proof: no data race, barrier divergence or failing assertion.
+    Verified,
+    /// `--loop-unwind` / `--findbugs`: no defect within the unwinding bound; not a proof.
+    Bounded,
+    Race,
+    Divergence,
+    /// `__assert`, a write to constant memory, LLVM's `unreachable`.
+    Assertion,
+    /// A loop invariant (on entry or not maintained) or a barrier invariant.
+    Invariant,
+    /// A callee's `__requires`.
+    Precondition,
+    /// An `__ensures`.
+    Postcondition,
+    /// An access out of its array's bounds (`--check-array-bounds`).
+    Bounds,
+    /// An access through a pointer that may be null or point nowhere known.
+    Null,
+    /// No verdict; the reason says why.
+    Unknown,
+    /// The time limit (`--timeout`) was reached.
+    Timeout,
+    /// No verdict because of an error: the command line, clang, the front end.
+    Error,
+}
+
+impl VerdictStatus {
+    /// Every status, in the order of the README.
+    pub const ALL: [VerdictStatus; 13] = [
+        VerdictStatus::Verified,
+        VerdictStatus::Bounded,
+        VerdictStatus::Race,
+        VerdictStatus::Divergence,
+        VerdictStatus::Assertion,
+        VerdictStatus::Invariant,
+        VerdictStatus::Precondition,
+        VerdictStatus::Postcondition,
+        VerdictStatus::Bounds,
+        VerdictStatus::Null,
+        VerdictStatus::Unknown,
+        VerdictStatus::Timeout,
+        VerdictStatus::Error,
+    ];
+
+    /// The name in the JSON (`"race"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            VerdictStatus::Verified => "verified",
+            VerdictStatus::Bounded => "bounded",
+            VerdictStatus::Race => "race",
+            VerdictStatus::Divergence => "divergence",
+            VerdictStatus::Assertion => "assertion",
+            VerdictStatus::Invariant => "invariant",
+            VerdictStatus::Precondition => "precondition",
+            VerdictStatus::Postcondition => "postcondition",
+            VerdictStatus::Bounds => "bounds",
+            VerdictStatus::Null => "null",
+            VerdictStatus::Unknown => "unknown",
+            VerdictStatus::Timeout => "timeout",
+            VerdictStatus::Error => "error",
+        }
+    }
+
+    /// A defect was found (race, divergence, or a failing specification).
+    pub fn is_defect(self) -> bool {
+        !matches!(
+            self,
+            VerdictStatus::Verified | VerdictStatus::Bounded | VerdictStatus::Unknown | VerdictStatus::Timeout | VerdictStatus::Error
+        )
+    }
+}
+
+impl std::fmt::Display for VerdictStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The verdict on one file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// The file as given on the command line.
+    pub file: String,
+    /// The first defect of the kernels (in file order), else `unknown`, `timeout`, `bounded`,
+    /// `verified` in that order of precedence; `error` when there is no verdict.
+    pub status: VerdictStatus,
+    /// The process's exit code (GPUVerify's).
+    pub exit_code: u8,
+    /// Why the status is `unknown` or `timeout` (the first such kernel's reason).
+    pub reason: Option<String>,
+    pub kernels: Vec<KernelVerdict>,
+    /// Only with status `error`.
+    pub error: Option<ErrorInfo>,
+    /// What the front end assumed and could not check (`syncfix: warning:` in text).
+    pub warnings: Vec<String>,
+    pub stats: Stats,
+}
+
+/// The verdict on one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelVerdict {
+    pub kernel: String,
+    pub status: VerdictStatus,
+    /// Status `unknown` or `timeout`: why.
+    pub reason: Option<String>,
+    /// Status `bounded`: the loop-unwinding bound within which nothing was found.
+    pub bound: Option<u32>,
+    /// The defects found (one, today), each with its accesses.
+    pub defects: Vec<Defect>,
+}
+
+/// A defect, as GPUVerify reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Defect {
+    /// `race`, `divergence`, `assertion`, `precondition`, `postcondition`, `invariant`
+    /// (a loop invariant), `barrier_invariant`, `null`, `bounds`, `constant_write`.
+    pub kind: String,
+    /// GPUVerify's first line: `possible write-read race on A[17]`.
+    pub message: String,
+    /// Races: `read-write`, `write-read`, `write-write`, `atomic-read`...
+    pub race: Option<String>,
+    /// Races and bounds: the array's source name.
+    pub array: Option<String>,
+    /// Races and bounds: where in the array.
+    pub offset: Option<Offset>,
+    /// The defect's location (a race: the second access), then the call sites it was
+    /// inlined through.
+    pub stack: Vec<Position>,
+    /// The thread that fails an assertion or accesses out of bounds.
+    pub thread: Option<Thread>,
+    /// Races: the access logged first, then the conflicting one.
+    pub accesses: Vec<Access>,
+}
+
+/// A place in an array.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Offset {
+    /// The element as printed: `A[17]`, `b[2][5]`, `q[3] (bytes 0..1)`.
+    pub element: String,
+    /// The byte offset from the array's start.
+    pub byte: u64,
+}
+
+/// A source location (1-based line and column).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Position {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One access of a race.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    /// `read`, `write` or `atomic`.
+    pub kind: String,
+    /// The access's location; `null` when it is made by a function without a body (GPUVerify:
+    /// "from external source location").
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub thread: Thread,
+    /// The call sites the access was inlined through, innermost first.
+    pub stack: Vec<Position>,
+}
+
+/// A thread of a counterexample: ids per dimension x, y, z.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    /// `threadIdx` / `get_local_id`.
+    pub local: [u32; 3],
+    /// `blockIdx` / `get_group_id`.
+    pub group: [u32; 3],
+    /// `group * blockDim + local`.
+    pub global: [u64; 3],
+}
+
+/// Why a run gave no verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    /// `command_line`, `clang`, `frontend`, `vcgen`, `internal`.
+    pub stage: String,
+    /// The exit code (also [`Verdict::exit_code`]).
+    pub exit_code: u8,
+    /// The message as printed on stderr.
+    pub message: String,
+}
+
+/// Per-stage times (milliseconds) and counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// In the clang-19 and opt-19 processes.
+    pub clang_ms: f64,
+    /// The rest of the front end: reading clang's AST and the IR, lowering to KIR.
+    pub lowering_ms: f64,
+    /// Building the SMT encodings.
+    pub encoding_ms: f64,
+    /// Houdini's solver calls (part of `solving_ms`).
+    pub houdini_ms: f64,
+    /// Every solver call.
+    pub solving_ms: f64,
+    /// The whole run, from the start of the process.
+    pub total_ms: f64,
+    /// Check-sat calls on a kernel's full encoding.
+    pub verifier_calls: u32,
+    /// Every check-sat call: verifier calls, unwinding checks, Houdini's.
+    pub solver_calls: u32,
+    pub houdini_rounds: u32,
+    /// The benchmark's baseline (`--bench-clang`): one plain clang-19 compile of the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clang_baseline_ms: Option<f64>,
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+impl Stats {
+    /// Adds `s` (for totals over runs; a missing baseline counts as zero).
+    pub fn add(&mut self, s: &Stats) {
+        self.clang_ms += s.clang_ms;
+        self.lowering_ms += s.lowering_ms;
+        self.encoding_ms += s.encoding_ms;
+        self.houdini_ms += s.houdini_ms;
+        self.solving_ms += s.solving_ms;
+        self.total_ms += s.total_ms;
+        self.verifier_calls += s.verifier_calls;
+        self.solver_calls += s.solver_calls;
+        self.houdini_rounds += s.houdini_rounds;
+        self.clang_baseline_ms = Some(self.clang_baseline_ms.unwrap_or(0.0) + s.clang_baseline_ms.unwrap_or(0.0));
+    }
+
+    /// The stats of a run that took `total` in all.
+    pub fn of(t: &Timings, total: Duration) -> Stats {
+        Stats {
+            clang_ms: ms(t.clang),
+            lowering_ms: ms(t.frontend.saturating_sub(t.clang)),
+            encoding_ms: ms(t.encode),
+            houdini_ms: ms(t.houdini),
+            solving_ms: ms(t.solve),
+            total_ms: ms(total),
+            verifier_calls: t.verifier_calls,
+            solver_calls: t.solver_calls,
+            houdini_rounds: t.houdini_rounds,
+            clang_baseline_ms: None,
+        }
+    }
+}
+
+impl Verdict {
+    /// The verdict of `syncfix verify` on `file` from its kernels' reports.
+    pub fn of_reports(file: &str, reports: &[KernelReport], stats: Stats, exit_code: u8) -> Verdict {
+        let kernels: Vec<KernelVerdict> = reports.iter().map(kernel_verdict).collect();
+        let first = |f: &dyn Fn(VerdictStatus) -> bool| kernels.iter().find(|k| f(k.status));
+        let pick = first(&|s| s.is_defect())
+            .or_else(|| first(&|s| s == VerdictStatus::Unknown))
+            .or_else(|| first(&|s| s == VerdictStatus::Timeout))
+            .or_else(|| first(&|s| s == VerdictStatus::Bounded));
+        let (status, reason) = match pick {
+            Some(k) => (k.status, k.reason.clone()),
+            None if kernels.is_empty() => (VerdictStatus::Unknown, Some("no kernel was verified".into())),
+            None => (VerdictStatus::Verified, None),
+        };
+        Verdict {
+            schema: SCHEMA.into(),
+            file: file.into(),
+            status,
+            exit_code,
+            reason,
+            kernels,
+            error: None,
+            warnings: reports.iter().flat_map(|r| r.assumptions.iter().cloned()).collect(),
+            stats,
+        }
+    }
+
+    /// A run that gave no verdict: `stage` (see [`ErrorInfo::stage`]), exit code, message.
+    pub fn error(file: &str, stage: &str, exit_code: u8, message: &str, stats: Stats) -> Verdict {
+        Verdict {
+            error: Some(ErrorInfo { stage: stage.into(), exit_code, message: message.trim_end().into() }),
+            ..Verdict::bare(file, VerdictStatus::Error, exit_code, None, stats)
+        }
+    }
+
+    /// A run stopped by its time limit before any kernel's verdict.
+    pub fn timeout(file: &str, exit_code: u8, reason: &str, stats: Stats) -> Verdict {
+        Verdict::bare(file, VerdictStatus::Timeout, exit_code, Some(reason.into()), stats)
+    }
+
+    fn bare(file: &str, status: VerdictStatus, exit_code: u8, reason: Option<String>, stats: Stats) -> Verdict {
+        Verdict { schema: SCHEMA.into(), file: file.into(), status, exit_code, reason, kernels: vec![], error: None, warnings: vec![], stats }
+    }
+}
+
+fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
+    let (status, reason, bound) = match &r.status {
+        Status::Verified => (VerdictStatus::Verified, None, None),
+        Status::NoErrorUpTo(n) => (VerdictStatus::Bounded, None, Some(*n)),
+        Status::Defect => (r.findings.first().map(status_of).unwrap_or(VerdictStatus::Assertion), None, None),
+        Status::Unknown(why) => (VerdictStatus::Unknown, Some(why.clone()), None),
+        Status::Timeout => (VerdictStatus::Timeout, Some("the time limit was reached".into()), None),
+    };
+    KernelVerdict { kernel: r.kernel.clone(), status, reason, bound, defects: r.findings.iter().map(defect).collect() }
+}
+
+/// The status a finding gives its kernel. A barrier invariant counts as an invariant, a write
+/// to constant memory as an assertion (GPUVerify reports both as errors of the kernel).
+pub fn status_of(f: &Finding) -> VerdictStatus {
+    match f {
+        Finding::Race { .. } => VerdictStatus::Race,
+        Finding::Divergence { .. } => VerdictStatus::Divergence,
+        Finding::OutOfBounds { .. } => VerdictStatus::Bounds,
+        Finding::ConstantWrite { .. } => VerdictStatus::Assertion,
+        Finding::Assertion { kind, .. } => match kind {
+            Check::Assertion => VerdictStatus::Assertion,
+            Check::Precondition => VerdictStatus::Precondition,
+            Check::Postcondition => VerdictStatus::Postcondition,
+            Check::InvariantOnEntry | Check::InvariantMaintained | Check::BarrierInvariant => VerdictStatus::Invariant,
+            Check::NullPointer => VerdictStatus::Null,
+        },
+    }
+}
+
+fn position(l: &Location) -> Position {
+    Position { file: l.file.clone(), line: l.line, column: l.col }
+}
+
+fn thread(t: &ThreadDesc) -> Thread {
+    Thread { local: t.local, group: t.group, global: t.global() }
+}
+
+fn access(a: &AccessDesc) -> Access {
+    let at = if a.external { None } else { a.at.first() };
+    Access {
+        kind: a.kind.to_ascii_lowercase(),
+        file: at.map(|l| l.file.clone()),
+        line: at.map(|l| l.line),
+        column: at.map(|l| l.col),
+        thread: thread(&a.thread),
+        stack: if a.external { vec![] } else { a.at.iter().skip(1).map(position).collect() },
+    }
+}
+
+fn defect(f: &Finding) -> Defect {
+    let mut d = Defect {
+        kind: String::new(),
+        message: f.headline(),
+        race: None,
+        array: None,
+        offset: None,
+        stack: vec![],
+        thread: None,
+        accesses: vec![],
+    };
+    match f {
+        Finding::Race { race, array, object, offset, first, second } => {
+            d.kind = "race".into();
+            d.race = Some(race.clone());
+            d.array = Some(object.clone());
+            d.offset = Some(Offset { element: array.clone(), byte: *offset });
+            d.stack = second.at.iter().map(position).collect();
+            d.accesses = vec![access(first), access(second)];
+        }
+        Finding::Divergence { at } => {
+            d.kind = "divergence".into();
+            d.stack = at.iter().map(position).collect();
+        }
+        Finding::OutOfBounds { at, thread: t, array, object, offset } => {
+            d.kind = "bounds".into();
+            d.array = Some(object.clone());
+            d.offset = Some(Offset { element: array.clone(), byte: *offset });
+            d.stack = at.iter().map(position).collect();
+            d.thread = Some(thread(t));
+        }
+        Finding::ConstantWrite { at, thread: t } => {
+            d.kind = "constant_write".into();
+            d.stack = at.iter().map(position).collect();
+            d.thread = Some(thread(t));
+        }
+        Finding::Assertion { at, thread: t, kind } => {
+            d.kind = match kind {
+                Check::Assertion => "assertion",
+                Check::Precondition => "precondition",
+                Check::Postcondition => "postcondition",
+                Check::InvariantOnEntry | Check::InvariantMaintained => "invariant",
+                Check::BarrierInvariant => "barrier_invariant",
+                Check::NullPointer => "null",
+            }
+            .into();
+            d.stack = at.iter().map(position).collect();
+            d.thread = Some(thread(t));
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_serialise_by_their_names() {
+        for s in VerdictStatus::ALL {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.name()));
+            assert_eq!(serde_json::from_str::<VerdictStatus>(&json).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn the_file_status_is_the_first_defect_then_unknown_timeout_bounded() {
+        let k = |name: &str, status: Status| KernelReport {
+            kernel: name.into(),
+            status,
+            findings: vec![],
+            inter_group: false,
+            assumptions: vec![],
+        };
+        let v = Verdict::of_reports("a.cu", &[k("a", Status::Verified), k("b", Status::NoErrorUpTo(2))], Stats::default(), 0);
+        assert_eq!(v.status, VerdictStatus::Bounded);
+        assert_eq!(v.kernels[1].bound, Some(2));
+        let v = Verdict::of_reports("a.cu", &[k("a", Status::Timeout), k("b", Status::Unknown("why".into()))], Stats::default(), 6);
+        assert_eq!((v.status, v.reason.as_deref()), (VerdictStatus::Unknown, Some("why")));
+        let div = KernelReport { findings: vec![Finding::Divergence { at: vec![] }], ..k("c", Status::Defect) };
+        let v = Verdict::of_reports("a.cu", &[k("a", Status::Unknown("x".into())), div], Stats::default(), 6);
+        assert_eq!(v.status, VerdictStatus::Divergence);
+        assert_eq!(v.kernels[1].defects[0].kind, "divergence");
+    }
+}

@@ -1,0 +1,146 @@
+//! `syncfix bench DIR`: the benchmark over a GPUVerify-style tree (not a timed test).
+//!
+//! Runs every kernel as `syncfix verify --format json --bench-clang` (see [`crate::runner`]),
+//! and reports per kernel and in total the stage times of the JSON verdict's stats (clang,
+//! lowering, encoding, Houdini, solving), verifier and solver calls, and beside them the time
+//! of one plain clang-19 compile of the same kernel with the front end's flags: the ratio
+//! syncfix / clang per kernel (syncfix's in-process time over clang's) and its median.
+
+use crate::runner::{self, Plan};
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+use syncfix::verdict::{Stats, VerdictStatus};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The test tree.
+    dir: PathBuf,
+    /// Parallel jobs (default 1: the kernels do not compete for the cores).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    jobs: usize,
+    /// Seconds per kernel.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Only kernels whose path contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Write the per-kernel and total figures here, as JSON (schema `syncfix.bench/1`).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct KernelBench {
+    path: String,
+    status: VerdictStatus,
+    exit_code: u8,
+    /// Wall-clock seconds of the `syncfix verify` process.
+    seconds: f64,
+    stats: Stats,
+    /// `stats.total_ms / stats.clang_baseline_ms`, when both are known.
+    ratio: Option<f64>,
+}
+
+#[derive(Serialize, Default)]
+struct Totals {
+    kernels: usize,
+    /// The sums over the kernels (`clang_baseline_ms`: of the plain clang compiles).
+    #[serde(flatten)]
+    sum: Stats,
+    /// The median over the kernels of `ratio`.
+    median_ratio: f64,
+}
+
+#[derive(Serialize)]
+struct BenchJson {
+    schema: &'static str,
+    dir: String,
+    jobs: usize,
+    timeout_s: u64,
+    totals: Totals,
+    kernels: Vec<KernelBench>,
+}
+
+fn totals(kernels: &[KernelBench]) -> Totals {
+    let mut t = Totals { kernels: kernels.len(), ..Totals::default() };
+    for k in kernels {
+        t.sum.add(&k.stats);
+    }
+    let s = &mut t.sum;
+    for x in [&mut s.clang_ms, &mut s.lowering_ms, &mut s.encoding_ms, &mut s.houdini_ms, &mut s.solving_ms, &mut s.total_ms] {
+        *x = (*x * 1e3).round() / 1e3;
+    }
+    s.clang_baseline_ms = s.clang_baseline_ms.map(|x| (x * 1e3).round() / 1e3);
+    t.median_ratio = runner::median(kernels.iter().filter_map(|k| k.ratio).collect());
+    t
+}
+
+pub fn run(a: &BenchArgs) -> u8 {
+    let (jobs, _) = match runner::collect(&a.dir, a.filter.as_deref()) {
+        Ok(x) => x,
+        Err(m) => return runner::fail(&m),
+    };
+    let plan = Plan { jobs: a.jobs, timeout: a.timeout, extra: vec!["--bench-clang".into()] };
+    let runs = runner::run_all(jobs, &plan, |r| {
+        let s = &r.verdict.stats;
+        let line = format!(
+            "{:<12} {:8.1} ms (clang {:.1}, lowering {:.1}, encoding {:.1}, solving {:.1}); plain clang {} {}",
+            runner::status_text(&r.verdict),
+            s.total_ms,
+            s.clang_ms,
+            s.lowering_ms,
+            s.encoding_ms,
+            s.solving_ms,
+            s.clang_baseline_ms.map(|b| format!("{b:.1} ms")).unwrap_or_else(|| "-".into()),
+            r.job.rel
+        );
+        (line, false)
+    });
+    let runs = match runs {
+        Ok(r) => r,
+        Err(m) => return runner::fail(&m),
+    };
+    let kernels: Vec<KernelBench> = runs
+        .iter()
+        .map(|r| {
+            let s = r.verdict.stats.clone();
+            let ratio = s.clang_baseline_ms.filter(|b| *b > 0.0 && s.total_ms > 0.0).map(|b| (s.total_ms / b * 100.0).round() / 100.0);
+            KernelBench {
+                path: r.job.rel.clone(),
+                status: r.verdict.status,
+                exit_code: r.verdict.exit_code,
+                seconds: (r.seconds * 1e3).round() / 1e3,
+                stats: s,
+                ratio,
+            }
+        })
+        .collect();
+    let t = totals(&kernels);
+    let s = &t.sum;
+    println!(
+        "{} kernels: clang {:.1}s, lowering {:.1}s, encoding {:.1}s, houdini {:.1}s, solving {:.1}s; {:.1}s in all in syncfix",
+        t.kernels,
+        s.clang_ms / 1e3,
+        s.lowering_ms / 1e3,
+        s.encoding_ms / 1e3,
+        s.houdini_ms / 1e3,
+        s.solving_ms / 1e3,
+        s.total_ms / 1e3
+    );
+    println!(
+        "{} verifier calls, {} solver calls, {} Houdini rounds; plain clang-19 compiles {:.1}s; median syncfix/clang ratio {:.2}",
+        s.verifier_calls,
+        s.solver_calls,
+        s.houdini_rounds,
+        s.clang_baseline_ms.unwrap_or(0.0) / 1e3,
+        t.median_ratio
+    );
+    if let Some(path) = &a.json {
+        let doc = BenchJson { schema: "syncfix.bench/1", dir: a.dir.display().to_string(), jobs: a.jobs, timeout_s: a.timeout, totals: t, kernels };
+        if let Err(e) = runner::write_json(path, &doc) {
+            return runner::fail(&e);
+        }
+    }
+    crate::exit::SUCCESS
+}

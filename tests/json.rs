@@ -1,0 +1,235 @@
+//! `syncfix verify --format json`: one object of schema `syncfix.verdict/1` on stdout, with
+//! the fields the README documents; one test per status.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Runs `syncfix verify --format json ARGS FILE` on `src` saved as `name`: exit code and the
+/// verdict (stdout must be exactly one JSON object).
+fn verdict(name: &str, src: &str, args: &[&str]) -> (i32, Value) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(name), src).unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("verify").arg("--format=json").args(args).arg(name).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr)));
+    check_schema(&v);
+    (out.status.code().unwrap_or(-1), v)
+}
+
+fn cuda(src: &str, extra: &[&str]) -> (i32, Value) {
+    let args: Vec<&str> = ["--blockDim=64", "--gridDim=1"].into_iter().chain(extra.iter().copied()).collect();
+    verdict("k.cu", src, &args)
+}
+
+fn has(v: &Value, fields: &[&str]) {
+    for f in fields {
+        assert!(v.get(f).is_some(), "no `{f}` in {v:#}");
+    }
+}
+
+/// The fields every verdict has, as the README documents them.
+fn check_schema(v: &Value) {
+    assert_eq!(v["schema"], "syncfix.verdict/1");
+    has(v, &["schema", "file", "status", "exit_code", "reason", "kernels", "error", "warnings", "stats"]);
+    has(&v["stats"], &[
+        "clang_ms", "lowering_ms", "encoding_ms", "houdini_ms", "solving_ms", "total_ms", "verifier_calls", "solver_calls", "houdini_rounds",
+    ]);
+    for k in v["kernels"].as_array().unwrap() {
+        has(k, &["kernel", "status", "reason", "bound", "defects"]);
+        for d in k["defects"].as_array().unwrap() {
+            has(d, &["kind", "message", "race", "array", "offset", "stack", "thread", "accesses"]);
+            for a in d["accesses"].as_array().unwrap() {
+                has(a, &["kind", "file", "line", "column", "thread", "stack"]);
+                has(&a["thread"], &["local", "group", "global"]);
+            }
+        }
+    }
+}
+
+/// The status, and the file's status is its only kernel's.
+fn status(v: &Value) -> &str {
+    let s = v["status"].as_str().unwrap();
+    if let Some(k) = v["kernels"].as_array().and_then(|k| k.first()) {
+        assert_eq!(k["status"], s, "{v:#}");
+    }
+    s
+}
+
+fn defect(v: &Value) -> &Value {
+    &v["kernels"][0]["defects"][0]
+}
+
+#[test]
+fn verified() {
+    let (code, v) = cuda("__global__ void k(int *A) { A[threadIdx.x] = 1; }\n", &[]);
+    assert_eq!((code, status(&v)), (0, "verified"));
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["kernels"][0]["kernel"], "k");
+    assert_eq!(v["stats"]["verifier_calls"], 1);
+    assert!(v["stats"]["clang_ms"].as_f64().unwrap() > 0.0, "{v:#}");
+    assert!(v["stats"]["total_ms"].as_f64().unwrap() >= v["stats"]["solving_ms"].as_f64().unwrap());
+}
+
+#[test]
+fn bounded_is_not_verified() {
+    let src = "__global__ void k(int *A) { for (int i = 0; i < 100; i++) A[threadIdx.x] = i; }\n";
+    let (code, v) = cuda(src, &["--loop-unwind=2"]);
+    assert_eq!((code, status(&v)), (0, "bounded"));
+    assert_eq!(v["kernels"][0]["bound"], 2);
+    // The text says so too: the summary line does not count it as verified.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["verify", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "k.cu"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("finished with 0 verified, 0 errors, 1 bounded"), "{text}");
+    assert!(text.contains("not a proof"), "{text}");
+}
+
+#[test]
+fn race_with_its_array_offset_and_both_accesses() {
+    let (code, v) = cuda("__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "race"));
+    let d = defect(&v);
+    assert_eq!(d["kind"], "race");
+    assert_eq!(d["race"], "read-write");
+    assert_eq!(d["array"], "A");
+    let element = d["offset"]["element"].as_str().unwrap();
+    let index: u64 = element.trim_start_matches("A[").trim_end_matches(']').parse().unwrap();
+    assert_eq!(d["offset"]["byte"], index * 4, "{d:#}");
+    assert!(d["message"].as_str().unwrap().starts_with("possible read-write race on A["), "{d:#}");
+    let a = d["accesses"].as_array().unwrap();
+    assert_eq!(a.len(), 2);
+    assert_eq!((a[0]["kind"].as_str(), a[1]["kind"].as_str()), (Some("read"), Some("write")));
+    assert_eq!((a[0]["file"].as_str(), a[0]["line"].as_u64()), (Some("k.cu"), Some(1)));
+    assert_eq!(a[0]["column"], 37);
+    assert_eq!(a[1]["column"], 72);
+    // The reader reads the element the writer writes: thread t + 1 writes A[t + 1].
+    let (t0, t1) = (a[0]["thread"]["local"][0].as_u64().unwrap(), a[1]["thread"]["local"][0].as_u64().unwrap());
+    assert_eq!(t0 + 1, t1, "{d:#}");
+    assert_eq!(a[1]["thread"]["global"][0], t1);
+    assert_eq!(a[1]["thread"]["group"], serde_json::json!([0, 0, 0]));
+}
+
+#[test]
+fn divergence() {
+    let (code, v) = cuda("__global__ void k(int *A) { if (threadIdx.x < 5) __syncthreads(); }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "divergence"));
+    assert_eq!(defect(&v)["stack"][0]["line"], 1);
+}
+
+#[test]
+fn assertion() {
+    let (code, v) = cuda("__global__ void k(int *A) { __assert(threadIdx.x < 5); }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "assertion"));
+    assert!(defect(&v)["thread"]["local"][0].as_u64().unwrap() >= 5);
+}
+
+#[test]
+fn invariant() {
+    let src = "__global__ void k(int *A) { for (int i = 0; __invariant(i < 3), i < 10; i++) { A[threadIdx.x] = i; } }\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (6, "invariant"));
+    assert_eq!(defect(&v)["kind"], "invariant");
+}
+
+#[test]
+fn a_barrier_invariant_counts_as_an_invariant() {
+    let src = "__global__ void k(int *A) { __shared__ int S[64]; S[threadIdx.x] = threadIdx.x; \
+               __barrier_invariant_1(S[threadIdx.x] == 0, threadIdx.x); __syncthreads(); }\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (6, "invariant"));
+    assert_eq!(defect(&v)["kind"], "barrier_invariant");
+}
+
+#[test]
+fn precondition() {
+    let (code, v) = cuda("__device__ void f(int x) { __requires(x > 3); }\n__global__ void k(int *A) { f(threadIdx.x); }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "precondition"));
+}
+
+#[test]
+fn postcondition() {
+    let src = "__device__ int f(int x) { __ensures(__return_val_int() > 3); return x; }\n\
+               __global__ void k(int *A) { A[threadIdx.x] = f(threadIdx.x); }\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (6, "postcondition"));
+}
+
+#[test]
+fn bounds() {
+    let src = "__kernel void k() { __local int L[4]; L[get_local_id(0)] = 0; }\n";
+    let (code, v) = verdict("k.cl", src, &["--local_size=8", "--num_groups=1", "--check-array-bounds"]);
+    assert_eq!((code, status(&v)), (6, "bounds"));
+    let d = defect(&v);
+    assert_eq!(d["array"], "L");
+    let index = d["thread"]["local"][0].as_u64().unwrap();
+    assert!(index >= 4);
+    assert_eq!(d["offset"]["element"], format!("L[{index}]"));
+    assert_eq!(d["offset"]["byte"], index * 4);
+}
+
+#[test]
+fn null() {
+    let (code, v) = cuda("__global__ void k(int *A, int c) { int *p = c ? A : 0; p[threadIdx.x] = 1; }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "null"));
+}
+
+#[test]
+fn a_constant_write_counts_as_an_assertion() {
+    let (code, v) = cuda("__constant__ int C[64];\n__global__ void k(int *A) { C[threadIdx.x] = 1; }\n", &[]);
+    assert_eq!((code, status(&v)), (6, "assertion"));
+    assert_eq!(defect(&v)["kind"], "constant_write");
+}
+
+#[test]
+fn unknown_with_its_reason() {
+    // An invariant that needs a store at the loop head evaluated again on entry: the verifier
+    // cannot establish it and says why.
+    let src = "__global__ void k(int *A, int n) {\n for (int i = 0; A[1] = 0, __invariant(i >= 0), i < n; i++) A[threadIdx.x] = i;\n}\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (6, "unknown"));
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("cannot be evaluated on entry to the loop"), "{reason}");
+    assert_eq!(v["kernels"][0]["reason"], reason);
+}
+
+#[test]
+fn timeout() {
+    let (code, v) = cuda("__global__ void k(int *A) { while (1) { A[threadIdx.x] = 1; } }\n", &["--timeout=1", "--loop-unwind=100000000"]);
+    assert_eq!((code, status(&v)), (7, "timeout"));
+    assert_eq!(v["exit_code"], 7);
+    assert!(v["reason"].as_str().is_some(), "{v:#}");
+}
+
+#[test]
+fn a_clang_error_is_an_error_with_its_code_and_message() {
+    let (code, v) = cuda("__global__ void k(int *A) { A[0] = ; }\n", &[]);
+    assert_eq!((code, status(&v)), (2, "error"));
+    assert_eq!(v["error"]["exit_code"], 2);
+    assert_eq!(v["error"]["stage"], "clang");
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("k.cu:1:") && msg.contains("expected expression"), "{msg}");
+    assert_eq!(v["kernels"], serde_json::json!([]));
+}
+
+#[test]
+fn a_bad_flag_is_an_error_with_exit_1() {
+    let (code, v) = cuda("__global__ void k(int *A) { A[threadIdx.x] = 1; }\n", &["--no-such-flag"]);
+    assert_eq!((code, status(&v)), (1, "error"));
+    assert_eq!(v["error"]["stage"], "command_line");
+    assert!(v["error"]["message"].as_str().unwrap().contains("--no-such-flag"), "{v:#}");
+    assert_eq!(v["file"], "k.cu");
+    // A missing launch size is caught after parsing: the same shape.
+    let (code, v) = verdict("k.cu", "__global__ void k(int *A) {}\n", &[]);
+    assert_eq!((code, status(&v)), (1, "error"));
+    assert!(v["error"]["message"].as_str().unwrap().contains("missing --blockDim"), "{v:#}");
+}
+
+#[test]
+fn an_unsupported_construct_is_a_front_end_error() {
+    let src = "__device__ int f(int n) { return n <= 0 ? 0 : f(n - 1); }\n__global__ void k(int *A) { A[threadIdx.x] = f(3); }\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (4, "error"));
+    assert_eq!(v["error"]["stage"], "frontend");
+}
