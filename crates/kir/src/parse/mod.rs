@@ -82,6 +82,22 @@ pub fn parse_all(text: &str) -> Result<Vec<Kernel>, ParseError> {
     Ok(out)
 }
 
+/// Where the line's comment (the span) starts: at the first `;` outside a quoted string (only
+/// an assumption's text, a string, may hold one), else the line's end.
+fn comment_start(full: &str) -> usize {
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, ch) in full.char_indices() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ';' if !quoted => return i,
+            _ => {}
+        }
+    }
+    full.len()
+}
+
 /// Every variant of a fieldless enum, matched by its lower-case name as the printer writes it.
 fn by_name<T: Copy + Debug>(all: &[T], name: &str) -> Option<T> {
     all.iter().copied().find(|v| format!("{v:?}").to_lowercase() == name)
@@ -210,10 +226,12 @@ fn dims3(c: &mut Cursor) -> Result<[u32; 3], ParseError> {
 impl KernelParser {
     /// `kernel NAME (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]`.
     fn header(line: usize, full: &str) -> Result<KernelParser, ParseError> {
-        let mut c = Cursor::new(line, full, "kernel ".len(), full.len());
         // The name may hold spaces and parentheses (`reduce<int, 4>`): it ends at the last
-        // ` (` before ` block_dim=`.
-        let dims_at = full.rfind(" block_dim=").ok_or_else(|| c.error_at(full.len(), "expected ` block_dim=[X, Y, Z]`"))?;
+        // ` (` before ` block_dim=`. A comment may follow the launch.
+        let dims_at = full.rfind(" block_dim=");
+        let end = dims_at.and_then(|d| full[d..].find(';').map(|i| d + i)).unwrap_or(full.len());
+        let mut c = Cursor::new(line, full, "kernel ".len(), end);
+        let dims_at = dims_at.ok_or_else(|| c.error_at(full.len(), "expected ` block_dim=[X, Y, Z]`"))?;
         let lang_at = full[..dims_at].rfind(" (").filter(|&i| i >= c.pos).ok_or_else(|| c.expected("a kernel name and `(Cuda)` or `(OpenCl)`"))?;
         let name = full[c.pos..lang_at].to_string();
         if name.trim().is_empty() {
@@ -255,8 +273,7 @@ impl KernelParser {
     }
 
     fn line(&mut self, line: usize, full: &str) -> Result<(), ParseError> {
-        // A comment (the span) starts at the first `;`: no token of the text form holds one.
-        let end = full.find(';').unwrap_or(full.len());
+        let end = comment_start(full);
         let mut c = Cursor::new(line, full, 0, end);
         if !full.starts_with([' ', '\t']) {
             let id = BlockId::from_u32(c.entity("block", "a block label (`block0:`) or an indented line")?);
