@@ -15,9 +15,9 @@
 //! ```
 //! A span is `file:line:col` for the kernel's file and `file` alone for others, innermost
 //! first, joined by ` <- `. The first block is the entry; blocks are numbered from 0 without
-//! gaps, in any order. Instructions without a value have no
-//! printed id; they get the ids left free by the others (ids of instructions that are in no
-//! block are lost, and filled with anchors that no block holds).
+//! gaps, in any order. Instructions without a value have no printed id; they get the ids left
+//! free by the others (ids of instructions that are in no block are lost, and filled with
+//! anchors that no block holds).
 //!
 //! What the text form does not hold: the statement table (a parsed kernel's is empty, so it
 //! cannot be instrumented), source texts and directories, and lines and columns in files
