@@ -35,6 +35,20 @@ const LOG_QUERIES: [LogQuery; 2] = [LogQuery::Has, LogQuery::OffsetBytes];
 pub(super) const SPACES: [Space; 4] = [Space::Global, Space::Shared, Space::Constant, Space::Private];
 const SCOPES: [Scope; 2] = [Scope::Block, Scope::Grid];
 
+/// Every builtin, of dimension `d`.
+fn builtins(d: u8) -> [Builtin; 2] {
+    [Builtin::LocalId(d), Builtin::GroupId(d)]
+}
+
+/// A builtin's name as printed (`local_id.x`) without its dimension. The match names every
+/// builtin, so that one added to KIR stops the build here until [`builtins`] lists it.
+fn builtin_name(b: Builtin) -> &'static str {
+    match b {
+        Builtin::LocalId(_) => "local_id",
+        Builtin::GroupId(_) => "group_id",
+    }
+}
+
 impl KernelParser {
     fn operand(&mut self, c: &mut Cursor) -> Result<Operand, ParseError> {
         let (o, at) = c.operand()?;
@@ -134,11 +148,11 @@ impl KernelParser {
         };
         Ok(match parts.as_slice() {
             ["param"] => InstKind::Param { index: c.number("a parameter index")? },
-            [id @ ("local_id" | "group_id"), dim] => {
+            [id, dim] if builtins(0).iter().any(|b| builtin_name(*b) == *id) => {
                 let Some(d) = ["x", "y", "z"].iter().position(|x| x == dim) else {
                     return Err(c.error_at(at, format!("expected `{id}.x`, `.y` or `.z`")));
                 };
-                InstKind::Builtin(if *id == "local_id" { Builtin::LocalId(d as u8) } else { Builtin::GroupId(d as u8) })
+                InstKind::Builtin(builtins(d as u8).into_iter().find(|b| builtin_name(*b) == *id).expect("found above"))
             }
             ["havoc"] => InstKind::Havoc,
             ["enabled"] => InstKind::Enabled,
