@@ -5,6 +5,10 @@
 //! or starts passing (remove it from the list) fails the test, so coverage cannot regress
 //! silently. Front end only: no verification, about a minute on two cores.
 //!
+//! The same pass checks KIR's text form: every dump parses back (`syncfix_kir::parse_all`)
+//! and prints as it was (`print(parse(text)) == text`), and so does the
+//! `--emit=instrumented` dump of every 10th kernel (barrier variables, candidates).
+//!
 //! The 25 kernels GPUVerify's own front end rejects must be rejected with an error message
 //! too (by syncfix's front end, command line or verifier), except those syncfix rightly
 //! accepts (`RIGHTLY_ACCEPTED`, with the reason).
@@ -53,6 +57,12 @@ fn manifest_rows(suite: &Path) -> Vec<(String, String, Vec<String>)> {
 /// Runs `syncfix verify <extra> <flags> <kernel>` in the kernel's directory: whether it
 /// succeeded, and its standard error without the note on ignored options.
 fn verify(suite: &Path, path: &str, extra: &[&str], flags: &[String]) -> (bool, String) {
+    let (ok, _, err) = verify_output(suite, path, extra, flags);
+    (ok, err)
+}
+
+/// [`verify`] with the standard output too.
+fn verify_output(suite: &Path, path: &str, extra: &[&str], flags: &[String]) -> (bool, String, String) {
     let file = suite.join(path);
     let out = Command::new(BIN)
         .arg("verify")
@@ -63,7 +73,39 @@ fn verify(suite: &Path, path: &str, extra: &[&str], flags: &[String]) -> (bool, 
         .output()
         .expect("run syncfix");
     let err = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("note: ignoring")).collect::<Vec<_>>().join(" ");
-    (out.status.success(), err)
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), err)
+}
+
+/// An `--emit=instrumented` dump without its `barrier variables:` tables (the instrumenter's
+/// report, not part of the kernels' text form).
+fn without_variable_tables(dump: &str) -> String {
+    let mut out = String::new();
+    let mut in_table = false;
+    for line in dump.lines() {
+        if line == "barrier variables:" {
+            in_table = true;
+        } else if line.starts_with("kernel ") {
+            in_table = false;
+        }
+        if !in_table {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Parses a dump and prints it again: the number of kernels, or where the round trip breaks.
+fn round_trip(text: &str) -> Result<usize, String> {
+    let kernels = syncfix_kir::parse_all(text).map_err(|e| format!("{e}: {}", text.lines().nth(e.line - 1).unwrap_or("").trim()))?;
+    let reprint: String = kernels.iter().map(|k| k.to_string()).collect();
+    if reprint == text {
+        return Ok(kernels.len());
+    }
+    Err(match text.lines().zip(reprint.lines()).enumerate().find(|(_, (a, b))| a != b) {
+        Some((i, (a, b))) => format!("line {} prints back as `{b}`, was `{a}`", i + 1),
+        None => format!("{} lines print back as {}", text.lines().count(), reprint.lines().count()),
+    })
 }
 
 #[test]
@@ -87,20 +129,39 @@ fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
 
     let next = AtomicUsize::new(0);
     let failures: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+    // KIR's text form: kernels that round-trip, and the dumps that do not.
+    let round_tripped = AtomicUsize::new(0);
+    let text_form: Mutex<Vec<String>> = Mutex::new(vec![]);
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((path, flags)) = rows.get(i) else { break };
-                let (ok, err) = verify(&suite, path, &["--emit=kir"], flags);
+                let (ok, kir, err) = verify_output(&suite, path, &["--emit=kir"], flags);
                 if !ok {
                     failures.lock().unwrap().insert(path.clone(), err);
+                    continue;
+                }
+                let mut dumps = vec![("kir", Ok(kir))];
+                if i % 10 == 0 {
+                    let (ok, instrumented, err) = verify_output(&suite, path, &["--emit=instrumented"], flags);
+                    dumps.push(("instrumented", if ok { Ok(without_variable_tables(&instrumented)) } else { Err(err) }));
+                }
+                for (mode, text) in dumps {
+                    match text.and_then(|t| round_trip(&t)) {
+                        Ok(n) => {
+                            round_tripped.fetch_add(n, Ordering::Relaxed);
+                        }
+                        Err(e) => text_form.lock().unwrap().push(format!("{path} (--emit={mode}): {e}")),
+                    }
                 }
             });
         }
     });
     let failures = failures.into_inner().unwrap();
-    let mut problems = vec![];
+    let mut problems = text_form.into_inner().unwrap();
+    problems.sort();
+    eprintln!("{} kernel dumps parse and print back unchanged", round_tripped.load(Ordering::Relaxed));
     for (path, err) in &failures {
         match expected.get(path) {
             None => problems.push(format!("{path}: fails in the front end: {err}")),

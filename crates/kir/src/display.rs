@@ -2,6 +2,7 @@
 //! be snapshot-tested.
 
 use crate::ir::*;
+use crate::entity::BlockId;
 use crate::source::Span;
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -162,14 +163,54 @@ impl Kernel {
     }
 }
 
+impl Display for MemObject {
+    /// `name[16][32]: shared elem 4`, then ` uniform` and ` init {0: 7:i32, 8: -1:i16}`
+    /// (byte offset: value, width from the constant) when they apply.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name)?;
+        for d in &self.dims {
+            write!(f, "[{d}]")?;
+        }
+        write!(f, ": {} elem {}", lower(self.space), self.elem_size)?;
+        if self.uniform {
+            write!(f, " uniform")?;
+        }
+        if let Some(init) = &self.init {
+            write!(f, " init {{")?;
+            for (i, (off, width, bits)) in init.cells.iter().enumerate() {
+                let value = Operand::Const { width: (*width * 8) as u16, bits: *bits };
+                write!(f, "{}{off}: {value}", if i > 0 { ", " } else { "" })?;
+            }
+            write!(f, "}}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Pads `line` to the comment column and appends `; loc` when the span is not empty.
+fn with_span(mut line: String, loc: &str) -> String {
+    if !loc.is_empty() {
+        let pad = 48usize.saturating_sub(line.len()).max(1);
+        let _ = write!(line, "{:pad$}; {loc}", "");
+    }
+    line
+}
+
 impl Display for Kernel {
+    /// The text form, which [`crate::parse`] reads back: the header (launch, with
+    /// `global_offset=` when it is not zero), parameters, objects, the lowering's assumptions
+    /// (`assumption "..."`), then every block, reachable ones in reverse post-order from the
+    /// entry (printed first), then unreachable ones in id order. Each instruction and
+    /// terminator ends with its span as a comment (`; file:line:col <- call site`; other
+    /// files than the kernel's are named without line and column). Instructions without a
+    /// value are printed without their id.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let l = &self.launch;
-        writeln!(
-            f,
-            "kernel {} ({:?}) block_dim={:?} grid_dim={:?}",
-            self.name, self.language, l.block_dim, l.grid_dim
-        )?;
+        write!(f, "kernel {} ({:?}) block_dim={:?} grid_dim={:?}", self.name, self.language, l.block_dim, l.grid_dim)?;
+        if l.global_offset != [0; 3] {
+            write!(f, " global_offset={:?}", l.global_offset)?;
+        }
+        writeln!(f)?;
         for (i, p) in self.params.iter().enumerate() {
             match &p.kind {
                 ParamKind::Scalar { width } => writeln!(f, "  param {i} {}: i{width}", p.name)?,
@@ -177,32 +218,30 @@ impl Display for Kernel {
             }
         }
         for (id, o) in self.objects.iter() {
-            let dims: Vec<String> = o.dims.iter().map(|d| format!("[{d}]")).collect();
-            writeln!(f, "  {id} {}{}: {} elem {}", o.name, dims.join(""), lower(o.space), o.elem_size)?;
+            writeln!(f, "  {id} {o}")?;
         }
-        let order: Vec<_> = match crate::cfg::Cfg::compute(self) {
+        for a in &self.assumptions {
+            writeln!(f, "  assumption {a:?}")?;
+        }
+        let mut order: Vec<BlockId> = match crate::cfg::Cfg::compute(self) {
             Ok(c) => c.rpo.clone(),
-            Err(_) => self.blocks.keys().collect(),
+            Err(_) => vec![self.entry],
         };
+        let printed: std::collections::HashSet<BlockId> = order.iter().copied().collect();
+        order.extend(self.blocks.keys().filter(|b| !printed.contains(b)));
         for b in order {
             let blk = &self.blocks[b];
             writeln!(f, "{b}:")?;
             for &i in &blk.insts {
                 let inst = &self.insts[i];
-                let mut line = String::new();
-                if inst.width > 0 {
-                    let _ = write!(line, "  {i}:i{} = {}", inst.width, inst.kind);
+                let line = if inst.width > 0 {
+                    format!("  {i}:i{} = {}", inst.width, inst.kind)
                 } else {
-                    let _ = write!(line, "  {}", inst.kind);
-                }
-                let loc = self.span_text(&inst.span);
-                if !loc.is_empty() {
-                    let pad = 48usize.saturating_sub(line.len()).max(1);
-                    let _ = write!(line, "{:pad$}; {loc}", "");
-                }
-                writeln!(f, "{line}")?;
+                    format!("  {}", inst.kind)
+                };
+                writeln!(f, "{}", with_span(line, &self.span_text(&inst.span)))?;
             }
-            writeln!(f, "  {}", blk.term)?;
+            writeln!(f, "{}", with_span(format!("  {}", blk.term), &self.span_text(&blk.term_span)))?;
         }
         Ok(())
     }

@@ -6,6 +6,8 @@
 //! [`Span`] with its inline chain. Memory is a set of [`MemObject`]s; an access names its
 //! object statically and a byte offset. Barriers carry a [`Guard`]: `Always` in a kernel from
 //! the front end, a barrier variable in an instrumented kernel (GPURepair §2.2).
+//! `Display` prints a kernel as text (`--emit=kir`) and [`parse`] reads that text back, so
+//! that `print(parse(print(k))) == print(k)`.
 //!
 //! **Invariants**
 //! - Every operand refers to an instruction of the same kernel; phi operands name
@@ -17,11 +19,13 @@ mod cfg;
 mod display;
 mod entity;
 mod ir;
+mod parse;
 mod source;
 
 pub use cfg::{Cfg, Irreducible, Item, Loop, LoopId};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
 pub use ir::*;
+pub use parse::{parse, parse_all, ParseError};
 pub use source::{BarrierCall, Loc, SourceFile, Span, Split, Stmt, StmtKind, StmtTable, TextRange};
 
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
