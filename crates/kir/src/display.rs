@@ -210,6 +210,9 @@ impl Display for Kernel {
         if l.global_offset != [0; 3] {
             write!(f, " global_offset={:?}", l.global_offset)?;
         }
+        if l.global_dim != [0; 3] {
+            write!(f, " global_dim={:?}", l.global_dim)?;
+        }
         writeln!(f)?;
         for (i, p) in self.params.iter().enumerate() {
             match &p.kind {

@@ -36,8 +36,8 @@ pub(super) const SPACES: [Space; 4] = [Space::Global, Space::Shared, Space::Cons
 const SCOPES: [Scope; 2] = [Scope::Block, Scope::Grid];
 
 /// Every builtin, of dimension `d`.
-fn builtins(d: u8) -> [Builtin; 2] {
-    [Builtin::LocalId(d), Builtin::GroupId(d)]
+fn builtins(d: u8) -> [Builtin; 4] {
+    [Builtin::LocalId(d), Builtin::GroupId(d), Builtin::LocalSize(d), Builtin::NumGroups(d)]
 }
 
 /// A builtin's name as printed (`local_id.x`) without its dimension. The match names every
@@ -46,6 +46,8 @@ fn builtin_name(b: Builtin) -> &'static str {
     match b {
         Builtin::LocalId(_) => "local_id",
         Builtin::GroupId(_) => "group_id",
+        Builtin::LocalSize(_) => "local_size",
+        Builtin::NumGroups(_) => "num_groups",
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! The grammar, one item per line (`;` starts a comment; blank lines are skipped):
 //! ```text
-//! kernel NAME (Cuda|OpenCl) block_dim=[X, Y, Z] grid_dim=[X, Y, Z] [global_offset=[X, Y, Z]]
+//! kernel NAME (Cuda|OpenCl) block_dim=[X, Y, Z] grid_dim=[X, Y, Z] [global_offset=[X, Y, Z]] [global_dim=[X, Y, Z]]
 //!   param I NAME: iW | ptr objN
 //!   objN NAME[D]...: global|shared|constant|private elem E [uniform] [init {OFF: CONST, ...}]
 //!   assumption "TEXT"
@@ -230,6 +230,9 @@ impl KernelParser {
         let mut launch = Launch::new(block_dim, grid_dim);
         if c.eat("global_offset=") {
             launch.global_offset = dims3(&mut c)?;
+        }
+        if c.eat("global_dim=") {
+            launch.global_dim = dims3(&mut c)?;
         }
         c.end()?;
         Ok(KernelParser {
