@@ -152,7 +152,10 @@ mod tests {
         let l = launch(Some("[2,3]"), None, Some("[4,9]"), true).unwrap();
         assert_eq!(l.grid_dim, [2, 3, 1]);
         assert!(launch(Some("4"), None, Some("6"), true).is_err());
-        assert!(launch(None, Some("4"), None, false).is_err());
-        assert!(launch(Some("4"), None, None, false).is_err());
+        // Sizes not given are symbolic in every dimension; `*` in one.
+        assert_eq!(launch(None, Some("4"), None, false).unwrap().block_dim, [0, 0, 0]);
+        assert_eq!(launch(Some("4"), None, None, false).unwrap().grid_dim, [0, 0, 0]);
+        let l = launch(Some("*"), None, Some("64"), true).unwrap();
+        assert_eq!((l.block_dim, l.grid_dim, l.global_dim), ([0, 1, 1], [0, 1, 1], [64, 0, 0]));
     }
 }

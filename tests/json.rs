@@ -190,7 +190,7 @@ fn unknown_with_its_reason() {
     let (code, v) = cuda(src, &[]);
     assert_eq!((code, status(&v)), (6, "unknown"));
     let reason = v["reason"].as_str().unwrap();
-    assert!(reason.contains("cannot be evaluated on entry to the loop"), "{reason}");
+    assert!(reason.contains("the invariants of the loop at k.cu:2:") && reason.contains("cannot be evaluated on entry to the loop"), "{reason}");
     assert_eq!(v["kernels"][0]["reason"], reason);
 }
 

@@ -150,7 +150,14 @@ fn vectors_are_element_wise() {
 fn short_circuit_conditions_only_evaluate_what_they_must() {
     // With i out of range the second operand (an out-of-bounds read) is not evaluated.
     let src = "__global__ void k(int *A) { __shared__ int s[32]; s[threadIdx.x] = 0; if (threadIdx.x < 16 && s[threadIdx.x + 16] == 0) A[threadIdx.x] = 1; }";
-    starts(cuda(src, 32, 1), "possible write-read race on s[16]");
+    // The read is of s[16..32) (threads below 16), never past the array.
+    let got = cuda(src, 32, 1);
+    let index: u32 = got
+        .strip_prefix("possible write-read race on s[")
+        .and_then(|r| r.split(']').next())
+        .and_then(|i| i.parse().ok())
+        .unwrap_or_else(|| panic!("expected a write-read race on s[16..32), got `{got}`"));
+    assert!((16..32).contains(&index), "{got}");
     let guarded = "__global__ void k(int *A) { __shared__ int s[32]; s[threadIdx.x] = 0; if (threadIdx.x >= 32 && s[threadIdx.x] == 0) A[threadIdx.x] = 1; }";
     starts(cuda(guarded, 32, 1), "verified");
 }

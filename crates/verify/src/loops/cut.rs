@@ -123,9 +123,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return Ok((vec![], None));
         }
         if let (Some(i), false) = (info.impure_prefix, info.specs.is_empty()) {
-            let at = self.k.insts[i].span.in_main().map(|l| format!("line {}", l.line)).unwrap_or_default();
+            let file = std::path::Path::new(&self.k.files[syncfix_kir::FileId::MAIN].path);
+            let file = file.file_name().map_or_else(|| file.display().to_string(), |f| f.to_string_lossy().into_owned());
+            let at = self.k.insts[i].span.in_main().map(|l| format!("{file}:{}:{}", l.line, l.col)).unwrap_or(file);
             return Err(VerifyError::Unsupported(format!(
-                "a loop invariant at {at} depends on a memory access or call at its loop head, which cannot be evaluated on entry to the loop"
+                "the invariants of the loop at {at} stay unproved: they depend on a memory access or call at the loop's head, which cannot be evaluated on entry to the loop"
             )));
         }
         let saved = self.st.env.clone();
