@@ -198,7 +198,9 @@ struct CommonArgs {
     no_infer: bool,
     #[arg(long = "staged-inference", hide = true)]
     staged_inference: bool,
-    #[arg(long = "no-barrier-access-checks", hide = true)]
+    /// Do not check that barrier invariants read only what the threads accessed or were
+    /// given permission to read (`__read_permission`)
+    #[arg(long = "no-barrier-access-checks")]
     no_barrier_access_checks: bool,
     #[arg(long = "keep-temps", hide = true)]
     keep_temps: bool,
@@ -465,6 +467,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         timeout: None,
         deadline: None,
         race_checks: !(c.only_divergence || c.only_log),
+        barrier_access_checks: !c.no_barrier_access_checks,
         asymmetric_asserts: c.asymmetric_asserts,
         warp_size: c.warp_sync,
         array_bounds: c.check_array_bounds,
@@ -528,7 +531,6 @@ fn ignored_flags(c: &CommonArgs) -> Vec<String> {
         (c.debug, "--debug"),
         (c.infer_info, "--infer-info"),
         (c.staged_inference, "--staged-inference"),
-        (c.no_barrier_access_checks, "--no-barrier-access-checks"),
         (c.keep_temps, "--keep-temps"),
         (c.gen_smt2, "--gen-smt2"),
         (c.math_int, "--math-int"),

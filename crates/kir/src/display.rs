@@ -118,6 +118,7 @@ impl Display for InstKind {
             InstKind::Old { arg } => write!(f, "old {arg}"),
             InstKind::LogQuery { object, kind, query } => write!(f, "log.{}.{} {object}", lower(kind), lower(query)),
             InstKind::SpecLoad { ptr, width } => write!(f, "specload.{width} {ptr}"),
+            InstKind::Permission { ptr, width } => write!(f, "permission.{width} {ptr}"),
             InstKind::External { object, kind } => write!(f, "external.{} {object}", lower(kind)),
             InstKind::AtomicTaken { ptr, value } => write!(f, "atomic_taken {ptr}, {value}"),
             InstKind::Snapshot { dst, src } => write!(f, "snapshot {dst} <- {src}"),

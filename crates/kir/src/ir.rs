@@ -266,6 +266,11 @@ pub enum AssertKind {
     LoopInvariant,
     /// `__barrier_invariant_N(e, ...)`, checked at the barrier that follows it.
     BarrierInvariant,
+    /// A barrier invariant reads memory that the thread neither accessed in this barrier
+    /// interval nor was given permission to read (`__read_permission`): GPUVerify's
+    /// barrier-invariant access check (Chong et al. OOPSLA 2013). Made by the verifier, not
+    /// the front end.
+    BarrierInvariantAccess,
     /// An access through a pointer that may be null, or may point outside every object it
     /// can point into (placed with condition `false` on the path of such an access).
     NullPointer,
@@ -341,6 +346,10 @@ pub enum InstKind {
     /// A read made by a specification (an invariant, a postcondition): not an access, so it
     /// is never logged or checked for races (GPUVerify's non-temporal loads).
     SpecLoad { ptr: Pointer, width: u32 },
+    /// `__read_permission(x)` / `__write_permission(x)`: the thread may read the `width` bytes
+    /// at `ptr` in the barrier invariants of this barrier interval as if it had accessed them
+    /// (GPUVerify's barrier-invariant access check, Chong et al. OOPSLA 2013). Not an access.
+    Permission { ptr: Pointer, width: u32 },
     /// The effect of an external (specified) function: `__reads_from(p)` / `__writes_to(p)`.
     /// Thread 1's log of `object` may now hold such an access at any offset (only the
     /// function's postconditions say more); a write leaves the contents arbitrary. Neither
@@ -382,7 +391,7 @@ impl InstKind {
             | InstKind::Snapshot { .. } => vec![],
             InstKind::AtomicTaken { ptr, value } => vec![ptr.offset, *value],
             InstKind::Other { arg } | InstKind::Old { arg } => vec![*arg],
-            InstKind::SpecLoad { ptr, .. } => vec![ptr.offset],
+            InstKind::SpecLoad { ptr, .. } | InstKind::Permission { ptr, .. } => vec![ptr.offset],
             InstKind::Candidate { cond } => vec![*cond],
             InstKind::Bin { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
             InstKind::Cast { arg, .. } => vec![*arg],

@@ -73,6 +73,8 @@ pub enum Check {
     /// A loop invariant that the loop does not maintain.
     InvariantMaintained,
     BarrierInvariant,
+    /// A barrier invariant reads what the thread has no permission to read.
+    BarrierInvariantAccess,
     /// An access through a pointer that may be null.
     NullPointer,
 }
@@ -90,6 +92,7 @@ impl Finding {
                 Check::InvariantOnEntry => "loop invariant might not hold on entry",
                 Check::InvariantMaintained => "loop invariant might not be maintained by the loop",
                 Check::BarrierInvariant => "this barrier invariant might not hold",
+                Check::BarrierInvariantAccess => "barrier invariant access check might fail: insufficient permission to read this location",
                 Check::NullPointer => "possible null pointer access",
             }
             .into(),
@@ -183,6 +186,7 @@ pub fn describe(k: &Kernel, t: &Trace) -> Finding {
                 AssertKind::LoopInvariant if *first_iteration => Check::InvariantOnEntry,
                 AssertKind::LoopInvariant => Check::InvariantMaintained,
                 AssertKind::BarrierInvariant => Check::BarrierInvariant,
+                AssertKind::BarrierInvariantAccess => Check::BarrierInvariantAccess,
                 AssertKind::NullPointer => Check::NullPointer,
             },
         },

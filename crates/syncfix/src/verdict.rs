@@ -336,7 +336,9 @@ pub fn status_of(f: &Finding) -> VerdictStatus {
             Check::Assertion => VerdictStatus::Assertion,
             Check::Precondition => VerdictStatus::Precondition,
             Check::Postcondition => VerdictStatus::Postcondition,
-            Check::InvariantOnEntry | Check::InvariantMaintained | Check::BarrierInvariant => VerdictStatus::Invariant,
+            Check::InvariantOnEntry | Check::InvariantMaintained | Check::BarrierInvariant | Check::BarrierInvariantAccess => {
+                VerdictStatus::Invariant
+            }
             Check::NullPointer => VerdictStatus::Null,
         },
     }
@@ -405,6 +407,7 @@ fn defect(f: &Finding) -> Defect {
                 Check::Postcondition => "postcondition",
                 Check::InvariantOnEntry | Check::InvariantMaintained => "invariant",
                 Check::BarrierInvariant => "barrier_invariant",
+                Check::BarrierInvariantAccess => "barrier_invariant_access",
                 Check::NullPointer => "null",
             }
             .into();

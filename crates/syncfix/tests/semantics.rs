@@ -370,3 +370,33 @@ fn symbolic_launch_sizes_hold_for_every_launch() {
     starts(verdict_with(one_d, &sym(Language::Cuda, [0, 0, 0], [0, 0, 0])), "possible write-write race on A[");
     starts(verdict_with(&one_d.replace("{ A", "{ __requires(blockDim.y == 1); A"), &sym(Language::Cuda, [0, 0, 0], [0, 0, 0])), "verified");
 }
+
+#[test]
+fn barrier_invariants_read_only_what_the_threads_may_read() {
+    // Threads other than 0 state a fact about A[0], which neither of them accessed.
+    let src = "__kernel void k() { __local int A[64]; A[get_local_id(0)] = get_local_id(0) + 1;
+  __barrier_invariant_binary_1(__implies(get_local_id(0) != 0 & __other_int(get_local_id(0)) != 0, A[0] == 1), get_local_id(0), __other_int(get_local_id(0)));
+  barrier(CLK_LOCAL_MEM_FENCE); }";
+    starts(opencl(src, 64, 1), "barrier invariant access check might fail");
+    let mut o = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
+    o.verify.barrier_access_checks = false;
+    // Unchecked, the read is made: A[0] is another thread's, arbitrary here.
+    starts(verdict_with(src, &o), "this barrier invariant might not hold");
+    // Each thread's own element, and the other thread's in a binary invariant: accessed.
+    let own = "__kernel void k() { __local int A[64]; A[get_local_id(0)] = get_local_id(0);
+  __barrier_invariant_binary_1(A[get_local_id(0)] != A[__other_int(get_local_id(0))], get_local_id(0), __other_int(get_local_id(0)));
+  barrier(CLK_LOCAL_MEM_FENCE); }";
+    starts(opencl(own, 64, 1), "verified");
+    // A permission grants the read; a read the condition short-circuits is not made. (The
+    // invariant always holds: only the access check can fail.)
+    let odd = "__kernel void k() { __local int A[64]; if (get_local_id(0) % 2 == 0) A[get_local_id(0)] = 0;
+  PERMIT
+  __barrier_invariant_1(A[get_local_id(0)] == A[get_local_id(0)], get_local_id(0));
+  barrier(CLK_LOCAL_MEM_FENCE); }";
+    starts(opencl(&odd.replace("PERMIT", ""), 64, 1), "barrier invariant access check might fail");
+    starts(opencl(&odd.replace("PERMIT", "__read_permission(int, A[get_local_id(0)]);"), 64, 1), "verified");
+    let guarded = odd
+        .replace("PERMIT", "")
+        .replace("A[get_local_id(0)] == A[get_local_id(0)], get_local_id(0)", "__implies(get_local_id(0) % 2 == 0, A[get_local_id(0)] == A[get_local_id(0)]), get_local_id(0)");
+    starts(opencl(&guarded, 64, 1), "verified");
+}

@@ -89,6 +89,8 @@ pub struct VerifyOptions {
     /// Infer loop invariants (Houdini's candidates); `--no-infer` turns it off, leaving the
     /// user's invariants and the uniformity analysis.
     pub infer: bool,
+    /// GPUVerify's barrier-invariant access check (`--no-barrier-access-checks` turns it off).
+    pub barrier_access_checks: bool,
 }
 
 impl Default for VerifyOptions {
@@ -102,6 +104,7 @@ impl Default for VerifyOptions {
             timeout: None,
             deadline: None,
             race_checks: true,
+            barrier_access_checks: true,
             asymmetric_asserts: false,
             warp_size: None,
             array_bounds: false,

@@ -180,6 +180,7 @@ fn outcome(k: &Kernel, verdict: Verdict) -> Outcome {
             syncfix_kir::AssertKind::Postcondition => "postcondition",
             syncfix_kir::AssertKind::LoopInvariant => "loop-invariant",
             syncfix_kir::AssertKind::BarrierInvariant => "barrier-invariant",
+            syncfix_kir::AssertKind::BarrierInvariantAccess => "barrier-invariant-access",
             syncfix_kir::AssertKind::NullPointer => "null-pointer",
         }),
         Defect::OutOfBounds { object, .. } => Outcome::OutOfBounds { object: k.objects[object].name.clone() },

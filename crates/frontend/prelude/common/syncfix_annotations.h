@@ -100,11 +100,23 @@ SYNCFIX_PTR_QUERY(__ptr_offset_bytes, unsigned long)
 SYNCFIX_PTR_QUERY(__syncfix_reads_from, void)
 SYNCFIX_PTR_QUERY(__syncfix_writes_to, void)
 SYNCFIX_PTR_QUERY(__requires_fresh_array, void)
-/* Permissions (`__read_permission(A[i])`, also `__read_permission(int, A[i])`) grant access
-   for GPUVerify's check that barrier invariants only read what the thread may read, a check
-   syncfix does not make: they have no effect. */
-#define __read_permission(...) ((void)0)
-#define __write_permission(...) ((void)0)
+/* Permissions (`__read_permission(A[i])`, also `__read_permission(int, A[i])`) let the thread
+   read `A[i]` in the barrier invariants of this barrier interval as if it had accessed it
+   (GPUVerify's barrier-invariant access check). */
+#ifdef __cplusplus
+SYNCFIX_SPEC void __syncfix_permission(const volatile void *p, unsigned long bytes);
+#else
+SYNCFIX_OVL void __syncfix_permission(const volatile __global void *p, unsigned long bytes);
+SYNCFIX_OVL void __syncfix_permission(const volatile __local void *p, unsigned long bytes);
+SYNCFIX_OVL void __syncfix_permission(const volatile __constant void *p, unsigned long bytes);
+SYNCFIX_OVL void __syncfix_permission(const volatile void *p, unsigned long bytes);
+#endif
+#define __SYNCFIX_PICK(_1, _2, F, ...) F
+#define __SYNCFIX_FIRST(a) a
+#define __SYNCFIX_SECOND(t, a) a
+#define __SYNCFIX_LAST(...) __SYNCFIX_PICK(__VA_ARGS__, __SYNCFIX_SECOND, __SYNCFIX_FIRST)(__VA_ARGS__)
+#define __read_permission(...) __syncfix_permission(&(__SYNCFIX_LAST(__VA_ARGS__)), sizeof(__SYNCFIX_LAST(__VA_ARGS__)))
+#define __write_permission(...) __read_permission(__VA_ARGS__)
 #define __no_read(p) (!__read(p))
 #define __no_write(p) (!__write(p))
 #define __read_implies(p, e) __implies(__read(p), e)

@@ -15,7 +15,7 @@
 //! | `__read(p)`, `__write_offset_bytes(p)`... | `LogQuery` on `p`'s object |
 //! | `__reads_from(p)`, `__writes_to(p)` | `External`: thread 1's log may hold such an access anywhere in `p`'s array |
 //! | `__return_val_int()`, `__return_val_ptr()` | the returned value (a placeholder replaced at each return) |
-//! | `__read_permission(x)`, `__write_permission(x)` | nothing: they grant access for GPUVerify's barrier-invariant access check, which syncfix does not make (a macro of the annotation header) |
+//! | `__read_permission(x)`, `__write_permission(x)` | `Permission`: the thread may read `x` in this interval's barrier invariants (GPUVerify's barrier-invariant access check) |
 //! | `__axiom(e)` | `Assume` at kernel entry |
 //! | `__ite(b, x, y)` | `Select` (not a branch) |
 //! | `__atomic_has_taken_value(p, i, v)` | `AtomicTaken` on the cell `p + i` |
@@ -192,6 +192,15 @@ impl<'a> Lowerer<'a> {
             "__ptr_offset_bytes" => {
                 let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 result = Some(self.resize_to(cur, off, ret_bits.unwrap_or(64), span));
+            }
+            "__syncfix_permission" => {
+                let (object, offset) = ptr(0)?;
+                let width = arg(1)?
+                    .as_const()
+                    .filter(|b| (1..=128).contains(b))
+                    .ok_or_else(|| unsupported(format!("`__read_permission` of something whose size is not known"), loc))?
+                    as u32;
+                self.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
             }
             "__syncfix_reads_from" | "__syncfix_writes_to" => {
                 // An external function's effect on the array `p` points into.

@@ -40,7 +40,7 @@ fn operand_widths(kind: &InstKind, w: u16) -> Vec<(Operand, u16, &'static str)> 
         InstKind::Phi { incoming } => v.extend(incoming.iter().map(|(_, o)| (*o, w, "an operand of the result's width"))),
         InstKind::Other { arg } | InstKind::Old { arg } => v.push((*arg, w, "an operand of the result's width")),
         InstKind::Assert { cond, .. } | InstKind::Assume { cond } | InstKind::Candidate { cond } => v.push((*cond, 1, "a condition")),
-        InstKind::Load { ptr: p, .. } | InstKind::SpecLoad { ptr: p, .. } | InstKind::Store { ptr: p, .. } | InstKind::Atomic { ptr: p, .. } | InstKind::AtomicTaken { ptr: p, .. } => ptr(&mut v, p),
+        InstKind::Load { ptr: p, .. } | InstKind::SpecLoad { ptr: p, .. } | InstKind::Permission { ptr: p, .. } | InstKind::Store { ptr: p, .. } | InstKind::Atomic { ptr: p, .. } | InstKind::AtomicTaken { ptr: p, .. } => ptr(&mut v, p),
         _ => {}
     }
     v
@@ -57,6 +57,7 @@ fn has_value(kind: &InstKind) -> bool {
         | InstKind::Assume { .. }
         | InstKind::Candidate { .. }
         | InstKind::External { .. }
+        | InstKind::Permission { .. }
         | InstKind::Snapshot { .. } => false,
         InstKind::Param { .. }
         | InstKind::Builtin(_)

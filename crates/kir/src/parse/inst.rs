@@ -26,9 +26,9 @@ const ATOMIC_OPS: [AtomicOp; 16] = {
     use AtomicOp::*;
     [Xchg, Add, Sub, And, Or, Xor, Max, Min, UMax, UMin, FAdd, FSub, Inc, Dec, CmpXchg, Other]
 };
-const ASSERT_KINDS: [AssertKind; 6] = {
+const ASSERT_KINDS: [AssertKind; 7] = {
     use AssertKind::*;
-    [Assertion, Precondition, Postcondition, LoopInvariant, BarrierInvariant, NullPointer]
+    [Assertion, Precondition, Postcondition, LoopInvariant, BarrierInvariant, BarrierInvariantAccess, NullPointer]
 };
 const LOG_KINDS: [LogKind; 3] = [LogKind::Read, LogKind::Write, LogKind::Atomic];
 const LOG_QUERIES: [LogQuery; 2] = [LogQuery::Has, LogQuery::OffsetBytes];
@@ -199,6 +199,10 @@ impl KernelParser {
             ["specload", w] => {
                 let width = Self::byte_width(c, w, at)?;
                 InstKind::SpecLoad { ptr: self.pointer(c)?, width }
+            }
+            ["permission", w] => {
+                let width = Self::byte_width(c, w, at)?;
+                InstKind::Permission { ptr: self.pointer(c)?, width }
             }
             ["store", w] => {
                 let width = Self::byte_width(c, w, at)?;

@@ -13,6 +13,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
+        self.note_access(ptr.object, &off, bytes, pred);
         let vals: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
         for t in 0..2 {
             let v = self.bits_to_term(&vals[t], width);
@@ -25,6 +26,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
+        self.note_access(ptr.object, &off, bytes, pred);
         let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
         let old: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
         self.race(inst, AccessKind::Write, ptr.object, &off, bytes, &vals, &old, pred);
@@ -71,6 +73,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
+        self.note_access(ptr.object, &off, bytes, pred);
         let z = [zero(ctx, bytes * 8), zero(ctx, bytes * 8)];
         self.race(inst, AccessKind::Atomic, ptr.object, &off, bytes, &z, &z, pred);
         // An atomic on private memory updates it (exactly, per thread): its value is

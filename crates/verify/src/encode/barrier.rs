@@ -70,6 +70,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let c = if self.k.objects[o].space == Space::Shared { &clear_local } else { &clear_global };
             self.st.logs.get_mut(&o).expect("logs").clear(c);
         }
+        // A new barrier interval for each thread that passes it.
+        self.permissions_at_barrier(&Bool::and(ctx, &[&guard, &Bool::or(ctx, &[&pred[0], &pred[1]])]));
         // Equality-abstracted arrays are havocked when the barrier may let other threads'
         // writes become visible.
         let (havoc_shared, havoc_global) = match bar.scope {

@@ -14,6 +14,7 @@
 mod access;
 mod barrier;
 mod control;
+mod permission;
 mod race;
 mod scalar;
 pub(crate) mod state;
@@ -353,6 +354,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn run(mut self) -> Result<Encoding<'ctx>, VerifyError> {
         self.init_params();
         self.init_memory();
+        self.init_permissions();
         let t = Bool::from_bool(self.ctx, true);
         self.incoming.insert(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();

@@ -100,6 +100,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     return Ok(());
                 }
                 let first_iteration = self.first_iteration();
+                // A barrier invariant's reads are checked before its value.
+                if kind == AssertKind::BarrierInvariant {
+                    self.check_barrier_invariant_reads(inst, cond, pred);
+                }
                 self.assertion(inst, cond, kind, global, first_iteration, pred);
             }
             // Hints for invariant inference: a loop cut turns those at its head into Houdini
@@ -135,6 +139,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.define_both(inst, [v.clone(), v], pred);
             }
             InstKind::SpecLoad { ptr, width: bytes } => self.spec_load(inst, ptr, bytes, width, pred),
+            InstKind::Permission { ptr, width: bytes } => {
+                let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
+                self.note_access(ptr.object, &off, bytes, pred);
+            }
             InstKind::Assume { cond } => {
                 let cs: Vec<Bool<'ctx>> =
                     (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();

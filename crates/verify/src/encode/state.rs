@@ -41,6 +41,8 @@ pub(crate) struct State<'ctx> {
     pub logs: BTreeMap<ObjectId, Logs<'ctx>>,
     /// History of repetition-free atomics, per object.
     pub used: BTreeMap<ObjectId, Used<'ctx>>,
+    /// Barrier-invariant access witnesses, per object a barrier invariant reads.
+    pub perm: BTreeMap<ObjectId, super::permission::Witness<'ctx>>,
     /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
     /// violated only by executions that satisfy the assumptions before it.
     pub ok: Bool<'ctx>,
@@ -54,6 +56,7 @@ impl<'ctx> State<'ctx> {
             private: [BTreeMap::new(), BTreeMap::new()],
             logs: BTreeMap::new(),
             used: BTreeMap::new(),
+            perm: BTreeMap::new(),
             ok,
         }
     }

@@ -230,6 +230,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
         // Havoc the loop's modset.
         self.push_fresh_frame();
+        self.permissions_at_cut();
         let pre_logs = self.st.logs.clone();
         // A uniform loop keeps both threads that entered it together; a uniform phi is one
         // value for both threads in the loop (the uniformity analysis).
