@@ -11,8 +11,9 @@
 //! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
 //! kernels with more than one block). A variable belongs to a source anchor, not to an
 //! inlined copy: all copies of a site in a `__device__` function share it, weighted at the
-//! deepest loop depth among them. Existing barriers are guarded by variables too (unless
-//! `--disable-inspect`), so the repair may remove them. Weight of a site:
+//! deepest loop depth among them. Existing block and grid barriers are guarded by variables
+//! too (unless `--disable-inspect`), so the repair may remove them; tile barriers
+//! (`__syncwarp`, cooperative groups' tiles) stay as written. Weight of a site:
 //! `lw^depth + gw*[grid]` (GPURepair §2.4).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -135,7 +136,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     e.0 = e.0.max(d);
                 }
             }
-            InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. }) if !cfg.disable_inspect => {
+            InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
+                if !cfg.disable_inspect && !is_tile(*scope) =>
+            {
                 let e = keys.entry((*s, SiteKind::Existing, *scope)).or_insert((0, false));
                 e.0 = e.0.max(d);
                 if grid && *scope == Scope::Block {
@@ -184,7 +187,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                         }
                     }
                 }
-                InstKind::Barrier(bar @ Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. }) if !cfg.disable_inspect => {
+                InstKind::Barrier(bar @ Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. })
+                    if !cfg.disable_inspect && !is_tile(bar.scope) =>
+                {
                     let mut bar = *bar;
                     if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope)) {
                         bar.guard = Guard::Var(*v);
@@ -204,6 +209,13 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
         out.blocks[b].insts = new;
     }
     Instrumented { kernel: out, vars }
+}
+
+/// Tile barriers (`__syncwarp`, cooperative groups' tiles) are never guarded: they are no
+/// block-barrier sites, are not offered for removal and get no grid twin. (The front end
+/// already makes them unremovable; this keeps any other source of them out as well.)
+fn is_tile(scope: Scope) -> bool {
+    matches!(scope, Scope::Tile { .. })
 }
 
 /// The statement boundaries that become sites: (statement, split).

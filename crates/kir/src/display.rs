@@ -96,7 +96,17 @@ impl Display for InstKind {
                 Ok(())
             }
             InstKind::Barrier(b) => {
-                write!(f, "barrier.{} {}", lower(b.scope), b.fences)?;
+                match b.scope {
+                    // `barrier.tile32 fences(local,global) mask(0xffff)`
+                    Scope::Tile { size, mask } => {
+                        write!(f, "barrier.tile{size} {}", b.fences)?;
+                        match mask {
+                            TileMask::Const(m) => write!(f, " mask({m:#x})")?,
+                            TileMask::Dynamic(o) => write!(f, " mask({o})")?,
+                        }
+                    }
+                    _ => write!(f, "barrier.{} {}", lower(b.scope), b.fences)?,
+                }
                 match b.guard {
                     Guard::Always => {}
                     Guard::Var(v) => write!(f, " if {v}")?,

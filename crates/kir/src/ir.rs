@@ -101,8 +101,9 @@ pub struct Init {
     pub cells: Vec<(u64, u32, u128)>,
 }
 
-/// A constant or the value of an instruction.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+/// A constant or the value of an instruction. (`Ord` only so that a barrier [`Scope`] that
+/// holds one can key ordered maps.)
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Operand {
     Value(InstId),
     Const { width: u16, bits: u128 },
@@ -203,6 +204,32 @@ pub enum Scope {
     Block,
     /// Every thread of the grid (CUDA cooperative groups `grid.sync()`).
     Grid,
+    /// The threads of one tile of a block: `size` threads with consecutive linear thread ids
+    /// (`x + y*bx + z*bx*by`; tile = linear id / `size`), of which `mask` names those the
+    /// barrier waits for. CUDA `__syncwarp(mask)` is a tile of 32 (a warp);
+    /// cooperative groups' `tiled_partition<N>(block).sync()` a tile of `N` with every thread
+    /// named. Orders the pairs of one tile that it names; see [`TileMask`].
+    Tile { size: u32, mask: TileMask },
+}
+
+impl Scope {
+    /// A warp barrier (`__syncwarp()`, every lane named).
+    pub const WARP: Scope = Scope::Tile { size: 32, mask: TileMask::FULL };
+}
+
+/// The threads a tile barrier names: bit `i` names the thread whose linear thread id is `i`
+/// modulo 32 (its lane in its warp; CUDA's `__syncwarp` mask). A named thread that reaches the
+/// barrier waits for every other named thread of its tile to reach it with the same mask.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum TileMask {
+    Const(u32),
+    /// A mask computed at run time (32 bits), evaluated per thread.
+    Dynamic(Operand),
+}
+
+impl TileMask {
+    /// Every lane (`0xffffffff`, `__syncwarp()`'s default).
+    pub const FULL: TileMask = TileMask::Const(u32::MAX);
 }
 
 /// Whether a barrier is on.
@@ -405,10 +432,16 @@ impl InstKind {
                 v.extend(args.iter().copied());
                 v
             }
-            InstKind::Barrier(b) => match b.fences {
-                Fences::Dynamic(o) => vec![o],
-                Fences::Const { .. } => vec![],
-            },
+            InstKind::Barrier(b) => {
+                let mut v = match b.fences {
+                    Fences::Dynamic(o) => vec![o],
+                    Fences::Const { .. } => vec![],
+                };
+                if let Scope::Tile { mask: TileMask::Dynamic(m), .. } = b.scope {
+                    v.push(m);
+                }
+                v
+            }
             InstKind::Assert { cond, .. } | InstKind::Assume { cond } => vec![*cond],
         }
     }

@@ -388,3 +388,22 @@ proptest! {
         prop_assert_eq!(parsed.blocks.len(), k.blocks.len());
     }
 }
+
+#[test]
+fn tile_barriers_permissions_and_symbolic_sizes_print_back_unchanged() {
+    let text = "kernel k (Cuda) block_dim=[0, 1, 1] grid_dim=[0, 1, 1] global_dim=[1024, 0, 0]
+  obj0 s[64]: shared elem 4
+block0:
+  v0:i32 = local_id.x
+  v1:i32 = local_size.x
+  v2:i32 = num_groups.x
+  v3:i64 = zext v0
+  permission.4 obj0[v3]
+  barrier.tile32 fences(local,global) mask(0xffffffff) existing(fixed)
+  barrier.tile16 fences(local) mask(v1) existing(fixed)
+  ret
+";
+    let k = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(k.to_string(), text);
+    assert_eq!(k.launch.global_dim, [1024, 0, 0]);
+}

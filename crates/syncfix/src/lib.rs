@@ -363,6 +363,8 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<Stm
             (Scope::Grid, _) => BarrierText::CudaGrid,
             (Scope::Block, Language::Cuda) => BarrierText::CudaBlock,
             (Scope::Block, Language::OpenCl) => BarrierText::OpenClBlock,
+            // Never instrumented: tile barriers stay as written (see `syncfix_instrument`).
+            (Scope::Tile { .. }, _) => continue,
         };
         match (v.kind, on) {
             (SiteKind::Before, true) => out.push(Change::Insert { stmt: v.stmt, barrier }),
@@ -384,7 +386,7 @@ pub struct Site {
     /// `before` (a new barrier before the statement), `split` (between the read and the write
     /// of the assignment), `existing` (the user's barrier statement itself).
     pub kind: &'static str,
-    /// `block` or `grid`.
+    /// `block` or `grid` (`tile` never occurs: tile barriers get no site).
     pub scope: &'static str,
     pub depth: u32,
     pub weight: u64,
@@ -410,6 +412,7 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
                 scope: match v.scope {
                     Scope::Block => "block",
                     Scope::Grid => "grid",
+                    Scope::Tile { .. } => "tile",
                 },
                 depth: v.depth,
                 weight: v.weight,

@@ -116,6 +116,10 @@ pub(crate) fn extract<'ctx>(
             let object = second.object;
             let shared = k.objects[object].space == Space::Shared;
             let fits_static = |b: &crate::encode::BarrierInstance<'ctx>| -> bool {
+                // Tile barriers are never guarded by a barrier variable (instrument).
+                if matches!(b.scope, Scope::Tile { .. }) {
+                    return false;
+                }
                 if !same_group && b.scope != Scope::Grid {
                     return false;
                 }

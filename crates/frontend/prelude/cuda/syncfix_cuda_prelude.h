@@ -280,7 +280,8 @@ __SYNCFIX_BUILTIN_CONVERSIONS(gridDim)
  * __activemask, __syncwarp, __match_*_sync) and __ldg. syncfix's lowering gives libdevice its
  * meaning (crates/frontend/src/lower/library.rs): math functions are uninterpreted, integer
  * functions exact, results written through pointers (sincos, frexp) are writes; warp values
- * are arbitrary, __ldg is a load. CUDA's own headers, which clang's include next, are not part
+ * are arbitrary, __syncwarp(mask) is a barrier among the warp's lanes in mask, __ldg is a
+ * load. CUDA's own headers, which clang's include next, are not part
  * of syncfix; what they add and a kernel needs is declared below. */
 #ifndef CUDA_VERSION
 #define CUDA_VERSION 12040
@@ -314,6 +315,9 @@ __device__ void __syncfix_anchor(int);
 __device__ void __syncfix_split(int);
 /* A grid-wide barrier (cooperative groups). */
 __device__ void __syncfix_grid_sync(void);
+/* A barrier among the `size` threads of one tile (consecutive linear thread ids: tile =
+ * linear id / size), or of the whole block for 0 (cooperative groups' sync()). */
+__device__ void __syncfix_tile_sync(unsigned int size);
 }
 
 /* GPUVerify's annotation language. */
@@ -321,19 +325,95 @@ __device__ void __syncfix_grid_sync(void);
 
 /* `__syncthreads()` is a clang builtin (llvm.nvvm.barrier0). */
 
+/* Cooperative groups (CUDA Programming Guide, "Cooperative Groups"): the block and the grid
+ * with their barriers, and tiles of a block. A tile of N threads is N consecutive linear
+ * thread ids (x fastest), as CUDA partitions a block; its sync() is a tile barrier
+ * (__syncfix_tile_sync) that orders the threads of one tile only. The dynamic
+ * tiled_partition(parent, n) gives a thread_group whose size is read at run time: syncfix
+ * takes 0 (a block) and the powers of two up to 32, as CUDA does. Shuffles and votes of a tile return arbitrary values, as the warp intrinsics
+ * do. Not declared: coalesced groups, cluster groups, labelled partitions. */
 namespace cooperative_groups {
-class thread_block {
+__device__ __forceinline__ unsigned int __syncfix_linear_tid() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ unsigned int __syncfix_block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+/* A group of threads: the block (`__syncfix_tile == 0`) or a tile of that many threads. */
+class thread_group {
 public:
+  unsigned int __syncfix_tile;
+  __device__ explicit thread_group(unsigned int tile) : __syncfix_tile(tile) {}
+  __device__ void sync() const { __syncfix_tile_sync(__syncfix_tile); }
+  __device__ unsigned int num_threads() const { return __syncfix_tile == 0 ? __syncfix_block_threads() : __syncfix_tile; }
+  __device__ unsigned int size() const { return num_threads(); }
+  __device__ unsigned int thread_rank() const {
+    return __syncfix_tile == 0 ? __syncfix_linear_tid() : __syncfix_linear_tid() % __syncfix_tile;
+  }
+};
+class thread_block : public thread_group {
+public:
+  __device__ thread_block() : thread_group(0) {}
   __device__ void sync() const { __syncthreads(); }
+  __device__ unsigned int thread_rank() const { return __syncfix_linear_tid(); }
+  __device__ unsigned int num_threads() const { return __syncfix_block_threads(); }
+  __device__ unsigned int size() const { return __syncfix_block_threads(); }
+  __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ dim3 dim_threads() const { return group_dim(); }
 };
 class grid_group {
 public:
   __device__ void sync() const { __syncfix_grid_sync(); }
+  __device__ bool is_valid() const { return true; }
+  __device__ unsigned long long num_threads() const {
+    return (unsigned long long)__syncfix_block_threads() * gridDim.x * gridDim.y * gridDim.z;
+  }
+  __device__ unsigned long long size() const { return num_threads(); }
+  __device__ unsigned long long block_rank() const { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
+  __device__ unsigned long long thread_rank() const { return block_rank() * __syncfix_block_threads() + __syncfix_linear_tid(); }
+  __device__ unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+  __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
 };
+/* A tile of Size threads (tiled_partition<Size>(parent)); Size <= 32 in CUDA, any size here.
+ * As in CUDA, a tile of a known parent converts to thread_block_tile<Size> (parent void). */
+template <unsigned int Size, class ParentT = void> class thread_block_tile;
+template <unsigned int Size>
+class thread_block_tile<Size, void> {
+  __device__ static unsigned int __mask() {
+    return Size >= 32 ? 0xffffffffu : ((1u << Size) - 1u) << (__syncfix_linear_tid() % 32u / Size * Size);
+  }
+public:
+  __device__ void sync() const { __syncfix_tile_sync(Size); }
+  __device__ unsigned int thread_rank() const { return __syncfix_linear_tid() % Size; }
+  __device__ unsigned int num_threads() const { return Size; }
+  __device__ unsigned int size() const { return Size; }
+  __device__ unsigned int meta_group_rank() const { return __syncfix_linear_tid() / Size; }
+  __device__ unsigned int meta_group_size() const { return (__syncfix_block_threads() + Size - 1) / Size; }
+  __device__ operator thread_group() const { return thread_group(Size); }
+  template <class T> __device__ T shfl(T v, int src) const { return __shfl_sync(__mask(), v, src, Size); }
+  template <class T> __device__ T shfl_up(T v, unsigned int d) const { return __shfl_up_sync(__mask(), v, d, Size); }
+  template <class T> __device__ T shfl_down(T v, unsigned int d) const { return __shfl_down_sync(__mask(), v, d, Size); }
+  template <class T> __device__ T shfl_xor(T v, unsigned int m) const { return __shfl_xor_sync(__mask(), v, m, Size); }
+  __device__ int any(int p) const { return __any_sync(__mask(), p); }
+  __device__ int all(int p) const { return __all_sync(__mask(), p); }
+  __device__ unsigned int ballot(int p) const { return __ballot_sync(__mask(), p); }
+};
+template <unsigned int Size, class ParentT>
+class thread_block_tile : public thread_block_tile<Size, void> {};
 __device__ __forceinline__ thread_block this_thread_block() { return thread_block(); }
 __device__ __forceinline__ grid_group this_grid() { return grid_group(); }
+template <unsigned int Size, class ParentT>
+__device__ __forceinline__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &) {
+  return thread_block_tile<Size, ParentT>();
+}
+__device__ __forceinline__ thread_group tiled_partition(const thread_group &, unsigned int tile) { return thread_group(tile); }
+template <class G> __device__ __forceinline__ void sync(const G &g) { g.sync(); }
 __device__ __forceinline__ void synchronize(const thread_block &g) { g.sync(); }
 __device__ __forceinline__ void synchronize(const grid_group &g) { g.sync(); }
+template <unsigned int Size, class ParentT>
+__device__ __forceinline__ void synchronize(const thread_block_tile<Size, ParentT> &g) { g.sync(); }
 } // namespace cooperative_groups
 
 /* ---- Atomics (CUDA programming guide, atomic functions): lowered by syncfix to one atomic

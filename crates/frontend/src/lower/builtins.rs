@@ -5,8 +5,8 @@ use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
-    Anchor, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
-    Operand, Scope, Span, StmtId,
+    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
+    Operand, Scope, Span, StmtId, Terminator, TileMask,
 };
 use syncfix_kir::EntityRef;
 
@@ -23,6 +23,8 @@ enum Known {
     BlockBarrier,
     OpenClBarrier,
     GridBarrier,
+    /// `__syncfix_tile_sync(size)`: the prelude's cooperative-groups tile barrier.
+    TileBarrier,
     Anchor { split: bool },
     /// Intrinsics with no effect on races or control flow.
     Ignore,
@@ -98,6 +100,7 @@ fn classify(name: &str) -> Option<Known> {
         "get_global_offset" => Known::GlobalOffset,
         "barrier" | "work_group_barrier" => Known::OpenClBarrier,
         "__syncfix_grid_sync" => Known::GridBarrier,
+        "__syncfix_tile_sync" => Known::TileBarrier,
         "__syncfix_anchor" => Known::Anchor { split: false },
         "__syncfix_split" => Known::Anchor { split: true },
         _ => return None,
@@ -177,6 +180,10 @@ impl<'a> Lowerer<'a> {
             Some(Known::GridBarrier) => {
                 self.barrier(frame, cur, Scope::Grid, Fences::ALL, span);
                 None
+            }
+            Some(Known::TileBarrier) => {
+                let size = scalar_arg(0)?;
+                return self.tile_sync(frame, cur, size, span, loc);
             }
             Some(Known::OpenClBarrier) => {
                 let f = scalar_arg(0)?;
@@ -499,6 +506,60 @@ impl<'a> Lowerer<'a> {
             }
             n => Operand::konst(32, n as u128),
         }
+    }
+
+    /// `__syncfix_tile_sync(size)`, the prelude's `sync()` of a cooperative group: 0 is the
+    /// whole block (a `thread_group` holding a block), `size` a tile of that many threads
+    /// ([`Self::tile_barrier`]). A size only known at run time (a `thread_group` from the
+    /// dynamic `tiled_partition(parent, n)`, read back from private memory) is a switch over
+    /// the sizes CUDA allows there (0 and the powers of two up to 32), each case its barrier;
+    /// any other size fails the call's precondition. Neither barrier can be removed by the
+    /// repair: the statement that calls it may be a tile's `sync()`. Returns the block where
+    /// lowering continues.
+    fn tile_sync(&mut self, frame: &mut Frame, cur: BlockId, size: Operand, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let one = |me: &mut Self, frame: &mut Frame, b: BlockId, n: u128| {
+            if n == 0 {
+                let bar = Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
+                me.with_barrier_invariants(frame, b, |me| {
+                    me.push(b, InstKind::Barrier(bar), 0, span);
+                });
+            } else {
+                me.tile_barrier(b, n as u32, TileMask::FULL, span);
+            }
+        };
+        if let Some(n) = size.as_const() {
+            if n > u32::MAX as u128 {
+                return Err(unsupported(format!("a cooperative-groups tile of {n} threads"), loc));
+            }
+            one(self, frame, cur, n);
+            return Ok(cur);
+        }
+        let join = self.new_block();
+        let mut cases = vec![];
+        for n in [0u128, 1, 2, 4, 8, 16, 32] {
+            let b = self.new_block();
+            one(self, frame, b, n);
+            self.k.blocks[b].term = Terminator::Br(join);
+            self.k.blocks[b].term_span = span.clone();
+            cases.push((n, b));
+        }
+        let bad = self.new_block();
+        self.push(bad, InstKind::Assert { cond: Operand::bool(false), kind: AssertKind::Precondition, global: false }, 0, span);
+        self.k.blocks[bad].term = Terminator::Br(join);
+        self.k.blocks[bad].term_span = span.clone();
+        self.k.blocks[cur].term = Terminator::Switch { value: size, default: bad, cases };
+        self.k.blocks[cur].term_span = span.clone();
+        Ok(join)
+    }
+
+    /// A barrier among the threads of one tile of `size` consecutive linear thread ids that
+    /// `mask` names (`__syncwarp(mask)`: 32; cooperative groups' tiles: their size, every
+    /// thread). It is part of a library call, not a statement the repair may remove, and takes
+    /// no barrier invariants (they belong to the next block barrier).
+    pub(crate) fn tile_barrier(&mut self, cur: BlockId, size: u32, mask: TileMask, span: &Span) {
+        let scope = Scope::Tile { size, mask };
+        let bar = Barrier { scope, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
+        self.push(cur, InstKind::Barrier(bar), 0, span);
     }
 
     /// `get_local_id(d)` and friends for a possibly non-constant dimension `d`.

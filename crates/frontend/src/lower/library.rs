@@ -1,7 +1,7 @@
 //! Calls to the device library that our preludes (or clang's OpenCL built-ins) declare without a
 //! body and that need more than an uninterpreted function: atomics in their many spellings,
-//! exact integer functions (`add_sat`, `mul24`, `min`...), `__syncthreads_count`, memory
-//! fences, curand, the element copy of `async_work_group_copy`, math functions with pointer
+//! exact integer functions (`add_sat`, `mul24`, `min`...), `__syncthreads_count`,
+//! `__syncwarp` (a warp barrier, `lib_syncwarp`), memory fences, curand, the element copy of `async_work_group_copy`, math functions with pointer
 //! results (`sincos`), and clear errors for the image and texture functions the preludes do not
 //! model. Pure math functions need nothing here: a bodiless function marked `const` is lowered
 //! as an uninterpreted function by `builtins`.
@@ -17,7 +17,7 @@ use super::{unsupported, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
     AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Language, Loc,
-    Operand, Pointer, Scope, Span,
+    Operand, Pointer, Scope, Span, TileMask,
 };
 
 /// A parameter type of an Itanium-mangled function name, as far as the library needs it.
@@ -432,10 +432,11 @@ impl<'a> Lowerer<'a> {
             // `prefetch` is a hint without effect on memory.
             ("mem_fence" | "read_mem_fence" | "write_mem_fence" | "prefetch", true)
             | ("__threadfence" | "__threadfence_block" | "__threadfence_system", false) => return Ok(Some(None)),
-            // Warp-level synchronisation is not modelled: without it, accesses that a warp
-            // barrier would order are checked as if unordered, which over-approximates races
-            // (sound, possibly spurious).
-            ("__syncwarp", false) => return Ok(Some(None)),
+            // A barrier among the threads of one warp that the mask names.
+            ("__syncwarp", false) => {
+                self.lib_syncwarp(args, cur, span, loc)?;
+                return Ok(Some(None));
+            }
             ("__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or", false) => {
                 return self.lib_syncthreads_reduction(base, args, ret_bits, cur, span, loc).map(Some);
             }
@@ -754,6 +755,19 @@ impl<'a> Lowerer<'a> {
         let ops = ops.into_iter().map(|o| self.lib_resize(cur, o, w, true, span)).collect();
         let v = self.push(cur, InstKind::Atomic { op, ptr, args: ops, width: w.div_ceil(8) as u32 }, w, span);
         Ok(Some(Operand::Value(v)))
+    }
+
+    /// `__syncwarp(mask)` (and `llvm.nvvm.bar.warp.sync`): a tile barrier of 32 threads (a
+    /// warp) among the lanes `mask` names; a mask computed at run time is kept as an operand
+    /// and evaluated per thread by the verifier (see `Scope::Tile`).
+    pub(crate) fn lib_syncwarp(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+        let [m] = self.lib_scalars::<1>("__syncwarp", args, loc)?;
+        let mask = match m.as_const() {
+            Some(c) => TileMask::Const(c as u32),
+            None => TileMask::Dynamic(self.lib_resize(cur, m, 32, false, span)),
+        };
+        self.tile_barrier(cur, 32, mask, span);
+        Ok(())
     }
 
     /// `__syncthreads_count/_and/_or(p)`: a block barrier (that cannot be removed: it is part

@@ -221,7 +221,12 @@ impl KernelParser {
                 InstKind::Atomic { op, ptr, args, width }
             }
             ["barrier", scope] => {
-                let scope = by_name(&SCOPES, scope).ok_or_else(|| c.error_at(at, "expected `barrier.block` or `barrier.grid`"))?;
+                // `barrier.tile32 ... mask(0xffffffff)`: a tile barrier of 32 threads.
+                let tile = scope.strip_prefix("tile").and_then(|n| n.parse::<u32>().ok());
+                let scope = match tile {
+                    Some(size) => Scope::Tile { size, mask: TileMask::FULL },
+                    None => by_name(&SCOPES, scope).ok_or_else(|| c.error_at(at, "expected `barrier.block`, `barrier.grid` or `barrier.tileN`"))?,
+                };
                 c.expect("fences(")?;
                 let fences = if c.rest().trim_start().starts_with(|ch: char| ch == 'v' || ch == '-' || ch.is_ascii_digit() || ch == 't' || ch == 'f') {
                     Fences::Dynamic(self.operand(c)?)
@@ -244,6 +249,24 @@ impl KernelParser {
                     Fences::Const { local, global }
                 };
                 c.expect(")")?;
+                let scope = match scope {
+                    Scope::Tile { size, .. } => {
+                        c.expect("mask(")?;
+                        let w = c.pos;
+                        let mask = if c.eat("0x") {
+                            let digits = c.word();
+                            TileMask::Const(u32::from_str_radix(digits, 16).map_err(|_| {
+                                c.pos = w;
+                                c.expected("a hexadecimal mask (`0xffffffff`) or an operand")
+                            })?)
+                        } else {
+                            TileMask::Dynamic(self.operand(c)?)
+                        };
+                        c.expect(")")?;
+                        Scope::Tile { size, mask }
+                    }
+                    s => s,
+                };
                 let guard = if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always };
                 let origin = if c.eat("candidate") {
                     BarrierOrigin::Candidate

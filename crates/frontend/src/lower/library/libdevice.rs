@@ -7,11 +7,18 @@
 //!   `remquof`) written, and every other function an uninterpreted function of its arguments
 //!   (named after the libdevice function and its width, so that `sinf(x)` and the sine that
 //!   `sincosf(x, ...)` writes agree).
-//! - NVVM intrinsics: `__syncthreads_count/_and/_or` are block barriers; fences and
-//!   `__syncwarp` order nothing that race checking sees (warp synchronisation is not modelled,
-//!   so races it would prevent are reported); warp values (shuffles, votes, `__activemask`,
-//!   matches, reductions) and clocks are arbitrary; `__ldg` is a load. Any other intrinsic is
-//!   an error naming it, never dropped.
+//! - NVVM intrinsics: `__syncthreads_count/_and/_or` are block barriers (with divergence
+//!   checks; never removed by the repair). `__syncwarp(mask)` (`bar.warp.sync`) is a warp
+//!   barrier, a `Scope::Tile` of 32 threads (warp = linear thread id / 32) with the mask's
+//!   lanes: it orders two threads of one warp that it names and that both reach it, exactly
+//!   as a block barrier orders a pair of one block, and orders nothing for threads of
+//!   different warps; a named thread that does not reach it, or a thread outside its own
+//!   mask, is barrier divergence. A mask computed at run time is kept as an operand and
+//!   evaluated per thread, so masks that may differ between the threads (an abstract value
+//!   such as `__activemask()` or a vote) are reported as divergence: sound, not precise.
+//!   Fences order nothing that race checking sees; warp values (shuffles, votes,
+//!   `__activemask`, matches, reductions) and clocks are arbitrary; `__ldg` is a load. Any
+//!   other intrinsic is an error naming it, never dropped.
 
 use super::super::{unsupported, LVal, LowerError, Lowerer};
 use super::IntFn;
@@ -115,7 +122,11 @@ impl<'a> Lowerer<'a> {
             let v = self.lib_syncthreads_reduction(what, args, ret_bits, cur, span, loc)?;
             return Ok((cur, v.map(LVal::Scalar)));
         }
-        if rest.starts_with("membar.") || rest.starts_with("fence.") || rest == "bar.warp.sync" {
+        if rest == "bar.warp.sync" {
+            self.lib_syncwarp(args, cur, span, loc)?;
+            return Ok((cur, None));
+        }
+        if rest.starts_with("membar.") || rest.starts_with("fence.") {
             return Ok((cur, None));
         }
         if rest.starts_with("ldg.global.") {
