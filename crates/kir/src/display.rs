@@ -132,6 +132,8 @@ impl Display for InstKind {
             InstKind::External { object, kind } => write!(f, "external.{} {object}", lower(kind)),
             InstKind::AtomicTaken { ptr, value } => write!(f, "atomic_taken {ptr}, {value}"),
             InstKind::Snapshot { dst, src } => write!(f, "snapshot {dst} <- {src}"),
+            InstKind::AsyncPending { object } => write!(f, "asyncpending {object}"),
+            InstKind::AsyncWait => write!(f, "asyncwait"),
         }
     }
 }

@@ -391,6 +391,13 @@ pub enum InstKind {
     /// thread that executes it. A ghost copy for specifications: neither object is accessed
     /// (nothing is logged or checked for races).
     Snapshot { dst: ObjectId, src: ObjectId },
+    /// The thread's access just made to `object` is an asynchronous copy's (OpenCL's
+    /// `async_work_group_copy`): barriers do not order it until the thread's next
+    /// [`InstKind::AsyncWait`].
+    AsyncPending { object: ObjectId },
+    /// `wait_group_events`: the thread's asynchronous copies are complete (it orders nothing
+    /// by itself; a barrier after it does).
+    AsyncWait,
 }
 
 impl InstKind {
@@ -415,7 +422,9 @@ impl InstKind {
             | InstKind::Enabled
             | InstKind::LogQuery { .. }
             | InstKind::External { .. }
-            | InstKind::Snapshot { .. } => vec![],
+            | InstKind::Snapshot { .. }
+            | InstKind::AsyncPending { .. }
+            | InstKind::AsyncWait => vec![],
             InstKind::AtomicTaken { ptr, value } => vec![ptr.offset, *value],
             InstKind::Other { arg } | InstKind::Old { arg } => vec![*arg],
             InstKind::SpecLoad { ptr, .. } | InstKind::Permission { ptr, .. } => vec![ptr.offset],

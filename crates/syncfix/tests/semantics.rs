@@ -400,3 +400,15 @@ fn barrier_invariants_read_only_what_the_threads_may_read() {
         .replace("A[get_local_id(0)] == A[get_local_id(0)], get_local_id(0)", "__implies(get_local_id(0) % 2 == 0, A[get_local_id(0)] == A[get_local_id(0)]), get_local_id(0)");
     starts(opencl(&guarded, 64, 1), "verified");
 }
+
+#[test]
+fn an_asynchronous_copy_is_ordered_only_after_its_wait() {
+    let src = "__kernel void k(__global int *p, __global int *q) { __local int l[64];
+  event_t e = async_work_group_copy(l, p, 64, 0);
+  BEFORE barrier(CLK_LOCAL_MEM_FENCE); AFTER
+  q[get_local_id(0)] = l[63 - get_local_id(0)]; }";
+    // A barrier alone does not order the copy's writes.
+    starts(opencl(&src.replace("BEFORE", "").replace("AFTER", "wait_group_events(1, &e);"), 64, 1), "possible write-read race on l[");
+    // The wait, then a barrier.
+    starts(opencl(&src.replace("BEFORE", "wait_group_events(1, &e);").replace("AFTER", ""), 64, 1), "verified");
+}

@@ -178,6 +178,8 @@ pub struct Log<'ctx> {
     pub changed: Bool<'ctx>,
     /// Which access instance was logged (an index into the encoder's access instances).
     pub who: BV<'ctx>,
+    /// It is an asynchronous copy's access not yet waited for: barriers do not clear it.
+    pub pending: Bool<'ctx>,
 }
 
 impl<'ctx> Log<'ctx> {
@@ -189,6 +191,7 @@ impl<'ctx> Log<'ctx> {
             value: BV::from_u64(ctx, 0, value_bits),
             changed: Bool::from_bool(ctx, false),
             who: BV::from_u64(ctx, 0, 32),
+            pending: Bool::from_bool(ctx, false),
         }
     }
 
@@ -209,6 +212,7 @@ impl<'ctx> Log<'ctx> {
         self.value = cond.ite(&resize(value, self.value.get_size()), &self.value);
         self.changed = cond.ite(changed, &self.changed);
         self.who = cond.ite(&BV::from_u64(ctx, who as u64, 32), &self.who);
+        self.pending = cond.ite(&Bool::from_bool(ctx, false), &self.pending);
     }
 
     /// Whether the logged access overlaps `[off, off + width)` (modular interval test, so
@@ -266,7 +270,10 @@ impl<'ctx> Logs<'ctx> {
     pub fn clear(&mut self, cond: &Bool<'ctx>) {
         for k in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = self.get_mut(k);
-            l.has = Bool::and(l.has.get_ctx(), &[&l.has, &cond.not()]);
+            let ctx = l.has.get_ctx();
+            // A pending asynchronous copy stays logged until its wait.
+            let cleared = Bool::and(ctx, &[cond, &l.pending.not()]);
+            l.has = Bool::and(ctx, &[&l.has, &cleared.not()]);
         }
     }
 }

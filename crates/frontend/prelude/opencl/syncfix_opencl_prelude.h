@@ -54,8 +54,8 @@ void __syncfix_split(int);
 
 /* ---- Asynchronous copies (OpenCL 1.2 §6.12.10) -----------------------------------------------
  * GPUVerify's model, as its test suite pins it down:
- *   - a copy is a work-group operation: every work-item of the group must reach it (a barrier
- *     without fences checks that; it orders nothing);
+ *   - a copy is a work-group operation: every work-item of the group must reach it (a
+ *     precondition of the call; it orders nothing);
  *   - the copy's accesses are made by the work-items of the group, but an element is not
  *     necessarily copied by the work-item that later uses it: element e is copied by work-item
  *     ((e - r) mod n) mod size for a rotation r that is arbitrary, the same within a group and
@@ -65,11 +65,11 @@ void __syncfix_split(int);
  * The data copied does not matter to the verdict (other work-items' writes become visible
  * only at a barrier, where shared arrays are havocked anyway), so each work-item copies one
  * arbitrary element of its share: this makes every access of the copy possible without a loop.
- * Events are plain integers, not tracked: since waiting orders nothing, which events a wait
- * names does not matter. FIXME: so the copy's accesses happen at the call, and a barrier between
- * the copy and its wait orders them, where GPUVerify keeps them pending until the wait
- * (async_work_group_copy/fail/test13 is verified). Modelling that needs a KIR construct for
- * accesses that barriers do not order until a later point. */
+ *   - a copy's accesses stay unordered by barriers until the work-item waits (suite:
+ *     async_work_group_copy/fail/test13).
+ * Events are plain integers, not tracked: a wait completes every copy of the work-item so far,
+ * even one whose event it does not name (a race through a copy that only a later wait for
+ * another event completes is missed). */
 typedef uint __syncfix_event_t;
 /* A work-group function must be reached by every work-item of the group (OpenCL 1.2 §6.12.10),
  * a precondition of the call as GPUVerify checks it (not barrier divergence: it orders
@@ -77,6 +77,9 @@ typedef uint __syncfix_event_t;
 #define __syncfix_reached_by_the_group() __requires(!__same_group | __other_bool(__enabled()))
 #define event_t __syncfix_event_t
 
+/* The work-item's asynchronous copies are complete (lowered by syncfix: until then, barriers
+ * do not order the copies' writes). */
+void __syncfix_async_wait(void);
 /* The element this work-item copies in a copy of `n` elements at call site `site`, or `n` if
  * none; and the copy of one element of `bytes` bytes from `src + src_offset` to
  * `dst + dst_offset`. Both are lowered by syncfix (library.rs). */
@@ -119,6 +122,7 @@ static inline void __syncfix_wait_group_events(int num_events, event_t *event_li
   __syncfix_reached_by_the_group();
   __requires(!__same_group | (num_events == __other_int(num_events)));
   __requires(!__same_group | (num_events < 1) | (event_list[0] == __other_int(event_list[0])));
+  __syncfix_async_wait();
 }
 #define wait_group_events(num_events, event_list) __syncfix_wait_group_events((num_events), (event_list))
 

@@ -441,6 +441,10 @@ impl<'a> Lowerer<'a> {
                 return self.lib_syncthreads_reduction(base, args, ret_bits, cur, span, loc).map(Some);
             }
             ("__syncfix_copy_element", true) => return self.lib_copy_element(args, cur, span, loc).map(|()| Some(None)),
+            ("__syncfix_async_wait", true) => {
+                self.push(cur, InstKind::AsyncWait, 0, span);
+                return Ok(Some(None));
+            }
             ("__syncfix_async_element", true) => {
                 return self.lib_async_element(args, cur, span, loc).map(|e| Some(Some(e)));
             }
@@ -858,6 +862,8 @@ impl<'a> Lowerer<'a> {
         let s = self.lib_bin(cur, BinOp::Add, src.offset, soff, span);
         let v = self.push(cur, InstKind::Load { ptr: Pointer { object: src.object, offset: s }, width: bytes }, (bytes * 8) as u16, span);
         self.push(cur, InstKind::Store { ptr: Pointer { object: dst.object, offset: d }, value: Operand::Value(v), width: bytes }, 0, span);
+        // The copy completes at the wait, not at a barrier.
+        self.push(cur, InstKind::AsyncPending { object: dst.object }, 0, span);
         Ok(())
     }
 

@@ -58,7 +58,9 @@ fn has_value(kind: &InstKind) -> bool {
         | InstKind::Candidate { .. }
         | InstKind::External { .. }
         | InstKind::Permission { .. }
-        | InstKind::Snapshot { .. } => false,
+        | InstKind::Snapshot { .. }
+        | InstKind::AsyncPending { .. }
+        | InstKind::AsyncWait => false,
         InstKind::Param { .. }
         | InstKind::Builtin(_)
         | InstKind::Havoc

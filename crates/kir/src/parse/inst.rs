@@ -310,6 +310,8 @@ impl KernelParser {
                 c.expect(",")?;
                 InstKind::AtomicTaken { ptr, value: self.operand(c)? }
             }
+            ["asyncpending"] => InstKind::AsyncPending { object: self.object_ref(c)? },
+            ["asyncwait"] => InstKind::AsyncWait,
             ["snapshot"] => {
                 let dst = self.object_ref(c)?;
                 c.expect("<-")?;

@@ -127,4 +127,28 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
         }
     }
+
+    /// Thread 1's access just made to `o` (its last access instance) is an asynchronous
+    /// copy's: if it is the logged one, barriers leave it until thread 1's next wait.
+    pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let Some(who) = self.accesses.iter().rposition(|a| a.object == o) else { return };
+        let Some(logs) = self.st.logs.get_mut(&o) else { return };
+        for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
+            let l = logs.get_mut(kind);
+            let it = Bool::and(ctx, &[&pred[0], &l.has, &l.who._eq(&BV::from_u64(ctx, who as u64, 32))]);
+            l.pending = Bool::or(ctx, &[&l.pending, &it]).simplify();
+        }
+    }
+
+    /// `wait_group_events` by thread 1: its pending copies are complete.
+    pub(crate) fn async_wait(&mut self, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        for logs in self.st.logs.values_mut() {
+            for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
+                let l = logs.get_mut(kind);
+                l.pending = Bool::and(ctx, &[&l.pending, &pred[0].not()]).simplify();
+            }
+        }
+    }
 }

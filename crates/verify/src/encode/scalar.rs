@@ -153,6 +153,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::External { object, kind } => self.external(inst, object, kind, pred),
             InstKind::AtomicTaken { ptr, value } => self.atomic_taken(inst, ptr, value, pred),
             InstKind::Snapshot { dst, src } => self.array_snapshot(dst, src, pred),
+            InstKind::AsyncPending { object } => self.async_pending(object, pred),
+            InstKind::AsyncWait => self.async_wait(pred),
         }
         Ok(())
     }
