@@ -37,14 +37,14 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         None => [0; 3],
     };
     let grid_dim = match (grid, global) {
-        (Some(_), Some(_)) => return Err(format!("give either {gflag} or --global_size, not both")),
+        (Some(_), Some(_)) => return Err(format!("{gflag}=: not allowed with argument --global_size= (give one of them)")),
         (Some(g), None) => parse_dims(gflag, g)?,
         (None, Some(g)) => {
             let glob = parse_dims("--global_size", g)?;
             let (gn, bn) = (dim_count(g), block.map_or(gn_of(g), dim_count));
             if gn != bn {
                 return Err(format!(
-                    "--global_size={g} has {gn} dimension{} but {bflag}={} has {bn}",
+                    "Dimensions of local and global size must match: --global_size={g} has {gn} dimension{} but {bflag}={} has {bn}",
                     if gn == 1 { "" } else { "s" },
                     block.unwrap_or_default()
                 ));
@@ -60,9 +60,10 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
                     continue;
                 }
                 if glob[d] % block_dim[d] != 0 {
+                    // GPUVerify's wording, dimensions counted from 0.
                     return Err(format!(
-                        "--global_size={g}: dimension {} ({}) is not a multiple of the {} size ({})",
-                        d + 1,
+                        "Dimension {d} of global size does not divide by dimension {d} of local size: \
+                         --global_size={g} has {} threads there, not a multiple of the {} size ({})",
                         glob[d],
                         if opencl { "work-group" } else { "block" },
                         block_dim[d]

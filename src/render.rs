@@ -47,6 +47,13 @@ fn loc(l: &Location) -> String {
     format!("{}:{}:{}", file_name(&l.file), l.line, l.col)
 }
 
+/// A racing access's location with the file's absolute path, as GPUVerify prints it (the
+/// path as given when it cannot be resolved).
+fn access_loc(l: &Location) -> String {
+    let path = std::fs::canonicalize(&l.file).map_or_else(|_| l.file.clone(), |p| p.display().to_string());
+    format!("{path}:{}:{}", l.line, l.col)
+}
+
 /// The source line with its leading whitespace replaced by two spaces, then the call sites.
 fn stack(at: &[Location]) -> String {
     let mut s = String::new();
@@ -68,13 +75,13 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
     match f {
         Finding::Race { first, second, .. } => {
             let mut s = format!("{}: error: {}:\n\n", file_name(main_file), f.headline());
-            let at2 = second.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
+            let at2 = second.at.first().map(access_loc).unwrap_or_else(|| "<unknown>".into());
             s.push_str(&format!("{} by {}, {}:\n", second.kind, thread(&second.thread, lang), at2));
             s.push_str(&stack(&second.at));
             if first.external {
                 s.push_str(&format!("{} by {}, from external source location\n\n", first.kind, thread(&first.thread, lang)));
             } else {
-                let at1 = first.at.first().map(loc).unwrap_or_else(|| "<unknown>".into());
+                let at1 = first.at.first().map(access_loc).unwrap_or_else(|| "<unknown>".into());
                 s.push_str(&format!("{} by {}, {}:\n", first.kind, thread(&first.thread, lang), at1));
                 s.push_str(&stack(&first.at));
             }
