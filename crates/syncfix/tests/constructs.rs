@@ -141,7 +141,12 @@ fn vectors_are_element_wise() {
     let src = "__kernel void k(__global int4 *A) { int4 v = (int4)(1, 2, 3, 4); A[get_local_id(0)] = v * 2; __assert(v.w == 4); }";
     starts(opencl(src, 16, 1), "verified");
     let racy = "__kernel void k(__global float4 *A) { A[0].y = get_local_id(0); }";
-    starts(opencl(racy, 16, 1), "possible write-write race on A[0]");
+    starts(opencl(racy, 16, 1), "possible write-write race on A[0] (bytes 4..7)");
+    // Writing one component writes only it: two threads writing two components do not race.
+    let lanes = "__kernel void k(__global float4 *A) { if (get_local_id(0) == 0) A[3].x = 1.0f; if (get_local_id(0) == 1) A[3].y = 2.0f; }";
+    starts(opencl(lanes, 16, 1), "verified");
+    let same = "__kernel void k(__global float4 *A) { if (get_local_id(0) == 0) A[3].y = 1.0f; if (get_local_id(0) == 1) A[3].y = 2.0f; }";
+    starts(opencl(same, 16, 1), "possible write-write race on A[3] (bytes 4..7)");
 }
 
 // ---- control flow -------------------------------------------------------------------

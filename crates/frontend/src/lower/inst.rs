@@ -633,6 +633,18 @@ impl<'a> Lowerer<'a> {
                 let o = self.new_private(&x.allocated_type);
                 frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::konst(64, 0)));
             }
+            I::Load(x) if frame.partial.dead_loads.contains(&x.dest) => {
+                // Only feeds a store of some of its lanes (`v.y = e`): not an access; the
+                // lanes it would give are never stored.
+                let ty = x.loaded_ty.clone();
+                let (fields, _) = self.members(&ty, loc)?;
+                let mut leaves = vec![];
+                for f in &fields {
+                    let w = layout::scalar_bits(f).ok_or_else(|| unsupported(format!("a vector of {f}"), loc))?;
+                    leaves.push(LVal::Scalar(Operand::Value(self.push(cur, InstKind::Havoc, w, &span))));
+                }
+                frame.values.insert(x.dest.clone(), LVal::Agg(leaves));
+            }
             I::Load(x) => {
                 let p = self.operand(frame, &x.address, loc)?;
                 let ty = x.loaded_ty.clone();
@@ -646,8 +658,24 @@ impl<'a> Lowerer<'a> {
                 let p = self.operand(frame, &x.address, loc)?;
                 let ty = self.type_of(&x.value);
                 let v = self.operand(frame, &x.value, loc)?;
+                let lanes = match &x.value {
+                    llvm_ir::Operand::LocalOperand { name, .. } => frame.partial.lanes.get(name).cloned(),
+                    _ => None,
+                };
                 let (next, _) = self.through(cur, p, None, &span, loc, &mut |me, b, o, off| {
-                    me.store(b, o, off, &ty, v.clone(), &span, loc)?;
+                    match (&lanes, &v) {
+                        // `v.y = e`: only the replaced lanes.
+                        (Some(lanes), LVal::Agg(vals)) => {
+                            let (fields, offs) = me.members(&ty, loc)?;
+                            for &lane in lanes {
+                                let k = lane as usize;
+                                let (Some(f), Some(lo), Some(val)) = (fields.get(k), offs.get(k), vals.get(k)) else { continue };
+                                let fo = me.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
+                                me.store(b, o, fo, f, val.clone(), &span, loc)?;
+                            }
+                        }
+                        _ => me.store(b, o, off, &ty, v.clone(), &span, loc)?,
+                    }
                     Ok((b, None))
                 })?;
                 return Ok(next);

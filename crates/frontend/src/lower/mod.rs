@@ -17,6 +17,7 @@ mod fold;
 mod inst;
 pub mod layout;
 mod library;
+mod partial;
 mod pointer;
 mod spec;
 mod vector;
@@ -177,6 +178,8 @@ pub(crate) struct Frame {
     barrier_invariants: Vec<(Operand, Vec<(Operand, Option<Operand>)>, Span)>,
     /// LLVM block names in the order they were lowered (for the function's loop heads).
     order: Vec<Name>,
+    /// Vector stores that write only some lanes (`v.y = e`), see [`partial`].
+    partial: partial::PartialStores,
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -551,6 +554,7 @@ impl<'a> Lowerer<'a> {
             function_wide: vec![],
             barrier_invariants: vec![],
             order: vec![],
+            partial: partial::find(func),
         };
         for (p, a) in func.parameters.iter().zip(args) {
             frame.values.insert(p.name.clone(), a);
