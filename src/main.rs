@@ -613,7 +613,13 @@ fn error_failure(e: &syncfix::Error, file: &Path) -> Failure {
         }
         syncfix::Error::Frontend(FrontendError::Annotation { what, loc, stage }) => match stage {
             syncfix::Stage::FrontEnd => f(exit::FRONTEND_ERROR, "frontend", located_error(file, *loc, what)),
-            syncfix::Stage::VcGen => f(exit::VCGEN_ERROR, "vcgen", located_error(file, *loc, what)),
+            // GPUVerifyVCGen prints its location and message without `error:`; the stage's
+            // error line follows, as for its other errors.
+            syncfix::Stage::VcGen => f(
+                exit::VCGEN_ERROR,
+                "vcgen",
+                format!("{}syncfix: GPUVERIFYVCGEN_ERROR error (5)\n", located_error(file, *loc, what).replacen(": error: ", ": ", 1)),
+            ),
         },
         syncfix::Error::Frontend(FrontendError::NoKernel(msg)) => f(exit::FRONTEND_ERROR, "frontend", format!("syncfix: error: {msg}")),
         syncfix::Error::Frontend(e @ FrontendError::Timeout) => f(exit::TIMEOUT, "timeout", format!("syncfix: {e}")),
