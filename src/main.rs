@@ -718,6 +718,13 @@ fn cmd_verify(a: &VerifyArgs, started: Instant) -> u8 {
                 for f in &r.findings {
                     eprint!("{}", render::finding(f, lang, &file));
                 }
+                // The kernel's arguments in the counterexample, as GPUVerify prints them.
+                for (name, v) in &r.param_values {
+                    eprintln!("{name} = {v}");
+                }
+                if !r.param_values.is_empty() {
+                    eprintln!();
+                }
             }
             Status::Unknown(why) => {
                 n.inconclusive += 1;

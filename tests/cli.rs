@@ -303,3 +303,12 @@ fn bench_times_every_stage_beside_a_plain_clang_compile() {
     assert_eq!(json["totals"]["verifier_calls"], 1);
     assert!(json["totals"]["median_ratio"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn a_counterexample_gives_the_kernels_arguments() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "args.cu", "__global__ void k(unsigned a, unsigned b) {\n  __requires(a == 12);\n  __assert(a + b != 48);\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=16", "--gridDim=1", "args.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(err.contains("\na = 12\nb = 36\n"), "{err}");
+}

@@ -132,6 +132,9 @@ pub struct KernelReport {
     pub inter_group: bool,
     /// What the front end assumed and could not check ([`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// The kernel's scalar arguments in the counterexample of the first finding (name, value
+    /// as an unsigned integer of the parameter's width), as GPUVerify prints them.
+    pub param_values: Vec<(String, u128)>,
 }
 
 /// `syncfix verify`: GPUVerify's verdict for every kernel of a file.
@@ -184,14 +187,18 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
 
 fn report_of(k: &Kernel, verdict: Verdict, opts: &Options) -> KernelReport {
     let inter_group = !opts.verify.only_intra_group && k.multi_block();
+    let mut param_values = vec![];
     let (status, findings) = match verdict {
         Verdict::Verified => (Status::Verified, vec![]),
         Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
-        Verdict::Defect(t) => (Status::Defect, vec![describe(k, &t)]),
+        Verdict::Defect(t) => {
+            param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
+            (Status::Defect, vec![describe(k, &t)])
+        }
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),
     };
-    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone() }
+    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone(), param_values }
 }
 
 /// How a repair ended (GPURepair's outcomes).

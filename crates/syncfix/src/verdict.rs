@@ -434,6 +434,7 @@ mod tests {
     #[test]
     fn the_file_status_is_the_first_defect_then_unknown_timeout_bounded() {
         let k = |name: &str, status: Status| KernelReport {
+            param_values: vec![],
             kernel: name.into(),
             status,
             findings: vec![],

@@ -418,7 +418,11 @@ impl<'a> Lowerer<'a> {
                     let idx = self.k.params.len();
                     let nth = nth_value;
                     nth_value += 1;
-                    self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
+                    // A function checked on its own has no kernel arguments: its scalar
+                    // parameters are arbitrary values of each thread.
+                    if !self.input.modular {
+                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
+                    }
                     let kind = if self.input.modular { InstKind::Havoc } else { InstKind::Param { index: idx } };
                     let v = self.k.push_inst(entry, kind, width, Span::default());
                     // `--kernel-args`: the parameter's value is given.
