@@ -41,7 +41,8 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         (Some(g), None) => parse_dims(gflag, g)?,
         (None, Some(g)) => {
             let glob = parse_dims("--global_size", g)?;
-            let (gn, bn) = (dim_count(g), block.map_or(gn_of(g), dim_count));
+            let gn = dim_count(g);
+            let bn = block.map_or(gn, dim_count);
             if gn != bn {
                 return Err(format!(
                     "Dimensions of local and global size must match: --global_size={g} has {gn} dimension{} but {bflag}={} has {bn}",
@@ -78,10 +79,6 @@ pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, ope
         (None, None) => [0; 3],
     };
     Ok(Launch::new(block_dim, grid_dim))
-}
-
-fn gn_of(s: &str) -> usize {
-    dim_count(s)
 }
 
 /// The number of dimensions a size flag's value gives (`64`: 1, `[64,2]`: 2).

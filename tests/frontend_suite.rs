@@ -17,23 +17,15 @@
 //! checkout, else `/work/shared/suites/gpuverify`; the test fails when none exists.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const BIN: &str = env!("CARGO_BIN_EXE_syncfix");
 
-fn suite_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("SYNCFIX_GPUVERIFY_SUITE") {
-        return PathBuf::from(d);
-    }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/suites/gpuverify");
-    if beside.join("MANIFEST.tsv").is_file() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/suites/gpuverify")
-}
+mod common;
+use common::suite_dir;
 
 /// The outcomes GPUVerify's own front end gives (not a verdict of the verifier).
 const FRONTEND_ERRORS: [&str; 4] = ["CLANG_ERROR", "BUGLE_ERROR", "GPUVERIFYVCGEN_ERROR", "COMMAND_LINE_ERROR"];

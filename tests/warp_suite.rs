@@ -6,21 +6,13 @@
 //! The suite is `$SYNCFIX_GPUVERIFY_SUITE`, else `../shared/suites/gpuverify` beside the
 //! checkout, else `/work/shared/suites/gpuverify`; the test fails when none exists.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_syncfix");
 
-fn suite_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("SYNCFIX_GPUVERIFY_SUITE") {
-        return PathBuf::from(d);
-    }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/suites/gpuverify");
-    if beside.join("MANIFEST.tsv").is_file() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/suites/gpuverify")
-}
+mod common;
+use common::suite_dir;
 
 const PATH_WORDS: [&str; 3] = ["/warpsync/", "/warpsize/", "/cooperative_groups/"];
 const TEXT_WORDS: [&str; 3] = ["__syncwarp", "tiled_partition", "thread_block_tile"];

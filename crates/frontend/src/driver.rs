@@ -553,16 +553,9 @@ fn with_contracts<'a>(language: Language, ast: &'a AstInfo, module: &llvm_ir::Mo
     let has_contract = |symbol: &str| {
         let Some(func) = module.functions.iter().find(|g| g.name == symbol) else { return false };
         func.basic_blocks.iter().flat_map(|b| &b.instrs).any(|i| match i {
-            llvm_ir::Instruction::Call(c) => match c.function.as_ref().right() {
-                Some(llvm_ir::Operand::ConstantOperand(k)) => match k.as_ref() {
-                    llvm_ir::Constant::GlobalReference { name, .. } => {
-                        let callee = crate::lower::demangle(&name.to_string().trim_start_matches('%').trim_start_matches('@').to_string());
-                        matches!(callee.as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
-                    }
-                    _ => false,
-                },
-                _ => false,
-            },
+            llvm_ir::Instruction::Call(c) => crate::lower::callee_name(c).is_some_and(|n| {
+                matches!(crate::lower::demangle(&n).as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
+            }),
             _ => false,
         })
     };

@@ -846,13 +846,18 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(crate) fn callee_name(&self, c: &llvm_ir::instruction::Call) -> Option<String> {
-        match &c.function {
-            Either::Right(llvm_ir::Operand::ConstantOperand(cr)) => match cr.as_ref() {
-                Constant::GlobalReference { name, .. } => Some(name_str(name)),
-                _ => None,
-            },
+        callee_name(c)
+    }
+}
+
+/// The symbol a call names directly (not through a pointer or inline assembly).
+pub(crate) fn callee_name(c: &llvm_ir::instruction::Call) -> Option<String> {
+    match &c.function {
+        Either::Right(llvm_ir::Operand::ConstantOperand(cr)) => match cr.as_ref() {
+            Constant::GlobalReference { name, .. } => Some(name_str(name)),
             _ => None,
-        }
+        },
+        _ => None,
     }
 }
 

@@ -15,6 +15,7 @@
 mod builtins;
 mod fold;
 mod inst;
+pub(crate) use inst::callee_name;
 pub mod layout;
 mod library;
 mod partial;

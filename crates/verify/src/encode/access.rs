@@ -54,16 +54,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if self.opts.warp_size.is_none() || !self.st.eq.contains_key(&o) {
             return;
         }
-        let ctx = self.ctx;
-        let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
+        let either = Bool::or(self.ctx, &[&pred[0], &pred[1]]);
+        self.havoc_eq(o, &either);
+    }
+
+    /// Gives equality-abstracted object `o` arbitrary contents where `cond` holds (one copy
+    /// for global memory, one per thread's group for shared memory).
+    pub(crate) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
         let name = self.k.objects[o].name.clone();
         let g = self.st.eq[&o][0].granule;
         let shared = self.k.objects[o].space == Space::Shared;
         let fa = self.fresh_mem(&name, g);
         let fb = if shared { self.fresh_mem(&name, g) } else { fa.clone() };
         let copies = self.st.eq.get_mut(&o).expect("equality array");
-        copies[0].arr = either.ite(&fa.arr, &copies[0].arr);
-        copies[1].arr = either.ite(&fb.arr, &copies[1].arr);
+        copies[0].arr = cond.ite(&fa.arr, &copies[0].arr);
+        copies[1].arr = cond.ite(&fb.arr, &copies[1].arr);
         copies[0].table = None;
         copies[1].table = None;
     }

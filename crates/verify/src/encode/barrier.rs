@@ -21,21 +21,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return self.tile_barrier(inst, bar, size, mask, pred);
         }
         let ctx = self.ctx;
-        let guard = match bar.guard {
-            Guard::Always => Bool::from_bool(ctx, true),
-            Guard::Var(v) => self.vars[v.index()].clone(),
-        };
-        let fence = |t: usize, bit: u64| -> Bool<'ctx> {
-            match bar.fences {
-                Fences::Const { local, global } => Bool::from_bool(ctx, if bit == 1 { local } else { global }),
-                Fences::Dynamic(o) => {
-                    let v = self.bv(t, o);
-                    v.bvand(&bv_const(ctx, bit as u128, v.get_size()))._eq(&bv_const(ctx, 0, v.get_size())).not()
-                }
-            }
-        };
-        let (lf, gf): ([Bool<'ctx>; 2], [Bool<'ctx>; 2]) =
-            (std::array::from_fn(|t| fence(t, 1)), std::array::from_fn(|t| fence(t, 2)));
+        let guard = self.barrier_guard(bar);
+        let (lf, gf) = self.barrier_fences(bar);
         let scope_pair = match bar.scope {
             Scope::Block => self.same_group.clone(),
             Scope::Grid => Bool::from_bool(ctx, true),
@@ -43,21 +30,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         };
         // Barrier divergence: one thread of the pair reaches it, the other does not.
         let div = and(ctx, &[&self.st.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
-        let idx = self.barriers.len();
-        self.barriers.push(BarrierInstance {
-            inst,
-            pos: self.pos,
-            var: match bar.guard {
-                Guard::Var(v) => Some(v),
-                Guard::Always => None,
-            },
-            scope: bar.scope,
-            pred: pred.clone(),
-            local1: lf[0].clone(),
-            global1: gf[0].clone(),
-            loops: self.enclosing_loops(self.k.insts[inst].block),
-        });
-        self.property(div, PropKind::Divergence { barrier: idx });
+        self.record_barrier(inst, bar, pred, &lf, &gf, div);
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
         // suite's inter_group_and_barrier_flag_tests rely on it). OpenCL requires the same
@@ -74,11 +47,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
-        let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
-        for o in ids {
-            let c = if self.k.objects[o].space == Space::Shared { &clear_local } else { &clear_global };
-            self.st.logs.get_mut(&o).expect("logs").clear(c);
-        }
+        self.clear_logs(&clear_local, &clear_global);
         // A new barrier interval for each thread that passes it.
         self.permissions_at_barrier(&Bool::and(ctx, &[&guard, &Bool::or(ctx, &[&pred[0], &pred[1]])]));
         // Equality-abstracted arrays are havocked when the barrier may let other threads'
@@ -97,6 +66,68 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.havoc_at_barrier(&havoc_shared, &havoc_global);
     }
 
+    /// Whether the barrier is on: always, or its barrier variable.
+    fn barrier_guard(&self, bar: &syncfix_kir::Barrier) -> Bool<'ctx> {
+        match bar.guard {
+            Guard::Always => Bool::from_bool(self.ctx, true),
+            Guard::Var(v) => self.vars[v.index()].clone(),
+        }
+    }
+
+    /// Per thread, whether the barrier's fences order local (shared) and global memory
+    /// (dynamic OpenCL flags: bit 0 local, bit 1 global, evaluated per thread).
+    fn barrier_fences(&self, bar: &syncfix_kir::Barrier) -> ([Bool<'ctx>; 2], [Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let fence = |t: usize, bit: u64| -> Bool<'ctx> {
+            match bar.fences {
+                Fences::Const { local, global } => Bool::from_bool(ctx, if bit == 1 { local } else { global }),
+                Fences::Dynamic(o) => {
+                    let v = self.bv(t, o);
+                    v.bvand(&bv_const(ctx, bit as u128, v.get_size()))._eq(&bv_const(ctx, 0, v.get_size())).not()
+                }
+            }
+        };
+        (std::array::from_fn(|t| fence(t, 1)), std::array::from_fn(|t| fence(t, 2)))
+    }
+
+    /// Records the barrier instance (for traces and repair clauses) and its divergence
+    /// property `div`.
+    fn record_barrier(
+        &mut self,
+        inst: InstId,
+        bar: &syncfix_kir::Barrier,
+        pred: &[Bool<'ctx>; 2],
+        lf: &[Bool<'ctx>; 2],
+        gf: &[Bool<'ctx>; 2],
+        div: Bool<'ctx>,
+    ) {
+        let idx = self.barriers.len();
+        self.barriers.push(BarrierInstance {
+            inst,
+            pos: self.pos,
+            var: match bar.guard {
+                Guard::Var(v) => Some(v),
+                Guard::Always => None,
+            },
+            scope: bar.scope,
+            pred: pred.clone(),
+            local1: lf[0].clone(),
+            global1: gf[0].clone(),
+            loops: self.enclosing_loops(self.k.insts[inst].block),
+        });
+        self.property(div, PropKind::Divergence { barrier: idx });
+    }
+
+    /// Clears thread 1's logs of shared memory where `clear_local` holds and of global memory
+    /// where `clear_global` holds.
+    fn clear_logs(&mut self, clear_local: &Bool<'ctx>, clear_global: &Bool<'ctx>) {
+        let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
+        for o in ids {
+            let c = if self.k.objects[o].space == Space::Shared { clear_local } else { clear_global };
+            self.st.logs.get_mut(&o).expect("logs").clear(c);
+        }
+    }
+
     /// Havocs the written equality-abstracted arrays of shared memory where `havoc_shared`
     /// holds and of global memory where `havoc_global` holds (a barrier may let other threads'
     /// writes become visible).
@@ -111,15 +142,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if is_false(h) {
                 continue;
             }
-            let name = self.k.objects[o].name.clone();
-            let g = self.abs.granule[o];
-            let fa = self.fresh_mem(&name, g);
-            let fb = if shared { self.fresh_mem(&name, g) } else { fa.clone() };
-            let copies = self.st.eq.get_mut(&o).expect("equality array");
-            copies[0].arr = h.ite(&fa.arr, &copies[0].arr);
-            copies[1].arr = h.ite(&fb.arr, &copies[1].arr);
-            copies[0].table = None;
-            copies[1].table = None;
+            self.havoc_eq(o, h);
         }
     }
 
@@ -143,21 +166,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn tile_barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, size: u32, mask: TileMask, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let tru = Bool::from_bool(ctx, true);
-        let guard = match bar.guard {
-            Guard::Always => tru.clone(),
-            Guard::Var(v) => self.vars[v.index()].clone(),
-        };
-        let fence = |t: usize, bit: u64| -> Bool<'ctx> {
-            match bar.fences {
-                Fences::Const { local, global } => Bool::from_bool(ctx, if bit == 1 { local } else { global }),
-                Fences::Dynamic(o) => {
-                    let v = self.bv(t, o);
-                    v.bvand(&bv_const(ctx, bit as u128, v.get_size()))._eq(&bv_const(ctx, 0, v.get_size())).not()
-                }
-            }
-        };
-        let lf: [Bool<'ctx>; 2] = [fence(0, 1), fence(1, 1)];
-        let gf: [Bool<'ctx>; 2] = [fence(0, 2), fence(1, 2)];
+        let guard = self.barrier_guard(bar);
+        let (lf, gf) = self.barrier_fences(bar);
         let lin = [self.linear_local_id(0), self.linear_local_id(1)];
         let size_bv = BV::from_u64(ctx, size.max(1) as u64, 32);
         let same_tile = Bool::and(ctx, &[&self.same_group, &lin[0].bvudiv(&size_bv)._eq(&lin[1].bvudiv(&size_bv))]).simplify();
@@ -188,30 +198,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
         let div = and(ctx, &[&self.st.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
-        let idx = self.barriers.len();
-        self.barriers.push(BarrierInstance {
-            inst,
-            pos: self.pos,
-            var: match bar.guard {
-                Guard::Var(v) => Some(v),
-                Guard::Always => None,
-            },
-            scope: bar.scope,
-            pred: pred.clone(),
-            local1: lf[0].clone(),
-            global1: gf[0].clone(),
-            loops: self.enclosing_loops(self.k.insts[inst].block),
-        });
-        self.property(div, PropKind::Divergence { barrier: idx });
+        self.record_barrier(inst, bar, pred, &lf, &gf, div);
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);
         let clear_local = Bool::and(ctx, &[&sync, &lf[0]]);
         let clear_global = Bool::and(ctx, &[&sync, &gf[0]]);
-        let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
-        for o in ids {
-            let c = if self.k.objects[o].space == Space::Shared { &clear_local } else { &clear_global };
-            self.st.logs.get_mut(&o).expect("logs").clear(c);
-        }
+        self.clear_logs(&clear_local, &clear_global);
         // Other threads of the tile may have written what either thread reads next.
         let reach = |f: &[Bool<'ctx>; 2]| {
             let p1 = Bool::and(ctx, &[&pred[0], &f[0]]);
@@ -225,10 +217,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Thread `t`'s linear thread id in its block, `x + y*bx + z*bx*by` (32 bits): what warps
     /// and tiles are made of.
     fn linear_local_id(&self, t: usize) -> BV<'ctx> {
-        let ids = &self.tid[t].local;
-        let (bx, by) = (&self.sizes[0][0], &self.sizes[0][1]);
-        ids[0].bvadd(&ids[1].bvmul(bx)).bvadd(&ids[2].bvmul(bx).bvmul(by)).simplify()
+        linear_id(&self.tid[t].local, &self.sizes[0]).simplify()
     }
+}
+
+/// The linear id `x + y*bx + z*bx*by` of local ids `ids` in a block of `block` threads per
+/// dimension (32 bits): what warps and tiles are made of.
+pub(crate) fn linear_id<'ctx>(ids: &[BV<'ctx>; 3], block: &[BV<'ctx>; 3]) -> BV<'ctx> {
+    let (bx, by) = (&block[0], &block[1]);
+    ids[0].bvadd(&ids[1].bvmul(bx)).bvadd(&ids[2].bvmul(bx).bvmul(by))
 }
 
 use syncfix_kir::EntityRef;

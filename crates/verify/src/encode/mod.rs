@@ -184,6 +184,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub tid: [ThreadSyms<'ctx>; 2],
     /// Block and grid sizes per dimension (constants, or symbols for `*`).
     pub sizes: [[BV<'ctx>; 3]; 2],
+    /// The kernel makes asynchronous copies (race logs may hold pending accesses).
+    pub has_async: bool,
     pub same_group: Bool<'ctx>,
     /// `--warp-sync`: both threads are in one warp.
     pub same_warp: Option<Bool<'ctx>>,
@@ -296,10 +298,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
             // Warps are runs of `w` consecutive linear local ids (x fastest).
-            let lin = |t: &ThreadSyms<'ctx>| -> BV<'ctx> {
-                let (bx, by) = (&sizes[0][0], &sizes[0][1]);
-                t.local[0].bvadd(&t.local[1].bvmul(bx)).bvadd(&t.local[2].bvmul(bx).bvmul(by))
-            };
+            let lin = |t: &ThreadSyms<'ctx>| barrier::linear_id(&t.local, &sizes[0]);
             let wv = BV::from_u64(ctx, w as u64, 32);
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
             Bool::and(ctx, &[&same_group, &same]).simplify()
@@ -325,6 +324,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             vars,
             tid,
             sizes,
+            has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
             same_group,
             same_warp,
             params: BTreeMap::new(),

@@ -128,7 +128,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     viol,
                     super::PropKind::Assert { inst, thread: t, kind: AssertKind::BarrierInvariantAccess, first_iteration: false },
                 );
-                let _ = r;
             }
         }
     }

@@ -511,7 +511,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             changed: self.fresh_bool(&format!("{n}.changed")),
             who: self.fresh_bv(&format!("{n}.who"), 32),
             // Only kernels with asynchronous copies have pending accesses.
-            pending: if self.k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })) {
+            pending: if self.has_async {
                 self.fresh_bool(&format!("{n}.pending"))
             } else {
                 z3::ast::Bool::from_bool(self.ctx, false)
