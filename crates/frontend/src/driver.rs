@@ -1,6 +1,6 @@
 //! The front-end pipeline (DESIGN §3): clang's JSON AST of the user's file gives the statement
 //! table; a *marked* copy of the source (a marker call before every statement) is compiled by
-//! clang-19 with our force-included prelude, `opt-19 -passes=mem2reg,infer-address-spaces`
+//! clang-19 with our force-included prelude, LLVM's `mem2reg,infer-address-spaces` (in-process)
 //! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
 
 use crate::ast::{parse_ast, AstInfo, FunctionInfo};
@@ -12,13 +12,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use syncfix_kir::{Kernel, Language, Launch, Loc, SourceFile};
-
-const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
-const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
-const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
-const SM_70_RT_HPP: &str = include_str!("../prelude/cuda/crt/sm_70_rt.hpp");
-const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
-const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
 
 /// Options of the front end.
 #[derive(Clone, Debug)]
@@ -99,7 +92,7 @@ pub enum FrontendError {
     /// The file defines no kernel (exit 4).
     #[error("{0}")]
     NoKernel(String),
-    /// clang-19 or opt-19 is missing or failed to run (exit 2).
+    /// clang-19 is missing or failed to run (exit 2).
     #[error("{0}")]
     Tool(String),
     /// A step of syncfix's own failed on input clang accepted: a bug in syncfix, to be
@@ -125,7 +118,7 @@ pub struct Compiled {
     pub kernels: Vec<Kernel>,
     pub ast: AstInfo,
     pub language: Language,
-    /// Time spent in the clang-19 and opt-19 processes; the rest of the front end's time is
+    /// Time spent in the clang-19 processes; the rest of the front end's time is
     /// syncfix's own (reading the AST and the IR, lowering).
     pub tool_time: Duration,
 }
@@ -252,14 +245,20 @@ fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
         + "\n"
 }
 
-/// A scratch directory with our prelude headers, and the clang arguments that use them.
+/// A scratch directory for the user's source, the prelude headers (cached, see
+/// [`crate::prelude`]), and the clang arguments that use them.
 struct Setup {
     scratch: Scratch,
     language: Language,
     /// The arguments common to every clang run (language, `-O0`, includes, `-D`, `-I`,
     /// `--clang-opt`); the prelude is added by each run (precompiled or included).
     common: Vec<String>,
+    /// The prelude header, which includes the others.
     prelude: PathBuf,
+    /// The cache folder of this prelude, if the cache is used.
+    cached: Option<PathBuf>,
+    /// The folder a PCH was built in, when it could not be moved into the cache.
+    pch_dir: Option<Scratch>,
     /// The user's file name, which the copies in the scratch directory keep.
     file_name: String,
     clang: PathBuf,
@@ -269,31 +268,9 @@ impl Setup {
     fn new(path: &Path, opts: &FrontendOptions) -> Result<Setup, FrontendError> {
         let language = opts.language.unwrap_or_else(|| language_of(path));
         let scratch = Scratch::new().map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
-        let dir = scratch.path().to_path_buf();
-        let inc = dir.join("include");
-        std::fs::create_dir_all(inc.join("crt")).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", inc.display())))?;
-        let mut setup = Setup {
-            scratch,
-            language,
-            common: vec![],
-            prelude: PathBuf::new(),
-            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into()),
-            clang: tool("SYNCFIX_CLANG", "clang"),
-        };
-        setup.write("include/syncfix_annotations.h", ANNOTATIONS_H)?;
-        setup.prelude = match language {
-            Language::Cuda => {
-                setup.write("include/cuda.h", CUDA_H)?;
-                setup.write("include/cuda_runtime.h", CUDA_H)?;
-                setup.write("include/cooperative_groups.h", COOPERATIVE_GROUPS_H)?;
-                setup.write("include/crt/sm_70_rt.hpp", SM_70_RT_HPP)?;
-                setup.write("include/syncfix_cuda_prelude.h", CUDA_PRELUDE)?
-            }
-            Language::OpenCl => setup.write("include/syncfix_opencl_prelude.h", OPENCL_PRELUDE)?,
-        };
-        let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
-        let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
-        let mut common: Vec<String> = match language {
+        let clang = tool("SYNCFIX_CLANG", "clang");
+        // The options that decide how the prelude compiles; `-I` paths do not.
+        let mut args: Vec<String> = match language {
             // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
             // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
             Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
@@ -302,21 +279,48 @@ impl Setup {
                 .collect(),
             Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
         };
-        common.push("-w".into());
+        args.push("-w".into());
         // One optimisation level for the precompiled prelude and both compilations (it decides
         // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
-        common.push("-O0".into());
-        common.push(format!("-I{}", inc.display()));
+        args.push("-O0".into());
         for d in &opts.defines {
-            common.push(format!("-D{d}"));
+            args.push(format!("-D{d}"));
         }
+        args.extend(opts.clang_args.iter().cloned());
+        let headers = crate::prelude::headers(language);
+        let cached = crate::prelude::cache_root()
+            .map(|root| root.join(crate::prelude::key(language, &clang, &args)))
+            .filter(|dir| crate::prelude::write_headers(dir, headers).is_ok());
+        let base = match &cached {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = scratch.path().to_path_buf();
+                crate::prelude::write_headers(&dir, headers).map_err(|e| FrontendError::Tool(format!("cannot write the prelude in {}: {e}", dir.display())))?;
+                dir
+            }
+        };
+        let inc = base.join("include");
+        let prelude = inc.join(headers.last().map_or("", |h| h.0));
+        let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
+        let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
+        let n = args.len() - opts.clang_args.len();
+        let mut common: Vec<String> = args[..n].to_vec();
+        common.push(format!("-I{}", inc.display()));
         for i in &opts.include_dirs {
             common.push(format!("-I{}", i.display()));
         }
         common.push(format!("-I{}", src_dir.display()));
         common.extend(opts.clang_args.iter().cloned());
-        setup.common = common;
-        Ok(setup)
+        Ok(Setup {
+            scratch,
+            language,
+            common,
+            prelude,
+            cached,
+            pch_dir: None,
+            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into()),
+            clang,
+        })
     }
 
     fn dir(&self) -> &Path {
@@ -328,6 +332,52 @@ impl Setup {
         let p = self.dir().join(name);
         std::fs::write(&p, body).map_err(|e| FrontendError::Tool(format!("cannot write {}: {e}", p.display())))?;
         Ok(p)
+    }
+
+    /// The precompiled prelude: the cached one if there is one (and `fresh` is false), else
+    /// one built now and moved into the cache (replacing a spoiled one) when it is used.
+    ///
+    /// Errors: the prelude does not compile with the user's options ([`FrontendError::Clang`]),
+    /// [`FrontendError::Timeout`].
+    fn pch(&mut self, fresh: bool, deadline: Option<Instant>, time: &mut Duration) -> Result<PathBuf, FrontendError> {
+        let cached = self.cached.as_ref().map(|d| d.join("prelude.pch"));
+        if let Some(p) = cached.as_ref().filter(|p| !fresh && p.is_file()) {
+            return Ok(p.clone());
+        }
+        let build = match self.cached.as_deref().map(crate::prelude::build_dir) {
+            Some(Ok(b)) => Some(b),
+            _ => None,
+        };
+        let pch = build.as_ref().map_or(self.dir(), |b| b.path()).join("prelude.pch");
+        let out = run(
+            Command::new(&self.clang).current_dir(self.dir()).args(&self.common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(&self.prelude),
+            "clang",
+            deadline,
+            time,
+        )?;
+        if !out.status.success() {
+            return Err(FrontendError::Clang(format!(
+                "syncfix's {} prelude does not compile with these options:\n{}",
+                if self.language == Language::Cuda { "CUDA" } else { "OpenCL" },
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        match (build, cached) {
+            (Some(b), Some(c)) => {
+                if std::fs::rename(&pch, &c).is_ok() {
+                    return Ok(c);
+                }
+                self.pch_dir = Some(b);
+                Ok(pch)
+            }
+            _ => Ok(pch),
+        }
+    }
+
+    /// Whether clang's messages `diags` are about the cached precompiled prelude `pch` (one
+    /// that no longer fits, say after an upgrade that kept clang's size and time).
+    fn cached_pch_failed(&self, pch: &Path, diags: &str) -> bool {
+        self.cached.as_ref().is_some_and(|d| pch.starts_with(d)) && diags.contains(&pch.display().to_string())
     }
 }
 
@@ -365,52 +415,48 @@ pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result
 /// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
 /// ([`FrontendError::Timeout`]), syncfix's own failures ([`FrontendError::Internal`]).
 pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
-    let setup = Setup::new(path, opts)?;
-    let (language, dir, prelude, clang) = (setup.language, setup.dir(), &setup.prelude, &setup.clang);
-    let write = |name: &str, body: &str| setup.write(name, body);
-    let mut common = setup.common.clone();
+    let mut setup = Setup::new(path, opts)?;
+    let language = setup.language;
     let deadline = opts.deadline;
     let mut tool_time = Duration::ZERO;
 
     // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
     //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
     //    syncfix does not read), and the prelude is parsed once for both compilations below.
-    let pch = dir.join("prelude.pch");
-    let out = run(
-        Command::new(clang).current_dir(dir).args(&common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(prelude),
-        "clang",
-        deadline,
-        &mut tool_time,
-    )?;
-    if !out.status.success() {
-        return Err(FrontendError::Clang(format!(
-            "syncfix's {} prelude does not compile with these options:\n{}",
-            if language == Language::Cuda { "CUDA" } else { "OpenCL" },
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    common.push("-include-pch".into());
-    common.push(pch.display().to_string());
-
+    let mut pch = setup.pch(false, deadline, &mut tool_time)?;
     // 1. The AST of the text (which may differ from the file on disk: a patched version),
     //    from a copy with the same file name; clang's messages name the user's path.
     let file_name = setup.file_name.clone();
-    let orig = dir.join("orig");
+    let orig = setup.dir().join("orig");
     std::fs::create_dir_all(&orig).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", orig.display())))?;
-    write(&format!("orig/{file_name}"), text)?;
-    let out = run(
-        Command::new(clang)
-            .current_dir(&orig)
-            .args(&common)
-            .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
-            .arg(&file_name),
-        "clang",
-        deadline,
-        &mut tool_time,
-    )?;
-    if !out.status.success() {
-        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &file_name, path)));
-    }
+    setup.write(&format!("orig/{file_name}"), text)?;
+    let out = loop {
+        let out = run(
+            Command::new(&setup.clang)
+                .current_dir(&orig)
+                .args(&setup.common)
+                .arg("-include-pch")
+                .arg(&pch)
+                .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
+                .arg(&file_name),
+            "clang",
+            deadline,
+            &mut tool_time,
+        )?;
+        let diags = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && setup.cached_pch_failed(&pch, &diags) {
+            pch = setup.pch(true, deadline, &mut tool_time)?;
+            continue;
+        }
+        if !out.status.success() {
+            return Err(FrontendError::Clang(user_paths(&diags, &file_name, path)));
+        }
+        break out;
+    };
+    let mut common = setup.common.clone();
+    common.push("-include-pch".into());
+    common.push(pch.display().to_string());
+    let (dir, clang) = (setup.dir(), &setup.clang);
     let json = String::from_utf8_lossy(&out.stdout);
     let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
 
@@ -426,7 +472,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let marked = loop {
         let skip = |id| if unmarked { Skip::All } else { skipped.iter().rev().find(|(s, _)| *s == id).map_or(Skip::Nothing, |(_, k)| *k) };
         let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
-        write(&file_name, &marked.text)?;
+        setup.write(&file_name, &marked.text)?;
         let out = run(
             Command::new(clang)
                 .current_dir(dir)
@@ -461,18 +507,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         unmarked = more.is_empty();
         skipped.extend(more);
     };
-    let ll = dir.join("kernel.ll");
-    let opt = tool("SYNCFIX_OPT", "opt");
-    let out = run(
-        Command::new(&opt).arg("-passes=mem2reg,infer-address-spaces").arg("-S").arg(&bc).arg("-o").arg(&ll),
-        "opt",
-        deadline,
-        &mut tool_time,
-    )?;
-    if !out.status.success() {
-        return Err(FrontendError::Internal(format!("opt failed: {}", String::from_utf8_lossy(&out.stderr))));
-    }
-    let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Tool(format!("cannot read {}: {e}", ll.display())))?;
+    let ir = crate::passes::clean(&bc).map_err(FrontendError::Internal)?;
     // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
     let ir = ir.replacen("-G1\"", "\"", 1);
     let module = read_ir(&ir)?;
@@ -519,10 +554,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             mapper: &mapper,
             main_file: SourceFile::new(path.display().to_string(), Some(text.to_string())),
             known_files: vec![
-                SourceFile::new(prelude.display().to_string(), Some(match language {
-                    Language::Cuda => CUDA_PRELUDE.to_string(),
-                    Language::OpenCl => OPENCL_PRELUDE.to_string(),
-                })),
+                SourceFile::new(setup.prelude.display().to_string(), crate::prelude::headers(language).last().map(|h| h.1.to_string())),
             ],
             stmts: ast.stmts.clone(),
             annotations: opts.annotations,

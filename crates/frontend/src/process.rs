@@ -1,4 +1,4 @@
-//! The front end's child processes (clang-19, opt-19) and temporary directories, tracked so
+//! The front end's child processes (clang-19) and temporary directories, tracked so
 //! that a process ending early (a signal, a watchdog) can kill the children and remove the
 //! directories first: no `syncfix-*` folder, which holds a copy of the user's source, is
 //! left behind, and no clang outlives syncfix.
@@ -48,11 +48,25 @@ pub struct Scratch {
 impl Scratch {
     /// Creates a `syncfix-*` directory in the system's temporary directory (`$TMPDIR`).
     pub fn new() -> std::io::Result<Scratch> {
+        Scratch::create(None)
+    }
+
+    /// Creates a `syncfix-*` directory in `parent`.
+    pub fn new_in(parent: &Path) -> std::io::Result<Scratch> {
+        Scratch::create(Some(parent))
+    }
+
+    fn create(parent: Option<&Path>) -> std::io::Result<Scratch> {
         let mut r = registry();
         if r.aborted {
             return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "syncfix is stopping"));
         }
-        let dir = tempfile::Builder::new().prefix("syncfix-").tempdir()?;
+        let mut b = tempfile::Builder::new();
+        b.prefix("syncfix-");
+        let dir = match parent {
+            Some(p) => b.tempdir_in(p)?,
+            None => b.tempdir()?,
+        };
         r.next += 1;
         let id = r.next;
         r.dirs.push((id, dir.path().to_path_buf()));
@@ -105,23 +119,48 @@ pub fn run(cmd: &mut Command, deadline: Option<Instant>) -> Result<(Output, Dura
     };
     let t_out = drain(out.map(|p| Box::new(p) as Box<dyn Read + Send>));
     let t_err = drain(err.map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        {
-            let mut c = child.lock().unwrap_or_else(|e| e.into_inner());
-            match c.try_wait() {
-                Ok(Some(st)) => break Ok(st),
-                Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                    drop(c);
-                    terminate(&[child.clone()]);
-                    break Err(RunError::Timeout);
-                }
-                Ok(None) => {}
-                Err(e) => break Err(RunError::Spawn(e)),
+    // A thread waits for the child's exit without reaping it (`WNOWAIT`), so that its pid stays
+    // valid for `terminate`; this thread then reaps it. No polling: the exit is seen at once.
+    let pid = child.lock().unwrap_or_else(|e| e.into_inner()).id();
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        // SAFETY: waitid(2) writes only into the zeroed `siginfo_t` we own.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        loop {
+            let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+            if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
             }
         }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+        let _ = tx.send(());
+    });
+    // Until the waiter reports (or is gone), block on it; then reap, polling only if the exit
+    // is not visible yet.
+    let mut waiter = Some(rx);
+    let status = loop {
+        match &waiter {
+            Some(r) => {
+                let got = match deadline {
+                    Some(d) => r.recv_timeout(d.saturating_duration_since(Instant::now())),
+                    None => r.recv().map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+                };
+                if !matches!(got, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
+                    waiter = None;
+                }
+            }
+            None => std::thread::sleep(Duration::from_millis(2)),
+        }
+        let mut c = child.lock().unwrap_or_else(|e| e.into_inner());
+        match c.try_wait() {
+            Ok(Some(st)) => break Ok(st),
+            Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                drop(c);
+                terminate(&[child.clone()]);
+                break Err(RunError::Timeout);
+            }
+            Ok(None) => {}
+            Err(e) => break Err(RunError::Spawn(e)),
+        }
     };
     registry().children.retain(|(i, _)| *i != id);
     // On a timeout the readers are left behind: a grandchild may still hold the pipes open.

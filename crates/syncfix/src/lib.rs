@@ -92,7 +92,7 @@ pub enum Status {
 pub struct Timings {
     /// The whole front end, `clang` included.
     pub frontend: Duration,
-    /// The clang-19 and opt-19 processes.
+    /// The clang-19 processes.
     pub clang: Duration,
     pub encode: Duration,
     /// Every solver call, `houdini` included.

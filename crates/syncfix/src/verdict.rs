@@ -210,7 +210,7 @@ pub struct ErrorInfo {
 /// Per-stage times (milliseconds) and counters of a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
-    /// In the clang-19 and opt-19 processes.
+    /// In the clang-19 processes.
     pub clang_ms: f64,
     /// The rest of the front end: reading clang's AST and the IR, lowering to KIR.
     pub lowering_ms: f64,
