@@ -412,3 +412,52 @@ fn an_asynchronous_copy_is_ordered_only_after_its_wait() {
     // The wait, then a barrier.
     starts(opencl(&src.replace("BEFORE", "wait_group_events(1, &e);").replace("AFTER", ""), 64, 1), "verified");
 }
+
+// Edge cases of the encoding that could hide a defect (issue 9, point 2).
+
+#[test]
+fn specification_reads_gather_the_cells_they_span() {
+    // A byte read and an 8-byte read of an int array in loop invariants: each reads the bytes
+    // it names (little-endian), not one whole cell.
+    let src = |byte: u32| {
+        format!(
+            "__global__ void k(int *A, int n) {{\n  __shared__ int s[128];\n  s[2 * threadIdx.x] = 0x01020304;\n  s[2 * threadIdx.x + 1] = 0x05060708;\n  for (int i = 0;\n       __invariant(((unsigned char *)s)[8 * threadIdx.x + 1] == {byte}),\n       __invariant(*(unsigned long long *)&s[2 * threadIdx.x] == 0x0506070801020304ULL),\n       i < n; i++) {{\n    A[threadIdx.x] = i;\n  }}\n}}\n"
+        )
+    };
+    starts(cuda(&src(3), 64, 1), "verified");
+    // Byte 1 of 0x01020304 is 3; reading the cell and truncating would give 4.
+    starts(cuda(&src(4), 64, 1), "loop invariant might not hold on entry");
+}
+
+#[test]
+fn an_atomic_on_private_memory_changes_it() {
+    starts(cuda("__global__ void k(int *A) { int x = 0; atomicAdd(&x, 1); __assert(x == 0); }", 64, 1), "this assertion might not hold");
+}
+
+#[test]
+fn writes_that_are_not_increments_spoil_the_repetition_free_refinement() {
+    // Without them, the four values two threads get from the counter all differ ...
+    let body = |between: &str| {
+        format!(
+            "__global__ void k(unsigned *c, unsigned *d, int *A) {{\n  unsigned j = atomicAdd(c, 1);\n  __syncthreads();\n  {between}\n  __syncthreads();\n  unsigned m = atomicAdd(c, 1);\n  if (threadIdx.x % 2 == 0) A[j] = 1; else A[m] = 2;\n}}\n"
+        )
+    };
+    let spec = "__device__ void __spec_reset(unsigned *p) { __writes_to(p); }\n";
+    starts(cuda(&body(""), 64, 1), "verified");
+    // ... but a snapshot copied into the counter, or an external (specified) write to it, may
+    // give it any value: a value taken before may come again.
+    starts(cuda(&body("__array_snapshot(c, d);"), 64, 1), "possible write-write race on A[");
+    starts(cuda(&format!("{spec}{}", body("if (threadIdx.x == 0) __spec_reset(c);")), 64, 1), "possible write-write race on A[");
+}
+
+#[test]
+fn dynamic_fence_flags_follow_gpuverifys_rule() {
+    // GPUVerify clears a work-item's log by the flags of that work-item (its suite's
+    // inter_group_and_barrier_flag_tests): work-item 0's read is ordered by its own
+    // CLK_LOCAL_MEM_FENCE ...
+    let pass = "__kernel void foo(__local int* p) {\n  volatile int x, y;\n  x = get_local_id(0) == 0 ? CLK_LOCAL_MEM_FENCE : 0;\n  if (get_local_id(0) == 0) { y = p[0]; }\n  barrier(x);\n  if (get_local_id(0) == 1) { p[0] = 0; }\n}\n";
+    starts(opencl(pass, 64, 4), "verified");
+    // ... but the reads of the other work-items, whose flags are 0, are not.
+    let fail = "__kernel void foo(__local int* p) {\n  volatile int x, y;\n  x = get_local_id(0) == 0 ? CLK_LOCAL_MEM_FENCE : 0;\n  y = p[0];\n  barrier(x);\n  if (get_local_id(0) == 1) { p[0] = 0; }\n}\n";
+    starts(opencl(fail, 64, 4), "possible read-write race on p[0]");
+}
