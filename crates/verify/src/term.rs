@@ -97,7 +97,40 @@ pub fn or<'ctx>(ctx: &'ctx Context, xs: &[&Bool<'ctx>]) -> Bool<'ctx> {
     }
 }
 
-/// Whether a Boolean simplifies to the constant false.
+/// Whether a Boolean is the constant false, or simplifies to it. Only a term of at most
+/// [`SIMPLIFY_LIMIT`] nodes is simplified: Z3's simplifier walks the whole term each time, and
+/// terms that grow with the kernel (race logs' `ite` chains) would make the encoding quadratic.
+/// A large term is taken as possibly true, which only keeps a check that could be dropped.
 pub fn is_false(b: &Bool<'_>) -> bool {
-    b.simplify().as_bool() == Some(false)
+    match b.as_bool() {
+        Some(v) => !v,
+        None => at_most_nodes(b, SIMPLIFY_LIMIT) && b.simplify().as_bool() == Some(false),
+    }
+}
+
+/// The largest term (in nodes, shared ones counted each time) that is simplified on the way.
+pub const SIMPLIFY_LIMIT: usize = 256;
+
+/// `b` simplified if it has at most [`SIMPLIFY_LIMIT`] nodes, else `b` as it is.
+pub fn simplify_small<'ctx>(b: Bool<'ctx>) -> Bool<'ctx> {
+    if at_most_nodes(&b, SIMPLIFY_LIMIT) {
+        b.simplify()
+    } else {
+        b
+    }
+}
+
+/// Whether the term `x` has at most `limit` nodes (a node reached along two paths counts
+/// twice); stops counting at `limit`.
+pub fn at_most_nodes<'ctx>(x: &impl Ast<'ctx>, limit: usize) -> bool {
+    let mut stack: Vec<z3::ast::Dynamic<'ctx>> = vec![z3::ast::Dynamic::from_ast(x)];
+    let mut n = 0;
+    while let Some(t) = stack.pop() {
+        n += 1;
+        if n > limit {
+            return false;
+        }
+        stack.extend((0..t.num_children()).filter_map(|i| t.nth_child(i)));
+    }
+    true
 }

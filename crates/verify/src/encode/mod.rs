@@ -512,7 +512,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Records a property unless its condition is trivially false.
     pub(crate) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
-        let cond = cond.simplify();
+        // Race conditions hold the logs, which grow with the kernel: only small ones are
+        // simplified (see `term::is_false`).
+        let cond = crate::term::simplify_small(cond);
         if !crate::term::is_false(&cond) {
             self.props.push(Property { cond, pos: self.pos, kind });
         }
