@@ -45,6 +45,10 @@ pub enum BarrierText {
     /// An OpenCL work-group barrier over local and global memory:
     /// `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);`.
     OpenClBlock,
+    /// An OpenCL work-group barrier over local memory: `barrier(CLK_LOCAL_MEM_FENCE);`.
+    OpenClLocal,
+    /// An OpenCL work-group barrier over global memory: `barrier(CLK_GLOBAL_MEM_FENCE);`.
+    OpenClGlobal,
     /// A CUDA grid-level barrier: `cooperative_groups::this_grid().sync();`. It needs
     /// `#include <cooperative_groups.h>` and a cooperative launch (`cudaLaunchCooperativeKernel`).
     CudaGrid,
@@ -56,6 +60,8 @@ impl BarrierText {
         match self {
             BarrierText::CudaBlock => "__syncthreads();",
             BarrierText::OpenClBlock => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+            BarrierText::OpenClLocal => "barrier(CLK_LOCAL_MEM_FENCE);",
+            BarrierText::OpenClGlobal => "barrier(CLK_GLOBAL_MEM_FENCE);",
             BarrierText::CudaGrid => "cooperative_groups::this_grid().sync();",
         }
     }

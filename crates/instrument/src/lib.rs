@@ -9,7 +9,9 @@
 //!   loop and at the start of its body, for loops containing sites.
 //!
 //! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
-//! kernels with more than one block). A variable belongs to a source anchor, not to an
+//! kernels with more than one block); an OpenCL site gets three block variables, for
+//! `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` and both, so that a repair fences only the
+//! memory that races. A variable belongs to a source anchor, not to an
 //! inlined copy: all copies of a site in a `__device__` function share it, weighted at the
 //! deepest loop depth among them. Existing block and grid barriers are guarded by variables
 //! too (unless `--disable-inspect`), so the repair may remove them; tile barriers
@@ -18,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use syncfix_kir::{
-    Barrier, BarrierOrigin, Cfg, EntityRef, FileId, Fences, Guard, InstKind, Kernel, Language, ObjectId, Scope,
+    Barrier, BarrierOrigin, Cfg, EntityRef, FileId, Fences, Guard, InstKind, Kernel, Language, LogKind, ObjectId, Scope,
     SecondaryMap, Space, StmtId, StmtKind, VarId,
 };
 
@@ -41,6 +43,11 @@ pub struct BarrierVar {
     pub stmt: StmtId,
     pub kind: SiteKind,
     pub scope: Scope,
+    /// The memory the barrier orders. A new OpenCL site is three variables of the same weight,
+    /// fencing local memory, global memory, or both (the repair's tie-break prefers fewer
+    /// flags), so that a barrier fences only the memory whose races it separates; CUDA's
+    /// barriers and the user's keep their own.
+    pub fences: Fences,
     /// Deepest loop nesting depth among the site's inlined copies.
     pub depth: u32,
     /// GPURepair's weight `lw^depth + gw*[grid]`.
@@ -122,27 +129,31 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     let grid = cfg.new_sites && !cfg.disable_grid && k.language == Language::Cuda && k.multi_block();
     let chosen = if cfg.new_sites { choose_sites(k) } else { BTreeSet::new() };
 
-    // Variables, keyed by (statement, kind, scope), created in a deterministic order.
-    let mut keys: BTreeMap<(StmtId, SiteKind, Scope), (u32, bool)> = BTreeMap::new();
+    // Variables, keyed by (statement, kind, scope, fences), created in a deterministic order.
+    let new_fences: &[FenceSel] =
+        if k.language == Language::OpenCl { &[FenceSel::Local, FenceSel::Global, FenceSel::All] } else { &[FenceSel::All] };
+    let mut keys: BTreeMap<(StmtId, SiteKind, Scope, FenceSel), (u32, bool)> = BTreeMap::new();
     for (_, inst) in k.insts.iter() {
         let d = depth_of(inst.block);
         match &inst.kind {
             InstKind::Anchor(a) if chosen.contains(&(a.stmt, a.split)) => {
                 let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
-                let e = keys.entry((a.stmt, kind, Scope::Block)).or_insert((0, false));
-                e.0 = e.0.max(d);
+                for &f in new_fences {
+                    let e = keys.entry((a.stmt, kind, Scope::Block, f)).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                }
                 if grid {
-                    let e = keys.entry((a.stmt, kind, Scope::Grid)).or_insert((0, false));
+                    let e = keys.entry((a.stmt, kind, Scope::Grid, FenceSel::All)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
             }
             InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
                 if !cfg.disable_inspect && !is_tile(*scope) =>
             {
-                let e = keys.entry((*s, SiteKind::Existing, *scope)).or_insert((0, false));
+                let e = keys.entry((*s, SiteKind::Existing, *scope, FenceSel::Own)).or_insert((0, false));
                 e.0 = e.0.max(d);
                 if grid && *scope == Scope::Block {
-                    let e = keys.entry((*s, SiteKind::Before, Scope::Grid)).or_insert((0, false));
+                    let e = keys.entry((*s, SiteKind::Before, Scope::Grid, FenceSel::All)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
             }
@@ -150,8 +161,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
         }
     }
     let mut vars = Vec::new();
-    let mut id_of: BTreeMap<(StmtId, SiteKind, Scope), VarId> = BTreeMap::new();
-    for ((stmt, kind, scope), (depth, _)) in &keys {
+    let mut id_of: BTreeMap<(StmtId, SiteKind, Scope, FenceSel), VarId> = BTreeMap::new();
+    let own_fences = existing_fences(k);
+    for ((stmt, kind, scope, sel), (depth, _)) in &keys {
         let id = VarId::new(vars.len());
         let weight = cfg.loop_depth_weight.saturating_pow(*depth)
             + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 };
@@ -160,11 +172,17 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
             stmt: *stmt,
             kind: *kind,
             scope: *scope,
+            fences: match sel {
+                FenceSel::All => Fences::ALL,
+                FenceSel::Local => Fences::Const { local: true, global: false },
+                FenceSel::Global => Fences::Const { local: false, global: true },
+                FenceSel::Own => own_fences.get(stmt).copied().unwrap_or(Fences::ALL),
+            },
             depth: *depth,
             weight,
             in_callee: k.stmts.stmts[*stmt].function != k.name,
         });
-        id_of.insert((*stmt, *kind, *scope), id);
+        id_of.insert((*stmt, *kind, *scope, *sel), id);
     }
 
     // Rewrite the blocks: chosen anchors become guarded candidate barriers; other anchors go.
@@ -180,9 +198,10 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                         continue;
                     }
                     let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
-                    for scope in [Scope::Block, Scope::Grid] {
-                        if let Some(v) = id_of.get(&(a.stmt, kind, scope)) {
-                            let bar = Barrier { scope, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
+                    for (scope, sel) in new_fences.iter().map(|f| (Scope::Block, *f)).chain([(Scope::Grid, FenceSel::All)]) {
+                        if let Some(v) = id_of.get(&(a.stmt, kind, scope, sel)) {
+                            let fences = vars[v.index()].fences;
+                            let bar = Barrier { scope, fences, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
                             new.push(out.make_inst(b, InstKind::Barrier(bar), 0, inst.span.clone()));
                         }
                     }
@@ -191,13 +210,13 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     if !cfg.disable_inspect && !is_tile(bar.scope) =>
                 {
                     let mut bar = *bar;
-                    if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope)) {
+                    if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope, FenceSel::Own)) {
                         bar.guard = Guard::Var(*v);
                     }
                     out.insts[i].kind = InstKind::Barrier(bar);
                     new.push(i);
                     if bar.scope == Scope::Block {
-                        if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid)) {
+                        if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid, FenceSel::All)) {
                             let twin = Barrier { scope: Scope::Grid, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
                             new.push(out.make_inst(b, InstKind::Barrier(twin), 0, inst.span.clone()));
                         }
@@ -209,6 +228,30 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
         out.blocks[b].insts = new;
     }
     Instrumented { kernel: out, vars }
+}
+
+/// Which fences a variable's barrier has (see [`BarrierVar::fences`]).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum FenceSel {
+    /// Local and global memory (CUDA's barriers, grid twins).
+    All,
+    /// OpenCL `CLK_LOCAL_MEM_FENCE`.
+    Local,
+    /// OpenCL `CLK_GLOBAL_MEM_FENCE`.
+    Global,
+    /// An existing barrier's own flags.
+    Own,
+}
+
+/// The fences of the user's barrier statements.
+fn existing_fences(k: &Kernel) -> BTreeMap<StmtId, Fences> {
+    let mut out = BTreeMap::new();
+    for (_, inst) in k.insts.iter() {
+        if let InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, fences, .. }) = &inst.kind {
+            out.insert(*s, *fences);
+        }
+    }
+    out
 }
 
 /// Tile barriers (`__syncwarp`, cooperative groups' tiles) are never guarded: they are no
@@ -233,8 +276,16 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
         if let InstKind::Anchor(a) = inst.kind {
             anchored.insert((a.stmt, a.split));
         }
-        let Some((ptr, _, _, _)) = inst.kind.access() else { continue };
-        if !racy.contains(&ptr.object) {
+        // A specified external function's effect (`__reads_from`, `__writes_to`) accesses
+        // its object at the call statement, as a load or store does.
+        let object = match &inst.kind {
+            InstKind::External { object, .. } => *object,
+            kind => match kind.access() {
+                Some((ptr, _, _, _)) => ptr.object,
+                None => continue,
+            },
+        };
+        if !racy.contains(&object) {
             continue;
         }
         for l in inst.span.frames.iter().filter(|l| l.file == FileId::MAIN) {
@@ -303,13 +354,21 @@ fn body_starts(k: &Kernel, l: StmtId) -> Vec<StmtId> {
     out
 }
 
-/// Shared and global objects that are written somewhere (only they can race).
+/// Shared and global objects that are written somewhere (only they can race), by a store, an
+/// atomic or a specified external function (`__writes_to`).
 fn racy_objects(k: &Kernel) -> BTreeSet<ObjectId> {
     let mut out = BTreeSet::new();
     for (_, inst) in k.insts.iter() {
-        if let Some((ptr, _, true, _)) = inst.kind.access() {
-            if matches!(k.objects[ptr.object].space, Space::Shared | Space::Global) {
-                out.insert(ptr.object);
+        let written = match &inst.kind {
+            InstKind::External { object, kind: LogKind::Write | LogKind::Atomic } => Some(*object),
+            kind => match kind.access() {
+                Some((ptr, _, true, _)) => Some(ptr.object),
+                _ => None,
+            },
+        };
+        if let Some(o) = written {
+            if matches!(k.objects[o].space, Space::Shared | Space::Global) {
+                out.insert(o);
             }
         }
     }

@@ -69,8 +69,8 @@ pub struct RepairStats {
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
-/// keeping existing barriers, then anchors in the kernel over anchors in callees, then the
-/// earliest anchor (DESIGN §5).
+/// keeping existing barriers, then anchors in the kernel over anchors in callees, then one
+/// OpenCL fence over both, then the earliest anchor (DESIGN §5).
 pub fn costs(inst: &Instrumented) -> Costs {
     let n = inst.vars.len() as u64 + 1;
     let mut order: Vec<usize> = (0..inst.vars.len()).collect();
@@ -89,10 +89,22 @@ pub fn costs(inst: &Instrumented) -> Costs {
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            (if v.kind == SiteKind::Existing { 0 } else { new_cost }) + if v.in_callee { callee_cost } else { 0 } + rank[i]
+            (if v.kind == SiteKind::Existing { 0 } else { new_cost })
+                + if v.in_callee { callee_cost } else { 0 }
+                + rank[i]
+                + if fewer_flags_possible(inst, v) { n } else { 0 }
         })
         .collect();
     Costs { weight: inst.vars.iter().map(|v| v.weight).collect(), tie }
+}
+
+/// A new OpenCL barrier fencing both memories, at a site that also offers each fence alone:
+/// at equal weight, one fence is preferred.
+fn fewer_flags_possible(inst: &Instrumented, v: &syncfix_instrument::BarrierVar) -> bool {
+    inst.kernel.language == syncfix_kir::Language::OpenCl
+        && v.kind != SiteKind::Existing
+        && v.scope == Scope::Block
+        && v.fences == syncfix_kir::Fences::ALL
 }
 
 /// Runs the repair loop on an instrumented kernel whose encoding is `verifier`.

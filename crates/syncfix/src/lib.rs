@@ -360,16 +360,32 @@ fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
 
 /// The source changes that realise an assignment: enabled new sites are insertions, disabled
 /// existing barriers removals. Also returns the existing barriers the assignment keeps.
+///
+/// An OpenCL site's two variables (one per fence) give one barrier with the flags of those
+/// enabled.
 fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<StmtId>) {
     let lang = inst.kernel.language;
     let mut out = vec![];
     let mut kept = vec![];
+    // OpenCL insertions: (statement, split) -> (local, global).
+    let mut opencl: std::collections::BTreeMap<(StmtId, bool), (bool, bool)> = Default::default();
     for (i, v) in inst.vars.iter().enumerate() {
         let on = assignment.get(i).copied().unwrap_or(false);
         let barrier = match (v.scope, lang) {
             (Scope::Grid, _) => BarrierText::CudaGrid,
             (Scope::Block, Language::Cuda) => BarrierText::CudaBlock,
-            (Scope::Block, Language::OpenCl) => BarrierText::OpenClBlock,
+            (Scope::Block, Language::OpenCl) => {
+                if on && v.kind != SiteKind::Existing {
+                    let (local, global) = match v.fences {
+                        syncfix_kir::Fences::Const { local, global } => (local, global),
+                        syncfix_kir::Fences::Dynamic(_) => (true, true),
+                    };
+                    let e = opencl.entry((v.stmt, v.kind == SiteKind::Split)).or_default();
+                    *e = (e.0 || local, e.1 || global);
+                    continue;
+                }
+                BarrierText::OpenClBlock
+            }
             // Never instrumented: tile barriers stay as written (see `syncfix_instrument`).
             (Scope::Tile { .. }, _) => continue,
         };
@@ -380,6 +396,14 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<Stm
             (SiteKind::Existing, true) => kept.push(v.stmt),
             _ => {}
         }
+    }
+    for ((stmt, split), fences) in opencl {
+        let barrier = match fences {
+            (true, false) => BarrierText::OpenClLocal,
+            (false, true) => BarrierText::OpenClGlobal,
+            _ => BarrierText::OpenClBlock,
+        };
+        out.push(if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } });
     }
     (out, kept)
 }
@@ -395,6 +419,10 @@ pub struct Site {
     pub kind: &'static str,
     /// `block` or `grid` (`tile` never occurs: tile barriers get no site).
     pub scope: &'static str,
+    /// The memory the barrier would order: `local`, `global`, `local+global` (CUDA's barriers
+    /// order both; an OpenCL site is offered with each), or `dynamic` (a user's barrier whose
+    /// flags are computed at run time).
+    pub fences: &'static str,
     pub depth: u32,
     pub weight: u64,
     pub in_callee: bool,
@@ -420,6 +448,12 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
                     Scope::Block => "block",
                     Scope::Grid => "grid",
                     Scope::Tile { .. } => "tile",
+                },
+                fences: match v.fences {
+                    syncfix_kir::Fences::Const { local: true, global: false } => "local",
+                    syncfix_kir::Fences::Const { local: false, global: true } => "global",
+                    syncfix_kir::Fences::Const { .. } => "local+global",
+                    syncfix_kir::Fences::Dynamic(_) => "dynamic",
                 },
                 depth: v.depth,
                 weight: v.weight,

@@ -1,0 +1,50 @@
+//! Repairs of OpenCL kernels fence only the memory whose races the barrier separates
+//! (issue 12: `barrier(CLK_LOCAL_MEM_FENCE)` when only local memory races), and a write made
+//! by a specified external function (`__writes_to`) is an access a barrier can order.
+
+mod common;
+
+use common::*;
+use syncfix::{Language, RepairStatus};
+
+/// The barriers the repair of `src` inserts (the added lines, trimmed), or the status.
+fn inserted(src: &str, local: u32, groups: u32) -> Result<Vec<String>, String> {
+    let opts = options(Language::OpenCl, [local, 1, 1], [groups, 1, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::OpenCl, src);
+    let r = syncfix::repair(&path, src, &opts).map_err(|e| e.to_string())?;
+    if !matches!(r.status, RepairStatus::Repaired) {
+        return Err(format!("{:?}", r.status));
+    }
+    let patched = r.patched.expect("a patched kernel");
+    let before: Vec<&str> = src.lines().map(str::trim).collect();
+    Ok(patched.lines().map(str::trim).filter(|l| l.starts_with("barrier(") && !before.contains(l)).map(String::from).collect())
+}
+
+#[test]
+fn a_race_on_local_memory_gets_a_local_fence() {
+    let src = "__kernel void k(__global float *g, __local float *l) {\n  size_t i = get_local_id(0);\n  l[i] = g[get_global_id(0)];\n  g[get_global_id(0)] = l[(i + 1) % 64];\n}\n";
+    assert_eq!(inserted(src, 64, 4).unwrap(), ["barrier(CLK_LOCAL_MEM_FENCE);"]);
+}
+
+#[test]
+fn a_race_on_global_memory_within_a_group_gets_a_global_fence() {
+    let src = "__kernel void k(__global int *G) {\n  size_t i = get_global_id(0);\n  G[i] = 1;\n  int a = G[get_group_id(0) * 64 + (get_local_id(0) + 1) % 64];\n  G[i] = a;\n}\n";
+    let got = inserted(src, 64, 4).unwrap();
+    assert!(!got.is_empty() && got.iter().all(|b| b == "barrier(CLK_GLOBAL_MEM_FENCE);"), "{got:?}");
+}
+
+#[test]
+fn races_on_both_memories_at_one_place_get_one_barrier_with_both_flags() {
+    let src = "__kernel void k(__global int *G, __local int *L) {\n  int i = get_local_id(0);\n  G[get_global_id(0)] = i;\n  L[i] = i;\n  int a = G[get_group_id(0) * 16 + (i + 1) % 16] + L[(i + 1) % 16];\n  G[get_global_id(0)] = a;\n}\n";
+    let got = inserted(src, 16, 2).unwrap();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.contains(&"barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);".to_string()), "{got:?}");
+}
+
+#[test]
+fn an_external_write_is_ordered_by_a_barrier_after_the_call() {
+    // GPUVerify's sourcelocation_tests/race_from_bodiless_call.
+    let src = "void __spec_foo(__local int * p) {\n    __writes_to(p);\n}\nvoid baz(int x);\n__kernel void bar(__local int * A) {\n    __spec_foo(A);\n    baz(A[get_local_id(0)]);\n}\n";
+    assert_eq!(inserted(src, 16, 2).unwrap(), ["barrier(CLK_LOCAL_MEM_FENCE);"]);
+}
