@@ -320,6 +320,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
             self.stats.houdini_rounds += 1;
             let t0 = Instant::now();
+            if let Some(path) = std::env::var_os("SYNCFIX_DUMP_HOUDINI") {
+                let mut text = self.enc.solver.to_string();
+                for x in &a {
+                    text.push_str(&format!("(assert {x})\n"));
+                }
+                text.push_str("(check-sat)\n");
+                let _ = std::fs::write(format!("{}.{}", path.to_string_lossy(), self.stats.houdini_rounds), text);
+            }
             let r = self.solve(&a);
             if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
                 eprintln!("houdini: round {} took {:.2}s: {:?}", self.stats.houdini_rounds, t0.elapsed().as_secs_f64(), r.as_ref().ok());
