@@ -282,9 +282,15 @@ struct RepairArgs {
     /// Extra weight of a grid barrier.
     #[arg(long = "grid-barrier-weight", value_name = "N")]
     grid_barrier_weight: Option<u64>,
-    /// Rewrite FILE with the repair (atomically) instead of only printing the diff.
+    /// Rewrite FILE with the repair (atomically) as well as printing the diff; only a safe fix
+    /// (block barriers inserted, proved) unless --unsafe-fixes is given.
     #[arg(long)]
     apply: bool,
+    /// With --apply, also write fixes that are not safe: barrier removals, grid barriers (the
+    /// launch must become cooperative) and repairs checked only up to a loop bound (as Ruff's
+    /// --unsafe-fixes).
+    #[arg(long = "unsafe-fixes", requires = "apply")]
+    unsafe_fixes: bool,
 }
 
 /// The message of the last panic, for the JSON verdict of an internal error.
@@ -829,7 +835,13 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
     }
     match &report.status {
         RepairStatus::NoChange => {
-            eprintln!("syncfix: {}: no change needed: the kernel verifies and every barrier is needed", file_name(&file));
+            match report.bounded {
+                Some(n) => eprintln!(
+                    "syncfix: {}: no change found: no error up to {n} loop iterations (not a proof) and every barrier is needed",
+                    file_name(&file)
+                ),
+                None => eprintln!("syncfix: {}: no change needed: the kernel verifies and every barrier is needed", file_name(&file)),
+            }
             exit::SUCCESS
         }
         RepairStatus::Repaired => {
@@ -838,8 +850,12 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
             };
             print!("{}", syncfix::unified_diff(&text, patched, &diff_path(&c.file)));
             let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let proof = match report.bounded {
+                Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
+                None => "the patched kernel verifies".into(),
+            };
             eprintln!(
-                "syncfix: {}: inserted {} barrier{}, removed {}; the patched kernel verifies",
+                "syncfix: {}: inserted {} barrier{}, removed {}; {proof}",
                 file_name(&file),
                 report.inserted,
                 plural(report.inserted),
@@ -847,6 +863,12 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
             );
             for n in &fix.notes {
                 eprintln!("syncfix: note: {n}");
+            }
+            if a.apply && !a.unsafe_fixes {
+                if let Some(why) = report.unsafe_reason() {
+                    eprintln!("syncfix: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
+                    return exit::SUCCESS;
+                }
             }
             if a.apply {
                 if let Err(e) = syncfix::write_atomically(&c.file, patched) {

@@ -144,6 +144,33 @@ fn repair_prints_a_diff_and_leaves_the_file_alone_unless_apply() {
 }
 
 #[test]
+fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
+    let d = tempfile::tempdir().unwrap();
+    // A grid barrier: the launch must become cooperative.
+    let grid = "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n";
+    let p = kernel(d.path(), "g.cu", grid);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "--apply", "g.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("this_grid().sync()"), "{out}");
+    assert!(err.contains("g.cu not rewritten: the fix is not safe: it inserts a grid barrier") && err.contains("--unsafe-fixes"), "{err}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), grid);
+    let (code, _, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "--apply", "--unsafe-fixes", "g.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&p).unwrap().contains("this_grid().sync()"));
+    // A repair checked only up to a loop bound: said so, never called verified, not applied.
+    let bounded = "__global__ void k(int *A, int n) {\n  __shared__ int s[64];\n  for (int i = 0; i < n; i++) {\n    s[threadIdx.x] = A[i * 64 + threadIdx.x];\n    A[i * 64 + threadIdx.x] = s[(threadIdx.x + 1) % 64];\n  }\n}\n";
+    let p = kernel(d.path(), "b.cu", bounded);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "b.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("__syncthreads();"), "{out}");
+    assert!(err.contains("up to 2 loop iterations (not a proof)") && !err.contains("the patched kernel verifies"), "{err}");
+    assert!(err.contains("not rewritten"), "{err}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), bounded);
+    // --unsafe-fixes alone is a command-line error.
+    assert_eq!(run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--unsafe-fixes", "b.cu"]).0, 1);
+}
+
+#[test]
 fn disable_grid_leaves_inter_block_races_unrepairable() {
     let d = tempfile::tempdir().unwrap();
     kernel(d.path(), "b.cu", "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n");

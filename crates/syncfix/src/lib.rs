@@ -238,6 +238,29 @@ pub struct RepairReport {
     pub timings: Timings,
     /// What the front end assumed and could not check ([`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// The result holds only up to this many loop iterations (`--loop-unwind`, `--findbugs`):
+    /// the repair, or "no change needed", is then not a proof.
+    pub bounded: Option<u32>,
+}
+
+impl RepairReport {
+    /// Whether `--apply` may write the fix without `--unsafe-fixes` (Ruff's rule): only a
+    /// [`Applicability::Safe`] fix (block barriers inserted) that is proved, not bounded.
+    pub fn applies_safely(&self) -> bool {
+        self.bounded.is_none() && self.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe)
+    }
+
+    /// Why `--apply` needs `--unsafe-fixes` for this fix (None: it does not).
+    pub fn unsafe_reason(&self) -> Option<String> {
+        if let Some(n) = self.bounded {
+            return Some(format!("the patched kernel is checked only up to {n} loop iterations (not a proof)"));
+        }
+        match self.fix.as_ref()?.applicability {
+            Applicability::Safe => None,
+            Applicability::Unsafe => Some("it removes a barrier, which rests on the launch configuration and abstractions verified".into()),
+            Applicability::DisplayOnly => Some("it inserts a grid barrier, which needs a cooperative launch outside this file".into()),
+        }
+    }
 }
 
 /// `syncfix repair`: a minimal-weight set of barriers to insert and remove, as source edits,
@@ -255,6 +278,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     let mut changes: Vec<Change> = vec![];
     let mut removals_kept: Vec<StmtId> = vec![];
     let mut findings = vec![];
+    let mut bounded: Option<u32> = None;
     for k in &compiled.kernels {
         let inst = instrument(k, &opts.instrument);
         timings.barrier_vars += inst.vars.len();
@@ -270,7 +294,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
         let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);
         add_stats(&mut timings, &v, &stats);
         match outcome {
-            Outcome::Repaired { assignment, .. } => {
+            Outcome::Repaired { assignment, bounded: b, .. } => {
+                bounded = bounded.max(b);
                 let (c, kept) = changes_of(&inst, &assignment);
                 changes.extend(c);
                 removals_kept.extend(kept);
@@ -298,7 +323,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
     if changes.is_empty() {
-        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![] });
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded });
     }
     let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
     let removed = changes.len() - inserted;
@@ -321,6 +346,11 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             if reports.iter().any(|r| matches!(r.status, Status::Timeout)) {
                 return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings));
             }
+            for r in &reports {
+                if let Status::NoErrorUpTo(n) = r.status {
+                    bounded = bounded.max(Some(n));
+                }
+            }
             let bad: Vec<&KernelReport> =
                 reports.iter().filter(|r| !matches!(r.status, Status::Verified | Status::NoErrorUpTo(_))).collect();
             if let Some(r) = bad.first() {
@@ -342,12 +372,12 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
     }
-    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![] })
+    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded })
 }
 
 impl RepairReport {
     fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
-        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![] }
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None }
     }
 }
 
