@@ -54,6 +54,9 @@ enum Command {
     Repair(RepairArgs),
     /// Verify FILE like GPUVerify: data races, barrier divergence, assertions.
     Verify(VerifyArgs),
+    /// On a kernel that verifies, print a unified diff removing the barriers it does not need
+    /// (the minimum-weight subset of its barriers that keeps it verified, re-verified).
+    Audit(AuditArgs),
     /// Run a GPUVerify-style test tree (NAME/kernel.cu with //pass or //xfail:CODE headers)
     /// in parallel and score the verdicts against the expected defect kinds.
     Suite(suite::SuiteArgs),
@@ -293,6 +296,18 @@ struct RepairArgs {
     unsafe_fixes: bool,
 }
 
+#[derive(Args, Debug)]
+struct AuditArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Weight base of barriers in loops (a barrier at loop depth d weighs N^d).
+    #[arg(long = "loop-depth-weight", value_name = "N")]
+    loop_depth_weight: Option<u64>,
+    /// Extra weight of a grid barrier.
+    #[arg(long = "grid-barrier-weight", value_name = "N")]
+    grid_barrier_weight: Option<u64>,
+}
+
 /// The message of the last panic, for the JSON verdict of an internal error.
 static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
@@ -325,13 +340,14 @@ fn main() -> ExitCode {
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
     let (on_panic, json, file) = match &cli.command {
-        Command::Repair(_) => (exit::REPAIR_ERROR, false, String::new()),
+        Command::Repair(_) | Command::Audit(_) => (exit::REPAIR_ERROR, false, String::new()),
         Command::Verify(a) => (exit::INTERNAL_ERROR, a.format == Format::Json, a.common.file.display().to_string()),
         Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, false, String::new()),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => cmd_verify(&a, started),
         Command::Repair(a) => cmd_repair(&a),
+        Command::Audit(a) => cmd_audit(&a),
         Command::Suite(a) => suite::run(&a),
         Command::Bench(a) => bench::run(&a),
     });
@@ -803,6 +819,100 @@ fn diff_path(p: &Path) -> String {
     p.display().to_string()
 }
 
+fn cmd_audit(a: &AuditArgs) -> u8 {
+    let c = &a.common;
+    let (text, mut opts) = match setup(c, None) {
+        Ok(x) => x,
+        Err(f) => return fail(false, "", f, Instant::now()),
+    };
+    if let Some(w) = a.loop_depth_weight {
+        opts.instrument.loop_depth_weight = w;
+    }
+    if let Some(w) = a.grid_barrier_weight {
+        opts.instrument.grid_barrier_weight = w;
+    }
+    if let Some(d) = opts.repair.deadline {
+        stop::watchdog(d, || eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}"));
+    }
+    let result = syncfix::audit(&c.file, &text, &opts);
+    stop::begin_output();
+    let report = match result {
+        Ok(r) => r,
+        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
+            eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
+            return exit::TIMEOUT;
+        }
+        Err(e) => return fail(false, "", error_failure(&e, &c.file), Instant::now()),
+    };
+    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let file = c.file.display().to_string();
+    for a in &report.assumptions {
+        eprintln!("syncfix: warning: {a}");
+    }
+    if c.stats {
+        print_stats(&report.timings);
+    }
+    let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
+    match &report.status {
+        RepairStatus::NoChange => {
+            eprintln!("syncfix: {}: every barrier is needed: removing any one of them breaks the kernel{}", file_name(&file), bound(report.bounded));
+            exit::SUCCESS
+        }
+        RepairStatus::Repaired => {
+            let Some(patched) = &report.patched else {
+                return exit::REPAIR_ERROR;
+            };
+            print!("{}", syncfix::unified_diff(&text, patched, &diff_path(&c.file)));
+            for r in &report.removals {
+                eprintln!(
+                    "syncfix: {}:{}: `{}` is not needed: the kernel verifies without it{}",
+                    file_name(&file),
+                    r.line,
+                    r.text,
+                    if report.bounded.is_some() { " (within the loop bound)" } else { "" }
+                );
+            }
+            eprintln!(
+                "syncfix: {}: {} barrier{} can be removed; the patched kernel {}",
+                file_name(&file),
+                report.removed,
+                if report.removed == 1 { "" } else { "s" },
+                match report.bounded {
+                    Some(n) => format!("has no error up to {n} loop iterations (not a proof)"),
+                    None => "verifies".into(),
+                }
+            );
+            exit::SUCCESS
+        }
+        RepairStatus::NotVerified => {
+            for f in &report.findings {
+                eprint!("{}", render::finding(f, lang, &file));
+            }
+            eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
+            exit::NOT_ALL_VERIFIED
+        }
+        RepairStatus::Unknown(reason) => {
+            eprintln!("syncfix: {}: no audit: {reason}", file_name(&file));
+            exit::NOT_ALL_VERIFIED
+        }
+        RepairStatus::Timeout => {
+            eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
+            exit::TIMEOUT
+        }
+        RepairStatus::NotReverified(why) => {
+            eprintln!("syncfix: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
+            exit::REPAIR_ERROR
+        }
+        RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
+            for f in &report.findings {
+                eprint!("{}", render::finding(f, lang, &file));
+            }
+            eprintln!("syncfix: {}: the kernel does not verify; `syncfix repair` fixes it", file_name(&file));
+            exit::NOT_ALL_VERIFIED
+        }
+    }
+}
+
 fn cmd_repair(a: &RepairArgs) -> u8 {
     let c = &a.common;
     let (text, opts) = match setup(c, Some(a)) {
@@ -837,13 +947,17 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
         RepairStatus::NoChange => {
             match report.bounded {
                 Some(n) => eprintln!(
-                    "syncfix: {}: no change found: no error up to {n} loop iterations (not a proof) and every barrier is needed",
+                    "syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)",
                     file_name(&file)
                 ),
-                None => eprintln!("syncfix: {}: no change needed: the kernel verifies and every barrier is needed", file_name(&file)),
+                None => eprintln!(
+                    "syncfix: {}: no change needed: the kernel verifies (`syncfix audit` finds the barriers it does not need)",
+                    file_name(&file)
+                ),
             }
             exit::SUCCESS
         }
+        RepairStatus::NotVerified => exit::NOT_ALL_VERIFIED,
         RepairStatus::Repaired => {
             let (Some(fix), Some(patched)) = (&report.fix, &report.patched) else {
                 return exit::REPAIR_ERROR;

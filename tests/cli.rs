@@ -171,6 +171,36 @@ fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
 }
 
 #[test]
+fn audit_removes_the_barriers_a_verified_kernel_does_not_need() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "__global__ void k(int *A) {\n  __shared__ int s[64];\n  s[threadIdx.x] = A[threadIdx.x];\n  __syncthreads();\n  A[threadIdx.x] = s[threadIdx.x];\n  __syncthreads();\n  int t = s[(threadIdx.x + 1) % 64];\n  A[threadIdx.x] += t;\n}\n";
+    let p = kernel(d.path(), "a.cu", src);
+    let (code, out, err) = run(d.path(), &["audit", "--blockDim=64", "--gridDim=1", "a.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("\n-  __syncthreads();").count(), 1, "{out}");
+    assert!(err.contains("a.cu:6: `__syncthreads();` is not needed") && err.contains("1 barrier can be removed"), "{err}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), src, "audit never writes the file");
+    // The patch applies, and the patched kernel verifies and needs its last barrier.
+    std::fs::write(d.path().join("a.patch"), &out).unwrap();
+    let st = std::process::Command::new("patch").args(["-p1", "-s", "-i", "a.patch"]).current_dir(d.path()).status().unwrap();
+    assert!(st.success());
+    assert_eq!(run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "a.cu"]).0, 0);
+    let (code, out, err) = run(d.path(), &["audit", "--blockDim=64", "--gridDim=1", "a.cu"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("every barrier is needed"), "{err}");
+    // `repair` leaves a verified kernel alone and points to `audit`.
+    kernel(d.path(), "a.cu", src);
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "a.cu"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("syncfix audit"), "{err}");
+    // A kernel that races is not audited.
+    kernel(d.path(), "race.cu", RACE);
+    let (code, out, err) = run(d.path(), &["audit", "--blockDim=64", "--gridDim=1", "race.cu"]);
+    assert_eq!((code, out.as_str()), (6, ""), "{err}");
+    assert!(err.contains("race") && err.contains("`syncfix repair` fixes it"), "{err}");
+}
+
+#[test]
 fn disable_grid_leaves_inter_block_races_unrepairable() {
     let d = tempfile::tempdir().unwrap();
     kernel(d.path(), "b.cu", "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n");

@@ -204,8 +204,12 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Options) -> KernelReport {
 /// How a repair ended (GPURepair's outcomes).
 #[derive(Clone, Debug)]
 pub enum RepairStatus {
-    /// The kernel needs no change: it verifies as written and no barrier can be dropped.
+    /// The kernel needs no change: it verifies as written (`repair`), or every barrier is
+    /// needed (`audit`).
     NoChange,
+    /// `audit` only: the kernel does not verify as written, so no barrier is judged; the
+    /// findings say why (`repair` is the command for it).
+    NotVerified,
     /// A change was found and the patched source verifies.
     Repaired,
     /// An assertion fails (201).
@@ -241,6 +245,17 @@ pub struct RepairReport {
     /// The result holds only up to this many loop iterations (`--loop-unwind`, `--findbugs`):
     /// the repair, or "no change needed", is then not a proof.
     pub bounded: Option<u32>,
+    /// The user's barrier statements the fix removes: 1-based line and the statement's text.
+    pub removals: Vec<Removal>,
+}
+
+/// A barrier statement that a fix removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removal {
+    /// 1-based line of the statement in the user's file.
+    pub line: u32,
+    /// The statement as written (e.g. `__syncthreads();`).
+    pub text: String,
 }
 
 impl RepairReport {
@@ -264,16 +279,48 @@ impl RepairReport {
 }
 
 /// `syncfix repair`: a minimal-weight set of barriers to insert and remove, as source edits,
-/// re-verified on the patched text before it is returned.
+/// re-verified on the patched text before it is returned (GPURepair, VMCAI 2021, §2.4). A
+/// kernel that verifies as written is left as it is ([`RepairStatus::NoChange`]): which of its
+/// barriers it does not need is [`audit`]'s question.
+///
+/// Errors: the front end's ([`Error::Frontend`]) and the verifier's ([`Error::Verify`]);
+/// every other outcome is a [`RepairStatus`].
 pub fn repair(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, Error> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
-    let mut report = repair_compiled(path, text, opts, &compiled, t0)?;
+    let mut report = repair_compiled(path, text, opts, &compiled, t0, Mode::Repair)?;
     report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
     Ok(report)
 }
 
-fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled, t0: Instant) -> Result<RepairReport, Error> {
+/// `syncfix audit`: on a kernel that verifies as written, the minimum-weight subset of its
+/// existing block and grid barriers that keeps it verified, as source edits removing the
+/// others (re-verified on the patched text); [`RepairStatus::NoChange`] when every barrier is
+/// needed, [`RepairStatus::NotVerified`] (with the findings) when the kernel does not verify.
+/// The repair loop of [`repair`] with the user's barriers as the only sites (GPURepair's
+/// inspection, §2.2). Tile barriers (`__syncwarp`, cooperative groups' tiles) are never
+/// removed.
+///
+/// Errors: as [`repair`].
+pub fn audit(path: &Path, text: &str, opts: &Options) -> Result<RepairReport, Error> {
+    let t0 = Instant::now();
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut o = opts.clone();
+    o.instrument.new_sites = false;
+    o.instrument.disable_inspect = false;
+    let mut report = repair_compiled(path, text, &o, &compiled, t0, Mode::Audit)?;
+    report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
+    Ok(report)
+}
+
+/// Whether [`repair_compiled`] repairs or audits.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Repair,
+    Audit,
+}
+
+fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled, t0: Instant, mode: Mode) -> Result<RepairReport, Error> {
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut changes: Vec<Change> = vec![];
     let mut removals_kept: Vec<StmtId> = vec![];
@@ -291,6 +338,31 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             Err(VerifyError::Timeout) => return Ok(RepairReport::failed(RepairStatus::Timeout, findings, timings)),
             Err(source) => return Err(Error::Verify { kernel: k.name.clone(), source }),
         };
+        // The kernel as written: `repair` leaves a verified kernel alone, `audit` judges only
+        // a verified kernel's barriers.
+        let first = v.check(&inst.original_assignment());
+        match (&first, mode) {
+            (Verdict::Verified, Mode::Repair) => {
+                add_verifier_stats(&mut timings, &v.stats);
+                continue;
+            }
+            (Verdict::NoErrorUpTo { bound }, Mode::Repair) => {
+                bounded = bounded.max(Some(*bound));
+                add_verifier_stats(&mut timings, &v.stats);
+                continue;
+            }
+            (Verdict::Defect(t), Mode::Audit) => {
+                findings.push(describe(&inst.kernel, t));
+                add_verifier_stats(&mut timings, &v.stats);
+                return Ok(RepairReport::failed(RepairStatus::NotVerified, findings, timings));
+            }
+            (Verdict::Unknown(r), _) => {
+                add_verifier_stats(&mut timings, &v.stats);
+                return Ok(RepairReport::failed(RepairStatus::Unknown(r.clone()), findings, timings));
+            }
+            (Verdict::Timeout, _) => return Ok(RepairReport::failed(RepairStatus::Timeout, findings, timings)),
+            _ => {}
+        }
         let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);
         add_stats(&mut timings, &v, &stats);
         match outcome {
@@ -323,7 +395,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
     if changes.is_empty() {
-        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded });
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded, removals: vec![] });
     }
     let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
     let removed = changes.len() - inserted;
@@ -372,12 +444,23 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
     }
-    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded })
+    let removals = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Remove { stmt } => {
+                let range = compiled.ast.stmts.stmts.get(*stmt)?.range;
+                let line = text.get(..range.start)?.matches('\n').count() as u32 + 1;
+                Some(Removal { line, text: text.get(range.start..range.end)?.trim().to_string() })
+            }
+            _ => None,
+        })
+        .collect();
+    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded, removals })
 }
 
 impl RepairReport {
     fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
-        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None }
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None, removals: vec![] }
     }
 }
 

@@ -107,13 +107,16 @@ fn syncthreads_count_is_a_barrier() {
 }
 
 #[test]
-fn syncthreads_count_is_never_removed_by_repair() {
-    // Neither barrier is needed: repair removes the plain one and keeps the library call.
+fn syncthreads_count_is_never_removed_by_audit() {
+    // Neither barrier is needed: audit removes the plain one and keeps the library call.
     let src = "__global__ void k(int *A) {\n  A[threadIdx.x] = 1;\n  __syncthreads();\n  int c = __syncthreads_count(1);\n  A[threadIdx.x] = c;\n}\n";
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::Cuda, src);
+    // `repair` leaves a verified kernel alone.
     let r = syncfix::repair(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(r.status, syncfix::RepairStatus::NoChange), "{:?}", r.status);
+    let r = syncfix::audit(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.removed, 1, "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     assert!(patched.contains("__syncthreads_count(1)") && !patched.contains("__syncthreads();"), "{patched}");

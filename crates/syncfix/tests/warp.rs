@@ -153,6 +153,13 @@ fn repair(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
     syncfix::repair(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
+fn audit(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
+    let opts = options(Language::Cuda, [block, 1, 1], [grid, 1, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, src);
+    syncfix::audit(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[test]
 fn repair_inserts_a_block_barrier_where_no_syncwarp_orders_the_race() {
     let r = repair(&exchange("", "t ^ 1"), 64, 1);
@@ -165,16 +172,18 @@ fn repair_inserts_a_block_barrier_where_no_syncwarp_orders_the_race() {
 }
 
 #[test]
-fn repair_never_removes_a_warp_or_tile_barrier() {
-    // Neither barrier is needed: the block barrier is removed, the warp barrier kept.
+fn audit_and_repair_never_remove_a_warp_or_tile_barrier() {
+    // Neither barrier is needed: audit removes the block barrier and keeps the warp barrier.
     let src = "__global__ void k(int *A) {\n  A[threadIdx.x] = 1;\n  __syncthreads();\n  __syncwarp();\n  A[threadIdx.x] = 2;\n}\n";
-    let r = repair(src, 64, 1);
+    assert!(matches!(repair(src, 64, 1).status, RepairStatus::NoChange));
+    let r = audit(src, 64, 1);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!((r.inserted, r.removed), (0, 1));
     let patched = r.patched.expect("a patched kernel");
     assert!(patched.contains("__syncwarp();") && !patched.contains("__syncthreads();"), "{patched}");
     let tile = "#include <cooperative_groups.h>\n__global__ void k(int *A) {\n  A[threadIdx.x] = 1;\n  cooperative_groups::tiled_partition<16>(cooperative_groups::this_thread_block()).sync();\n  A[threadIdx.x] = 2;\n}\n";
     assert!(matches!(repair(tile, 64, 1).status, RepairStatus::NoChange));
+    assert!(matches!(audit(tile, 64, 1).status, RepairStatus::NoChange));
     // A divergent warp barrier cannot be repaired: it is not the repair's to remove.
     let r = repair("__global__ void k(int *A) { A[threadIdx.x] = 1; if (threadIdx.x % 2) __syncwarp(); }\n", 64, 1);
     assert!(matches!(r.status, RepairStatus::Unrepairable(_)), "{:?}", r.status);
