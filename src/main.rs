@@ -267,6 +267,10 @@ struct VerifyArgs {
 struct RepairArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// Output format: `text` (the diff on stdout, messages on stderr) or `json` (one summary
+    /// object on stdout, schema `syncfix.repair/1`, the diff in its `patch` field).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
     /// Greedy minimal hitting set with a MaxSAT fallback (default; GPURepair's mhs).
     #[arg(long, conflicts_with = "maxsat")]
     mhs: bool,
@@ -300,6 +304,10 @@ struct RepairArgs {
 struct AuditArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// Output format: `text` (the diff on stdout, messages on stderr) or `json` (one summary
+    /// object on stdout, schema `syncfix.repair/1`, the diff in its `patch` field).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
     /// Weight base of barriers in loops (a barrier at loop depth d weighs N^d).
     #[arg(long = "loop-depth-weight", value_name = "N")]
     loop_depth_weight: Option<u64>,
@@ -346,8 +354,8 @@ fn main() -> ExitCode {
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => cmd_verify(&a, started),
-        Command::Repair(a) => cmd_repair(&a),
-        Command::Audit(a) => cmd_audit(&a),
+        Command::Repair(a) => cmd_repair(&a, started),
+        Command::Audit(a) => cmd_audit(&a, started),
         Command::Suite(a) => suite::run(&a),
         Command::Bench(a) => bench::run(&a),
     });
@@ -398,7 +406,7 @@ fn fail(json: bool, file: &str, f: Failure, started: Instant) -> u8 {
     f.code
 }
 
-fn print_json(v: &Verdict) {
+fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string_pretty(v) {
         Ok(s) => println!("{s}"),
         Err(e) => eprintln!("syncfix: internal error: cannot write the JSON verdict: {e}"),
@@ -819,7 +827,7 @@ fn diff_path(p: &Path) -> String {
     p.display().to_string()
 }
 
-fn cmd_audit(a: &AuditArgs) -> u8 {
+fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
     let (text, mut opts) = match setup(c, None) {
         Ok(x) => x,
@@ -853,67 +861,79 @@ fn cmd_audit(a: &AuditArgs) -> u8 {
         print_stats(&report.timings);
     }
     let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
-    match &report.status {
-        RepairStatus::NoChange => {
-            eprintln!("syncfix: {}: every barrier is needed: removing any one of them breaks the kernel{}", file_name(&file), bound(report.bounded));
-            exit::SUCCESS
-        }
-        RepairStatus::Repaired => {
-            let Some(patched) = &report.patched else {
-                return exit::REPAIR_ERROR;
-            };
-            print!("{}", syncfix::unified_diff(&text, patched, &diff_path(&c.file)));
-            for r in &report.removals {
-                eprintln!(
-                    "syncfix: {}:{}: `{}` is not needed: the kernel verifies without it{}",
-                    file_name(&file),
-                    r.line,
-                    r.text,
-                    if report.bounded.is_some() { " (within the loop bound)" } else { "" }
-                );
+    let json = a.format == Format::Json;
+    let mut patch: Option<String> = None;
+    let code = 'out: {
+        match &report.status {
+            RepairStatus::NoChange => {
+                eprintln!("syncfix: {}: every barrier is needed: removing any one of them breaks the kernel{}", file_name(&file), bound(report.bounded));
+                exit::SUCCESS
             }
-            eprintln!(
-                "syncfix: {}: {} barrier{} can be removed; the patched kernel {}",
-                file_name(&file),
-                report.removed,
-                if report.removed == 1 { "" } else { "s" },
-                match report.bounded {
-                    Some(n) => format!("has no error up to {n} loop iterations (not a proof)"),
-                    None => "verifies".into(),
+            RepairStatus::Repaired => {
+                let Some(patched) = &report.patched else {
+                    break 'out exit::REPAIR_ERROR;
+                };
+                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
+                if json {
+                    patch = Some(diff);
+                } else {
+                    print!("{diff}");
                 }
-            );
-            exit::SUCCESS
-        }
-        RepairStatus::NotVerified => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+                for r in &report.removals {
+                    eprintln!(
+                        "syncfix: {}:{}: `{}` is not needed: the kernel verifies without it{}",
+                        file_name(&file),
+                        r.line,
+                        r.text,
+                        if report.bounded.is_some() { " (within the loop bound)" } else { "" }
+                    );
+                }
+                eprintln!(
+                    "syncfix: {}: {} barrier{} can be removed; the patched kernel {}",
+                    file_name(&file),
+                    report.removed,
+                    if report.removed == 1 { "" } else { "s" },
+                    match report.bounded {
+                        Some(n) => format!("has no error up to {n} loop iterations (not a proof)"),
+                        None => "verifies".into(),
+                    }
+                );
+                exit::SUCCESS
             }
-            eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
-            exit::NOT_ALL_VERIFIED
-        }
-        RepairStatus::Unknown(reason) => {
-            eprintln!("syncfix: {}: no audit: {reason}", file_name(&file));
-            exit::NOT_ALL_VERIFIED
-        }
-        RepairStatus::Timeout => {
-            eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
-            exit::TIMEOUT
-        }
-        RepairStatus::NotReverified(why) => {
-            eprintln!("syncfix: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
-            exit::REPAIR_ERROR
-        }
-        RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+            RepairStatus::NotVerified => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
+                exit::NOT_ALL_VERIFIED
             }
-            eprintln!("syncfix: {}: the kernel does not verify; `syncfix repair` fixes it", file_name(&file));
-            exit::NOT_ALL_VERIFIED
+            RepairStatus::Unknown(reason) => {
+                eprintln!("syncfix: {}: no audit: {reason}", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
+            RepairStatus::Timeout => {
+                eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
+                exit::TIMEOUT
+            }
+            RepairStatus::NotReverified(why) => {
+                eprintln!("syncfix: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
+                exit::REPAIR_ERROR
+            }
+            RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: {}: the kernel does not verify; `syncfix repair` fixes it", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
         }
+    };
+    if json {
+        print_json(&syncfix::verdict::RepairSummary::of("audit", &file, &report, patch, code, started.elapsed()));
     }
+    code
 }
-
-fn cmd_repair(a: &RepairArgs) -> u8 {
+fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
     let c = &a.common;
     let (text, opts) = match setup(c, Some(a)) {
         Ok(x) => x,
@@ -943,91 +963,104 @@ fn cmd_repair(a: &RepairArgs) -> u8 {
     if c.stats {
         print_stats(&report.timings);
     }
-    match &report.status {
-        RepairStatus::NoChange => {
-            match report.bounded {
-                Some(n) => eprintln!(
-                    "syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)",
-                    file_name(&file)
-                ),
-                None => eprintln!(
-                    "syncfix: {}: no change needed: the kernel verifies (`syncfix audit` finds the barriers it does not need)",
-                    file_name(&file)
-                ),
-            }
-            exit::SUCCESS
-        }
-        RepairStatus::NotVerified => exit::NOT_ALL_VERIFIED,
-        RepairStatus::Repaired => {
-            let (Some(fix), Some(patched)) = (&report.fix, &report.patched) else {
-                return exit::REPAIR_ERROR;
-            };
-            print!("{}", syncfix::unified_diff(&text, patched, &diff_path(&c.file)));
-            let plural = |n: usize| if n == 1 { "" } else { "s" };
-            let proof = match report.bounded {
-                Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
-                None => "the patched kernel verifies".into(),
-            };
-            eprintln!(
-                "syncfix: {}: inserted {} barrier{}, removed {}; {proof}",
-                file_name(&file),
-                report.inserted,
-                plural(report.inserted),
-                report.removed
-            );
-            for n in &fix.notes {
-                eprintln!("syncfix: note: {n}");
-            }
-            if a.apply && !a.unsafe_fixes {
-                if let Some(why) = report.unsafe_reason() {
-                    eprintln!("syncfix: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
-                    return exit::SUCCESS;
+    let json = a.format == Format::Json;
+    let mut patch: Option<String> = None;
+    let code = 'out: {
+        match &report.status {
+            RepairStatus::NoChange => {
+                match report.bounded {
+                    Some(n) => eprintln!(
+                        "syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)",
+                        file_name(&file)
+                    ),
+                    None => eprintln!(
+                        "syncfix: {}: no change needed: the kernel verifies (`syncfix audit` finds the barriers it does not need)",
+                        file_name(&file)
+                    ),
                 }
+                exit::SUCCESS
             }
-            if a.apply {
-                if let Err(e) = syncfix::write_atomically(&c.file, patched) {
-                    eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
-                    return exit::REPAIR_ERROR;
+            RepairStatus::NotVerified => exit::NOT_ALL_VERIFIED,
+            RepairStatus::Repaired => {
+                let (Some(fix), Some(patched)) = (&report.fix, &report.patched) else {
+                    break 'out exit::REPAIR_ERROR;
+                };
+                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
+                if json {
+                    patch = Some(diff);
+                } else {
+                    print!("{diff}");
                 }
-                eprintln!("syncfix: {} rewritten", c.file.display());
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
+                let proof = match report.bounded {
+                    Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
+                    None => "the patched kernel verifies".into(),
+                };
+                eprintln!(
+                    "syncfix: {}: inserted {} barrier{}, removed {}; {proof}",
+                    file_name(&file),
+                    report.inserted,
+                    plural(report.inserted),
+                    report.removed
+                );
+                for n in &fix.notes {
+                    eprintln!("syncfix: note: {n}");
+                }
+                if a.apply && !a.unsafe_fixes {
+                    if let Some(why) = report.unsafe_reason() {
+                        eprintln!("syncfix: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
+                        break 'out exit::SUCCESS;
+                    }
+                }
+                if a.apply {
+                    if let Err(e) = syncfix::write_atomically(&c.file, patched) {
+                        eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
+                        break 'out exit::REPAIR_ERROR;
+                    }
+                    eprintln!("syncfix: {} rewritten", c.file.display());
+                }
+                exit::SUCCESS
             }
-            exit::SUCCESS
-        }
-        RepairStatus::AssertionFailure => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+            RepairStatus::AssertionFailure => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: error: an assertion fails; barriers cannot repair it");
+                exit::ASSERTION_FAILURE
             }
-            eprintln!("syncfix: error: an assertion fails; barriers cannot repair it");
-            exit::ASSERTION_FAILURE
-        }
-        RepairStatus::OtherError => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+            RepairStatus::OtherError => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: error: the kernel has a defect that barriers cannot repair");
+                exit::REPAIR_ERROR
             }
-            eprintln!("syncfix: error: the kernel has a defect that barriers cannot repair");
-            exit::REPAIR_ERROR
-        }
-        RepairStatus::Unrepairable(reason) => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+            RepairStatus::Unrepairable(reason) => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: error: the kernel cannot be repaired: {reason}");
+                exit::UNREPAIRABLE
             }
-            eprintln!("syncfix: error: the kernel cannot be repaired: {reason}");
-            exit::UNREPAIRABLE
-        }
-        RepairStatus::Unknown(reason) => {
-            eprintln!("syncfix: {}: no repair found: {reason}", file_name(&file));
-            exit::NOT_ALL_VERIFIED
-        }
-        RepairStatus::Timeout => {
-            eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
-            exit::TIMEOUT
-        }
-        RepairStatus::NotReverified(why) => {
-            for f in &report.findings {
-                eprint!("{}", render::finding(f, lang, &file));
+            RepairStatus::Unknown(reason) => {
+                eprintln!("syncfix: {}: no repair found: {reason}", file_name(&file));
+                exit::NOT_ALL_VERIFIED
             }
-            eprintln!("syncfix: internal error: the repair did not re-verify, so it is not printed: {why}");
-            exit::REPAIR_ERROR
+            RepairStatus::Timeout => {
+                eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
+                exit::TIMEOUT
+            }
+            RepairStatus::NotReverified(why) => {
+                for f in &report.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                eprintln!("syncfix: internal error: the repair did not re-verify, so it is not printed: {why}");
+                exit::REPAIR_ERROR
+            }
         }
+    };
+    if json {
+        print_json(&syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
     }
+    code
 }

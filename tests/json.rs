@@ -233,3 +233,48 @@ fn an_unsupported_construct_is_a_front_end_error() {
     assert_eq!((code, status(&v)), (4, "error"));
     assert_eq!(v["error"]["stage"], "frontend");
 }
+
+/// Runs `syncfix CMD --format json` (repair or audit) on a CUDA kernel: exit code and summary.
+fn summary(cmd: &str, src: &str, extra: &[&str]) -> (i32, Value) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args([cmd, "--format=json", "--blockDim=64", "--gridDim=1"])
+        .args(extra)
+        .arg("k.cu")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}):\n{stdout}"));
+    assert_eq!(v["schema"], "syncfix.repair/1");
+    has(&v, &["command", "file", "status", "exit_code", "bound", "applicability", "changes", "patch", "notes", "findings", "stats"]);
+    has(&v["stats"], &["verifier_calls", "solver_calls", "repair_iterations", "clauses", "barrier_variables", "total_ms"]);
+    assert_eq!(v["exit_code"].as_i64(), out.status.code().map(i64::from));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn repair_and_audit_summaries() {
+    let race = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
+    let (code, v) = summary("repair", race, &[]);
+    assert_eq!((code, v["status"].as_str()), (0, Some("repaired")), "{v:#}");
+    assert_eq!(v["applicability"], "safe");
+    let c = &v["changes"][0];
+    assert_eq!((c["kind"].as_str(), c["line"].as_u64(), c["barrier"].as_str()), (Some("insert"), Some(3), Some("__syncthreads();")), "{v:#}");
+    assert!(v["patch"].as_str().unwrap().contains("+  __syncthreads();"), "{v:#}");
+    // Bounded: said so, and not safe.
+    let looped = "__global__ void k(int *A, int n) {\n  for (int i = 0; i < n; i++) {\n    int t = A[threadIdx.x + 1];\n    A[threadIdx.x] = t;\n  }\n}\n";
+    let (_, v) = summary("repair", looped, &["--loop-unwind=2"]);
+    assert_eq!((v["bound"].as_u64(), v["applicability"].as_str()), (Some(2), Some("bounded")), "{v:#}");
+    // Audit of a kernel with a barrier it does not need, and of one that races.
+    let extra = "__global__ void k(int *A) {\n  A[threadIdx.x] = 1;\n  __syncthreads();\n  A[threadIdx.x] = 2;\n}\n";
+    let (code, v) = summary("audit", extra, &[]);
+    assert_eq!((code, v["status"].as_str(), v["applicability"].as_str()), (0, Some("repaired"), Some("unsafe")), "{v:#}");
+    assert_eq!((v["changes"][0]["kind"].as_str(), v["changes"][0]["line"].as_u64()), (Some("remove"), Some(3)), "{v:#}");
+    let (code, v) = summary("audit", race, &[]);
+    assert_eq!((code, v["status"].as_str()), (6, Some("not-verified")), "{v:#}");
+    assert!(v["findings"][0].as_str().unwrap().contains("race"), "{v:#}");
+    assert_eq!(v["patch"], Value::Null);
+}

@@ -14,7 +14,8 @@
 //! memory that races. A variable belongs to a source anchor, not to an
 //! inlined copy: all copies of a site in a `__device__` function share it, weighted at the
 //! deepest loop depth among them. Existing block and grid barriers are guarded by variables
-//! too (unless `--disable-inspect`), so the repair may remove them; tile barriers
+//! too (unless `--disable-inspect`), so the repair may remove them, except those that carry
+//! barrier invariants (`__barrier_invariant`); tile barriers
 //! (`__syncwarp`, cooperative groups' tiles) stay as written. Weight of a site:
 //! `lw^depth + gw*[grid]` (GPURepair §2.4).
 
@@ -129,6 +130,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     let grid = cfg.new_sites && !cfg.disable_grid && k.language == Language::Cuda && k.multi_block();
     let chosen = if cfg.new_sites { choose_sites(k) } else { BTreeSet::new() };
 
+    // A barrier that carries barrier invariants (`__barrier_invariant` before it) is the
+    // user's claim about that program point: it is never removed.
+    let with_invariants = barriers_with_invariants(k);
     // Variables, keyed by (statement, kind, scope, fences), created in a deterministic order.
     let new_fences: &[FenceSel] =
         if k.language == Language::OpenCl { &[FenceSel::Local, FenceSel::Global, FenceSel::All] } else { &[FenceSel::All] };
@@ -148,7 +152,7 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                 }
             }
             InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
-                if !cfg.disable_inspect && !is_tile(*scope) =>
+                if !cfg.disable_inspect && !is_tile(*scope) && !with_invariants.contains(s) =>
             {
                 let e = keys.entry((*s, SiteKind::Existing, *scope, FenceSel::Own)).or_insert((0, false));
                 e.0 = e.0.max(d);
@@ -207,7 +211,7 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     }
                 }
                 InstKind::Barrier(bar @ Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. })
-                    if !cfg.disable_inspect && !is_tile(bar.scope) =>
+                    if !cfg.disable_inspect && !is_tile(bar.scope) && !with_invariants.contains(s) =>
                 {
                     let mut bar = *bar;
                     if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope, FenceSel::Own)) {
@@ -241,6 +245,27 @@ enum FenceSel {
     Global,
     /// An existing barrier's own flags.
     Own,
+}
+
+/// The user's barrier statements that carry barrier invariants: the checks of those
+/// invariants come just before the barrier (see the front end's `with_barrier_invariants`).
+fn barriers_with_invariants(k: &Kernel) -> BTreeSet<StmtId> {
+    let mut out = BTreeSet::new();
+    for (_, blk) in k.blocks.iter() {
+        let mut after_invariant = false;
+        for i in &blk.insts {
+            match &k.insts[*i].kind {
+                InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. } => after_invariant = true,
+                InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. }) if after_invariant => {
+                    out.insert(*s);
+                    after_invariant = false;
+                }
+                InstKind::Anchor(_) => {}
+                _ => after_invariant = false,
+            }
+        }
+    }
+    out
 }
 
 /// The fences of the user's barrier statements.

@@ -175,6 +175,26 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                 }
             }
             Verdict::Defect(t) => {
+                // An assertion failing with some sites off: first ask whether it fails with
+                // every site on (but those divergence forbids), where no barrier can help (201).
+                if matches!(t.defect, Defect::Assertion { .. }) && !phi.asked_all_on && t.assignment.iter().any(|on| !on) {
+                    phi.asked_all_on = true;
+                    let all_on = phi.all_on(inst);
+                    stats.verifier_calls += 1;
+                    match verifier.check(&all_on) {
+                        Verdict::Defect(u) if matches!(u.defect, Defect::Assertion { .. }) => {
+                            return Outcome::AssertionFailure(u);
+                        }
+                        Verdict::Defect(u) => {
+                            if let Some(o) = phi.learn(inst, u, stats) {
+                                return o;
+                            }
+                        }
+                        Verdict::Unknown(r) => return Outcome::Unknown(r),
+                        Verdict::Timeout => return Outcome::Timeout,
+                        Verdict::Verified | Verdict::NoErrorUpTo { .. } => {}
+                    }
+                }
                 if let Some(o) = phi.learn(inst, t, stats) {
                     return o;
                 }
@@ -209,6 +229,8 @@ struct Phi {
     traces: Vec<Box<Trace>>,
     /// Some clause came from a trace that is not exact.
     inexact: bool,
+    /// An assertion failed and the assignment with every allowed site on was checked.
+    asked_all_on: bool,
 }
 
 impl Phi {
@@ -224,6 +246,17 @@ impl Phi {
             }
             Learned::Stop(o) => Some(o),
         }
+    }
+
+    /// Every variable on but those a negative unit clause (divergence) forbids.
+    fn all_on(&self, inst: &Instrumented) -> Vec<bool> {
+        let mut on = vec![true; inst.vars.len()];
+        for c in &self.clauses {
+            if let Some(v) = c.negative_unit() {
+                on[v.index()] = false;
+            }
+        }
+        on
     }
 
     fn unsat(&self) -> Outcome {
@@ -277,13 +310,34 @@ fn learn(
     all_exact: &mut bool,
 ) -> Learned {
     let lits: Vec<Lit> = match &t.defect {
-        Defect::Assertion { .. } => return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone()))),
+        Defect::Assertion { .. } => {
+            // Kernels written for GPUVerify carry invariants that hold only while their
+            // barriers are in place: an assertion that fails with some sites off may hold with
+            // one of them on. The clause is every site that was off (GPURepair's coarse
+            // clause; not exact, so never grounds for 202); with every site on, the assertion
+            // fails whatever the barriers (201).
+            let off: Vec<Lit> = (0..inst.vars.len())
+                .filter(|&i| !t.assignment.get(i).copied().unwrap_or(false))
+                .map(|i| Lit { var: VarId::new(i), positive: true })
+                .collect();
+            if off.is_empty() {
+                return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone())));
+            }
+            *all_exact = false;
+            push(clauses, seen, off);
+            return Learned::Clause;
+        }
         Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => {
             return Learned::Stop(Outcome::OtherError(Box::new(t.clone())))
         }
         Defect::Race(r) => {
             let vars = if t.exact { &r.separating } else { &r.in_order };
             if vars.is_empty() {
+                // Facts about the program, not about this trace: no barrier can stand between
+                // an instruction and itself, and OpenCL has no barrier across work-groups. They
+                // hold however the trace was found (exact or not).
+                let structural = r.first.inst == r.second.inst
+                    || (!t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl);
                 let reason = if r.first.inst == r.second.inst {
                     "the two racing accesses are the same statement executed by two threads at once; a barrier orders \
                      statements, not the threads of one statement"
@@ -299,7 +353,7 @@ fn learn(
                 } else {
                     "no barrier site lies between the two racing accesses".to_string()
                 };
-                if t.exact {
+                if t.exact || structural {
                     return Learned::Stop(Outcome::Unrepairable { reason, trace: Some(Box::new(t.clone())) });
                 }
                 return Learned::Stop(Outcome::Unknown(reason));

@@ -247,6 +247,26 @@ pub struct RepairReport {
     pub bounded: Option<u32>,
     /// The user's barrier statements the fix removes: 1-based line and the statement's text.
     pub removals: Vec<Removal>,
+    /// Every change of the fix, in the order of the file.
+    pub changes: Vec<ChangeInfo>,
+}
+
+/// One change of a fix, as plain data (for `--format json` and editors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeInfo {
+    /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
+    /// of an assignment, through a temporary) or `remove`.
+    pub kind: &'static str,
+    /// 1-based line of the statement the change is anchored to.
+    pub line: u32,
+    /// The barrier statement inserted, or the statement removed, as text.
+    pub barrier: String,
+    /// `block` or `grid`.
+    pub scope: &'static str,
+    /// GPURepair's weight of the barrier variable (`lw^depth + gw*[grid]`).
+    pub weight: u64,
+    /// Loop nesting depth of the site.
+    pub loop_depth: u32,
 }
 
 /// A barrier statement that a fix removes.
@@ -326,6 +346,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     let mut removals_kept: Vec<StmtId> = vec![];
     let mut findings = vec![];
     let mut bounded: Option<u32> = None;
+    // Each change's weight and loop depth (the largest over the kernels that make it).
+    let mut meta: std::collections::HashMap<Change, (u64, u32)> = Default::default();
     for k in &compiled.kernels {
         let inst = instrument(k, &opts.instrument);
         timings.barrier_vars += inst.vars.len();
@@ -369,7 +391,11 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             Outcome::Repaired { assignment, bounded: b, .. } => {
                 bounded = bounded.max(b);
                 let (c, kept) = changes_of(&inst, &assignment);
-                changes.extend(c);
+                for (change, m) in c {
+                    let e = meta.entry(change).or_insert(m);
+                    *e = (e.0.max(m.0), e.1.max(m.1));
+                    changes.push(change);
+                }
                 removals_kept.extend(kept);
             }
             Outcome::AssertionFailure(t) => {
@@ -395,7 +421,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
     if changes.is_empty() {
-        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded, removals: vec![] });
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded, removals: vec![], changes: vec![] });
     }
     let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
     let removed = changes.len() - inserted;
@@ -444,7 +470,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
     }
-    let removals = changes
+    let removals: Vec<Removal> = changes
         .iter()
         .filter_map(|c| match c {
             Change::Remove { stmt } => {
@@ -455,12 +481,36 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             _ => None,
         })
         .collect();
-    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded, removals })
+    let line_of = |stmt: StmtId| -> u32 {
+        let start = compiled.ast.stmts.stmts.get(stmt).map_or(0, |s| s.range.start);
+        text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1)
+    };
+    let mut infos: Vec<(usize, ChangeInfo)> = changes
+        .iter()
+        .map(|c| {
+            let (weight, loop_depth) = meta.get(c).copied().unwrap_or((0, 0));
+            let stmt = c.stmt();
+            let start = compiled.ast.stmts.stmts.get(stmt).map_or(0, |s| s.range.start);
+            let (kind, barrier) = match c {
+                Change::Insert { barrier, .. } => ("insert", *barrier),
+                Change::InsertSplit { barrier, .. } => ("insert-split", *barrier),
+                Change::Remove { .. } => {
+                    let text = removals.iter().find(|r| r.line == line_of(stmt)).map(|r| r.text.clone()).unwrap_or_default();
+                    return (start, ChangeInfo { kind: "remove", line: line_of(stmt), barrier: text, scope: "block", weight, loop_depth });
+                }
+            };
+            let scope = if barrier.is_grid() { "grid" } else { "block" };
+            (start, ChangeInfo { kind, line: line_of(stmt), barrier: barrier.text().to_string(), scope, weight, loop_depth })
+        })
+        .collect();
+    infos.sort_by_key(|(start, _)| *start);
+    let changes = infos.into_iter().map(|(_, i)| i).collect();
+    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded, removals, changes })
 }
 
 impl RepairReport {
     fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
-        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None, removals: vec![] }
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None, removals: vec![], changes: vec![] }
     }
 }
 
@@ -476,12 +526,12 @@ fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
 ///
 /// An OpenCL site's two variables (one per fence) give one barrier with the flags of those
 /// enabled.
-fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<StmtId>) {
+fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u32))>, Vec<StmtId>) {
     let lang = inst.kernel.language;
     let mut out = vec![];
     let mut kept = vec![];
-    // OpenCL insertions: (statement, split) -> (local, global).
-    let mut opencl: std::collections::BTreeMap<(StmtId, bool), (bool, bool)> = Default::default();
+    // OpenCL insertions: (statement, split) -> (local, global, weight, depth).
+    let mut opencl: std::collections::BTreeMap<(StmtId, bool), (bool, bool, u64, u32)> = Default::default();
     for (i, v) in inst.vars.iter().enumerate() {
         let on = assignment.get(i).copied().unwrap_or(false);
         let barrier = match (v.scope, lang) {
@@ -494,7 +544,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<Stm
                         syncfix_kir::Fences::Dynamic(_) => (true, true),
                     };
                     let e = opencl.entry((v.stmt, v.kind == SiteKind::Split)).or_default();
-                    *e = (e.0 || local, e.1 || global);
+                    *e = (e.0 || local, e.1 || global, e.2.max(v.weight), e.3.max(v.depth));
                     continue;
                 }
                 BarrierText::OpenClBlock
@@ -502,21 +552,23 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<Change>, Vec<Stm
             // Never instrumented: tile barriers stay as written (see `syncfix_instrument`).
             (Scope::Tile { .. }, _) => continue,
         };
+        let m = (v.weight, v.depth);
         match (v.kind, on) {
-            (SiteKind::Before, true) => out.push(Change::Insert { stmt: v.stmt, barrier }),
-            (SiteKind::Split, true) => out.push(Change::InsertSplit { stmt: v.stmt, barrier }),
-            (SiteKind::Existing, false) => out.push(Change::Remove { stmt: v.stmt }),
+            (SiteKind::Before, true) => out.push((Change::Insert { stmt: v.stmt, barrier }, m)),
+            (SiteKind::Split, true) => out.push((Change::InsertSplit { stmt: v.stmt, barrier }, m)),
+            (SiteKind::Existing, false) => out.push((Change::Remove { stmt: v.stmt }, m)),
             (SiteKind::Existing, true) => kept.push(v.stmt),
             _ => {}
         }
     }
-    for ((stmt, split), fences) in opencl {
-        let barrier = match fences {
+    for ((stmt, split), (local, global, weight, depth)) in opencl {
+        let barrier = match (local, global) {
             (true, false) => BarrierText::OpenClLocal,
             (false, true) => BarrierText::OpenClGlobal,
             _ => BarrierText::OpenClBlock,
         };
-        out.push(if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } });
+        let c = if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } };
+        out.push((c, (weight, depth)));
     }
     (out, kept)
 }

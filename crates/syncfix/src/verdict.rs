@@ -452,3 +452,135 @@ mod tests {
         assert_eq!(v.kernels[1].defects[0].kind, "divergence");
     }
 }
+
+/// The schema of [`RepairSummary`], what `syncfix repair --format json` and
+/// `syncfix audit --format json` print (GPURepair's summary file, as data).
+pub const REPAIR_SCHEMA: &str = "syncfix.repair/1";
+
+/// The result of `repair` or `audit` as data: how it ended, each change, the patch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepairSummary {
+    /// [`REPAIR_SCHEMA`].
+    pub schema: String,
+    /// `repair` or `audit`.
+    pub command: String,
+    pub file: String,
+    /// `repaired` (a change, re-verified), `no-change`, `not-verified` (audit of a kernel
+    /// that does not verify), `assertion` (201), `other-error` (203), `unrepairable` (202),
+    /// `unknown`, `timeout`, `not-reverified` (syncfix's bug, 203), `error`.
+    pub status: String,
+    pub exit_code: u8,
+    /// Why, for every status but `repaired` and `no-change`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The result holds only up to this many loop iterations (not a proof); `null`: proved.
+    pub bound: Option<u32>,
+    /// `safe` (block barriers inserted, proved: `--apply` writes it), `unsafe` (a barrier
+    /// removed), `cooperative-launch` (a grid barrier), `bounded` (not proved); `null` when
+    /// nothing changes.
+    pub applicability: Option<String>,
+    /// Every change, in the order of the file.
+    pub changes: Vec<ChangeSummary>,
+    /// The unified diff, as printed in text mode; `null` when nothing changes.
+    pub patch: Option<String>,
+    /// Notes for the user (e.g. that the launch must become cooperative).
+    pub notes: Vec<String>,
+    /// Headlines of the findings that explain a failure.
+    pub findings: Vec<String>,
+    pub stats: RepairStatsSummary,
+}
+
+/// One change of a [`RepairSummary`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeSummary {
+    /// `insert`, `insert-split` or `remove`.
+    pub kind: String,
+    pub file: String,
+    /// 1-based line of the statement the change is anchored to.
+    pub line: u32,
+    /// The barrier inserted or the statement removed.
+    pub barrier: String,
+    /// `block` or `grid`.
+    pub scope: String,
+    pub weight: u64,
+    pub loop_depth: u32,
+}
+
+/// The counters of a repair or audit run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepairStatsSummary {
+    /// Check-sat calls on a full encoding (the repair loop's and the re-verification's).
+    pub verifier_calls: u32,
+    pub solver_calls: u32,
+    pub repair_iterations: u32,
+    pub clauses: usize,
+    pub barrier_variables: usize,
+    /// The whole run, from the start of the process.
+    pub total_ms: f64,
+}
+
+impl RepairSummary {
+    /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and the
+    /// run's `exit_code` and `total` time.
+    pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
+        use crate::RepairStatus as R;
+        let (status, reason) = match &report.status {
+            R::Repaired => ("repaired", None),
+            R::NoChange => ("no-change", None),
+            R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
+            R::AssertionFailure => ("assertion", Some("an assertion fails; barriers cannot repair it".to_string())),
+            R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
+            R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
+            R::Unknown(r) => ("unknown", Some(r.clone())),
+            R::Timeout => ("timeout", Some("the time limit (--timeout) was reached".to_string())),
+            R::NotReverified(r) => ("not-reverified", Some(r.clone())),
+        };
+        let applicability = report.fix.as_ref().map(|f| {
+            if report.bounded.is_some() {
+                "bounded"
+            } else {
+                match f.applicability {
+                    crate::Applicability::Safe => "safe",
+                    crate::Applicability::Unsafe => "unsafe",
+                    crate::Applicability::DisplayOnly => "cooperative-launch",
+                }
+            }
+            .to_string()
+        });
+        let t = &report.timings;
+        RepairSummary {
+            schema: REPAIR_SCHEMA.into(),
+            command: command.into(),
+            file: file.into(),
+            status: status.into(),
+            exit_code,
+            reason,
+            bound: report.bounded,
+            applicability,
+            changes: report
+                .changes
+                .iter()
+                .map(|c| ChangeSummary {
+                    kind: c.kind.into(),
+                    file: file.into(),
+                    line: c.line,
+                    barrier: c.barrier.clone(),
+                    scope: c.scope.into(),
+                    weight: c.weight,
+                    loop_depth: c.loop_depth,
+                })
+                .collect(),
+            patch,
+            notes: report.fix.as_ref().map(|f| f.notes.clone()).unwrap_or_default(),
+            findings: report.findings.iter().map(|f| f.headline()).collect(),
+            stats: RepairStatsSummary {
+                verifier_calls: t.verifier_calls,
+                solver_calls: t.solver_calls,
+                repair_iterations: t.repair_iterations,
+                clauses: t.clauses,
+                barrier_variables: t.barrier_vars,
+                total_ms: ms(total),
+            },
+        }
+    }
+}
