@@ -827,6 +827,38 @@ fn diff_path(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// Runs `repair` or `audit` (`what`, the function `f`) under the deadline's watchdog and prints
+/// what every outcome shares (the front end's assumptions, `--stats`). Err: the exit code of a
+/// run that gave no report (timeout, an error of the front end or the verifier).
+fn run_repair_like(
+    c: &CommonArgs,
+    opts: &Options,
+    text: &str,
+    what: &'static str,
+    f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, syncfix::Error>,
+) -> Result<syncfix::RepairReport, u8> {
+    if let Some(d) = opts.repair.deadline {
+        stop::watchdog(d, move || eprintln!("syncfix: {what} timed out; {TIMEOUT_HINT}"));
+    }
+    let result = f(&c.file, text, opts);
+    stop::begin_output();
+    let report = match result {
+        Ok(r) => r,
+        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
+            eprintln!("syncfix: {what} timed out; {TIMEOUT_HINT}");
+            return Err(exit::TIMEOUT);
+        }
+        Err(e) => return Err(fail(false, "", error_failure(&e, &c.file), Instant::now())),
+    };
+    for a in &report.assumptions {
+        eprintln!("syncfix: warning: {a}");
+    }
+    if c.stats {
+        print_stats(&report.timings);
+    }
+    Ok(report)
+}
+
 fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
     let (text, mut opts) = match setup(c, None) {
@@ -839,34 +871,24 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     if let Some(w) = a.grid_barrier_weight {
         opts.instrument.grid_barrier_weight = w;
     }
-    if let Some(d) = opts.repair.deadline {
-        stop::watchdog(d, || eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}"));
-    }
-    let result = syncfix::audit(&c.file, &text, &opts);
-    stop::begin_output();
-    let report = match result {
+    let report = match run_repair_like(c, &opts, &text, "audit", syncfix::audit) {
         Ok(r) => r,
-        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
-            eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
-            return exit::TIMEOUT;
-        }
-        Err(e) => return fail(false, "", error_failure(&e, &c.file), Instant::now()),
+        Err(code) => return code,
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
-    for a in &report.assumptions {
-        eprintln!("syncfix: warning: {a}");
-    }
-    if c.stats {
-        print_stats(&report.timings);
-    }
     let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
     let json = a.format == Format::Json;
     let mut patch: Option<String> = None;
     let code = 'out: {
         match &report.status {
             RepairStatus::NoChange => {
-                eprintln!("syncfix: {}: every barrier is needed: removing any one of them breaks the kernel{}", file_name(&file), bound(report.bounded));
+                eprintln!(
+                "syncfix: {}: no barrier can be removed: the kernel needs each one the audit may remove{} (barriers that carry \
+                 barrier invariants, and warp and tile barriers, are kept as written)",
+                file_name(&file),
+                bound(report.bounded)
+            );
                 exit::SUCCESS
             }
             RepairStatus::Repaired => {
@@ -942,27 +964,12 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
-    if let Some(d) = opts.repair.deadline {
-        stop::watchdog(d, || eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}"));
-    }
-    let result = syncfix::repair(&c.file, &text, &opts);
-    stop::begin_output();
-    let report = match result {
+    let report = match run_repair_like(c, &opts, &text, "repair", syncfix::repair) {
         Ok(r) => r,
-        Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
-            eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
-            return exit::TIMEOUT;
-        }
-        Err(e) => return fail(false, "", error_failure(&e, &c.file), Instant::now()),
+        Err(code) => return code,
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
-    for a in &report.assumptions {
-        eprintln!("syncfix: warning: {a}");
-    }
-    if c.stats {
-        print_stats(&report.timings);
-    }
     let json = a.format == Format::Json;
     let mut patch: Option<String> = None;
     let code = 'out: {
