@@ -350,6 +350,10 @@ fn learn(
                     "the race is between threads of different blocks, and grid barriers are disabled or not possible \
                      for this kernel"
                         .to_string()
+                } else if is_async_copy(&inst.kernel, r.first.inst) || is_async_copy(&inst.kernel, r.second.inst) {
+                    "one racing access is an asynchronous work-group copy still in flight: only wait_group_events \
+                     completes it, a barrier does not"
+                        .to_string()
                 } else {
                     "no barrier site lies between the two racing accesses".to_string()
                 };
@@ -393,6 +397,17 @@ fn learn(
     *all_exact &= t.exact;
     push(clauses, seen, lits);
     Learned::Clause
+}
+
+/// Whether `i` is the store of an asynchronous work-group copy (the front end puts
+/// `AsyncPending` right after it).
+fn is_async_copy(k: &syncfix_kir::Kernel, i: syncfix_kir::InstId) -> bool {
+    let insts = &k.blocks[k.insts[i].block].insts;
+    insts
+        .iter()
+        .position(|&x| x == i)
+        .and_then(|p| insts.get(p + 1))
+        .is_some_and(|&n| matches!(k.insts[n].kind, syncfix_kir::InstKind::AsyncPending { .. }))
 }
 
 fn push(clauses: &mut Vec<Clause>, seen: &mut BTreeSet<Vec<(usize, bool)>>, lits: Vec<Lit>) {

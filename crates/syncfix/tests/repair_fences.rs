@@ -48,3 +48,11 @@ fn an_external_write_is_ordered_by_a_barrier_after_the_call() {
     let src = "void __spec_foo(__local int * p) {\n    __writes_to(p);\n}\nvoid baz(int x);\n__kernel void bar(__local int * A) {\n    __spec_foo(A);\n    baz(A[get_local_id(0)]);\n}\n";
     assert_eq!(inserted(src, 16, 2).unwrap(), ["barrier(CLK_LOCAL_MEM_FENCE);"]);
 }
+
+#[test]
+fn an_asynchronous_copy_in_flight_is_not_repaired_by_a_barrier() {
+    // GPUVerify's async_work_group_copy/fail/test1: the wait was removed.
+    let src = "#define N 64\nkernel void foo(global float* p) {\n    local float mine[N];\n    event_t handle = async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    p[get_global_id(0)] = 2*mine[get_local_id(0)];\n}\n";
+    let e = inserted(src, 64, 128).unwrap_err();
+    assert!(e.contains("asynchronous work-group copy still in flight") && e.contains("wait_group_events"), "{e}");
+}
