@@ -827,6 +827,13 @@ fn diff_path(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// Prints findings as GPUVerify words them, on stderr.
+fn print_findings(findings: &[syncfix::Finding], lang: Language, file: &str) {
+    for f in findings {
+        eprint!("{}", render::finding(f, lang, file));
+    }
+}
+
 /// Runs `repair` or `audit` (`what`, the function `f`) under the deadline's watchdog and prints
 /// what every outcome shares (the front end's assumptions, `--stats`). Err: the exit code of a
 /// run that gave no report (timeout, an error of the front end or the verifier).
@@ -923,9 +930,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
                 exit::SUCCESS
             }
             RepairStatus::NotVerified => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
                 exit::NOT_ALL_VERIFIED
             }
@@ -942,9 +947,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
                 exit::REPAIR_ERROR
             }
             RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: {}: the kernel does not verify; `syncfix repair` fixes it", file_name(&file));
                 exit::NOT_ALL_VERIFIED
             }
@@ -1029,23 +1032,17 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
                 exit::SUCCESS
             }
             RepairStatus::AssertionFailure => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: error: an assertion fails; barriers cannot repair it");
                 exit::ASSERTION_FAILURE
             }
             RepairStatus::OtherError => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: error: the kernel has a defect that barriers cannot repair");
                 exit::REPAIR_ERROR
             }
             RepairStatus::Unrepairable(reason) => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: error: the kernel cannot be repaired: {reason}");
                 exit::UNREPAIRABLE
             }
@@ -1058,9 +1055,7 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
                 exit::TIMEOUT
             }
             RepairStatus::NotReverified(why) => {
-                for f in &report.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
-                }
+                print_findings(&report.findings, lang, &file);
                 eprintln!("syncfix: internal error: the repair did not re-verify, so it is not printed: {why}");
                 exit::REPAIR_ERROR
             }
