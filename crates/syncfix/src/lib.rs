@@ -470,41 +470,32 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
         }
     }
-    let removals: Vec<Removal> = changes
-        .iter()
-        .filter_map(|c| match c {
-            Change::Remove { stmt } => {
-                let range = compiled.ast.stmts.stmts.get(*stmt)?.range;
-                let line = text.get(..range.start)?.matches('\n').count() as u32 + 1;
-                Some(Removal { line, text: text.get(range.start..range.end)?.trim().to_string() })
-            }
-            _ => None,
-        })
-        .collect();
-    let line_of = |stmt: StmtId| -> u32 {
-        let start = compiled.ast.stmts.stmts.get(stmt).map_or(0, |s| s.range.start);
-        text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1)
-    };
+    // Each change as plain data, in the order of the file; the removals are those of kind
+    // `remove`.
     let mut infos: Vec<(usize, ChangeInfo)> = changes
         .iter()
         .map(|c| {
             let (weight, loop_depth) = meta.get(c).copied().unwrap_or((0, 0));
-            let stmt = c.stmt();
-            let start = compiled.ast.stmts.stmts.get(stmt).map_or(0, |s| s.range.start);
-            let (kind, barrier) = match c {
-                Change::Insert { barrier, .. } => ("insert", *barrier),
-                Change::InsertSplit { barrier, .. } => ("insert-split", *barrier),
+            let range = compiled.ast.stmts.stmts.get(c.stmt()).map(|s| s.range);
+            let start = range.map_or(0, |r| r.start);
+            let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
+            let (kind, barrier, scope) = match c {
+                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } => (
+                    if matches!(c, Change::Insert { .. }) { "insert" } else { "insert-split" },
+                    barrier.text().to_string(),
+                    if barrier.is_grid() { "grid" } else { "block" },
+                ),
                 Change::Remove { .. } => {
-                    let text = removals.iter().find(|r| r.line == line_of(stmt)).map(|r| r.text.clone()).unwrap_or_default();
-                    return (start, ChangeInfo { kind: "remove", line: line_of(stmt), barrier: text, scope: "block", weight, loop_depth });
+                    ("remove", range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(), "block")
                 }
             };
-            let scope = if barrier.is_grid() { "grid" } else { "block" };
-            (start, ChangeInfo { kind, line: line_of(stmt), barrier: barrier.text().to_string(), scope, weight, loop_depth })
+            (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
         })
         .collect();
     infos.sort_by_key(|(start, _)| *start);
-    let changes = infos.into_iter().map(|(_, i)| i).collect();
+    let changes: Vec<ChangeInfo> = infos.into_iter().map(|(_, i)| i).collect();
+    let removals =
+        changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
     Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded, removals, changes })
 }
 

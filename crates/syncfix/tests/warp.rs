@@ -146,18 +146,22 @@ fn syncthreads_count_and_or_are_block_barriers_with_divergence_checks() {
     }
 }
 
-fn repair(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
+type RepairFn = fn(&std::path::Path, &str, &syncfix::Options) -> Result<syncfix::RepairReport, syncfix::Error>;
+
+/// `syncfix::repair` or `syncfix::audit` (`f`) on a 1-D CUDA launch.
+fn run(f: RepairFn, src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
     let opts = options(Language::Cuda, [block, 1, 1], [grid, 1, 1]);
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::Cuda, src);
-    syncfix::repair(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"))
+    f(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn repair(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
+    run(syncfix::repair, src, block, grid)
 }
 
 fn audit(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
-    let opts = options(Language::Cuda, [block, 1, 1], [grid, 1, 1]);
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), Language::Cuda, src);
-    syncfix::audit(&path, src, &opts).unwrap_or_else(|e| panic!("{e}"))
+    run(syncfix::audit, src, block, grid)
 }
 
 #[test]
