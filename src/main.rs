@@ -548,7 +548,12 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         },
         verify,
         instrument,
-        repair: RepairOptions { strategy, max_verifier_calls: config.repair.max_verifier_calls, deadline: None },
+        repair: RepairOptions {
+            strategy,
+            max_verifier_calls: config.repair.max_verifier_calls,
+            global_search_calls: config.repair.global_search_calls,
+            deadline: None,
+        },
     };
     opts.set_deadline(deadline);
     Ok((text, opts))

@@ -31,11 +31,18 @@ pub struct RepairOptions {
     pub max_verifier_calls: u32,
     /// `--timeout`: the whole repair must end by then.
     pub deadline: Option<Instant>,
+    /// After this many verifier calls without a repair, or at the first clause that is not
+    /// exact, the search keeps the kernel's own barriers on and looks only for the barriers to
+    /// add, then tries removing each barrier of the answer: on kernels whose loops make every
+    /// clause coarse, the search over all barriers at once revisits one cheap placement after
+    /// another. The answer is then minimal (no barrier can be removed) but not proven of
+    /// minimum weight.
+    pub global_search_calls: u32,
 }
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None }
+        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None, global_search_calls: 16 }
     }
 }
 
@@ -66,6 +73,10 @@ pub struct RepairStats {
     pub clauses: usize,
     pub solver_time: Duration,
     pub used_maxsat: bool,
+    /// The search kept the kernel's barriers on (see [`RepairOptions::global_search_calls`]).
+    pub kept_existing: bool,
+    /// Barriers the final removal pass took out of a verified assignment.
+    pub removed_in_descent: u32,
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
@@ -109,15 +120,37 @@ fn fewer_flags_possible(inst: &Instrumented, v: &syncfix_instrument::BarrierVar)
 
 /// Runs the repair loop on an instrumented kernel whose encoding is `verifier`.
 pub fn repair(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions) -> (Outcome, RepairStats) {
+    repair_from(inst, verifier, opts, None)
+}
+
+/// [`repair`], starting from a counterexample the caller already has (the kernel as written,
+/// checked under `inst.original_assignment()`): its clause is learnt first, at no verifier call.
+pub fn repair_from(
+    inst: &Instrumented,
+    verifier: &mut Verifier<'_, '_>,
+    opts: &RepairOptions,
+    seed: Option<Box<Trace>>,
+) -> (Outcome, RepairStats) {
     let mut stats = RepairStats::default();
-    let outcome = run(inst, verifier, opts, &mut stats);
+    let outcome = run(inst, verifier, opts, seed, &mut stats);
     (outcome, stats)
 }
 
-fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions, stats: &mut RepairStats) -> Outcome {
+fn run(
+    inst: &Instrumented,
+    verifier: &mut Verifier<'_, '_>,
+    opts: &RepairOptions,
+    seed: Option<Box<Trace>>,
+    stats: &mut RepairStats,
+) -> Outcome {
     let costs = costs(inst);
     let mut phi = Phi::default();
     let mut strategy = opts.strategy;
+    if let Some(t) = seed {
+        if let Some(o) = on_defect(inst, verifier, &mut phi, t, stats) {
+            return o;
+        }
+    }
     loop {
         stats.iterations += 1;
         if past(opts.deadline) {
@@ -126,8 +159,24 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
         if stats.verifier_calls >= opts.max_verifier_calls {
             return Outcome::Unknown(format!("no repair found within {} verifier calls", opts.max_verifier_calls));
         }
+        // Coarse clauses (loops cut, arrays abstracted) cannot bound the weight from below,
+        // and a search over every barrier at once then revisits one cheap placement after
+        // another: keep the kernel's own barriers, add what is missing, remove what is not
+        // needed.
+        if !stats.kept_existing
+            && (phi.inexact || stats.verifier_calls >= opts.global_search_calls)
+            && !phi.hints(inst).is_empty()
+        {
+            stats.kept_existing = true;
+        }
         let t0 = Instant::now();
-        let sol = solve::solve(&costs, &phi.clauses, strategy);
+        let sol = if stats.kept_existing {
+            let mut clauses = phi.clauses.clone();
+            clauses.extend(phi.hints(inst).into_iter().map(|v| Clause(vec![Lit { var: v, positive: true }])));
+            solve::solve(&costs, &clauses, strategy)
+        } else {
+            solve::solve(&costs, &phi.clauses, strategy)
+        };
         stats.solver_time += t0.elapsed();
         if past(opts.deadline) {
             return Outcome::Timeout;
@@ -141,7 +190,23 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
         if let Some(d) = opts.deadline {
             verifier.set_timeout(d.saturating_duration_since(Instant::now()));
         }
-        match verifier.check(&sol.enabled) {
+        let t1 = Instant::now();
+        let verdict = verifier.check(&sol.enabled);
+        if debug() {
+            eprintln!(
+                "repair: iteration {} enabled {:?} -> {} in {:.2?}",
+                stats.iterations,
+                enabled(&sol.enabled).iter().map(|v| v.index()).collect::<Vec<_>>(),
+                verdict_name(&verdict),
+                t1.elapsed()
+            );
+        }
+        match verdict {
+            v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if stats.kept_existing || phi.inexact => {
+                // The clauses do not bound the weight from below (coarse, or the kernel's
+                // barriers were kept): take out every barrier the kernel does without.
+                return descend(inst, verifier, &costs, &mut phi, sol.enabled, bound_of(&v), opts, stats);
+            }
             v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                 let bound = bound_of(&v);
                 // Final minimality check: is a lighter assignment of the clauses correct?
@@ -159,6 +224,9 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                 };
                 stats.verifier_calls += 1;
                 match verifier.check(&opt.enabled) {
+                    v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if phi.inexact => {
+                        return descend(inst, verifier, &costs, &mut phi, opt.enabled, bound_of(&v), opts, stats);
+                    }
                     v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                         return repaired(opt.enabled, opt.weight, bound_of(&v))
                     }
@@ -175,27 +243,7 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
                 }
             }
             Verdict::Defect(t) => {
-                // An assertion failing with some sites off: first ask whether it fails with
-                // every site on (but those divergence forbids), where no barrier can help (201).
-                if matches!(t.defect, Defect::Assertion { .. }) && !phi.asked_all_on && t.assignment.iter().any(|on| !on) {
-                    phi.asked_all_on = true;
-                    let all_on = phi.all_on(inst);
-                    stats.verifier_calls += 1;
-                    match verifier.check(&all_on) {
-                        Verdict::Defect(u) if matches!(u.defect, Defect::Assertion { .. }) => {
-                            return Outcome::AssertionFailure(u);
-                        }
-                        Verdict::Defect(u) => {
-                            if let Some(o) = phi.learn(inst, u, stats) {
-                                return o;
-                            }
-                        }
-                        Verdict::Unknown(r) => return Outcome::Unknown(r),
-                        Verdict::Timeout => return Outcome::Timeout,
-                        Verdict::Verified | Verdict::NoErrorUpTo { .. } => {}
-                    }
-                }
-                if let Some(o) = phi.learn(inst, t, stats) {
+                if let Some(o) = on_defect(inst, verifier, &mut phi, t, stats) {
                     return o;
                 }
             }
@@ -203,6 +251,114 @@ fn run(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOption
             Verdict::Timeout => return Outcome::Timeout,
         }
     }
+}
+
+/// Learns from a counterexample of the loop (or the kernel as written).
+fn on_defect(
+    inst: &Instrumented,
+    verifier: &mut Verifier<'_, '_>,
+    phi: &mut Phi,
+    t: Box<Trace>,
+    stats: &mut RepairStats,
+) -> Option<Outcome> {
+    // An assertion failing with some sites off: first ask whether it fails with every site on
+    // (but those divergence forbids), where no barrier can help (201).
+    if matches!(t.defect, Defect::Assertion { .. }) && !phi.asked_all_on && t.assignment.iter().any(|on| !on) {
+        phi.asked_all_on = true;
+        let all_on = phi.all_on(inst);
+        stats.verifier_calls += 1;
+        match verifier.check(&all_on) {
+            Verdict::Defect(u) if matches!(u.defect, Defect::Assertion { .. }) => {
+                return Some(Outcome::AssertionFailure(u));
+            }
+            Verdict::Defect(u) => {
+                if let Some(o) = phi.learn(inst, u, stats) {
+                    return Some(o);
+                }
+            }
+            Verdict::Unknown(r) => return Some(Outcome::Unknown(r)),
+            Verdict::Timeout => return Some(Outcome::Timeout),
+            Verdict::Verified | Verdict::NoErrorUpTo { .. } => {}
+        }
+    }
+    phi.learn(inst, t, stats)
+}
+
+/// `SYNCFIX_DEBUG_REPAIR=1`: one line per iteration on stderr.
+fn debug() -> bool {
+    std::env::var_os("SYNCFIX_DEBUG_REPAIR").is_some()
+}
+
+fn verdict_name(v: &Verdict) -> String {
+    match v {
+        Verdict::Verified => "verified".into(),
+        Verdict::NoErrorUpTo { bound } => format!("no error up to {bound}"),
+        Verdict::Defect(t) => match &t.defect {
+            Defect::Race(r) => format!(
+                "race (exact {}) separating {:?} near {:?} in order {:?}",
+                t.exact,
+                r.separating.iter().map(|v| v.index()).collect::<Vec<_>>(),
+                r.near.iter().map(|v| v.index()).collect::<Vec<_>>(),
+                r.in_order.iter().map(|v| v.index()).collect::<Vec<_>>()
+            ),
+            d => format!("{d:?}").chars().take(120).collect(),
+        },
+        Verdict::Unknown(r) => format!("unknown: {r}"),
+        Verdict::Timeout => "timeout".into(),
+    }
+}
+
+/// The final removal pass over a verified assignment `on`: each enabled barrier, heaviest
+/// first, is switched off and the kernel checked again; it stays off when the kernel still
+/// verifies. Counterexamples met on the way are learnt as usual. The result is minimal: no
+/// one of its barriers can be removed (every check failed with the others on, and with fewer
+/// barriers races only grow).
+#[allow(clippy::too_many_arguments)]
+fn descend(
+    inst: &Instrumented,
+    verifier: &mut Verifier<'_, '_>,
+    costs: &Costs,
+    phi: &mut Phi,
+    mut on: Vec<bool>,
+    mut bound: Option<u32>,
+    opts: &RepairOptions,
+    stats: &mut RepairStats,
+) -> Outcome {
+    let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
+    for i in order {
+        if past(opts.deadline) {
+            return Outcome::Timeout;
+        }
+        let mut trial = on.clone();
+        trial[i] = false;
+        stats.verifier_calls += 1;
+        if let Some(d) = opts.deadline {
+            verifier.set_timeout(d.saturating_duration_since(Instant::now()));
+        }
+        let verdict = verifier.check(&trial);
+        if debug() {
+            eprintln!("repair: without {i} -> {}", verdict_name(&verdict));
+        }
+        match verdict {
+            v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
+                on = trial;
+                stats.removed_in_descent += 1;
+                bound = match (bound, bound_of(&v)) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            Verdict::Defect(t) => {
+                // The barrier is needed; what the trace teaches stays true.
+                let _ = phi.learn(inst, t, stats);
+            }
+            Verdict::Unknown(_) => {}
+            Verdict::Timeout => return Outcome::Timeout,
+        }
+    }
+    let weight = on.iter().zip(&costs.weight).filter(|(b, _)| **b).map(|(_, w)| *w).sum();
+    repaired(on, weight, bound)
 }
 
 fn past(deadline: Option<Instant>) -> bool {
@@ -246,6 +402,13 @@ impl Phi {
             }
             Learned::Stop(o) => Some(o),
         }
+    }
+
+    /// The kernel's own barriers that no negative unit clause (divergence) forbids: kept on
+    /// once the search keeps existing barriers.
+    fn hints(&self, inst: &Instrumented) -> Vec<VarId> {
+        let forbidden: BTreeSet<VarId> = self.clauses.iter().filter_map(|c| c.negative_unit()).collect();
+        inst.vars.iter().filter(|v| v.kind == SiteKind::Existing && !forbidden.contains(&v.id)).map(|v| v.id).collect()
     }
 
     /// Every variable on but those a negative unit clause (divergence) forbids.
@@ -331,7 +494,18 @@ fn learn(
             return Learned::Stop(Outcome::OtherError(Box::new(t.clone())))
         }
         Defect::Race(r) => {
-            let vars = if t.exact { &r.separating } else { &r.in_order };
+            let coarse;
+            let vars = if t.exact {
+                &r.separating
+            } else {
+                let near = without_siblings(inst, t, r);
+                if near.is_empty() {
+                    &r.in_order
+                } else {
+                    coarse = near;
+                    &coarse
+                }
+            };
             if vars.is_empty() {
                 // Facts about the program, not about this trace: no barrier can stand between
                 // an instruction and itself, and OpenCL has no barrier across work-groups. They
@@ -397,6 +571,38 @@ fn learn(
     *all_exact &= t.exact;
     push(clauses, seen, lits);
     Learned::Clause
+}
+
+/// The near clause of an inexact race trace without the variables whose site already holds an
+/// enabled barrier that fences the raced memory: that barrier did not order the pair, so a
+/// sibling at the same place (the same scope, no more reach) would not either.
+fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race) -> Vec<VarId> {
+    let shared = inst.kernel.objects[r.object].space == syncfix_kir::Space::Shared;
+    let fences_raced = |f: &syncfix_kir::Fences| match f {
+        syncfix_kir::Fences::Const { local, global } => {
+            if shared {
+                *local
+            } else {
+                *global
+            }
+        }
+        syncfix_kir::Fences::Dynamic(_) => false,
+    };
+    r.near
+        .iter()
+        .copied()
+        .filter(|v| {
+            let bv = &inst.vars[v.index()];
+            !inst.vars.iter().any(|w| {
+                w.id != bv.id
+                    && w.stmt == bv.stmt
+                    && w.kind == bv.kind
+                    && w.scope == bv.scope
+                    && t.assignment.get(w.id.index()).copied().unwrap_or(false)
+                    && fences_raced(&w.fences)
+            })
+        })
+        .collect()
 }
 
 /// Whether `i` is the store of an asynchronous work-group copy (the front end puts

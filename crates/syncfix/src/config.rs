@@ -21,6 +21,9 @@ pub struct RepairConfig {
     /// `"mhs"` or `"maxsat"`.
     pub solver: String,
     pub max_verifier_calls: u32,
+    /// Verifier calls of the search over every barrier before it keeps the kernel's own on
+    /// ([`crate::RepairOptions::global_search_calls`]).
+    pub global_search_calls: u32,
 }
 
 #[derive(Clone, Debug, Deserialize)]

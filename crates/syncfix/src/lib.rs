@@ -33,7 +33,7 @@ use syncfix_fix::{BarrierText, Change};
 use syncfix_frontend::driver::{compile, Compiled};
 use syncfix_instrument::{instrument, Instrumented, SiteKind};
 use syncfix_kir::{Kernel, Scope, StmtId};
-use syncfix_repair::repair::{repair as repair_loop, Outcome, RepairStats};
+use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats};
 use syncfix_verify::{Verdict, Verifier};
 
 /// Everything syncfix needs besides the file.
@@ -385,7 +385,11 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
             (Verdict::Timeout, _) => return Ok(RepairReport::failed(RepairStatus::Timeout, findings, timings)),
             _ => {}
         }
-        let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair);
+        let seed = match first {
+            Verdict::Defect(t) => Some(t),
+            _ => None,
+        };
+        let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair, seed);
         add_stats(&mut timings, &v, &stats);
         match outcome {
             Outcome::Repaired { assignment, bounded: b, .. } => {

@@ -203,6 +203,11 @@ pub struct Verifier<'ctx, 'k> {
     opts: VerifyOptions,
     /// Houdini's answer per barrier assignment.
     invariants: HashMap<Vec<bool>, Vec<bool>>,
+    /// When no barrier havocs or constrains values (no equality-abstracted array, no barrier
+    /// invariant), the candidates over values that Houdini kept the first time: the same for
+    /// every assignment, so later runs start from them.
+    value_invariants: Option<Vec<bool>>,
+    values_free_of_barriers: bool,
     pub stats: Stats,
 }
 
@@ -246,7 +251,28 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             cut_loops: enc.cut.len(),
             ..Stats::default()
         };
-        Ok(Verifier { ctx, kernel, cfg, abs, enc, real, opts: opts.clone(), invariants: HashMap::new(), stats })
+        // A barrier havocs the written equality-abstracted arrays outside constant memory
+        // (encode::barrier) and assumes barrier invariants; nothing else it does reaches values.
+        let havocked = kernel.objects.iter().any(|(o, obj)| {
+            abs.model(o) == abstraction::Model::Equality && abs.written[o] && obj.space != syncfix_kir::Space::Constant
+        });
+        let values_free_of_barriers = !havocked
+            && !kernel.insts.values().any(|i| {
+                matches!(i.kind, syncfix_kir::InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. })
+            });
+        Ok(Verifier {
+            ctx,
+            kernel,
+            cfg,
+            abs,
+            enc,
+            real,
+            opts: opts.clone(),
+            invariants: HashMap::new(),
+            value_invariants: None,
+            values_free_of_barriers,
+            stats,
+        })
     }
 
     /// Limits each later solver call to `t` (the repair loop passes the time left).
@@ -313,6 +339,16 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         let n = self.enc.candidates.len();
         let mut kept = vec![true; n];
+        // Candidates over values are inductive or not whatever the barriers (they neither read
+        // the logs nor see memory a barrier havocs): start from the ones kept before. Houdini
+        // still checks every candidate it keeps, so the answer is inductive in any case.
+        if let Some(v) = &self.value_invariants {
+            for (i, c) in self.enc.candidates.iter().enumerate() {
+                if c.over_values {
+                    kept[i] = v[i];
+                }
+            }
+        }
         let start = Instant::now();
         while n > 0 {
             let mut a = lits.to_vec();
@@ -366,6 +402,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             for (c, k) in self.enc.candidates.iter().zip(&kept) {
                 eprintln!("houdini: loop {} {} {}", c.loop_id, if *k { "kept   " } else { "dropped" }, c.what);
             }
+        }
+        if self.values_free_of_barriers && self.value_invariants.is_none() {
+            self.value_invariants = Some(kept.clone());
         }
         self.invariants.insert(assignment.to_vec(), kept.clone());
         Ok(kept)

@@ -112,6 +112,10 @@ pub struct Candidate<'ctx> {
     pub loop_id: LoopId,
     /// Its family and formula, for `--verbose` and tests (`loop counter bound: i >=s 0`).
     pub what: String,
+    /// A formula over the program's values alone (not the race logs, not the user's): its
+    /// inductiveness does not depend on the barrier assignment when no barrier havocs or
+    /// constrains values (see `Verifier::houdini`).
+    pub over_values: bool,
 }
 
 /// A check of a candidate: violated when `cond` holds.

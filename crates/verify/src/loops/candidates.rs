@@ -71,12 +71,13 @@ enum Step {
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// The candidate with this key for loop `l` (one literal per loop and formula, shared by
     /// every encoding of the loop).
-    pub(crate) fn candidate(&mut self, l: LoopId, what: String) -> usize {
+    /// `over_values`: see [`Candidate::over_values`].
+    pub(crate) fn candidate(&mut self, l: LoopId, what: String, over_values: bool) -> usize {
         if let Some(&i) = self.cand_index.get(&(l, what.clone())) {
             return i;
         }
         let lit = Bool::new_const(self.ctx, format!("cand!{}", self.candidates.len()));
-        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone() });
+        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone(), over_values });
         let i = self.candidates.len() - 1;
         self.cand_index.insert((l, what), i);
         i
@@ -181,7 +182,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 out.push((format!("user candidate {inst}"), Form::User { spec: si }));
             }
         }
-        out.into_iter().map(|(what, f)| (self.candidate(l, what), f)).collect()
+        out.into_iter()
+            .map(|(what, f)| {
+                let over_values = !matches!(f, Form::NoLog { .. } | Form::User { .. });
+                (self.candidate(l, what, over_values), f)
+            })
+            .collect()
     }
 
     /// Evaluates a candidate on a head view (the current state's logs).
