@@ -277,7 +277,11 @@ impl Setup {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-            Language::OpenCl => ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64"].iter().map(|s| s.to_string()).collect(),
+            // gnu89 inline semantics: a plain `inline` function is emitted (C99's would leave
+            // only a declaration, and its accesses unseen).
+            Language::OpenCl => {
+                ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-fgnu89-inline"].iter().map(|s| s.to_string()).collect()
+            }
         };
         args.push("-w".into());
         // One optimisation level for the precompiled prelude and both compilations (it decides

@@ -298,7 +298,7 @@ fn verdict_name(v: &Verdict) -> String {
                 "race (exact {}) separating {:?} near {:?} in order {:?}",
                 t.exact,
                 r.separating.iter().map(|v| v.index()).collect::<Vec<_>>(),
-                r.near.iter().map(|v| v.index()).collect::<Vec<_>>(),
+                r.near.first().map(|l| l.iter().map(|v| v.index()).collect::<Vec<_>>()),
                 r.in_order.iter().map(|v| v.index()).collect::<Vec<_>>()
             ),
             d => format!("{d:?}").chars().take(120).collect(),
@@ -498,12 +498,14 @@ fn learn(
             let vars = if t.exact {
                 &r.separating
             } else {
-                let near = without_siblings(inst, t, r);
-                if near.is_empty() {
-                    &r.in_order
-                } else {
-                    coarse = near;
-                    &coarse
+                // The tightest level that still names a site (the trace was found with the
+                // tighter ones' sites off or unable to order it), else the coarse clause.
+                match r.near.iter().map(|level| without_siblings(inst, t, r, level)).find(|l| !l.is_empty()) {
+                    Some(near) => {
+                        coarse = near;
+                        &coarse
+                    }
+                    None => &r.in_order,
                 }
             };
             if vars.is_empty() {
@@ -576,7 +578,7 @@ fn learn(
 /// The near clause of an inexact race trace without the variables whose site already holds an
 /// enabled barrier that fences the raced memory: that barrier did not order the pair, so a
 /// sibling at the same place (the same scope, no more reach) would not either.
-fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race) -> Vec<VarId> {
+fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race, near: &[VarId]) -> Vec<VarId> {
     let shared = inst.kernel.objects[r.object].space == syncfix_kir::Space::Shared;
     let fences_raced = |f: &syncfix_kir::Fences| match f {
         syncfix_kir::Fences::Const { local, global } => {
@@ -588,8 +590,7 @@ fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race) ->
         }
         syncfix_kir::Fences::Dynamic(_) => false,
     };
-    r.near
-        .iter()
+    near.iter()
         .copied()
         .filter(|v| {
             let bv = &inst.vars[v.index()];

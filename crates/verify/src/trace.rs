@@ -45,12 +45,13 @@ pub struct Race {
     /// accesses and that would order this pair (scope and fences fit): enabling one of them
     /// removes this trace (DESIGN §7, exact clause).
     pub separating: Vec<VarId>,
-    /// The clause of a trace that is not exact, as GPURepair draws it (§2.4) but only where the
-    /// pair can be ordered: disabled variables of fitting barriers between the two accesses in
-    /// program order, or, when the first access lies later in a loop body than the second (an
-    /// earlier iteration logged it), after the first or before the second in a loop enclosing
-    /// both. Barriers that order only accesses two or more iterations apart are left out.
-    pub near: Vec<VarId>,
+    /// Clauses of a trace that is not exact, as GPURepair draws them (§2.4) but only where the
+    /// pair can be ordered, from the tightest: disabled variables of fitting barriers between
+    /// the two accesses in program order, or, when the first access lies later in a loop body
+    /// than the second (an earlier iteration logged it), after the first or before the second
+    /// in the innermost loop enclosing both (level 0), in the two innermost (level 1), and so
+    /// on. Barriers that order only accesses two or more iterations apart are left out.
+    pub near: Vec<Vec<VarId>>,
     /// The coarse clause, for when `near` is empty: disabled variables of fitting barriers
     /// between the two accesses in program order, plus those in loops enclosing either access.
     pub in_order: Vec<VarId>,
@@ -142,14 +143,12 @@ pub(crate) fn extract<'ctx>(
             };
             let mut separating = BTreeSet::new();
             let mut in_order = BTreeSet::new();
-            let mut near = BTreeSet::new();
+            // Loops enclosing both accesses, innermost first.
+            let common_order: Vec<usize> =
+                enc.access_loops[first_idx].iter().filter(|l| enc.access_loops[*check].contains(l)).copied().collect();
+            let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); common_order.len().max(1)];
             let loops: BTreeSet<usize> =
                 enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
-            let common: BTreeSet<usize> = enc.access_loops[first_idx]
-                .iter()
-                .filter(|l| enc.access_loops[*check].contains(l))
-                .copied()
-                .collect();
             for b in &enc.barriers {
                 let Some(v) = b.var else { continue };
                 if !disabled(v) || !fits_static(b) {
@@ -165,11 +164,13 @@ pub(crate) fn extract<'ctx>(
                 // The pair ordered within one iteration (between them in program order), or,
                 // when the first access comes later in the loop body than the second, across
                 // the back edge of a loop enclosing both: after the first or before the second.
-                let around = first.pos >= second.pos
-                    && (b.pos > first.pos || b.pos < second.pos)
-                    && b.loops.iter().any(|l| common.contains(l));
-                if between || around {
-                    near.insert(v);
+                // Level k takes the way round the k innermost of those loops.
+                let wraps = first.pos >= second.pos && (b.pos > first.pos || b.pos < second.pos);
+                for (level, set) in near.iter_mut().enumerate() {
+                    let around = wraps && b.loops.iter().any(|l| common_order.iter().take(level + 1).any(|c| c == l));
+                    if between || around {
+                        set.insert(v);
+                    }
                 }
                 if between || b.loops.iter().any(|l| loops.contains(l)) {
                     in_order.insert(v);
@@ -186,7 +187,7 @@ pub(crate) fn extract<'ctx>(
                 first: Access { inst: first.inst, span: k.insts[first.inst].span.clone(), kind: *logged, thread: 0, external: first.external },
                 second: Access { inst: second.inst, span: k.insts[second.inst].span.clone(), kind: second.kind, thread: 1, external: false },
                 separating: separating.into_iter().collect(),
-                near: near.into_iter().collect(),
+                near: near.into_iter().map(|s| s.into_iter().collect()).collect(),
                 in_order: in_order.into_iter().collect(),
             })
         }

@@ -21,6 +21,14 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 
+/* syncfix inlines every call itself, keeping the call chain for source locations (a barrier
+ * site at the call of a function that accesses memory); clang's always-inliner would drop it.
+ * A user's `__attribute__((always_inline))` becomes `noinline` for clang (syncfix still
+ * inlines). The driver passes -fgnu89-inline, so that a plain `inline` function is emitted
+ * rather than left to an external definition that does not exist. */
+#define always_inline noinline
+#define __always_inline__ noinline
+
 typedef uint cl_mem_fence_flags;
 #undef CLK_LOCAL_MEM_FENCE
 #undef CLK_GLOBAL_MEM_FENCE
