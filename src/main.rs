@@ -329,11 +329,16 @@ fn main() -> ExitCode {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => exit::SUCCESS,
                 _ => exit::COMMAND_LINE_ERROR,
             };
-            if code != exit::SUCCESS && json_requested() {
+            if let (true, Some(command)) = (code != exit::SUCCESS, json_requested()) {
                 // The file, as far as it can be told: the last argument that is not a flag.
                 let file = std::env::args().skip(2).filter(|a| !a.starts_with('-') && a != "json").last().unwrap_or_default();
                 let f = Failure { code, stage: "command_line", text: e.to_string() };
-                return ExitCode::from(fail(true, &file, f, started));
+                if command == "verify" {
+                    return ExitCode::from(fail(true, &file, f, started));
+                }
+                eprint!("{}", f.text);
+                print_json(&syncfix::verdict::RepairSummary::failure(command, &file, "error", &f.text, code, started.elapsed()));
+                return ExitCode::from(code);
             }
             let _ = e.print();
             return ExitCode::from(code);
@@ -347,10 +352,11 @@ fn main() -> ExitCode {
         eprintln!("{text}");
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
-    let (on_panic, json, file) = match &cli.command {
-        Command::Repair(_) | Command::Audit(_) => (exit::REPAIR_ERROR, false, String::new()),
-        Command::Verify(a) => (exit::INTERNAL_ERROR, a.format == Format::Json, a.common.file.display().to_string()),
-        Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, false, String::new()),
+    let (on_panic, json, file, command) = match &cli.command {
+        Command::Repair(a) => (exit::REPAIR_ERROR, a.format == Format::Json, a.common.file.display().to_string(), "repair"),
+        Command::Audit(a) => (exit::REPAIR_ERROR, a.format == Format::Json, a.common.file.display().to_string(), "audit"),
+        Command::Verify(a) => (exit::INTERNAL_ERROR, a.format == Format::Json, a.common.file.display().to_string(), "verify"),
+        Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, false, String::new(), "suite"),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => cmd_verify(&a, started),
@@ -364,18 +370,26 @@ fn main() -> ExitCode {
         Err(_) if json => {
             let text = PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
             let f = Failure { code: on_panic, stage: "internal", text };
-            print_json(&Verdict::error(&file, f.stage, f.code, &f.text, Stats::of(&Default::default(), started.elapsed())));
+            if command == "verify" {
+                print_json(&Verdict::error(&file, f.stage, f.code, &f.text, Stats::of(&Default::default(), started.elapsed())));
+            } else {
+                print_json(&syncfix::verdict::RepairSummary::failure(command, &file, "error", &f.text, f.code, started.elapsed()));
+            }
             ExitCode::from(on_panic)
         }
         Err(_) => ExitCode::from(on_panic),
     }
 }
 
-/// `--format json` (or `--format=json`) is on the command line of `verify`.
-fn json_requested() -> bool {
+/// The command (`verify`, `repair` or `audit`) whose command line asks for `--format json`
+/// (or `--format=json`).
+fn json_requested() -> Option<&'static str> {
     let args: Vec<String> = std::env::args().collect();
-    args.get(1).is_some_and(|a| a == "verify")
-        && args.iter().zip(args.iter().skip(1)).any(|(a, b)| a == "--format=json" || (a == "--format" && b == "json"))
+    let command = ["verify", "repair", "audit"].into_iter().find(|c| args.get(1).is_some_and(|a| a == c))?;
+    args.iter()
+        .zip(args.iter().skip(1))
+        .any(|(a, b)| a == "--format=json" || (a == "--format" && b == "json"))
+        .then_some(command)
 }
 
 /// A run that gives no verdict: its exit code, GPUVerify's stage, and the text for stderr.
@@ -842,11 +856,25 @@ fn print_findings(findings: &[syncfix::Finding], lang: Language, file: &str) {
 /// Runs `repair` or `audit` (`what`, the function `f`) under the deadline's watchdog and prints
 /// what every outcome shares (the front end's assumptions, `--stats`). Err: the exit code of a
 /// run that gave no report (timeout, an error of the front end or the verifier).
+/// A `repair` or `audit` run that failed before a result: the message on stderr and, under
+/// `--format json`, a `syncfix.repair/1` object of status `error` (or `timeout`) on stdout.
+fn fail_repair_like(json: bool, what: &str, c: &CommonArgs, f: Failure, started: Instant) -> u8 {
+    let code = fail(false, "", Failure { code: f.code, stage: f.stage, text: f.text.clone() }, started);
+    if json {
+        let status = if f.code == exit::TIMEOUT { "timeout" } else { "error" };
+        let file = c.file.display().to_string();
+        print_json(&syncfix::verdict::RepairSummary::failure(what, &file, status, &f.text, code, started.elapsed()));
+    }
+    code
+}
+
 fn run_repair_like(
     c: &CommonArgs,
     opts: &Options,
     text: &str,
     what: &'static str,
+    json: bool,
+    started: Instant,
     f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, syncfix::Error>,
 ) -> Result<syncfix::RepairReport, u8> {
     if let Some(d) = opts.repair.deadline {
@@ -857,10 +885,10 @@ fn run_repair_like(
     let report = match result {
         Ok(r) => r,
         Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
-            eprintln!("syncfix: {what} timed out; {TIMEOUT_HINT}");
-            return Err(exit::TIMEOUT);
+            let text = format!("syncfix: {what} timed out; {TIMEOUT_HINT}");
+            return Err(fail_repair_like(json, what, c, Failure { code: exit::TIMEOUT, stage: "timeout", text }, started));
         }
-        Err(e) => return Err(fail(false, "", error_failure(&e, &c.file), Instant::now())),
+        Err(e) => return Err(fail_repair_like(json, what, c, error_failure(&e, &c.file), started)),
     };
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
@@ -875,7 +903,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
     let (text, mut opts) = match setup(c, None) {
         Ok(x) => x,
-        Err(f) => return fail(false, "", f, Instant::now()),
+        Err(f) => return fail_repair_like(a.format == Format::Json, "audit", c, f, started),
     };
     if let Some(w) = a.loop_depth_weight {
         opts.instrument.loop_depth_weight = w;
@@ -883,7 +911,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     if let Some(w) = a.grid_barrier_weight {
         opts.instrument.grid_barrier_weight = w;
     }
-    let report = match run_repair_like(c, &opts, &text, "audit", syncfix::audit) {
+    let report = match run_repair_like(c, &opts, &text, "audit", a.format == Format::Json, started, syncfix::audit) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -965,20 +993,20 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
 }
 fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
     let c = &a.common;
+    let json = a.format == Format::Json;
     let (text, opts) = match setup(c, Some(a)) {
         Ok(x) => x,
-        Err(f) => return fail(false, "", f, Instant::now()),
+        Err(f) => return fail_repair_like(json, "repair", c, f, started),
     };
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
-    let report = match run_repair_like(c, &opts, &text, "repair", syncfix::repair) {
+    let report = match run_repair_like(c, &opts, &text, "repair", json, started, syncfix::repair) {
         Ok(r) => r,
         Err(code) => return code,
     };
     let lang = opts.frontend.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
-    let json = a.format == Format::Json;
     let mut patch: Option<String> = None;
     let code = 'out: {
         match &report.status {
@@ -1011,8 +1039,13 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
                     Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
                     None => "the patched kernel verifies".into(),
                 };
+                let upgraded = if report.upgraded > 0 {
+                    format!(", strengthened the fences of {}", report.upgraded)
+                } else {
+                    String::new()
+                };
                 eprintln!(
-                    "syncfix: {}: inserted {} barrier{}, removed {}; {proof}",
+                    "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
                     file_name(&file),
                     report.inserted,
                     plural(report.inserted),

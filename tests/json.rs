@@ -278,3 +278,21 @@ fn repair_and_audit_summaries() {
     assert!(v["findings"][0].as_str().unwrap().contains("race"), "{v:#}");
     assert_eq!(v["patch"], Value::Null);
 }
+
+#[test]
+fn repair_and_audit_errors_are_summaries_too() {
+    // A syntax error (the front end), a bad flag (the command line), a missing file: each an
+    // object of status `error` with the message as its reason and the process's exit code.
+    let (code, v) = summary("repair", "__global__ void k(int *A) { A[0] = }\n", &[]);
+    assert_eq!((code, v["status"].as_str()), (2, Some("error")), "{v:#}");
+    assert!(v["reason"].as_str().unwrap().contains("expected expression"), "{v:#}");
+    let (code, v) = summary("audit", "__global__ void k(int *A) { }\n", &["--blockDim=0"]);
+    assert_eq!((code, v["status"].as_str(), v["command"].as_str()), (1, Some("error"), Some("audit")), "{v:#}");
+    let (code, v) = summary("repair", "__global__ void k(int *A) { }\n", &["--no-such-flag"]);
+    assert_eq!((code, v["status"].as_str()), (1, Some("error")), "{v:#}");
+    let d = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["audit", "--format=json", "missing.cu"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((v["status"].as_str(), v["file"].as_str()), (Some("error"), Some("missing.cu")), "{v:#}");
+    assert_eq!(v["exit_code"].as_i64(), out.status.code().map(i64::from));
+}

@@ -62,7 +62,7 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     let edits = pieces.into_edits(source)?;
     let applicability = if grid {
         Applicability::DisplayOnly
-    } else if plans.values().any(|p| p.remove) {
+    } else if plans.values().any(|p| p.remove && !p.upgrade) {
         Applicability::Unsafe
     } else {
         Applicability::Safe
@@ -82,6 +82,9 @@ struct Plan<'a> {
     /// Barriers between the read of the RHS and the write, block barriers first.
     splits: Vec<BarrierText>,
     remove: bool,
+    /// The removal is an [`Change::Upgrade`]: the statement becomes `inserts` (no barrier is
+    /// lost, so the fix stays safe).
+    upgrade: bool,
     /// The RHS range and the temporary's type, when `splits` is not empty.
     split: Option<(TextRange, String)>,
 }
@@ -105,6 +108,7 @@ fn plan<'a>(
             inserts: Vec::new(),
             splits: Vec::new(),
             remove: false,
+            upgrade: false,
             split: None,
         });
         let misfit = |reason: &str| FixError::DoesNotFit {
@@ -139,6 +143,16 @@ fn plan<'a>(
                     return Err(misfit("the statement is not a removable barrier call"));
                 }
                 p.remove = true;
+            }
+            Change::Upgrade { barrier, .. } => {
+                if stmt.barrier_call != Some(BarrierCall::Removable) {
+                    return Err(misfit("the statement is not a removable barrier call"));
+                }
+                // The statement's text is replaced by the new barrier (a removal with an
+                // insertion at the same statement prints as that).
+                p.remove = true;
+                p.upgrade = true;
+                push_unique(&mut p.inserts, barrier);
             }
         }
         if p.remove && !p.splits.is_empty() {

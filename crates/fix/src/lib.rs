@@ -102,6 +102,14 @@ pub enum Change {
         /// The barrier statement.
         stmt: StmtId,
     },
+    /// Rewrite the barrier statement `stmt` (removable, like [`Change::Remove`]'s) as `barrier`:
+    /// an OpenCL barrier whose fences were too weak gets the flags it needs, in place.
+    Upgrade {
+        /// The barrier statement.
+        stmt: StmtId,
+        /// The barrier it becomes.
+        barrier: BarrierText,
+    },
 }
 
 impl Change {
@@ -110,7 +118,8 @@ impl Change {
         match *self {
             Change::Insert { stmt, .. }
             | Change::InsertSplit { stmt, .. }
-            | Change::Remove { stmt } => stmt,
+            | Change::Remove { stmt }
+            | Change::Upgrade { stmt, .. } => stmt,
         }
     }
 }

@@ -183,6 +183,7 @@ fn run(
         }
         let sol = match sol {
             Ok(Some(s)) => s,
+            Ok(None) if phi.widen() => continue,
             Ok(None) => return phi.unsat(),
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
@@ -387,13 +388,15 @@ struct Phi {
     inexact: bool,
     /// An assertion failed and the assignment with every allowed site on was checked.
     asked_all_on: bool,
+    /// By clause index: the coarse clause of an inexact trace whose clause is a tighter level.
+    wider: Vec<Option<Clause>>,
 }
 
 impl Phi {
     /// Learns from a counterexample: adds its clause(s), or returns the final outcome.
     fn learn(&mut self, inst: &Instrumented, t: Box<Trace>, stats: &mut RepairStats) -> Option<Outcome> {
         let mut exact = !self.inexact;
-        match learn(inst, &t, &mut self.clauses, &mut self.seen, &mut exact) {
+        match learn(inst, &t, &mut self.clauses, &mut self.seen, &mut exact, &mut self.wider) {
             Learned::Clause => {
                 self.inexact = !exact;
                 stats.clauses = self.clauses.len();
@@ -402,6 +405,29 @@ impl Phi {
             }
             Learned::Stop(o) => Some(o),
         }
+    }
+
+    /// Replaces every clause drawn from a tight level of a trace that is not exact by the
+    /// trace's coarse clause; whether there was one (the constraints were unsatisfiable, and
+    /// the tight clauses may be why).
+    fn widen(&mut self) -> bool {
+        let mut changed = false;
+        for (i, w) in self.wider.iter_mut().enumerate() {
+            if let Some(c) = w.take() {
+                if let Some(slot) = self.clauses.get_mut(i) {
+                    *slot = c;
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            self.seen = self
+                .clauses
+                .iter()
+                .map(|c| c.0.iter().map(|l| (l.var.index(), l.positive)).collect())
+                .collect();
+        }
+        changed
     }
 
     /// The kernel's own barriers that no negative unit clause (divergence) forbids: kept on
@@ -471,6 +497,7 @@ fn learn(
     clauses: &mut Vec<Clause>,
     seen: &mut BTreeSet<Vec<(usize, bool)>>,
     all_exact: &mut bool,
+    wider: &mut Vec<Option<Clause>>,
 ) -> Learned {
     let lits: Vec<Lit> = match &t.defect {
         Defect::Assertion { .. } => {
@@ -495,19 +522,33 @@ fn learn(
         }
         Defect::Race(r) => {
             let coarse;
+            let mut widened = None;
             let vars = if t.exact {
                 &r.separating
             } else {
                 // The tightest level that still names a site (the trace was found with the
-                // tighter ones' sites off or unable to order it), else the coarse clause.
+                // tighter ones' sites off or unable to order it), else the coarse clause;
+                // the coarse clause replaces it if the constraints turn out unsatisfiable.
                 match r.near.iter().map(|level| without_siblings(inst, t, r, level)).find(|l| !l.is_empty()) {
                     Some(near) => {
+                        if near.len() < r.in_order.len() {
+                            widened = Some(Clause(r.in_order.iter().map(|v| Lit { var: *v, positive: true }).collect()));
+                        }
                         coarse = near;
                         &coarse
                     }
                     None => &r.in_order,
                 }
             };
+            if !vars.is_empty() {
+                let lits: Vec<Lit> = vars.iter().map(|v| Lit { var: *v, positive: true }).collect();
+                *all_exact &= t.exact;
+                if push(clauses, seen, lits) {
+                    wider.resize(clauses.len() - 1, None);
+                    wider.push(widened);
+                }
+                return Learned::Clause;
+            }
             if vars.is_empty() {
                 // Facts about the program, not about this trace: no barrier can stand between
                 // an instruction and itself, and OpenCL has no barrier across work-groups. They
@@ -617,10 +658,14 @@ fn is_async_copy(k: &syncfix_kir::Kernel, i: syncfix_kir::InstId) -> bool {
         .is_some_and(|&n| matches!(k.insts[n].kind, syncfix_kir::InstKind::AsyncPending { .. }))
 }
 
-fn push(clauses: &mut Vec<Clause>, seen: &mut BTreeSet<Vec<(usize, bool)>>, lits: Vec<Lit>) {
+/// Adds a clause unless it is already there; whether it was added.
+fn push(clauses: &mut Vec<Clause>, seen: &mut BTreeSet<Vec<(usize, bool)>>, lits: Vec<Lit>) -> bool {
     let key: Vec<(usize, bool)> = lits.iter().map(|l| (l.var.index(), l.positive)).collect();
     if seen.insert(key) {
         clauses.push(Clause(lits));
+        true
+    } else {
+        false
     }
 }
 

@@ -236,9 +236,11 @@ pub struct RepairReport {
     pub patched: Option<String>,
     /// Findings that explain a failure (the assertion, the unrepairable race...).
     pub findings: Vec<Finding>,
-    /// Barriers added / removed, for the summary.
+    /// Barriers added / removed / whose OpenCL fences are strengthened in place, for the
+    /// summary.
     pub inserted: usize,
     pub removed: usize,
+    pub upgraded: usize,
     pub timings: Timings,
     /// What the front end assumed and could not check ([`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
@@ -255,7 +257,8 @@ pub struct RepairReport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChangeInfo {
     /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
-    /// of an assignment, through a temporary) or `remove`.
+    /// of an assignment, through a temporary), `remove`, or `upgrade` (an OpenCL barrier's
+    /// flags rewritten; `barrier` is the new statement).
     pub kind: &'static str,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
@@ -425,10 +428,11 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
     if changes.is_empty() {
-        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded, removals: vec![], changes: vec![] });
+        return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, upgraded: 0, timings, assumptions: vec![], bounded, removals: vec![], changes: vec![] });
     }
-    let inserted = changes.iter().filter(|c| !matches!(c, Change::Remove { .. })).count();
-    let removed = changes.len() - inserted;
+    let inserted = changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. })).count();
+    let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
+    let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
     let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
         Ok(f) => f,
         Err(e) => {
@@ -492,6 +496,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
                 Change::Remove { .. } => {
                     ("remove", range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(), "block")
                 }
+                Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
             };
             (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
         })
@@ -500,12 +505,25 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     let changes: Vec<ChangeInfo> = infos.into_iter().map(|(_, i)| i).collect();
     let removals =
         changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
-    Ok(RepairReport { status: RepairStatus::Repaired, fix: Some(fix), patched: Some(patched), findings, inserted, removed, timings, assumptions: vec![], bounded, removals, changes })
+    Ok(RepairReport {
+        status: RepairStatus::Repaired,
+        fix: Some(fix),
+        patched: Some(patched),
+        findings,
+        inserted,
+        removed,
+        upgraded,
+        timings,
+        assumptions: vec![],
+        bounded,
+        removals,
+        changes,
+    })
 }
 
 impl RepairReport {
     fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
-        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, timings, assumptions: vec![], bounded: None, removals: vec![], changes: vec![] }
+        RepairReport { status, fix: None, patched: None, findings, inserted: 0, removed: 0, upgraded: 0, timings, assumptions: vec![], bounded: None, removals: vec![], changes: vec![] }
     }
 }
 
@@ -565,7 +583,78 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
         let c = if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } };
         out.push((c, (weight, depth)));
     }
+    upgrades(inst, &mut out);
     (out, kept)
+}
+
+/// Turns the removal of an OpenCL barrier and the insertion of a barrier with more fences
+/// right after it (nothing but blanks, `;` and comments between) into one [`Change::Upgrade`]
+/// of the user's barrier: its flags are rewritten in place.
+fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32))>) {
+    if inst.kernel.language != Language::OpenCl {
+        return;
+    }
+    let Some(text) = inst.kernel.main_file().text.as_deref() else { return };
+    let stmts = &inst.kernel.stmts.stmts;
+    let fences_of = |b: BarrierText| match b {
+        BarrierText::OpenClLocal => (true, false),
+        BarrierText::OpenClGlobal => (false, true),
+        _ => (true, true),
+    };
+    let mut i = 0;
+    while i < out.len() {
+        let Change::Remove { stmt: e } = out[i].0 else {
+            i += 1;
+            continue;
+        };
+        let old = inst.vars.iter().find(|v| v.stmt == e && v.kind == SiteKind::Existing).map(|v| v.fences);
+        let Some(syncfix_kir::Fences::Const { local: l0, global: g0 }) = old else {
+            i += 1;
+            continue;
+        };
+        let end = stmts[e].range.end;
+        let next = out.iter().position(|(c, _)| match *c {
+            Change::Insert { stmt, barrier } if !barrier.is_grid() => {
+                let start = stmts[stmt].range.start;
+                let (l, g) = fences_of(barrier);
+                start >= end
+                    && text.get(end..start).is_some_and(only_blanks_and_comments)
+                    && (l || !l0)
+                    && (g || !g0)
+            }
+            _ => false,
+        });
+        match next {
+            Some(j) => {
+                let Change::Insert { barrier, .. } = out[j].0 else { unreachable!("matched above") };
+                out[i] = (Change::Upgrade { stmt: e, barrier }, out[j].1);
+                out.remove(j);
+                i = 0;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// Whether `s` holds only whitespace, `;` and C comments.
+fn only_blanks_and_comments(s: &str) -> bool {
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            match r.split_once("*/") {
+                Some((_, after)) => rest = after,
+                None => return false,
+            }
+        } else {
+            return false;
+        }
+    }
 }
 
 /// A candidate barrier site, as plain data.

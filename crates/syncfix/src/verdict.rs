@@ -493,7 +493,7 @@ pub struct RepairSummary {
 /// One change of a [`RepairSummary`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeSummary {
-    /// `insert`, `insert-split` or `remove`.
+    /// `insert`, `insert-split`, `remove` or `upgrade`.
     pub kind: String,
     pub file: String,
     /// 1-based line of the statement the change is anchored to.
@@ -520,6 +520,33 @@ pub struct RepairStatsSummary {
 }
 
 impl RepairSummary {
+    /// The summary of a run that ended before a result: `status` is `error` (the command line,
+    /// the file, the front end; `reason` says which and why) or `timeout`.
+    pub fn failure(command: &str, file: &str, status: &str, reason: &str, exit_code: u8, total: Duration) -> Self {
+        RepairSummary {
+            schema: REPAIR_SCHEMA.into(),
+            command: command.into(),
+            file: file.into(),
+            status: status.into(),
+            exit_code,
+            reason: Some(reason.trim_end().to_string()),
+            bound: None,
+            applicability: None,
+            changes: vec![],
+            patch: None,
+            notes: vec![],
+            findings: vec![],
+            stats: RepairStatsSummary {
+                verifier_calls: 0,
+                solver_calls: 0,
+                repair_iterations: 0,
+                clauses: 0,
+                barrier_variables: 0,
+                total_ms: ms(total),
+            },
+        }
+    }
+
     /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and the
     /// run's `exit_code` and `total` time.
     pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {

@@ -56,3 +56,22 @@ fn an_asynchronous_copy_in_flight_is_not_repaired_by_a_barrier() {
     let e = inserted(src, 64, 128).unwrap_err();
     assert!(e.contains("asynchronous work-group copy still in flight") && e.contains("wait_group_events"), "{e}");
 }
+
+#[test]
+fn a_barrier_whose_fences_are_too_weak_is_upgraded_in_place() {
+    // The barrier orders local memory; the global array races across it too. The repair
+    // rewrites its flags (a safe change: no barrier is lost) rather than removing it and
+    // inserting a second one.
+    let src = "__kernel void k(__global int *G, __local int *L) {\n  int i = get_local_id(0);\n  G[get_global_id(0)] = i;\n  L[i] = i;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  int a = G[get_group_id(0) * 16 + (i + 1) % 16] + L[(i + 1) % 16];\n  G[get_group_id(0) * 16 + (i + 2) % 16] = a;\n}\n";
+    let opts = options(Language::OpenCl, [16, 1, 1], [2, 1, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::OpenCl, src);
+    let r = syncfix::repair(&path, src, &opts).unwrap();
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    assert_eq!((r.upgraded, r.removed), (1, 0), "{:?}", r.changes);
+    let up = r.changes.iter().find(|c| c.kind == "upgrade").expect("an upgrade");
+    assert_eq!((up.line, up.barrier.as_str()), (5, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"));
+    let patched = r.patched.clone().unwrap();
+    assert_eq!(patched.lines().nth(4).map(str::trim), Some("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"), "{patched}");
+    assert!(r.applies_safely(), "{:?}", r.unsafe_reason());
+}

@@ -47,10 +47,11 @@ pub struct Race {
     pub separating: Vec<VarId>,
     /// Clauses of a trace that is not exact, as GPURepair draws them (§2.4) but only where the
     /// pair can be ordered, from the tightest: disabled variables of fitting barriers between
-    /// the two accesses in program order, or, when the first access lies later in a loop body
-    /// than the second (an earlier iteration logged it), after the first or before the second
-    /// in the innermost loop enclosing both (level 0), in the two innermost (level 1), and so
-    /// on. Barriers that order only accesses two or more iterations apart are left out.
+    /// the two accesses in program order, or round the back edge of the loops enclosing both,
+    /// one more loop per level from the innermost. When the first access lies later in a loop
+    /// body than the second (an earlier iteration logged it), level 0 already goes round the
+    /// innermost loop: after the first or before the second; barriers that order only
+    /// accesses two or more iterations apart are left out.
     pub near: Vec<Vec<VarId>>,
     /// The coarse clause, for when `near` is empty: disabled variables of fitting barriers
     /// between the two accesses in program order, plus those in loops enclosing either access.
@@ -146,7 +147,13 @@ pub(crate) fn extract<'ctx>(
             // Loops enclosing both accesses, innermost first.
             let common_order: Vec<usize> =
                 enc.access_loops[first_idx].iter().filter(|l| enc.access_loops[*check].contains(l)).copied().collect();
-            let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); common_order.len().max(1)];
+            // The first access later in the body than the second: an earlier iteration logged
+            // it, and level k wraps round the k+1 innermost common loops. Otherwise level 0 is
+            // the same iteration, and level k wraps round the k innermost (the trace cannot
+            // tell which iteration logged the first access when it is not exact).
+            let backwards = first.pos >= second.pos;
+            let levels = if backwards { common_order.len().max(1) } else { common_order.len() + 1 };
+            let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
             let loops: BTreeSet<usize> =
                 enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
             for b in &enc.barriers {
@@ -164,10 +171,10 @@ pub(crate) fn extract<'ctx>(
                 // The pair ordered within one iteration (between them in program order), or,
                 // when the first access comes later in the loop body than the second, across
                 // the back edge of a loop enclosing both: after the first or before the second.
-                // Level k takes the way round the k innermost of those loops.
-                let wraps = first.pos >= second.pos && (b.pos > first.pos || b.pos < second.pos);
+                let wraps = !backwards || b.pos > first.pos || b.pos < second.pos;
                 for (level, set) in near.iter_mut().enumerate() {
-                    let around = wraps && b.loops.iter().any(|l| common_order.iter().take(level + 1).any(|c| c == l));
+                    let wrapped = if backwards { level + 1 } else { level };
+                    let around = wraps && b.loops.iter().any(|l| common_order.iter().take(wrapped).any(|c| c == l));
                     if between || around {
                         set.insert(v);
                     }
