@@ -1071,7 +1071,7 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
             }
             RepairStatus::AssertionFailure => {
                 print_findings(&report.findings, lang, &file);
-                eprintln!("syncfix: error: an assertion fails; barriers cannot repair it");
+                eprintln!("syncfix: error: an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it");
                 exit::ASSERTION_FAILURE
             }
             RepairStatus::OtherError => {

@@ -296,3 +296,20 @@ fn repair_and_audit_errors_are_summaries_too() {
     assert_eq!((v["status"].as_str(), v["file"].as_str()), (Some("error"), Some("missing.cu")), "{v:#}");
     assert_eq!(v["exit_code"].as_i64(), out.status.code().map(i64::from));
 }
+
+#[test]
+fn an_audit_removing_a_grid_barrier_says_its_scope_is_grid() {
+    let src = "#include <cooperative_groups.h>\n__global__ void k(int *A) {\n  A[blockIdx.x * blockDim.x + threadIdx.x] = 1;\n  cooperative_groups::this_grid().sync();\n  A[blockIdx.x * blockDim.x + threadIdx.x] = 2;\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["audit", "--format=json", "--blockDim=64", "--gridDim=4", "k.cu"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((out.status.code(), v["status"].as_str()), (Some(0), Some("repaired")), "{v:#}");
+    let c = &v["changes"][0];
+    assert_eq!((c["kind"].as_str(), c["scope"].as_str(), c["line"].as_u64()), (Some("remove"), Some("grid"), Some(4)), "{v:#}");
+}

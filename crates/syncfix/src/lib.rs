@@ -350,7 +350,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     let mut findings = vec![];
     let mut bounded: Option<u32> = None;
     // Each change's weight and loop depth (the largest over the kernels that make it).
-    let mut meta: std::collections::HashMap<Change, (u64, u32)> = Default::default();
+    // Per change: weight, loop depth, and whether the barrier is a grid barrier.
+    let mut meta: std::collections::HashMap<Change, (u64, u32, bool)> = Default::default();
     for k in &compiled.kernels {
         let inst = instrument(k, &opts.instrument);
         timings.barrier_vars += inst.vars.len();
@@ -400,7 +401,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
                 let (c, kept) = changes_of(&inst, &assignment);
                 for (change, m) in c {
                     let e = meta.entry(change).or_insert(m);
-                    *e = (e.0.max(m.0), e.1.max(m.1));
+                    *e = (e.0.max(m.0), e.1.max(m.1), e.2 || m.2);
                     changes.push(change);
                 }
                 removals_kept.extend(kept);
@@ -483,7 +484,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     let mut infos: Vec<(usize, ChangeInfo)> = changes
         .iter()
         .map(|c| {
-            let (weight, loop_depth) = meta.get(c).copied().unwrap_or((0, 0));
+            let (weight, loop_depth, grid) = meta.get(c).copied().unwrap_or((0, 0, false));
             let range = compiled.ast.stmts.stmts.get(c.stmt()).map(|s| s.range);
             let start = range.map_or(0, |r| r.start);
             let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
@@ -493,9 +494,11 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
                     barrier.text().to_string(),
                     if barrier.is_grid() { "grid" } else { "block" },
                 ),
-                Change::Remove { .. } => {
-                    ("remove", range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(), "block")
-                }
+                Change::Remove { .. } => (
+                    "remove",
+                    range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(),
+                    if grid { "grid" } else { "block" },
+                ),
                 Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
             };
             (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
@@ -539,7 +542,7 @@ fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
 ///
 /// An OpenCL site's two variables (one per fence) give one barrier with the flags of those
 /// enabled.
-fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u32))>, Vec<StmtId>) {
+fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u32, bool))>, Vec<StmtId>) {
     let lang = inst.kernel.language;
     let mut out = vec![];
     let mut kept = vec![];
@@ -565,7 +568,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
             // Never instrumented: tile barriers stay as written (see `syncfix_instrument`).
             (Scope::Tile { .. }, _) => continue,
         };
-        let m = (v.weight, v.depth);
+        let m = (v.weight, v.depth, v.scope == Scope::Grid);
         match (v.kind, on) {
             (SiteKind::Before, true) => out.push((Change::Insert { stmt: v.stmt, barrier }, m)),
             (SiteKind::Split, true) => out.push((Change::InsertSplit { stmt: v.stmt, barrier }, m)),
@@ -581,7 +584,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
             _ => BarrierText::OpenClBlock,
         };
         let c = if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } };
-        out.push((c, (weight, depth)));
+        out.push((c, (weight, depth, false)));
     }
     upgrades(inst, &mut out);
     (out, kept)
@@ -590,7 +593,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
 /// Turns the removal of an OpenCL barrier and the insertion of a barrier with more fences
 /// right after it (nothing but blanks, `;` and comments between) into one [`Change::Upgrade`]
 /// of the user's barrier: its flags are rewritten in place.
-fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32))>) {
+fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
     if inst.kernel.language != Language::OpenCl {
         return;
     }

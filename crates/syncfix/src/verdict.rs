@@ -555,7 +555,7 @@ impl RepairSummary {
             R::Repaired => ("repaired", None),
             R::NoChange => ("no-change", None),
             R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
-            R::AssertionFailure => ("assertion", Some("an assertion fails; barriers cannot repair it".to_string())),
+            R::AssertionFailure => ("assertion", Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it".to_string())),
             R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
             R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
             R::Unknown(r) => ("unknown", Some(r.clone())),
