@@ -81,6 +81,8 @@ struct Plan<'a> {
     inserts: Vec<BarrierText>,
     /// Barriers between the read of the RHS and the write, block barriers first.
     splits: Vec<BarrierText>,
+    /// Barriers at the end of the loop's braced body.
+    ends: Vec<BarrierText>,
     remove: bool,
     /// The removal is an [`Change::Upgrade`]: the statement becomes `inserts` (no barrier is
     /// lost, so the fix stays safe).
@@ -107,6 +109,7 @@ fn plan<'a>(
             stmt,
             inserts: Vec::new(),
             splits: Vec::new(),
+            ends: Vec::new(),
             remove: false,
             upgrade: false,
             split: None,
@@ -144,6 +147,12 @@ fn plan<'a>(
                 }
                 p.remove = true;
             }
+            Change::InsertEnd { barrier, .. } => {
+                if body_close(source, stmts, id).is_none() {
+                    return Err(misfit("the statement is not a loop with a braced body"));
+                }
+                push_unique(&mut p.ends, barrier);
+            }
             Change::Upgrade { barrier, .. } => {
                 if stmt.barrier_call != Some(BarrierCall::Removable) {
                     return Err(misfit("the statement is not a removable barrier call"));
@@ -163,8 +172,21 @@ fn plan<'a>(
         // Stable: block barriers (in the order given) before grid barriers.
         p.inserts.sort_by_key(|b| b.is_grid());
         p.splits.sort_by_key(|b| b.is_grid());
+        p.ends.sort_by_key(|b| b.is_grid());
     }
     Ok(plans)
+}
+
+/// The offset of the `}` closing the braced body of loop statement `id`, if it has one.
+fn body_close(source: &str, stmts: &StmtTable, id: StmtId) -> Option<usize> {
+    let s = stmts.stmts.get(id)?;
+    if !s.kind.is_loop() {
+        return None;
+    }
+    let body = s.children.iter().map(|c| &stmts.stmts[*c]).find(|c| c.kind == StmtKind::Compound && c.parent == Some(id))?;
+    let close = body.range.end.checked_sub(1)?;
+    let src = source.as_bytes();
+    (body.range.start < close && src.get(close) == Some(&b'}') && src.get(body.range.start) == Some(&b'{')).then_some(close)
 }
 
 fn push_unique(v: &mut Vec<BarrierText>, b: BarrierText) {
@@ -377,6 +399,27 @@ fn emit(
 ) {
     let s = p.stmt;
     let r = s.range;
+    if let (false, Some(close)) = (p.ends.is_empty(), body_close(source, stmts, id)) {
+        let ends: Vec<&str> = p.ends.iter().map(|b| b.text()).collect();
+        match layout::indentation(source, close) {
+            // `}` on its own line: the barriers on lines of their own before it, indented as
+            // the body's last statement (or one step in from the brace).
+            Some((line, brace_indent)) => {
+                let last = stmts.stmts[id]
+                    .children
+                    .iter()
+                    .map(|c| &stmts.stmts[*c])
+                    .find(|c| c.kind == StmtKind::Compound)
+                    .and_then(|b| b.children.last())
+                    .and_then(|c| layout::indentation(source, stmts.stmts[*c].range.start))
+                    .map(|(_, i)| i.to_string());
+                let indent = last.unwrap_or_else(|| format!("{brace_indent}  "));
+                let text: String = ends.iter().map(|t| format!("{indent}{t}{nl}")).collect();
+                out.insert(line, Key::close(stmts, id), text);
+            }
+            None => out.insert(close, Key::close(stmts, id), format!("{} ", ends.join(" "))),
+        }
+    }
     let own_line = layout::indentation(source, r.start);
     let texts: Vec<&str> = p.inserts.iter().map(|b| b.text()).collect();
     if p.remove {

@@ -97,6 +97,13 @@ pub enum Change {
         /// The barrier between the read and the write.
         barrier: BarrierText,
     },
+    /// Insert a barrier at the end of loop statement `stmt`'s braced body, before its `}`.
+    InsertEnd {
+        /// The loop statement.
+        stmt: StmtId,
+        /// The barrier to insert.
+        barrier: BarrierText,
+    },
     /// Delete the barrier statement `stmt` (it has `barrier_call: Some(Removable)`).
     Remove {
         /// The barrier statement.
@@ -118,6 +125,7 @@ impl Change {
         match *self {
             Change::Insert { stmt, .. }
             | Change::InsertSplit { stmt, .. }
+            | Change::InsertEnd { stmt, .. }
             | Change::Remove { stmt }
             | Change::Upgrade { stmt, .. } => stmt,
         }

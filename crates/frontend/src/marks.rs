@@ -6,6 +6,8 @@
 //!   `if (c) {__syncfix_anchor(4); x = 1;}`. A statement that begins with a `#pragma` line
 //!   (`#pragma unroll` + loop) gets its marker after the previous token instead, since the
 //!   pragma must start its line and apply to the loop.
+//! - Before the `}` closing a loop's braced body: `__syncfix_anchor_end(N);` (N = the loop
+//!   statement), the end of each iteration.
 //! - Around the right-hand side of an assignment with a [`Split`](syncfix_kir::Split):
 //!   `({ __auto_type __syncfix_v = (RHS); __syncfix_split(N); __syncfix_v; })`, which clang-19
 //!   accepts in CUDA (C++) and OpenCL C alike.
@@ -40,6 +42,18 @@ pub fn needs_braces(stmts: &StmtTable, id: StmtId) -> bool {
                 parent_kind,
                 Some(StmtKind::If | StmtKind::For | StmtKind::While | StmtKind::Do)
             ))
+}
+
+/// The offset of the `}` that closes the braced body of loop statement `id` (`None` for
+/// another statement, or a body without braces).
+pub fn body_close(src: &[u8], stmts: &StmtTable, id: StmtId) -> Option<usize> {
+    let s = stmts.stmts.get(id)?;
+    if !s.kind.is_loop() {
+        return None;
+    }
+    let body = s.children.iter().map(|c| &stmts.stmts[*c]).find(|c| c.kind == StmtKind::Compound && c.parent == Some(id))?;
+    let close = body.range.end.checked_sub(1)?;
+    (body.range.start < close && src.get(close) == Some(&b'}') && src.get(body.range.start) == Some(&b'{')).then_some(close)
 }
 
 /// One piece of inserted text.
@@ -115,6 +129,15 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
             order: 2 * depth + 1,
             text: anchor,
         });
+        // The end of a loop's braced body: after the closings of the statements inside it.
+        if let Some(close) = body_close(src, stmts, id) {
+            ins.push(Insertion {
+                at: close,
+                phase: 0,
+                order: -2 * depth - 1,
+                text: format!("__syncfix_anchor_end({});", id.index()),
+            });
+        }
         if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
             let (a, b) = (split.rhs.start, split.rhs.end);
             if fits(a, b) && start <= a && b < end {
@@ -165,11 +188,12 @@ pub fn stmts_marked_on_lines(source: &str, stmts: &StmtTable, lines: &[u32]) -> 
     stmts
         .stmts
         .iter()
-        .filter(|(_, s)| {
+        .filter(|(id, s)| {
             let mut at = vec![s.range.start, s.range.end];
             if let Some(split) = &s.split {
                 at.extend([split.rhs.start, split.rhs.end]);
             }
+            at.extend(body_close(source.as_bytes(), stmts, *id));
             at.into_iter().any(|o| lines.contains(&line_of(o)))
         })
         .map(|(id, _)| id)

@@ -6,7 +6,8 @@
 //!   written somewhere (directly, or through a call: the call statement), and between the
 //!   read and the write of an assignment whose right-hand side reads such memory;
 //! - *scope boundaries*: before a conditional statement whose arms contain sites, and before a
-//!   loop and at the start of its body, for loops containing sites.
+//!   loop, at the start of its body and at the end of its (braced) body, for loops containing
+//!   sites.
 //!
 //! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
 //! kernels with more than one block); an OpenCL site gets three block variables, for
@@ -32,6 +33,8 @@ pub enum SiteKind {
     Before,
     /// A new barrier between the read and the write of the assignment statement.
     Split,
+    /// A new barrier at the end of the loop statement's braced body (before its `}`).
+    End,
     /// The user's barrier statement itself (disabling it removes the statement).
     Existing,
 }
@@ -140,8 +143,8 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     for (_, inst) in k.insts.iter() {
         let d = depth_of(inst.block);
         match &inst.kind {
-            InstKind::Anchor(a) if chosen.contains(&(a.stmt, a.split)) => {
-                let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
+            InstKind::Anchor(a) if chosen.contains(&(a.stmt, site_kind(a))) => {
+                let kind = site_kind(a);
                 for &f in new_fences {
                     let e = keys.entry((a.stmt, kind, Scope::Block, f)).or_insert((0, false));
                     e.0 = e.0.max(d);
@@ -198,10 +201,10 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
             let inst = out.insts[i].clone();
             match &inst.kind {
                 InstKind::Anchor(a) => {
-                    if !chosen.contains(&(a.stmt, a.split)) {
+                    let kind = site_kind(a);
+                    if !chosen.contains(&(a.stmt, kind)) {
                         continue;
                     }
-                    let kind = if a.split { SiteKind::Split } else { SiteKind::Before };
                     for (scope, sel) in new_fences.iter().map(|f| (Scope::Block, *f)).chain([(Scope::Grid, FenceSel::All)]) {
                         if let Some(v) = id_of.get(&(a.stmt, kind, scope, sel)) {
                             let fences = vars[v.index()].fences;
@@ -287,7 +290,7 @@ fn is_tile(scope: Scope) -> bool {
 }
 
 /// The statement boundaries that become sites: (statement, split).
-fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
+fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
     let racy = racy_objects(k);
     let stmts = &k.stmts.stmts;
     let main = k.main_file();
@@ -296,10 +299,10 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
     let mut access: SecondaryMap<StmtId, bool> = SecondaryMap::new();
     let mut in_rhs: SecondaryMap<StmtId, bool> = SecondaryMap::new();
     let mut out_rhs: SecondaryMap<StmtId, bool> = SecondaryMap::new();
-    let mut anchored: BTreeSet<(StmtId, bool)> = BTreeSet::new();
+    let mut anchored: BTreeSet<(StmtId, SiteKind)> = BTreeSet::new();
     for (_, inst) in k.insts.iter() {
         if let InstKind::Anchor(a) = inst.kind {
-            anchored.insert((a.stmt, a.split));
+            anchored.insert((a.stmt, site_kind(&a)));
         }
         // A specified external function's effect (`__reads_from`, `__writes_to`) accesses
         // its object at the call statement, as a load or store does.
@@ -326,19 +329,19 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
             }
         }
     }
-    let mut chosen: BTreeSet<(StmtId, bool)> = BTreeSet::new();
+    let mut chosen: BTreeSet<(StmtId, SiteKind)> = BTreeSet::new();
     for (s, _) in stmts.iter() {
         if access[s] {
-            chosen.insert((s, false));
+            chosen.insert((s, SiteKind::Before));
         }
         if in_rhs[s] && out_rhs[s] {
-            chosen.insert((s, true));
+            chosen.insert((s, SiteKind::Split));
         }
     }
     // Scope boundaries, bottom-up: a statement "has sites" if it or a descendant does.
     let mut has: SecondaryMap<StmtId, bool> = SecondaryMap::new();
     for (s, _) in stmts.iter() {
-        if chosen.contains(&(s, false)) || chosen.contains(&(s, true)) {
+        if chosen.contains(&(s, SiteKind::Before)) || chosen.contains(&(s, SiteKind::Split)) {
             for a in k.stmts.ancestors(s) {
                 has[a] = true;
             }
@@ -349,19 +352,33 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, bool)> {
             continue;
         }
         if st.kind.is_conditional() || st.kind.is_loop() {
-            chosen.insert((s, false));
+            chosen.insert((s, SiteKind::Before));
         }
         if st.kind.is_loop() {
-            // The first statement of the loop body runs once per iteration.
+            // The first statement of the loop body runs once per iteration, and so does the
+            // end of the body (where a barrier also orders the last iteration's accesses
+            // before what follows the loop).
             for c in body_starts(k, s) {
-                chosen.insert((c, false));
+                chosen.insert((c, SiteKind::Before));
             }
+            chosen.insert((s, SiteKind::End));
         }
     }
     let _ = StmtKind::Compound;
     // Only boundaries the front end actually marked in the IR can host a site.
     chosen.retain(|x| anchored.contains(x));
     chosen
+}
+
+/// The site kind an anchor marks.
+fn site_kind(a: &syncfix_kir::Anchor) -> SiteKind {
+    if a.end {
+        SiteKind::End
+    } else if a.split {
+        SiteKind::Split
+    } else {
+        SiteKind::Before
+    }
 }
 
 /// The statements that start a loop's body.

@@ -117,7 +117,9 @@ impl Display for InstKind {
                     BarrierOrigin::Candidate => write!(f, " candidate"),
                 }
             }
-            InstKind::Anchor(a) => write!(f, "anchor {}{}", a.stmt, if a.split { " split" } else { "" }),
+            InstKind::Anchor(a) => {
+                write!(f, "anchor {}{}{}", a.stmt, if a.split { " split" } else { "" }, if a.end { " end" } else { "" })
+            }
             InstKind::Assert { cond, kind, global } => {
                 write!(f, "assert.{}{} {cond}", lower(kind), if *global { ".global" } else { "" })
             }

@@ -322,11 +322,14 @@ pub enum LogQuery {
 
 /// A source statement boundary left by the front end: the program point just before the
 /// statement (`split == false`), or between the read and the write of an assignment
-/// (`split == true`). It has no semantics; the instrumenter turns chosen ones into sites.
+/// (`split == true`), or, for a loop statement (`end == true`), the end of its body (after
+/// the body's last statement, before the next iteration). It has no semantics; the
+/// instrumenter turns chosen ones into sites.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Anchor {
     pub stmt: StmtId,
     pub split: bool,
+    pub end: bool,
 }
 
 #[derive(Clone, PartialEq, Debug)]

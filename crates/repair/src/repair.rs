@@ -87,7 +87,8 @@ pub fn costs(inst: &Instrumented) -> Costs {
     let mut order: Vec<usize> = (0..inst.vars.len()).collect();
     order.sort_by_key(|&i| {
         let v = &inst.vars[i];
-        (inst.kernel.stmts.stmts[v.stmt].range.start, v.kind, v.scope)
+        let r = inst.kernel.stmts.stmts[v.stmt].range;
+        (if v.kind == SiteKind::End { r.end } else { r.start }, v.kind, v.scope)
     });
     let mut rank = vec![0u64; inst.vars.len()];
     for (r, i) in order.into_iter().enumerate() {
@@ -514,7 +515,16 @@ fn learn(
                 return Learned::Stop(Outcome::AssertionFailure(Box::new(t.clone())));
             }
             *all_exact = false;
-            push(clauses, seen, off);
+            // Tighter first: the sites the trace reached before the assertion (a barrier
+            // elsewhere does not change this trace); every site off if that turns out too
+            // tight (the constraints unsatisfiable).
+            let reached: Vec<Lit> = t.reached.iter().map(|v| Lit { var: *v, positive: true }).collect();
+            let (lits, widened) =
+                if !reached.is_empty() && reached.len() < off.len() { (reached, Some(Clause(off))) } else { (off, None) };
+            if push(clauses, seen, lits) {
+                wider.resize(clauses.len() - 1, None);
+                wider.push(widened);
+            }
             return Learned::Clause;
         }
         Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => {

@@ -431,7 +431,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
     if changes.is_empty() {
         return Ok(RepairReport { status: RepairStatus::NoChange, fix: None, patched: None, findings, inserted: 0, removed: 0, upgraded: 0, timings, assumptions: vec![], bounded, removals: vec![], changes: vec![] });
     }
-    let inserted = changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. })).count();
+    let inserted =
+        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertEnd { .. })).count();
     let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
     let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
     let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
@@ -486,11 +487,19 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
         .map(|c| {
             let (weight, loop_depth, grid) = meta.get(c).copied().unwrap_or((0, 0, false));
             let range = compiled.ast.stmts.stmts.get(c.stmt()).map(|s| s.range);
-            let start = range.map_or(0, |r| r.start);
+            // An insertion at the end of a loop body stands on the line of its `}`.
+            let start = match c {
+                Change::InsertEnd { .. } => range.map_or(0, |r| r.end.saturating_sub(1)),
+                _ => range.map_or(0, |r| r.start),
+            };
             let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
             let (kind, barrier, scope) = match c {
-                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } => (
-                    if matches!(c, Change::Insert { .. }) { "insert" } else { "insert-split" },
+                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } | Change::InsertEnd { barrier, .. } => (
+                    match c {
+                        Change::InsertSplit { .. } => "insert-split",
+                        Change::InsertEnd { .. } => "insert-end",
+                        _ => "insert",
+                    },
                     barrier.text().to_string(),
                     if barrier.is_grid() { "grid" } else { "block" },
                 ),
@@ -547,7 +556,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
     let mut out = vec![];
     let mut kept = vec![];
     // OpenCL insertions: (statement, split) -> (local, global, weight, depth).
-    let mut opencl: std::collections::BTreeMap<(StmtId, bool), (bool, bool, u64, u32)> = Default::default();
+    let mut opencl: std::collections::BTreeMap<(StmtId, SiteKind), (bool, bool, u64, u32)> = Default::default();
     for (i, v) in inst.vars.iter().enumerate() {
         let on = assignment.get(i).copied().unwrap_or(false);
         let barrier = match (v.scope, lang) {
@@ -559,7 +568,7 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
                         syncfix_kir::Fences::Const { local, global } => (local, global),
                         syncfix_kir::Fences::Dynamic(_) => (true, true),
                     };
-                    let e = opencl.entry((v.stmt, v.kind == SiteKind::Split)).or_default();
+                    let e = opencl.entry((v.stmt, v.kind)).or_default();
                     *e = (e.0 || local, e.1 || global, e.2.max(v.weight), e.3.max(v.depth));
                     continue;
                 }
@@ -571,19 +580,24 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
         let m = (v.weight, v.depth, v.scope == Scope::Grid);
         match (v.kind, on) {
             (SiteKind::Before, true) => out.push((Change::Insert { stmt: v.stmt, barrier }, m)),
+            (SiteKind::End, true) => out.push((Change::InsertEnd { stmt: v.stmt, barrier }, m)),
             (SiteKind::Split, true) => out.push((Change::InsertSplit { stmt: v.stmt, barrier }, m)),
             (SiteKind::Existing, false) => out.push((Change::Remove { stmt: v.stmt }, m)),
             (SiteKind::Existing, true) => kept.push(v.stmt),
             _ => {}
         }
     }
-    for ((stmt, split), (local, global, weight, depth)) in opencl {
+    for ((stmt, kind), (local, global, weight, depth)) in opencl {
         let barrier = match (local, global) {
             (true, false) => BarrierText::OpenClLocal,
             (false, true) => BarrierText::OpenClGlobal,
             _ => BarrierText::OpenClBlock,
         };
-        let c = if split { Change::InsertSplit { stmt, barrier } } else { Change::Insert { stmt, barrier } };
+        let c = match kind {
+            SiteKind::Split => Change::InsertSplit { stmt, barrier },
+            SiteKind::End => Change::InsertEnd { stmt, barrier },
+            _ => Change::Insert { stmt, barrier },
+        };
         out.push((c, (weight, depth, false)));
     }
     upgrades(inst, &mut out);
@@ -687,13 +701,16 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
     for k in &compiled.kernels {
         let inst = instrument(k, &opts.instrument);
         for v in &inst.vars {
-            let (line, col) = k.main_file().line_col(k.stmts.stmts[v.stmt].range.start);
+            let range = k.stmts.stmts[v.stmt].range;
+            let at = if v.kind == SiteKind::End { range.end.saturating_sub(1) } else { range.start };
+            let (line, col) = k.main_file().line_col(at);
             out.push(Site {
                 line,
                 col,
                 kind: match v.kind {
                     SiteKind::Before => "before",
                     SiteKind::Split => "split",
+                    SiteKind::End => "end",
                     SiteKind::Existing => "existing",
                 },
                 scope: match v.scope {

@@ -90,3 +90,21 @@ fn a_race_inside_an_opencl_inline_function_is_found() {
         "verified"
     );
 }
+
+#[test]
+fn the_end_of_a_loop_body_is_a_barrier_site() {
+    // GPUVerify's inference_tests/access_means_enabled with its inner barrier deleted: the
+    // outer loop's invariant says no write to A is logged at its head, so the writes of the
+    // inner loop must be ordered after its last iteration, on the way back to the outer head:
+    // at the end of a loop body, where no statement starts.
+    let src = "kernel void foo() {\n    local int A[32];\n    A[get_local_id(0)] = 42;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    for(int j = 0; __global_invariant(__no_read(A)), __global_invariant(__no_write(A)), j < get_group_id(0); j++) {\n      for(int k = 0; k < get_group_id(0); k++) {\n        if(j > get_local_id(0)) {\n            for(int i = 0; i < get_group_id(0); i++) {\n                A[get_local_id(0)] += 42;\n            }\n        }\n      }\n    }\n    A[(get_local_id(0) + 1) % 32] = 1;\n}\n";
+    let opts = options(Language::OpenCl, [32, 1, 1], [32, 1, 1]);
+    let r = repair(src, &opts);
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    assert!(r.changes.iter().any(|c| c.kind == "insert-end"), "{:?}", r.changes);
+    let patched = r.patched.expect("a patched kernel");
+    let lines: Vec<&str> = patched.lines().map(str::trim).collect();
+    let b = lines.iter().enumerate().skip(4).find(|(_, l)| **l == "barrier(CLK_LOCAL_MEM_FENCE);").map(|(i, _)| i).expect("a new barrier");
+    assert_eq!(lines[b + 1], "}", "{patched}");
+    verifies_and_is_minimal(&patched, &opts);
+}

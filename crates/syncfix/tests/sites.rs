@@ -55,6 +55,7 @@ fn conditionals_and_loops_containing_sites_get_scope_sites() {
             "5:3 before block w1",   // before the loop
             "6:5 before block w10",  // the loop body's start
             "7:5 before block w10",  // the access in the loop
+            "8:3 end block w10",     // the end of the loop body, before its `}`
         ]
     );
 }

@@ -86,6 +86,9 @@ pub struct Trace {
     pub exact: bool,
     /// Values of the kernel's scalar parameters in the model: (parameter index, bits).
     pub params: Vec<(usize, u128)>,
+    /// The disabled barrier variables whose barriers the trace reached before its defect (the
+    /// failing thread's, for an assertion): GPURepair's clause for an assertion.
+    pub reached: Vec<VarId>,
 }
 
 fn eval_bool<'ctx>(m: &Model<'ctx>, b: &Bool<'ctx>) -> bool {
@@ -99,7 +102,7 @@ fn eval_bv<'ctx>(m: &Model<'ctx>, b: &BV<'ctx>) -> u64 {
 pub(crate) fn extract<'ctx>(
     ctx: &'ctx Context,
     k: &Kernel,
-    _cfg: &Cfg,
+    cfg: &Cfg,
     enc: &Encoding<'ctx>,
     m: &Model<'ctx>,
     assignment: &[bool],
@@ -231,5 +234,24 @@ pub(crate) fn extract<'ctx>(
             (*i, v)
         })
         .collect();
-    Some(Trace { defect, threads, same_group, assignment: assignment.to_vec(), exact, params })
+    // GPURepair's clause for a failing assertion (§2.4): the disabled barriers of the trace,
+    // those the failing thread reached before it (both threads, for the other defects).
+    let reached = enc
+        .barriers
+        .iter()
+        .filter(|b| b.pos < prop.pos)
+        .filter(|b| match prop.kind {
+            // A loop invariant not maintained: only the iteration that broke it counts.
+            PropKind::Assert { inst, thread, kind: AssertKind::LoopInvariant, first_iteration: false } => {
+                eval_bool(m, &b.pred[thread]) && cfg.loop_of[k.insts[inst].block].is_some_and(|l| b.loops.contains(&l))
+            }
+            PropKind::Assert { thread, .. } => eval_bool(m, &b.pred[thread]),
+            _ => eval_bool(m, &b.pred[0]) && eval_bool(m, &b.pred[1]),
+        })
+        .filter_map(|b| b.var)
+        .filter(|v| disabled(*v))
+        .collect::<BTreeSet<VarId>>()
+        .into_iter()
+        .collect();
+    Some(Trace { defect, threads, same_group, assignment: assignment.to_vec(), exact, params, reached })
 }

@@ -312,6 +312,7 @@ extern "C" __device__ int vprintf(const char *format, const char *args);
 extern "C" {
 /* Statement boundaries left by syncfix's front end (never in user code). */
 __device__ void __syncfix_anchor(int);
+__device__ void __syncfix_anchor_end(int);
 __device__ void __syncfix_split(int);
 /* A grid-wide barrier (cooperative groups). */
 __device__ void __syncfix_grid_sync(void);

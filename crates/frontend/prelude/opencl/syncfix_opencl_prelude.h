@@ -51,6 +51,7 @@ void work_group_barrier(cl_mem_fence_flags flags);
 
 /* Statement boundaries left by syncfix's front end (never in user code). */
 void __syncfix_anchor(int);
+void __syncfix_anchor_end(int);
 void __syncfix_split(int);
 
 /* GPUVerify's annotation language. */

@@ -25,7 +25,7 @@ enum Known {
     GridBarrier,
     /// `__syncfix_tile_sync(size)`: the prelude's cooperative-groups tile barrier.
     TileBarrier,
-    Anchor { split: bool },
+    Anchor { split: bool, end: bool },
     /// Intrinsics with no effect on races or control flow.
     Ignore,
     SMax,
@@ -101,8 +101,9 @@ fn classify(name: &str) -> Option<Known> {
         "barrier" | "work_group_barrier" => Known::OpenClBarrier,
         "__syncfix_grid_sync" => Known::GridBarrier,
         "__syncfix_tile_sync" => Known::TileBarrier,
-        "__syncfix_anchor" => Known::Anchor { split: false },
-        "__syncfix_split" => Known::Anchor { split: true },
+        "__syncfix_anchor" => Known::Anchor { split: false, end: false },
+        "__syncfix_split" => Known::Anchor { split: true, end: false },
+        "__syncfix_anchor_end" => Known::Anchor { split: false, end: true },
         _ => return None,
     })
 }
@@ -194,11 +195,11 @@ impl<'a> Lowerer<'a> {
                 self.barrier(frame, cur, Scope::Block, fences, span);
                 None
             }
-            Some(Known::Anchor { split }) => {
+            Some(Known::Anchor { split, end }) => {
                 let n = scalar_arg(0)?.as_const().ok_or_else(|| unsupported("a statement marker with a non-constant id", loc))?;
                 let stmt = StmtId::new(n as usize);
                 if stmt.index() < self.k.stmts.stmts.len() {
-                    self.push(cur, InstKind::Anchor(Anchor { stmt, split }), 0, span);
+                    self.push(cur, InstKind::Anchor(Anchor { stmt, split, end }), 0, span);
                 }
                 None
             }

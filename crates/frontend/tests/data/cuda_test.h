@@ -10,6 +10,7 @@
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 extern "C" __device__ void __syncfix_anchor(int);
+extern "C" __device__ void __syncfix_anchor_end(int);
 extern "C" __device__ void __syncfix_split(int);
 
 typedef __SIZE_TYPE__ size_t;

@@ -1,6 +1,7 @@
 /* Test prelude for OpenCL (force-included with -include, after clang's default OpenCL header
    from -Xclang -finclude-default-header): the marker functions and GPUVerify's annotations. */
 void __syncfix_anchor(int);
+void __syncfix_anchor_end(int);
 void __syncfix_split(int);
 
 /* GPUVerify's annotation language, as plain declarations. */

@@ -281,7 +281,8 @@ impl KernelParser {
             }
             ["anchor"] => {
                 let stmt = StmtId::from_u32(c.entity("stmt", "a statement (`stmt3`)")?);
-                InstKind::Anchor(Anchor { stmt, split: c.eat("split") })
+                let split = c.eat("split");
+                InstKind::Anchor(Anchor { stmt, split, end: c.eat("end") })
             }
             ["assert", kind, rest @ ..] => {
                 let kind = by_name(&ASSERT_KINDS, kind).ok_or_else(|| c.error_at(at, format!("unknown assertion kind `{kind}`")))?;
