@@ -6,8 +6,9 @@
 //!   written somewhere (directly, or through a call: the call statement), and between the
 //!   read and the write of an assignment whose right-hand side reads such memory;
 //! - *scope boundaries*: before a conditional statement whose arms contain sites, and before a
-//!   loop, at the start of its body and at the end of its (braced) body, for loops containing
-//!   sites.
+//!   loop and at the start of its body, for loops containing sites; and at the end of a loop's
+//!   braced body when it ends with a conditional or a loop (after a plain statement the next
+//!   iteration's start and the statement after the loop are the same program points).
 //!
 //! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
 //! kernels with more than one block); an OpenCL site gets three block variables, for
@@ -356,18 +357,33 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
         }
         if st.kind.is_loop() {
             // The first statement of the loop body runs once per iteration, and so does the
-            // end of the body (where a barrier also orders the last iteration's accesses
-            // before what follows the loop).
+            // end of the body. The end is a site of its own only where the body ends with a
+            // conditional or a loop: after a plain statement, the next iteration's first
+            // statement and the statement after the loop offer the same program points.
             for c in body_starts(k, s) {
                 chosen.insert((c, SiteKind::Before));
             }
-            chosen.insert((s, SiteKind::End));
+            if ends_with_control(k, s) {
+                chosen.insert((s, SiteKind::End));
+            }
         }
     }
     let _ = StmtKind::Compound;
     // Only boundaries the front end actually marked in the IR can host a site.
     chosen.retain(|x| anchored.contains(x));
     chosen
+}
+
+/// Whether loop `l`'s braced body ends with a conditional or a loop statement.
+fn ends_with_control(k: &Kernel, l: StmtId) -> bool {
+    let stmts = &k.stmts.stmts;
+    stmts[l]
+        .children
+        .iter()
+        .map(|c| &stmts[*c])
+        .find(|c| c.kind == StmtKind::Compound)
+        .and_then(|body| body.children.iter().max_by_key(|c| stmts[**c].range.start))
+        .is_some_and(|last| stmts[*last].kind.is_loop() || stmts[*last].kind.is_conditional())
 }
 
 /// The site kind an anchor marks.

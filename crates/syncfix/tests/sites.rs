@@ -38,6 +38,13 @@ fn read_only_memory_offers_no_sites() {
 }
 
 #[test]
+fn a_loop_body_ending_with_a_conditional_gets_an_end_site() {
+    let src = "__global__ void k(int *A, int n) {\n  for (int i = 0; i < n; i++) {\n    if (threadIdx.x < 4) {\n      A[threadIdx.x] = i;\n    }\n  }\n}\n";
+    let s = cuda(src, 64, 1);
+    assert!(s.contains(&"6:3 end block w10".to_string()), "{s:?}");
+}
+
+#[test]
 fn an_assignment_reading_memory_gets_a_split_site() {
     let s = cuda("__global__ void k(int *A) { A[threadIdx.x] = A[threadIdx.x + 1]; }\n", 64, 1);
     assert_eq!(s, vec!["1:29 before block w1", "1:29 split block w1"]);
@@ -55,7 +62,6 @@ fn conditionals_and_loops_containing_sites_get_scope_sites() {
             "5:3 before block w1",   // before the loop
             "6:5 before block w10",  // the loop body's start
             "7:5 before block w10",  // the access in the loop
-            "8:3 end block w10",     // the end of the loop body, before its `}`
         ]
     );
 }
