@@ -576,11 +576,6 @@ impl RepairSummary {
         });
         let t = &report.timings;
         RepairSummary {
-            schema: REPAIR_SCHEMA.into(),
-            command: command.into(),
-            file: file.into(),
-            status: status.into(),
-            exit_code,
             reason,
             bound: report.bounded,
             applicability,
@@ -608,6 +603,7 @@ impl RepairSummary {
                 barrier_variables: t.barrier_vars,
                 total_ms: ms(total),
             },
+            ..RepairSummary::failure(command, file, status, "", exit_code, total)
         }
     }
 }

@@ -12,6 +12,7 @@ fn inserted(src: &str, local: u32, groups: u32) -> Result<Vec<String>, String> {
     let opts = options(Language::OpenCl, [local, 1, 1], [groups, 1, 1]);
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::OpenCl, src);
+    // (An error is part of the answer here, so not `repair_with`.)
     let r = syncfix::repair(&path, src, &opts).map_err(|e| e.to_string())?;
     if !matches!(r.status, RepairStatus::Repaired) {
         return Err(format!("{:?}", r.status));
@@ -63,10 +64,7 @@ fn a_barrier_whose_fences_are_too_weak_is_upgraded_in_place() {
     // rewrites its flags (a safe change: no barrier is lost) rather than removing it and
     // inserting a second one.
     let src = "__kernel void k(__global int *G, __local int *L) {\n  int i = get_local_id(0);\n  G[get_global_id(0)] = i;\n  L[i] = i;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  int a = G[get_group_id(0) * 16 + (i + 1) % 16] + L[(i + 1) % 16];\n  G[get_group_id(0) * 16 + (i + 2) % 16] = a;\n}\n";
-    let opts = options(Language::OpenCl, [16, 1, 1], [2, 1, 1]);
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), Language::OpenCl, src);
-    let r = syncfix::repair(&path, src, &opts).unwrap();
+    let r = repair_with(src, &options(Language::OpenCl, [16, 1, 1], [2, 1, 1]));
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!((r.upgraded, r.removed), (1, 0), "{:?}", r.changes);
     let up = r.changes.iter().find(|c| c.kind == "upgrade").expect("an upgrade");

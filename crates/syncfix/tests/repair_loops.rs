@@ -8,14 +8,8 @@
 mod common;
 
 use common::*;
-use syncfix::{Language, Options, RepairReport, RepairStatus};
+use syncfix::{Language, Options, RepairStatus};
 
-fn repair(src: &str, opts: &Options) -> RepairReport {
-    let dir = tempfile::tempdir().unwrap();
-    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
-    let path = write(dir.path(), lang, src);
-    syncfix::repair(&path, src, opts).expect("the repair runs")
-}
 
 /// The lines of `patched` that are barrier statements.
 fn barrier_lines(patched: &str) -> Vec<usize> {
@@ -42,7 +36,7 @@ fn verifies_and_is_minimal(patched: &str, opts: &Options) {
 fn a_loop_over_a_parameter_gets_the_missing_barrier_and_keeps_its_own() {
     let src = "__global__ void tiled(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  for (int i = 0; i < n; i++) {\n    tile[threadIdx.x] = in[i * 64 + threadIdx.x];\n    __syncthreads();\n    out[i * 64 + threadIdx.x] = tile[(threadIdx.x + 1) % 64];\n  }\n}\n";
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    let r = repair(src, &opts);
+    let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     assert_eq!(barrier_lines(&patched).len(), 2, "{patched}");
@@ -56,7 +50,7 @@ fn a_barrier_deleted_from_a_loop_nest_is_found_in_few_verifier_calls() {
     // there); keeping the kernel's barriers finds the inner one at once.
     let src = "__kernel void k(__global float *buf, int n) {\n  __local float a[17];\n  __local float b[17];\n  int t = get_local_id(0);\n  for (int i = n; i > 0; i -= 4) {\n    for (int c = 0; c < i; c += 12) {\n      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n      a[t] = buf[c + t];\n      for (int j = 0; j < 4; j += 2) {\n        barrier(CLK_LOCAL_MEM_FENCE);\n        b[t] = a[t + 1] + a[t];\n        a[t] = b[t + 1] + b[t];\n      }\n      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n      buf[c + t] = a[t];\n    }\n  }\n}\n";
     let opts = options(Language::OpenCl, [16, 1, 1], [1, 1, 1]);
-    let r = repair(src, &opts);
+    let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     assert!(r.timings.verifier_calls <= 15, "{} verifier calls", r.timings.verifier_calls);
@@ -69,7 +63,7 @@ fn a_call_to_an_always_inline_function_is_a_barrier_site() {
     // the function (where every other caller would pay for it).
     let src = "__attribute__((always_inline)) inline void use(local int *A, global int *out) {\n  out[get_global_id(0)] = A[(get_local_id(0) + 1) % 64];\n}\nkernel void k(local int *A, global int *out) {\n  A[get_local_id(0)] = 1;\n  use(A, out);\n}\n";
     let opts = options(Language::OpenCl, [64, 1, 1], [4, 1, 1]);
-    let r = repair(src, &opts);
+    let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     let lines: Vec<&str> = patched.lines().map(str::trim).collect();
@@ -99,7 +93,7 @@ fn the_end_of_a_loop_body_is_a_barrier_site() {
     // at the end of a loop body, where no statement starts.
     let src = "kernel void foo() {\n    local int A[32];\n    A[get_local_id(0)] = 42;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    for(int j = 0; __global_invariant(__no_read(A)), __global_invariant(__no_write(A)), j < get_group_id(0); j++) {\n      for(int k = 0; k < get_group_id(0); k++) {\n        if(j > get_local_id(0)) {\n            for(int i = 0; i < get_group_id(0); i++) {\n                A[get_local_id(0)] += 42;\n            }\n        }\n      }\n    }\n    A[(get_local_id(0) + 1) % 32] = 1;\n}\n";
     let opts = options(Language::OpenCl, [32, 1, 1], [32, 1, 1]);
-    let r = repair(src, &opts);
+    let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert!(r.changes.iter().any(|c| c.kind == "insert-end"), "{:?}", r.changes);
     let patched = r.patched.expect("a patched kernel");

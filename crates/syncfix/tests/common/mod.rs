@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use syncfix::{Language, Launch, Options, Status};
+use syncfix::{Language, Launch, Options, RepairReport, Status};
 
 /// Options for a launch of `block` x `grid` in `lang`.
 pub fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
@@ -37,6 +37,13 @@ pub fn verdict_with(src: &str, opts: &Options) -> String {
             }
         }
     }
+}
+
+/// `syncfix::repair` on `src`, written to a temporary file in `opts`' language.
+pub fn repair_with(src: &str, opts: &Options) -> RepairReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), opts.frontend.language.unwrap_or(Language::Cuda), src);
+    syncfix::repair(&path, src, opts).expect("the repair runs")
 }
 
 /// [`verdict_with`] for a 1-D CUDA launch.
