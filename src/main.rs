@@ -336,9 +336,7 @@ fn main() -> ExitCode {
                 if command == "verify" {
                     return ExitCode::from(fail(true, &file, f, started));
                 }
-                eprint!("{}", f.text);
-                print_json(&syncfix::verdict::RepairSummary::failure(command, &file, "error", &f.text, code, started.elapsed()));
-                return ExitCode::from(code);
+                return ExitCode::from(fail_repair_like(true, command, &file, f, started));
             }
             let _ = e.print();
             return ExitCode::from(code);
@@ -858,14 +856,12 @@ fn print_findings(findings: &[syncfix::Finding], lang: Language, file: &str) {
 /// run that gave no report (timeout, an error of the front end or the verifier).
 /// A `repair` or `audit` run that failed before a result: the message on stderr and, under
 /// `--format json`, a `syncfix.repair/1` object of status `error` (or `timeout`) on stdout.
-fn fail_repair_like(json: bool, what: &str, c: &CommonArgs, f: Failure, started: Instant) -> u8 {
-    let code = fail(false, "", Failure { code: f.code, stage: f.stage, text: f.text.clone() }, started);
+fn fail_repair_like(json: bool, what: &str, file: &str, f: Failure, started: Instant) -> u8 {
     if json {
         let status = if f.code == exit::TIMEOUT { "timeout" } else { "error" };
-        let file = c.file.display().to_string();
-        print_json(&syncfix::verdict::RepairSummary::failure(what, &file, status, &f.text, code, started.elapsed()));
+        print_json(&syncfix::verdict::RepairSummary::failure(what, file, status, &f.text, f.code, started.elapsed()));
     }
-    code
+    fail(false, "", f, started)
 }
 
 fn run_repair_like(
@@ -886,9 +882,9 @@ fn run_repair_like(
         Ok(r) => r,
         Err(syncfix::Error::Frontend(FrontendError::Timeout)) => {
             let text = format!("syncfix: {what} timed out; {TIMEOUT_HINT}");
-            return Err(fail_repair_like(json, what, c, Failure { code: exit::TIMEOUT, stage: "timeout", text }, started));
+            return Err(fail_repair_like(json, what, &c.file.display().to_string(), Failure { code: exit::TIMEOUT, stage: "timeout", text }, started));
         }
-        Err(e) => return Err(fail_repair_like(json, what, c, error_failure(&e, &c.file), started)),
+        Err(e) => return Err(fail_repair_like(json, what, &c.file.display().to_string(), error_failure(&e, &c.file), started)),
     };
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
@@ -903,7 +899,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
     let (text, mut opts) = match setup(c, None) {
         Ok(x) => x,
-        Err(f) => return fail_repair_like(a.format == Format::Json, "audit", c, f, started),
+        Err(f) => return fail_repair_like(a.format == Format::Json, "audit", &c.file.display().to_string(), f, started),
     };
     if let Some(w) = a.loop_depth_weight {
         opts.instrument.loop_depth_weight = w;
@@ -996,7 +992,7 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
     let json = a.format == Format::Json;
     let (text, opts) = match setup(c, Some(a)) {
         Ok(x) => x,
-        Err(f) => return fail_repair_like(json, "repair", c, f, started),
+        Err(f) => return fail_repair_like(json, "repair", &c.file.display().to_string(), f, started),
     };
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);

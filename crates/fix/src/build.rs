@@ -148,7 +148,7 @@ fn plan<'a>(
                 p.remove = true;
             }
             Change::InsertEnd { barrier, .. } => {
-                if body_close(source, stmts, id).is_none() {
+                if stmts.loop_body_close(source.as_bytes(), id).is_none() {
                     return Err(misfit("the statement is not a loop with a braced body"));
                 }
                 push_unique(&mut p.ends, barrier);
@@ -175,18 +175,6 @@ fn plan<'a>(
         p.ends.sort_by_key(|b| b.is_grid());
     }
     Ok(plans)
-}
-
-/// The offset of the `}` closing the braced body of loop statement `id`, if it has one.
-fn body_close(source: &str, stmts: &StmtTable, id: StmtId) -> Option<usize> {
-    let s = stmts.stmts.get(id)?;
-    if !s.kind.is_loop() {
-        return None;
-    }
-    let body = s.children.iter().map(|c| &stmts.stmts[*c]).find(|c| c.kind == StmtKind::Compound && c.parent == Some(id))?;
-    let close = body.range.end.checked_sub(1)?;
-    let src = source.as_bytes();
-    (body.range.start < close && src.get(close) == Some(&b'}') && src.get(body.range.start) == Some(&b'{')).then_some(close)
 }
 
 fn push_unique(v: &mut Vec<BarrierText>, b: BarrierText) {
@@ -399,18 +387,15 @@ fn emit(
 ) {
     let s = p.stmt;
     let r = s.range;
-    if let (false, Some(close)) = (p.ends.is_empty(), body_close(source, stmts, id)) {
+    if let (false, Some(close)) = (p.ends.is_empty(), stmts.loop_body_close(source.as_bytes(), id)) {
         let ends: Vec<&str> = p.ends.iter().map(|b| b.text()).collect();
         match layout::indentation(source, close) {
             // `}` on its own line: the barriers on lines of their own before it, indented as
             // the body's last statement (or one step in from the brace).
             Some((line, brace_indent)) => {
-                let last = stmts.stmts[id]
-                    .children
-                    .iter()
-                    .map(|c| &stmts.stmts[*c])
-                    .find(|c| c.kind == StmtKind::Compound)
-                    .and_then(|b| b.children.last())
+                let last = stmts
+                    .loop_body(id)
+                    .and_then(|b| stmts.stmts[b].children.last())
                     .and_then(|c| layout::indentation(source, stmts.stmts[*c].range.start))
                     .map(|(_, i)| i.to_string());
                 let indent = last.unwrap_or_else(|| format!("{brace_indent}  "));

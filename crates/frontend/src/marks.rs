@@ -44,18 +44,6 @@ pub fn needs_braces(stmts: &StmtTable, id: StmtId) -> bool {
             ))
 }
 
-/// The offset of the `}` that closes the braced body of loop statement `id` (`None` for
-/// another statement, or a body without braces).
-pub fn body_close(src: &[u8], stmts: &StmtTable, id: StmtId) -> Option<usize> {
-    let s = stmts.stmts.get(id)?;
-    if !s.kind.is_loop() {
-        return None;
-    }
-    let body = s.children.iter().map(|c| &stmts.stmts[*c]).find(|c| c.kind == StmtKind::Compound && c.parent == Some(id))?;
-    let close = body.range.end.checked_sub(1)?;
-    (body.range.start < close && src.get(close) == Some(&b'}') && src.get(body.range.start) == Some(&b'{')).then_some(close)
-}
-
 /// One piece of inserted text.
 struct Insertion {
     at: usize,
@@ -130,7 +118,7 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
             text: anchor,
         });
         // The end of a loop's braced body: after the closings of the statements inside it.
-        if let Some(close) = body_close(src, stmts, id) {
+        if let Some(close) = stmts.loop_body_close(src, id) {
             ins.push(Insertion {
                 at: close,
                 phase: 0,
@@ -193,7 +181,7 @@ pub fn stmts_marked_on_lines(source: &str, stmts: &StmtTable, lines: &[u32]) -> 
             if let Some(split) = &s.split {
                 at.extend([split.rhs.start, split.rhs.end]);
             }
-            at.extend(body_close(source.as_bytes(), stmts, *id));
+            at.extend(stmts.loop_body_close(source.as_bytes(), *id));
             at.into_iter().any(|o| lines.contains(&line_of(o)))
         })
         .map(|(id, _)| id)

@@ -377,12 +377,9 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
 /// Whether loop `l`'s braced body ends with a conditional or a loop statement.
 fn ends_with_control(k: &Kernel, l: StmtId) -> bool {
     let stmts = &k.stmts.stmts;
-    stmts[l]
-        .children
-        .iter()
-        .map(|c| &stmts[*c])
-        .find(|c| c.kind == StmtKind::Compound)
-        .and_then(|body| body.children.iter().max_by_key(|c| stmts[**c].range.start))
+    k.stmts
+        .loop_body(l)
+        .and_then(|body| stmts[body].children.iter().max_by_key(|c| stmts[**c].range.start))
         .is_some_and(|last| stmts[*last].kind.is_loop() || stmts[*last].kind.is_conditional())
 }
 

@@ -196,6 +196,24 @@ impl StmtTable {
     pub fn ancestors(&self, id: StmtId) -> impl Iterator<Item = StmtId> + '_ {
         std::iter::successors(Some(id), move |s| self.stmts[*s].parent)
     }
+
+    /// The compound statement that is loop statement `id`'s body (`None` for another
+    /// statement, or a body that is a single statement).
+    pub fn loop_body(&self, id: StmtId) -> Option<StmtId> {
+        let s = self.stmts.get(id)?;
+        if !s.kind.is_loop() {
+            return None;
+        }
+        s.children.iter().copied().find(|c| self.stmts[*c].kind == StmtKind::Compound && self.stmts[*c].parent == Some(id))
+    }
+
+    /// The byte offset in `src` (the statements' text) of the `}` closing loop statement
+    /// `id`'s braced body, where a barrier at the end of each iteration goes.
+    pub fn loop_body_close(&self, src: &[u8], id: StmtId) -> Option<usize> {
+        let body = &self.stmts[self.loop_body(id)?];
+        let close = body.range.end.checked_sub(1)?;
+        (body.range.start < close && src.get(close) == Some(&b'}') && src.get(body.range.start) == Some(&b'{')).then_some(close)
+    }
 }
 
 impl fmt::Display for TextRange {

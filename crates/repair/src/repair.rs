@@ -75,8 +75,6 @@ pub struct RepairStats {
     pub used_maxsat: bool,
     /// The search kept the kernel's barriers on (see [`RepairOptions::global_search_calls`]).
     pub kept_existing: bool,
-    /// Barriers the final removal pass took out of a verified assignment.
-    pub removed_in_descent: u32,
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
@@ -164,16 +162,14 @@ fn run(
         // and a search over every barrier at once then revisits one cheap placement after
         // another: keep the kernel's own barriers, add what is missing, remove what is not
         // needed.
-        if !stats.kept_existing
-            && (phi.inexact || stats.verifier_calls >= opts.global_search_calls)
-            && !phi.hints(inst).is_empty()
-        {
+        let hints = phi.hints(inst);
+        if !stats.kept_existing && (phi.inexact || stats.verifier_calls >= opts.global_search_calls) && !hints.is_empty() {
             stats.kept_existing = true;
         }
         let t0 = Instant::now();
         let sol = if stats.kept_existing {
             let mut clauses = phi.clauses.clone();
-            clauses.extend(phi.hints(inst).into_iter().map(|v| Clause(vec![Lit { var: v, positive: true }])));
+            clauses.extend(hints.into_iter().map(|v| Clause(vec![Lit { var: v, positive: true }])));
             solve::solve(&costs, &clauses, strategy)
         } else {
             solve::solve(&costs, &phi.clauses, strategy)
@@ -339,15 +335,21 @@ fn descend(
         // long to find a counterexample) stays, within a quarter of the time left, rather
         // than costing the whole repair. Every inserted barrier is checked in full.
         let existing = inst.vars[i].kind == SiteKind::Existing;
-        let inspect_budget = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()) / 4);
-        if let Some(d) = opts.deadline {
+        let budget = opts.deadline.map(|d| {
             let left = d.saturating_duration_since(Instant::now());
-            verifier.set_timeout(if existing { left / 4 } else { left });
+            if existing {
+                left / 4
+            } else {
+                left
+            }
+        });
+        if let Some(b) = budget {
+            verifier.set_timeout(b);
         }
         let verdict = verifier.check(&trial);
-        if existing && matches!(verdict, Verdict::Timeout) && inspect_budget.is_some() && !past(opts.deadline) {
+        if existing && matches!(verdict, Verdict::Timeout) && budget.is_some() && !past(opts.deadline) {
             if debug() {
-                eprintln!("repair: without {i} -> no answer within {inspect_budget:?}: the barrier stays");
+                eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");
             }
             continue;
         }
@@ -357,7 +359,6 @@ fn descend(
         match verdict {
             v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                 on = trial;
-                stats.removed_in_descent += 1;
                 bound = match (bound, bound_of(&v)) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -512,6 +513,9 @@ fn learn(
     all_exact: &mut bool,
     wider: &mut Vec<Option<Clause>>,
 ) -> Learned {
+    // A clause from a tight level of an inexact trace carries the coarse clause that replaces
+    // it if the constraints become unsatisfiable.
+    let mut widened = None;
     let lits: Vec<Lit> = match &t.defect {
         Defect::Assertion { .. } => {
             // Kernels written for GPUVerify carry invariants that hold only while their
@@ -531,20 +535,18 @@ fn learn(
             // elsewhere does not change this trace); every site off if that turns out too
             // tight (the constraints unsatisfiable).
             let reached: Vec<Lit> = t.reached.iter().map(|v| Lit { var: *v, positive: true }).collect();
-            let (lits, widened) =
-                if !reached.is_empty() && reached.len() < off.len() { (reached, Some(Clause(off))) } else { (off, None) };
-            if push(clauses, seen, lits) {
-                wider.resize(clauses.len() - 1, None);
-                wider.push(widened);
+            if !reached.is_empty() && reached.len() < off.len() {
+                widened = Some(Clause(off));
+                reached
+            } else {
+                off
             }
-            return Learned::Clause;
         }
         Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => {
             return Learned::Stop(Outcome::OtherError(Box::new(t.clone())))
         }
         Defect::Race(r) => {
             let coarse;
-            let mut widened = None;
             let vars = if t.exact {
                 &r.separating
             } else {
@@ -562,15 +564,6 @@ fn learn(
                     None => &r.in_order,
                 }
             };
-            if !vars.is_empty() {
-                let lits: Vec<Lit> = vars.iter().map(|v| Lit { var: *v, positive: true }).collect();
-                *all_exact &= t.exact;
-                if push(clauses, seen, lits) {
-                    wider.resize(clauses.len() - 1, None);
-                    wider.push(widened);
-                }
-                return Learned::Clause;
-            }
             if vars.is_empty() {
                 // Facts about the program, not about this trace: no barrier can stand between
                 // an instruction and itself, and OpenCL has no barrier across work-groups. They
@@ -634,7 +627,10 @@ fn learn(
         },
     };
     *all_exact &= t.exact;
-    push(clauses, seen, lits);
+    if push(clauses, seen, lits) {
+        wider.resize(clauses.len() - 1, None);
+        wider.push(widened);
+    }
     Learned::Clause
 }
 
