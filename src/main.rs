@@ -289,6 +289,19 @@ struct RepairArgs {
     /// Extra weight of a grid barrier.
     #[arg(long = "grid-barrier-weight", value_name = "N")]
     grid_barrier_weight: Option<u64>,
+    /// Scope weight of a block (and grid) barrier: it weighs N*lw^depth (default 1, GPURepair's).
+    #[arg(long = "block-barrier-weight", value_name = "N")]
+    block_barrier_weight: Option<u64>,
+    /// Scope weight of a warp barrier, `__syncwarp()`: it weighs N*lw^depth (default 1; at equal
+    /// weight a warp barrier is preferred to a block barrier).
+    #[arg(long = "warp-barrier-weight", value_name = "N")]
+    warp_barrier_weight: Option<u64>,
+    /// Do not consider warp barriers (`__syncwarp()`) for CUDA kernels.
+    #[arg(long = "no-warp-barriers")]
+    no_warp_barriers: bool,
+    /// Threads per warp, for warp barriers (default 32).
+    #[arg(long = "warp-size", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    warp_size: Option<u32>,
     /// Rewrite FILE with the repair (atomically) as well as printing the diff; only a safe fix
     /// (block barriers inserted, proved) unless --unsafe-fixes is given.
     #[arg(long)]
@@ -519,6 +532,10 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
     let mut instrument = InstrumentConfig {
         loop_depth_weight: config.repair.loop_depth_weight,
         grid_barrier_weight: config.repair.grid_barrier_weight,
+        block_barrier_weight: config.repair.block_barrier_weight,
+        warp_barrier_weight: config.repair.warp_barrier_weight,
+        warp_barriers: config.repair.warp_barriers,
+        warp_size: config.repair.warp_size,
         ..InstrumentConfig::default()
     };
     let mut strategy = if config.repair.solver == "maxsat" { Strategy::MaxSat } else { Strategy::Mhs };
@@ -531,6 +548,16 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         if let Some(w) = r.grid_barrier_weight {
             instrument.grid_barrier_weight = w;
         }
+        if let Some(w) = r.block_barrier_weight {
+            instrument.block_barrier_weight = w;
+        }
+        if let Some(w) = r.warp_barrier_weight {
+            instrument.warp_barrier_weight = w;
+        }
+        if let Some(n) = r.warp_size {
+            instrument.warp_size = n;
+        }
+        instrument.warp_barriers &= !r.no_warp_barriers;
         if r.maxsat {
             strategy = Strategy::MaxSat;
         } else if r.mhs {

@@ -52,6 +52,9 @@ pub enum BarrierText {
     /// A CUDA grid-level barrier: `cooperative_groups::this_grid().sync();`. It needs
     /// `#include <cooperative_groups.h>` and a cooperative launch (`cudaLaunchCooperativeKernel`).
     CudaGrid,
+    /// A CUDA warp-level barrier over every lane of the warp: `__syncwarp();` (CUDA 9, sm_70's
+    /// independent thread scheduling). It orders only the threads of one warp.
+    CudaWarp,
 }
 
 impl BarrierText {
@@ -63,12 +66,22 @@ impl BarrierText {
             BarrierText::OpenClLocal => "barrier(CLK_LOCAL_MEM_FENCE);",
             BarrierText::OpenClGlobal => "barrier(CLK_GLOBAL_MEM_FENCE);",
             BarrierText::CudaGrid => "cooperative_groups::this_grid().sync();",
+            BarrierText::CudaWarp => "__syncwarp();",
         }
     }
 
     /// Whether this is a grid barrier (printed after block barriers at the same place).
     pub fn is_grid(self) -> bool {
         matches!(self, BarrierText::CudaGrid)
+    }
+
+    /// The threads the barrier orders: `warp`, `block` (a work-group) or `grid`.
+    pub fn scope_name(self) -> &'static str {
+        match self {
+            BarrierText::CudaGrid => "grid",
+            BarrierText::CudaWarp => "warp",
+            _ => "block",
+        }
     }
 }
 

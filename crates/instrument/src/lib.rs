@@ -10,8 +10,10 @@
 //!   braced body when it ends with a conditional or a loop (after a plain statement the next
 //!   iteration's start and the statement after the loop are the same program points).
 //!
-//! Each site gets a Boolean barrier variable per scope (block, and a grid twin for CUDA
-//! kernels with more than one block); an OpenCL site gets three block variables, for
+//! Each site gets a Boolean barrier variable per scope (block, a grid twin for CUDA kernels
+//! with more than one block, and a warp twin, `__syncwarp()`, for CUDA kernels whose blocks hold
+//! more than one warp: it orders only threads of one warp, and is preferred where that is
+//! enough); an OpenCL site gets three block variables, for
 //! `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` and both, so that a repair fences only the
 //! memory that races. A variable belongs to a source anchor, not to an
 //! inlined copy: all copies of a site in a `__device__` function share it, weighted at the
@@ -19,12 +21,14 @@
 //! too (unless `--disable-inspect`), so the repair may remove them, except those that carry
 //! barrier invariants (`__barrier_invariant`); tile barriers
 //! (`__syncwarp`, cooperative groups' tiles) stay as written. Weight of a site:
-//! `lw^depth + gw*[grid]` (GPURepair §2.4).
+//! `sw*lw^depth + gw*[grid]` (GPURepair §2.4, where `sw` = 1), `sw` the scope's weight
+//! (`block_barrier_weight`, `warp_barrier_weight`; both 1 by default, so that weights stay
+//! GPURepair's, and at equal weight the repair prefers the warp barrier).
 
 use std::collections::{BTreeMap, BTreeSet};
 use syncfix_kir::{
     Barrier, BarrierOrigin, Cfg, EntityRef, FileId, Fences, Guard, InstKind, Kernel, Language, LogKind, ObjectId, Scope,
-    SecondaryMap, Space, StmtId, StmtKind, VarId,
+    SecondaryMap, Space, StmtId, StmtKind, TileMask, VarId,
 };
 
 /// How a barrier variable's barrier is printed.
@@ -74,11 +78,31 @@ pub struct InstrumentConfig {
     pub loop_depth_weight: u64,
     /// `gw`, `--grid-barrier-weight` (12).
     pub grid_barrier_weight: u64,
+    /// `sw` of block and grid barriers, `--block-barrier-weight` (1, GPURepair's weights).
+    pub block_barrier_weight: u64,
+    /// `sw` of warp barriers, `--warp-barrier-weight` (1).
+    pub warp_barrier_weight: u64,
+    /// Offer `__syncwarp()` twins (CUDA, blocks of more than one warp); `--no-warp-barriers`
+    /// turns them off.
+    pub warp_barriers: bool,
+    /// Threads per warp, `--warp-size` (32): a warp twin orders the pairs of threads whose
+    /// linear thread ids (`x + y*bx + z*bx*by`) divided by it are equal.
+    pub warp_size: u32,
 }
 
 impl Default for InstrumentConfig {
     fn default() -> Self {
-        InstrumentConfig { new_sites: true, disable_grid: false, disable_inspect: false, loop_depth_weight: 10, grid_barrier_weight: 12 }
+        InstrumentConfig {
+            new_sites: true,
+            disable_grid: false,
+            disable_inspect: false,
+            loop_depth_weight: 10,
+            grid_barrier_weight: 12,
+            block_barrier_weight: 1,
+            warp_barrier_weight: 1,
+            warp_barriers: true,
+            warp_size: 32,
+        }
     }
 }
 
@@ -133,6 +157,13 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     let depth_of = |b| loops.as_ref().map_or(0, |c| c.depth(b));
     let grid = cfg.new_sites && !cfg.disable_grid && k.language == Language::Cuda && k.multi_block();
     let chosen = if cfg.new_sites { choose_sites(k) } else { BTreeSet::new() };
+    // Warp twins where a block holds more than one warp (in a block of one warp, a warp
+    // barrier ties the code to that block size for no gain).
+    let warp_scope = Scope::Tile { size: cfg.warp_size.max(1), mask: TileMask::FULL };
+    let warp = cfg.new_sites
+        && cfg.warp_barriers
+        && k.language == Language::Cuda
+        && k.launch.threads_per_block().is_some_and(|n| n > cfg.warp_size.max(1) as u64);
 
     // A barrier that carries barrier invariants (`__barrier_invariant` before it) is the
     // user's claim about that program point: it is never removed.
@@ -154,6 +185,10 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     let e = keys.entry((a.stmt, kind, Scope::Grid, FenceSel::All)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
+                if warp {
+                    let e = keys.entry((a.stmt, kind, warp_scope, FenceSel::All)).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                }
             }
             InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
                 if !cfg.disable_inspect && !is_tile(*scope) && !with_invariants.contains(s) =>
@@ -173,7 +208,8 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     let own_fences = existing_fences(k);
     for ((stmt, kind, scope, sel), (depth, _)) in &keys {
         let id = VarId::new(vars.len());
-        let weight = cfg.loop_depth_weight.saturating_pow(*depth)
+        let scope_weight = if is_tile(*scope) { cfg.warp_barrier_weight } else { cfg.block_barrier_weight };
+        let weight = scope_weight.saturating_mul(cfg.loop_depth_weight.saturating_pow(*depth))
             + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 };
         vars.push(BarrierVar {
             id,
@@ -206,7 +242,8 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     if !chosen.contains(&(a.stmt, kind)) {
                         continue;
                     }
-                    for (scope, sel) in new_fences.iter().map(|f| (Scope::Block, *f)).chain([(Scope::Grid, FenceSel::All)]) {
+                    let others = [(Scope::Grid, FenceSel::All), (warp_scope, FenceSel::All)];
+                    for (scope, sel) in new_fences.iter().map(|f| (Scope::Block, *f)).chain(others) {
                         if let Some(v) = id_of.get(&(a.stmt, kind, scope, sel)) {
                             let fences = vars[v.index()].fences;
                             let bar = Barrier { scope, fences, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
@@ -283,8 +320,9 @@ fn existing_fences(k: &Kernel) -> BTreeMap<StmtId, Fences> {
     out
 }
 
-/// Tile barriers (`__syncwarp`, cooperative groups' tiles) are never guarded: they are no
-/// block-barrier sites, are not offered for removal and get no grid twin. (The front end
+/// The user's tile barriers (`__syncwarp`, cooperative groups' tiles) are never guarded: they
+/// are no block-barrier sites, are not offered for removal and get no grid twin (new warp
+/// twins of sites are guarded like any site). (The front end
 /// already makes them unremovable; this keeps any other source of them out as well.)
 fn is_tile(scope: Scope) -> bool {
     matches!(scope, Scope::Tile { .. })

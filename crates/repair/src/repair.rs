@@ -79,7 +79,8 @@ pub struct RepairStats {
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
 /// keeping existing barriers, then anchors in the kernel over anchors in callees, then one
-/// OpenCL fence over both, then the earliest anchor (DESIGN §5).
+/// OpenCL fence over both and a warp barrier over a block barrier, then the earliest anchor
+/// (DESIGN §5).
 pub fn costs(inst: &Instrumented) -> Costs {
     let n = inst.vars.len() as u64 + 1;
     let mut order: Vec<usize> = (0..inst.vars.len()).collect();
@@ -102,10 +103,18 @@ pub fn costs(inst: &Instrumented) -> Costs {
             (if v.kind == SiteKind::Existing { 0 } else { new_cost })
                 + if v.in_callee { callee_cost } else { 0 }
                 + rank[i]
-                + if fewer_flags_possible(inst, v) { n } else { 0 }
+                + if fewer_flags_possible(inst, v) || has_warp_twin(inst, v) { n } else { 0 }
         })
         .collect();
     Costs { weight: inst.vars.iter().map(|v| v.weight).collect(), tie }
+}
+
+/// A new block barrier at a site that also offers a warp barrier: at equal weight, the warp
+/// barrier is preferred.
+fn has_warp_twin(inst: &Instrumented, v: &syncfix_instrument::BarrierVar) -> bool {
+    v.kind != SiteKind::Existing
+        && v.scope == Scope::Block
+        && inst.vars.iter().any(|w| w.stmt == v.stmt && w.kind == v.kind && matches!(w.scope, Scope::Tile { .. }))
 }
 
 /// A new OpenCL barrier fencing both memories, at a site that also offers each fence alone:

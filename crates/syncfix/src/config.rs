@@ -18,6 +18,12 @@ pub struct Config {
 pub struct RepairConfig {
     pub loop_depth_weight: u64,
     pub grid_barrier_weight: u64,
+    pub block_barrier_weight: u64,
+    pub warp_barrier_weight: u64,
+    /// `__syncwarp()` candidates ([`syncfix_instrument::InstrumentConfig::warp_barriers`]).
+    pub warp_barriers: bool,
+    /// Threads per warp.
+    pub warp_size: u32,
     /// `"mhs"` or `"maxsat"`.
     pub solver: String,
     pub max_verifier_calls: u32,
@@ -66,6 +72,9 @@ impl Config {
             }
         }
         let c: Config = toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| ConfigError(e.to_string()))?;
+        if c.repair.warp_size == 0 {
+            return Err(ConfigError("repair.warp_size must be at least 1".into()));
+        }
         if !matches!(c.repair.solver.as_str(), "mhs" | "maxsat") {
             return Err(ConfigError(format!("repair.solver must be \"mhs\" or \"maxsat\", not {:?}", c.repair.solver)));
         }

@@ -264,9 +264,10 @@ pub struct ChangeInfo {
     pub line: u32,
     /// The barrier statement inserted, or the statement removed, as text.
     pub barrier: String,
-    /// `block` or `grid`.
+    /// `warp`, `block` or `grid`.
     pub scope: &'static str,
-    /// GPURepair's weight of the barrier variable (`lw^depth + gw*[grid]`).
+    /// GPURepair's weight of the barrier variable (`sw*lw^depth + gw*[grid]`, see
+    /// `syncfix_instrument`).
     pub weight: u64,
     /// Loop nesting depth of the site.
     pub loop_depth: u32,
@@ -501,7 +502,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Options, compiled: &Compiled,
                         _ => "insert",
                     },
                     barrier.text().to_string(),
-                    if barrier.is_grid() { "grid" } else { "block" },
+                    barrier.scope_name(),
                 ),
                 Change::Remove { .. } => (
                     "remove",
@@ -574,7 +575,9 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
                 }
                 BarrierText::OpenClBlock
             }
-            // Never instrumented: tile barriers stay as written (see `syncfix_instrument`).
+            // The user's tile barriers are never instrumented; a tile variable is a new warp
+            // site (CUDA only).
+            (Scope::Tile { .. }, Language::Cuda) if v.kind != SiteKind::Existing => BarrierText::CudaWarp,
             (Scope::Tile { .. }, _) => continue,
         };
         let m = (v.weight, v.depth, v.scope == Scope::Grid);
@@ -716,7 +719,7 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
                 scope: match v.scope {
                     Scope::Block => "block",
                     Scope::Grid => "grid",
-                    Scope::Tile { .. } => "tile",
+                    Scope::Tile { .. } => "warp",
                 },
                 fences: match v.fences {
                     syncfix_kir::Fences::Const { local: true, global: false } => "local",

@@ -500,7 +500,7 @@ pub struct ChangeSummary {
     pub line: u32,
     /// The barrier inserted or the statement removed.
     pub barrier: String,
-    /// `block` or `grid`.
+    /// `warp`, `block` or `grid`.
     pub scope: String,
     pub weight: u64,
     pub loop_depth: u32,

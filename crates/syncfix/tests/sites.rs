@@ -1,5 +1,5 @@
 //! Which barrier sites the instrumenter offers (DESIGN §5): access points, splits, scope
-//! boundaries, existing barriers, grid twins; weights lw^depth + gw*grid.
+//! boundaries, existing barriers, grid and warp twins; weights sw*lw^depth + gw*grid.
 
 use std::path::Path;
 use syncfix::{InstrumentConfig, Language, Launch, Options};
@@ -20,8 +20,25 @@ fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig
     v
 }
 
+/// The sites of a CUDA kernel, without warp twins (see `warp_twins_*`).
 fn cuda(src: &str, block: u32, grid: u32) -> Vec<String> {
-    sites(src, Language::Cuda, block, grid, InstrumentConfig::default())
+    sites(src, Language::Cuda, block, grid, InstrumentConfig { warp_barriers: false, ..InstrumentConfig::default() })
+}
+
+#[test]
+fn warp_twins_only_where_a_block_holds_more_than_one_warp() {
+    let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
+    let all = |block| sites(src, Language::Cuda, block, 1, InstrumentConfig::default());
+    assert_eq!(all(64), vec!["2:3 before block w1", "2:3 before warp w1", "3:3 before block w1", "3:3 before warp w1"]);
+    assert_eq!(all(32), vec!["2:3 before block w1", "3:3 before block w1"]);
+    // Weights per scope, and the warp size, from the configuration.
+    let cfg = InstrumentConfig { block_barrier_weight: 4, warp_barrier_weight: 3, warp_size: 64, ..InstrumentConfig::default() };
+    assert_eq!(sites(src, Language::Cuda, 64, 1, cfg.clone()), vec!["2:3 before block w4", "3:3 before block w4"]);
+    let s = sites(src, Language::Cuda, 128, 1, cfg);
+    assert_eq!(s, vec!["2:3 before block w4", "2:3 before warp w3", "3:3 before block w4", "3:3 before warp w3"]);
+    // OpenCL has no warp barrier.
+    let cl = "__kernel void k(__global int *A) {\n  int t = A[get_local_id(0) + 1];\n  A[get_local_id(0)] = t;\n}\n";
+    assert!(sites(cl, Language::OpenCl, 64, 1, InstrumentConfig::default()).iter().all(|s| !s.contains("warp")));
 }
 
 #[test]

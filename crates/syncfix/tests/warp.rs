@@ -165,14 +165,41 @@ fn audit(src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
 }
 
 #[test]
-fn repair_inserts_a_block_barrier_where_no_syncwarp_orders_the_race() {
+fn repair_inserts_a_warp_barrier_where_the_race_lies_within_one_warp() {
+    // Neighbours of one warp: `__syncwarp()` orders them, and weighs no more than a block
+    // barrier, so it is preferred.
     let r = repair(&exchange("", "t ^ 1"), 64, 1);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!((r.inserted, r.removed), (1, 0));
-    assert!(r.patched.expect("a patched kernel").contains("__syncthreads();"));
+    assert_eq!(r.changes.iter().map(|c| (c.kind, c.scope, c.barrier.as_str())).collect::<Vec<_>>(), [("insert", "warp", "__syncwarp();")]);
+    let patched = r.patched.expect("a patched kernel");
+    assert!(patched.contains("__syncwarp();") && !patched.contains("__syncthreads();"), "{patched}");
+    // The patched kernel verifies.
+    starts(cuda(&patched, 64, 1), "verified");
     // With the __syncwarp there is nothing to do.
     let r = repair(&exchange("__syncwarp();", "t ^ 1"), 64, 1);
     assert!(matches!(r.status, RepairStatus::NoChange), "{:?}", r.status);
+}
+
+#[test]
+fn repair_inserts_a_block_barrier_where_the_race_crosses_warps() {
+    // Thread t reads what thread t + 32 (another warp) wrote: only a block barrier orders them.
+    let r = repair(&exchange("", "(t + 32) % 64"), 64, 1);
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    let patched = r.patched.expect("a patched kernel");
+    assert!(patched.contains("__syncthreads();") && !patched.contains("__syncwarp();"), "{patched}");
+    // A warp barrier under a branch that whole warps take is no divergence; a block barrier
+    // there would be: the classic warp-synchronous reduction step gets `__syncwarp()`.
+    let src = "__global__ void k(int *A) {\n  __shared__ int s[128];\n  unsigned t = threadIdx.x;\n  s[t] = A[t];\n  __syncthreads();\n  if (t < 32) {\n    s[t] += s[t + 16];\n    s[t] += s[t + 8];\n  }\n  if (t == 0) A[0] = s[0];\n}\n";
+    let r = repair(src, 128, 1);
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    let patched = r.patched.expect("a patched kernel");
+    assert!(patched.contains("__syncwarp();") && patched.matches("__syncthreads").count() == 1, "{patched}");
+    starts(cuda(&patched, 128, 1), "verified");
+    // Blocks of a single warp get block barriers only.
+    let r = repair(&exchange("", "t ^ 1"), 32, 1);
+    let patched = r.patched.expect("a patched kernel");
+    assert!(patched.contains("__syncthreads();") && !patched.contains("__syncwarp();"), "{patched}");
 }
 
 #[test]
@@ -212,13 +239,13 @@ fn sites(src: &str, grid: u32) -> Vec<String> {
 #[test]
 fn warp_and_tile_barriers_are_no_block_barrier_sites() {
     let src = |sync: &str| format!("#include <cooperative_groups.h>\n__global__ void k(int *A) {{\n  A[threadIdx.x] = 1;\n  {sync}\n  A[threadIdx.x ^ 1] = 2;\n}}\n");
-    let accesses = ["3 before block", "3 before grid", "5 before block", "5 before grid"];
+    let accesses = ["3 before block", "3 before grid", "3 before warp", "5 before block", "5 before grid", "5 before warp"];
     for sync in ["__syncwarp();", "cooperative_groups::tiled_partition<16>(cooperative_groups::this_thread_block()).sync();"] {
         assert_eq!(sites(&src(sync), 2), accesses, "{sync}");
     }
     // A block barrier is a site of its own, with a grid twin.
     assert_eq!(
         sites(&src("__syncthreads();"), 2),
-        ["3 before block", "3 before grid", "4 before grid", "4 existing block", "5 before block", "5 before grid"]
+        ["3 before block", "3 before grid", "3 before warp", "4 before grid", "4 existing block", "5 before block", "5 before grid", "5 before warp"]
     );
 }

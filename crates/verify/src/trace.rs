@@ -127,9 +127,19 @@ pub(crate) fn extract<'ctx>(
             let object = second.object;
             let shared = k.objects[object].space == Space::Shared;
             let fits_static = |b: &crate::encode::BarrierInstance<'ctx>| -> bool {
-                // Tile barriers are never guarded by a barrier variable (instrument).
-                if matches!(b.scope, Scope::Tile { .. }) {
-                    return false;
+                // A guarded tile barrier (a repair's warp twin, every lane named) orders the
+                // pair when both threads are in one tile of one block.
+                if let Scope::Tile { size, mask } = b.scope {
+                    let full = mask == syncfix_kir::TileMask::FULL;
+                    return full && same_group && {
+                        let lin = |t: &ThreadIds| {
+                            let [bx, by, _] = t.block_dim.map(u64::from);
+                            let [x, y, z] = t.local.map(u64::from);
+                            x + y * bx + z * bx * by
+                        };
+                        let size = u64::from(size.max(1));
+                        lin(&threads[0]) / size == lin(&threads[1]) / size
+                    };
                 }
                 if !same_group && b.scope != Scope::Grid {
                     return false;
