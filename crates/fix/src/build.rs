@@ -10,7 +10,7 @@ use crate::apply::sorted_checked;
 use crate::layout;
 use crate::{Applicability, BarrierText, Change, Edit, Fix, FixError};
 use std::collections::{BTreeMap, HashSet};
-use syncfix_kir::{BarrierCall, EntityRef, Stmt, StmtId, StmtKind, StmtTable, TextRange};
+use syncfix_kir::{BarrierCall, EntityRef, ReadModifyWrite, Stmt, StmtId, StmtKind, StmtTable, TextRange};
 
 /// Builds the edits that print `changes` on `source`.
 ///
@@ -19,7 +19,9 @@ use syncfix_kir::{BarrierCall, EntityRef, Stmt, StmtId, StmtKind, StmtTable, Tex
 /// - `Insert`: on a line of its own with the statement's indentation when the statement starts
 ///   its line, else inline just before it followed by a space.
 /// - `InsertSplit` on `LHS op= RHS;`: `T tmp = RHS; <barrier> LHS op= tmp;`, one line each
-///   when the statement starts its line, else inline. `T` is the split's `rhs_type` without
+///   when the statement starts its line, else inline; on a read-modify-write (`x++;`,
+///   `x op= e;`, [`ReadModifyWrite`]): `T tmp = x; <barrier> x = tmp + 1;` (`x = tmp op e;`).
+///   `T` is the split's `rhs_type` without
 ///   top-level qualifiers; the name is `tmp`, `tmp1`, ... — not a word of the file, distinct
 ///   within the fix. In a `switch` body (where a declaration could be jumped over) the three
 ///   statements are wrapped in braces.
@@ -87,8 +89,9 @@ struct Plan<'a> {
     /// The removal is an [`Change::Upgrade`]: the statement becomes `inserts` (no barrier is
     /// lost, so the fix stays safe).
     upgrade: bool,
-    /// The RHS range and the temporary's type, when `splits` is not empty.
-    split: Option<(TextRange, String)>,
+    /// The RHS range, the temporary's type and the read-modify-write (if it is one), when
+    /// `splits` is not empty.
+    split: Option<(TextRange, String, Option<ReadModifyWrite>)>,
 }
 
 /// Groups `changes` by statement (in id order) and checks that each fits its statement.
@@ -138,7 +141,14 @@ fn plan<'a>(
                         split.rhs_type
                     ))
                 })?;
-                p.split = Some((split.rhs, ty));
+                if let Some(rmw) = &split.rmw {
+                    check_range(source, id, rmw.expr)?;
+                    let operand_ok = rmw.operand.is_none_or(|o| rmw.expr.contains_range(&o) && o.start >= split.rhs.end);
+                    if !stmt.range.contains_range(&rmw.expr) || !rmw.expr.contains_range(&split.rhs) || !operand_ok {
+                        return Err(misfit("the read-modify-write's ranges do not nest"));
+                    }
+                }
+                p.split = Some((split.rhs, ty, split.rmw.clone()));
                 push_unique(&mut p.splits, barrier);
             }
             Change::Remove { .. } => {
@@ -208,7 +218,7 @@ fn temp_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<(StmtId, 
         .collect();
     let mut split: Vec<(usize, StmtId)> = Vec::new();
     for (&id, p) in plans {
-        if let Some((_, ty)) = &p.split {
+        if let Some((_, ty, _)) = &p.split {
             taken.extend(layout::words(ty).into_iter().map(str::to_string));
             split.push((p.stmt.range.start, id));
         }
@@ -428,11 +438,29 @@ fn emit(
     }
     let mut items: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
     let mut braced = s.sole_body;
-    if let (Some((rhs, ty)), Some(name)) = (&p.split, name) {
+    if let (Some((rhs, ty, rmw)), Some(name)) = (&p.split, name) {
         let rhs_text = source.get(rhs.start..rhs.end).unwrap_or_default();
         items.push(format!("{ty} {name} = {rhs_text};"));
         items.extend(p.splits.iter().map(|b| b.text().to_string()));
-        out.replace(*rhs, name);
+        match rmw {
+            // `x++` → `x = tmp + 1`, `x op= e` → `x = tmp op e` (`e` in parentheses unless it
+            // is one token).
+            Some(rmw) => {
+                let operand = match rmw.operand {
+                    None => "1".to_string(),
+                    Some(o) => {
+                        let t = source.get(o.start..o.end).unwrap_or_default().trim();
+                        if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                            t.to_string()
+                        } else {
+                            format!("({t})")
+                        }
+                    }
+                };
+                out.replace(rmw.expr, format!("{rhs_text} = {name} {} {operand}", rmw.op));
+            }
+            None => out.replace(*rhs, name),
+        }
         braced |= braced_split;
     }
     if items.is_empty() {

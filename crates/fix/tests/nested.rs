@@ -187,6 +187,7 @@ fn never_panics() {
                             end,
                         },
                         rhs_type: "int".into(),
+                        rmw: None,
                     });
                 }
                 for b in barriers {

@@ -149,6 +149,7 @@ fn removal_of_a_statement_that_is_not_a_barrier() {
     k.table.stmts[b].split = Some(syncfix_kir::Split {
         rhs: k.range("__syncthreads()"),
         rhs_type: "void".into(),
+        rmw: None,
     });
     assert!(matches!(k.build(&[remove(s)]), Err(FixError::DoesNotFit { stmt, .. }) if stmt == s));
     let split = Change::InsertSplit {

@@ -1,4 +1,5 @@
-//! Splitting `LHS op= RHS;` around a barrier (DESIGN §8): the RHS goes into a temporary.
+//! Splitting `LHS op= RHS;` around a barrier (DESIGN §8): the RHS goes into a temporary; a
+//! read-modify-write `x++;` reads `x` into a temporary and writes `x = tmp + 1;`.
 
 mod common;
 
@@ -202,4 +203,29 @@ fn split_that_does_not_fit() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn read_modify_writes_read_into_a_temporary_and_write_after_the_barrier() {
+    let src = "__kernel void k(__local short *p) {\n  p[0]++;\n  --p[1];\n  p[2] <<= n + 1;\n  p[3] *= 2;\n}\n";
+    let mut k = Kernel::new(src);
+    let a = k.read_modify_write("p[0]++;", "p[0]", "+", None, "__local short");
+    let b = k.read_modify_write("--p[1];", "p[1]", "-", None, "__local short");
+    let c = k.read_modify_write("p[2] <<= n + 1;", "p[2]", "<<", Some("n + 1"), "__local short");
+    let d = k.read_modify_write("p[3] *= 2;", "p[3]", "*", Some("2"), "__local short");
+    let changes: Vec<Change> = [a, b, c, d].map(|stmt| Change::InsertSplit { stmt, barrier: OpenClLocal }).to_vec();
+    assert_eq!(
+        k.fix(&changes),
+        "__kernel void k(__local short *p) {\n  short tmp = p[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[0] = tmp + 1;\n  \
+         short tmp1 = p[1];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[1] = tmp1 - 1;\n  \
+         short tmp2 = p[2];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[2] = tmp2 << (n + 1);\n  \
+         short tmp3 = p[3];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[3] = tmp3 * 2;\n}\n"
+    );
+    // Inline, and with a barrier before the statement as well.
+    let mut k = Kernel::new("{ x = 1; s[0] += 1; }");
+    let s = k.read_modify_write("s[0] += 1;", "s[0]", "+", Some("1"), "int");
+    assert_eq!(
+        k.fix(&[Change::Insert { stmt: s, barrier: CudaWarp }, split(s)]),
+        "{ x = 1; __syncwarp(); int tmp = s[0]; __syncthreads(); s[0] = tmp + 1; }"
+    );
 }

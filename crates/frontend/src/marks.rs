@@ -12,6 +12,13 @@
 //!   `({ __auto_type __syncfix_v = (RHS); __syncfix_split(N); __syncfix_v; })`, which clang-19
 //!   accepts in CUDA (C++) and OpenCL C alike.
 //!
+//! - A read-modify-write ([`ReadModifyWrite`](syncfix_kir::ReadModifyWrite)) becomes what the
+//!   fix prints, `x = tmp op e`, with the operator's own tokens in comments:
+//!   `x++` → `({ __auto_type __syncfix_v = (x); __syncfix_split(N); (x) = __syncfix_v + 1; }) /*++*/`,
+//!   `++x` → `({ /*++*/ __auto_type __syncfix_v = (x); ...; })`,
+//!   `x op= e` → `({ __auto_type __syncfix_v = (x); __syncfix_split(N); (x) = __syncfix_v op (/* op= */e); })`.
+//!   The write's locations map to the end of `x`.
+//!
 //! The marker functions are declared by our preludes (`void __syncfix_anchor(int);` and
 //! `void __syncfix_split(int);`). Insertions never contain newlines: a line of the marked text
 //! is the same line of the original, and [`Marked::to_original`] only shifts columns.
@@ -126,7 +133,44 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
                 text: format!("__syncfix_anchor_end({});", id.index()),
             });
         }
-        if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
+        if let Some((split, rmw)) = s.split.as_ref().filter(|_| skip == Skip::Nothing).and_then(|sp| Some((sp, sp.rmw.as_ref()?))) {
+            // A read-modify-write: the text of the fix, `x = tmp op e`, with the original
+            // operator tokens in comments (see the module doc).
+            let (a, b) = (split.rhs.start, split.rhs.end);
+            let (s0, e0) = (rmw.expr.start, rmw.expr.end);
+            let ok = fits(a, b) && fits(s0, e0) && start <= s0 && e0 < end && s0 <= a && b <= e0;
+            let lhs = &source[a.min(b)..b];
+            let commented = |from: usize, to: usize| !source.get(from..to).is_some_and(|t| t.contains("*/"));
+            if ok && !lhs.contains('\n') && commented(s0, a) && commented(b, e0) {
+                let id = id.index();
+                let mut put = |at: usize, open: bool, text: String| {
+                    let (phase, order) = if open { (1, 2 * depth + 2) } else { (0, -2 * depth - 2) };
+                    ins.push(Insertion { at, phase, order, text });
+                };
+                let head = "({ __auto_type __syncfix_v = (";
+                let write = format!("); __syncfix_split({id}); ({lhs}) = __syncfix_v {} ", rmw.op);
+                if s0 < a {
+                    put(s0, true, "({ /*".into());
+                    put(a, true, format!("*/ {}", &head[3..]));
+                } else {
+                    put(a, true, head.into());
+                }
+                match rmw.operand {
+                    None => {
+                        put(b, false, format!("{write}1; }})"));
+                        if b < e0 {
+                            put(b, false, " /*".into());
+                            put(e0, false, "*/".into());
+                        }
+                    }
+                    Some(r) => {
+                        put(b, false, format!("{write}(/*"));
+                        put(r.start, true, "*/".into());
+                        put(r.end, false, "); })".into());
+                    }
+                }
+            }
+        } else if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
             let (a, b) = (split.rhs.start, split.rhs.end);
             if fits(a, b) && start <= a && b < end {
                 let open = "({ __auto_type __syncfix_v = (".to_owned();
@@ -262,6 +306,7 @@ mod tests {
         y.split = Some(Split {
             rhs: TextRange { start: 20, end: 24 },
             rhs_type: "int".into(),
+            rmw: None,
         });
         t.stmts.push(y);
         let m = mark_source(src, &t);

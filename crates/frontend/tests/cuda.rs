@@ -102,7 +102,7 @@ fn switch_case_and_labels() {
           2 Break `break;`
           3 Compound `{ A[2] = 0; }`
             4 Expr `A[2] = 0;`
-        5 Expr `A[3]++;`
+        5 Expr `A[3]++;` split `A[3]`: int
         6 If `if (A[3] < 4) goto again;`
           7 Other sole `goto again;`
         8 Switch `switch (A[4]) case 7: A[5] = 1;`

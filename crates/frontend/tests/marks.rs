@@ -128,3 +128,38 @@ fn statements_come_from_the_main_file_only() {
     );
     let _ = clang;
 }
+
+/// Read-modify-writes of memory get a split that reads `x` before the marker and writes
+/// `x = tmp op e` after it; the marked text compiles in CUDA and OpenCL.
+#[test]
+fn read_modify_writes_are_split_between_the_read_and_the_write() {
+    let cuda = "__global__ void k(int *A, float *F, int n) {\n  A[0]++;\n  --A[1];\n  F[threadIdx.x] *= n + 1;\n  A[2] <<= 3;\n  int x = 0;\n  x++;\n  A[n++] += 1;\n  A[3] += A[4];\n}\n";
+    let info = ast(Lang::Cuda, cuda);
+    let marked = check_marked(Lang::Cuda, cuda, &info);
+    let rmw: Vec<(String, String, Option<String>)> = info
+        .stmts
+        .stmts
+        .values()
+        .filter_map(|s| {
+            let sp = s.split.as_ref()?;
+            let r = sp.rmw.as_ref()?;
+            let text = |t: syncfix_kir::TextRange| cuda[t.start..t.end].to_string();
+            Some((text(sp.rhs), r.op.clone(), r.operand.map(text)))
+        })
+        .collect();
+    // Not `x++` (private), not `A[n++] += 1` (its address has a side effect), and `A[3] += A[4]`
+    // is a right-hand-side split.
+    let want = [("A[0]", "+", None), ("A[1]", "-", None), ("F[threadIdx.x]", "*", Some("n + 1")), ("A[2]", "<<", Some("3"))];
+    let want: Vec<_> = want.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.map(str::to_string))).collect();
+    assert_eq!(rmw, want);
+    let line = |n: usize| marked.text.lines().nth(n).unwrap().to_string();
+    let has = |n: usize, parts: &[&str]| assert!(parts.iter().all(|p| line(n).contains(p)), "{}", line(n));
+    has(1, &["({ __auto_type __syncfix_v = (A[0]); __syncfix_split(", "); (A[0]) = __syncfix_v + 1; }) /*++*/;"]);
+    has(2, &["({ /*--*/ __auto_type __syncfix_v = (A[1]); __syncfix_split(", "); (A[1]) = __syncfix_v - 1; });"]);
+    assert!(line(3).contains("(F[threadIdx.x]) = __syncfix_v * (/* *= */n + 1); });"), "{}", line(3));
+    let opencl = "__kernel void k(__local short *p, __global float4 *v) {\n  p[0]++;\n  v[get_global_id(0)] += 1.0f;\n}\n";
+    let info = ast(Lang::OpenCl, opencl);
+    let marked = check_marked(Lang::OpenCl, opencl, &info);
+    assert!(marked.text.contains("(p[0]) = __syncfix_v + 1;"), "{}", marked.text);
+    assert!(marked.text.contains("(v[get_global_id(0)]) = __syncfix_v + (/* += */1.0f); })"), "{}", marked.text);
+}

@@ -137,10 +137,28 @@ impl StmtKind {
 /// and the write, printed by hoisting the right-hand side into a temporary (DESIGN §5, §8).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Split {
-    /// The right-hand side expression.
+    /// The expression whose value is read before the barrier: the right-hand side of an
+    /// assignment, or the memory operand of a read-modify-write.
     pub rhs: TextRange,
     /// Its type as clang spells it (the temporary's declared type).
     pub rhs_type: String,
+    /// A read-modify-write statement (`x++`, `--x`, `x op= e` with `e` reading no memory):
+    /// how the write after the barrier is spelled. `None` for an assignment `x op= RHS` whose
+    /// right-hand side reads memory, split as `T tmp = RHS; <barrier> x op= tmp;`.
+    pub rmw: Option<ReadModifyWrite>,
+}
+
+/// A statement that reads and writes one location of memory, split as
+/// `T tmp = x; <barrier> x = tmp op e;` (GPURepair §2.2's barrier between the read and the
+/// write of one statement, spelled in the source).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadModifyWrite {
+    /// The whole expression (`x++`, `x += e`): the fix replaces it by `x = tmp op e`.
+    pub expr: TextRange,
+    /// The binary operator: `+` for `++`, `-` for `--`, `op` for `op=`.
+    pub op: String,
+    /// `e`'s text; `None` for `++`/`--` (the operand is 1).
+    pub operand: Option<TextRange>,
 }
 
 /// How a statement that is a bare barrier call can be removed.

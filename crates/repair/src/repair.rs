@@ -579,10 +579,23 @@ fn learn(
                 // hold however the trace was found (exact or not).
                 let structural = r.first.inst == r.second.inst
                     || (!t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl);
+                let one_statement = statement_of(&inst.kernel, &r.first.span)
+                    .filter(|s| Some(*s) == statement_of(&inst.kernel, &r.second.span));
                 let reason = if r.first.inst == r.second.inst {
                     "the two racing accesses are the same statement executed by two threads at once; a barrier orders \
                      statements, not the threads of one statement"
                         .to_string()
+                } else if let Some(s) = one_statement {
+                    let k = &inst.kernel;
+                    let range = k.stmts.stmts[s].range;
+                    let text = k.main_file().text.as_deref().and_then(|t| t.get(range.start..range.end)).unwrap_or("");
+                    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let text = if text.chars().count() > 60 { format!("{}...", text.chars().take(57).collect::<String>()) } else { text };
+                    format!(
+                        "the two racing accesses are made by one statement, `{text}` (line {}), executed by two threads at \
+                         once; a barrier orders statements, not the accesses within one",
+                        k.main_file().line_col(range.start).0
+                    )
                 } else if !t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl {
                     "the race is between work-items of different work-groups, and OpenCL has no barrier across \
                      work-groups"
@@ -676,6 +689,12 @@ fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race, ne
 
 /// Whether `i` is the store of an asynchronous work-group copy (the front end puts
 /// `AsyncPending` right after it).
+/// The statement of the main file that a span's innermost main-file location lies in.
+fn statement_of(k: &syncfix_kir::Kernel, span: &syncfix_kir::Span) -> Option<syncfix_kir::StmtId> {
+    let l = span.in_main()?;
+    k.stmts.innermost_at(k.main_file().offset(l.line, l.col)?)
+}
+
 fn is_async_copy(k: &syncfix_kir::Kernel, i: syncfix_kir::InstId) -> bool {
     let insts = &k.blocks[k.insts[i].block].insts;
     insts

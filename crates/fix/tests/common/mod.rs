@@ -99,6 +99,33 @@ impl Kernel {
                 end: start + rhs.len(),
             },
             rhs_type: ty.to_string(),
+            rmw: None,
+        });
+        id
+    }
+
+    /// A read-modify-write statement `needle` (`x++;`, `x op= e;`) on `lhs`, of type `ty`:
+    /// `op` the binary operator, `operand` `e`'s text (`None` for `++`/`--`).
+    pub fn read_modify_write(&mut self, needle: &str, lhs: &str, op: &str, operand: Option<&str>, ty: &str) -> StmtId {
+        let id = self.stmt(needle);
+        let range = self.table.stmts[id].range;
+        let text = &self.src[range.start..range.end];
+        let at = |t: &str| range.start + text.find(t).expect("in the statement");
+        let a = at(lhs);
+        let expr_end = range.start + text.trim_end_matches(';').len();
+        let expr_start = range.start;
+        let operand = operand.map(|o| {
+            let s = at(o);
+            TextRange { start: s, end: s + o.len() }
+        });
+        self.table.stmts[id].split = Some(Split {
+            rhs: TextRange { start: a, end: a + lhs.len() },
+            rhs_type: ty.to_string(),
+            rmw: Some(syncfix_kir::ReadModifyWrite {
+                expr: TextRange { start: expr_start, end: expr_end },
+                op: op.to_string(),
+                operand,
+            }),
         });
         id
     }

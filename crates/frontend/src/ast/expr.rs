@@ -1,17 +1,53 @@
 //! What an expression statement is, as far as sites care: an assignment whose right-hand side
-//! reads memory (a site can stand between the read and the write, DESIGN §5), or a bare
-//! barrier call (removable, DESIGN §8).
+//! reads memory, or a read-modify-write of memory (a site can stand between the read and the
+//! write, DESIGN §5), or a bare barrier call (removable, DESIGN §8).
 
 use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
 use super::scan;
 use serde_json::Value;
 use std::collections::HashSet;
-use syncfix_kir::{BarrierCall, Split, TextRange};
+use syncfix_kir::{BarrierCall, ReadModifyWrite, Split, TextRange};
 
 /// Free functions whose bare call statement is a barrier.
 const BARRIER_FUNCTIONS: &[&str] = &["__syncthreads", "barrier", "work_group_barrier", "synchronize"];
 /// Member functions whose bare call statement is a barrier (`grid_group`, `thread_block`).
 const BARRIER_MEMBERS: &[&str] = &["sync"];
+
+/// OpenCL's work-item functions: calls without side effects.
+const WORK_ITEM_FUNCTIONS: &[&str] = &[
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "get_global_size",
+    "get_local_size",
+    "get_num_groups",
+    "get_work_dim",
+    "get_global_offset",
+];
+
+/// Whether evaluating `e` may change state: a call (other than OpenCL's work-item functions;
+/// CUDA's `threadIdx.x` is a pseudo-object), an assignment, `++`/`--`.
+fn has_side_effects(e: &Value) -> bool {
+    match kind(e) {
+        "PseudoObjectExpr" => false,
+        "CallExpr" if callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => {
+            inner(e).iter().skip(1).any(has_side_effects)
+        }
+        "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" | "CompoundAssignOperator" | "StmtExpr" => true,
+        "BinaryOperator" if str_field(e, "opcode") == Some("=") => true,
+        "UnaryOperator" if matches!(str_field(e, "opcode"), Some("++" | "--")) => true,
+        _ => inner(e).iter().any(has_side_effects),
+    }
+}
+
+/// The name of the function a call expression calls directly.
+fn callee_name(call: &Value) -> Option<&str> {
+    let mut callee = inner(call).first()?;
+    while matches!(kind(callee), "ImplicitCastExpr" | "ParenExpr") {
+        callee = inner(callee).first()?;
+    }
+    (kind(callee) == "DeclRefExpr").then(|| callee.get("referencedDecl").and_then(|d| str_field(d, "name")))?
+}
 
 /// Looks through the nodes clang wraps around an expression statement's expression.
 fn strip(mut e: &Value) -> &Value {
@@ -65,14 +101,21 @@ pub(crate) struct SplitCx<'a> {
 impl SplitCx<'_> {
     /// The split of an expression statement `expr` whose text ends at `expr_end` (before the
     /// `;`), if it is an assignment to memory whose right-hand side reads memory.
+    ///
+    /// A read-modify-write of memory (`x++`, `--x`, `x op= e` where `e` reads no memory) gets a
+    /// split with [`ReadModifyWrite`]: `x` is read before the barrier and written after it.
     pub(crate) fn split(&self, expr: &Value, expr_end: usize) -> Option<Split> {
         let assign = strip(expr);
         let op = match kind(assign) {
             "BinaryOperator" if str_field(assign, "opcode") == Some("=") => "=",
             "CompoundAssignOperator" => str_field(assign, "opcode")?,
+            "UnaryOperator" => return self.read_modify_write(assign, expr_end),
             _ => return None,
         };
         let [lhs, rhs] = inner(assign) else { return None };
+        if op != "=" && !self.is_private_lvalue(lhs) && !self.reads_memory(rhs) {
+            return self.read_modify_write(assign, expr_end);
+        }
         if self.is_private_lvalue(lhs) || !self.reads_memory(rhs) {
             return None;
         }
@@ -91,6 +134,45 @@ impl SplitCx<'_> {
         Some(Split {
             rhs: TextRange { start, end },
             rhs_type: qual_type(rhs)?.to_owned(),
+            rmw: None,
+        })
+    }
+
+    /// The split of `x++`, `x--`, `++x`, `--x` or `x op= e` (`e` reading no memory) on memory
+    /// `x` whose evaluation has no side effect (the fix spells `x` twice), every token of the
+    /// expression in the main file's text; `None` otherwise.
+    fn read_modify_write(&self, e: &Value, expr_end: usize) -> Option<Split> {
+        let opcode = str_field(e, "opcode")?;
+        let (lhs, operand, op) = match kind(e) {
+            "UnaryOperator" if matches!(opcode, "++" | "--") => (inner(e).first()?, None, &opcode[..1]),
+            "CompoundAssignOperator" => {
+                let [lhs, rhs] = inner(e) else { return None };
+                (lhs, Some(rhs), opcode.strip_suffix('=')?)
+            }
+            _ => return None,
+        };
+        let ty = qual_type(lhs)?;
+        if self.is_private_lvalue(lhs) || has_side_effects(lhs) || ty == "bool" || ty == "_Bool" {
+            return None;
+        }
+        let (a, b) = (begin_of(lhs, self.src)?, end_of(lhs, self.src)?);
+        let (s, e_end) = (begin_of(e, self.src)?, end_of(e, self.src)?);
+        if !(s <= a && a < b && b <= e_end && e_end <= expr_end) {
+            return None;
+        }
+        let operand = match operand {
+            None if flag(e, "isPostfix") => scan::only_token_between(self.src, b, e_end, opcode).then_some(None)?,
+            None => (scan::only_token_between(self.src, s, a, opcode) && b == e_end).then_some(None)?,
+            Some(rhs) => {
+                let (rs, re) = (begin_of(rhs, self.src)?, end_of(rhs, self.src)?);
+                (s == a && re == e_end && rs < re && scan::only_token_between(self.src, b, rs, opcode))
+                    .then_some(Some(TextRange { start: rs, end: re }))?
+            }
+        };
+        Some(Split {
+            rhs: TextRange { start: a, end: b },
+            rhs_type: ty.to_owned(),
+            rmw: Some(ReadModifyWrite { expr: TextRange { start: s, end: e_end }, op: op.to_owned(), operand }),
         })
     }
 
