@@ -2,8 +2,8 @@
 """Barrier-deletion mutants of the kernels a GPUVerify-style tree expects to verify (issue 12).
 
 For every kernel of DIR/MANIFEST.tsv with defect `none`, and for every barrier statement in its
-source (`__syncthreads();`, `barrier(...);`; `__syncwarp(...)` is not touched: repair never
-proposes it), one mutant is the kernel with that one statement deleted. A barrier right after
+source (`__syncthreads();`, `barrier(...);`; `__syncwarp(...)` is not touched: audit never
+removes a warp barrier), one mutant is the kernel with that one statement deleted. A barrier right after
 `__barrier_invariant`s is not deleted: its invariants would attach to another barrier. Each mutant is run
 as a user would:
 
