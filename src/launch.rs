@@ -29,8 +29,18 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
 
 /// The launch from the flags a user gave (GPUVerify accepts the CUDA and OpenCL spellings
 /// for either language). A size not given is symbolic in every dimension, as `*`.
+///
+/// Errors name the flags as the user wrote them (`--local_size` or `--blockDim`, ...): the
+/// spellings found on the command line, else the language's own.
 pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, opencl: bool) -> Result<Launch, String> {
+    let spelled = |names: [&'static str; 2], default: &'static str| -> &'static str {
+        std::env::args()
+            .find_map(|a| names.into_iter().find(|n| a == *n || a.starts_with(&format!("{n}="))))
+            .unwrap_or(default)
+    };
     let (bflag, gflag) = if opencl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+    let bflag = spelled(["--blockDim", "--local_size"], bflag);
+    let gflag = spelled(["--gridDim", "--num_groups"], gflag);
     let block_dim = match block {
         Some(b) => parse_dims(bflag, b)?,
         // No size: symbolic in every dimension (GPUVerify's `*`).

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use syncfix::verdict::{Stats, Verdict};
 use syncfix::{
-    Annotations, Config, ForceAbstraction, FrontendError, FrontendOptions, InstrumentConfig, Language, Limits, Options,
-    RepairOptions, RepairStatus, Status, Strategy, VerifyOptions,
+    Annotations, Config, Encoding, ForceAbstraction, FrontendError, FrontendOptions, InstrumentConfig, Language, Limits,
+    Options, RepairOptions, RepairStatus, Status, Strategy, VerifyOptions,
 };
 
 /// Exit codes (GPUVerify's `error_codes.py`, GPURepair's repair codes).
@@ -431,6 +431,16 @@ fn fail(json: bool, file: &str, f: Failure, started: Instant) -> u8 {
     f.code
 }
 
+/// Prints a unified diff on stdout in the encoding of the file it patches (so that `patch`
+/// finds its context lines byte for byte).
+fn print_patch(diff: &str, encoding: Encoding) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&syncfix::encode_source(diff, encoding)).and_then(|()| out.flush()) {
+        eprintln!("syncfix: error: cannot write the patch: {e}");
+    }
+}
+
 fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string_pretty(v) {
         Ok(s) => println!("{s}"),
@@ -439,14 +449,21 @@ fn print_json(v: &impl serde::Serialize) {
 }
 
 /// Reads the file and builds the options; `Err` is the failure to report.
-fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options), Failure> {
-    let text = match std::fs::read(&c.file) {
-        Ok(b) => match String::from_utf8(b) {
-            Ok(t) => t,
-            Err(_) => return Err(cli_error(&format!("{}: not a text file", c.file.display()))),
-        },
+/// The text is the file's bytes as [`syncfix::decode_source`] reads them, in `Encoding`.
+fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Encoding, Options), Failure> {
+    if c.file.is_dir() {
+        return Err(cli_error(&format!("{}: is a directory, not a kernel file", c.file.display())));
+    }
+    let (text, encoding) = match std::fs::read(&c.file) {
+        Ok(b) => syncfix::decode_source(b).map_err(|e| cli_error(&format!("{}: {e}", c.file.display())))?,
         Err(e) => return Err(cli_error(&format!("{}: {e}", c.file.display()))),
     };
+    if encoding == Encoding::Latin1 {
+        eprintln!(
+            "syncfix: warning: {}: not UTF-8; read as Latin-1 (ISO 8859-1), as clang reads its bytes; a diff or --apply writes it back in Latin-1",
+            c.file.display()
+        );
+    }
     let config = match &c.config {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => Config::with_overrides(&t).map_err(|e| cli_error(&format!("{}: {e}", p.display())))?,
@@ -459,7 +476,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
     } else if c.cuda {
         Language::Cuda
     } else {
-        syncfix_language(&c.file)
+        syncfix_language(&c.file).map_err(|m| cli_error(&m))?
     };
     let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
         .map_err(|m| cli_error(&m))?;
@@ -595,7 +612,7 @@ fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Options
         },
     };
     opts.set_deadline(deadline);
-    Ok((text, opts))
+    Ok((text, encoding, opts))
 }
 
 /// The GPUVerify options given that concern its internal stages (accepted and ignored).
@@ -645,10 +662,17 @@ fn ignored_flags(c: &CommonArgs) -> Vec<String> {
     v
 }
 
-fn syncfix_language(p: &Path) -> Language {
+/// The language a file's extension names: `.cl` OpenCL, `.cu`/`.cuh` CUDA; another extension
+/// is an error that asks for `--cuda` or `--opencl`.
+fn syncfix_language(p: &Path) -> Result<Language, String> {
     match p.extension().and_then(|e| e.to_str()) {
-        Some("cl") => Language::OpenCl,
-        _ => Language::Cuda,
+        Some("cl") => Ok(Language::OpenCl),
+        Some("cu" | "cuh") => Ok(Language::Cuda),
+        ext => Err(format!(
+            "{}: cannot tell the kernel's language from {}: give --cuda or --opencl (or name the file .cu or .cl)",
+            p.display(),
+            ext.map_or("a name without an extension".to_string(), |e| format!("the extension `.{e}`"))
+        )),
     }
 }
 
@@ -752,7 +776,7 @@ fn cmd_verify(a: &VerifyArgs, started: Instant) -> u8 {
     let c = &a.common;
     let json = a.format == Format::Json;
     let file = c.file.display().to_string();
-    let (text, opts) = match setup(c, None) {
+    let (text, _, opts) = match setup(c, None) {
         Ok(x) => x,
         Err(f) => return fail(json, &file, f, started),
     };
@@ -924,7 +948,7 @@ fn run_repair_like(
 
 fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
-    let (text, mut opts) = match setup(c, None) {
+    let (text, encoding, mut opts) = match setup(c, None) {
         Ok(x) => x,
         Err(f) => return fail_repair_like(a.format == Format::Json, "audit", &c.file.display().to_string(), f, started),
     };
@@ -962,7 +986,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
                 if json {
                     patch = Some(diff);
                 } else {
-                    print!("{diff}");
+                    print_patch(&diff, encoding);
                 }
                 for r in &report.removals {
                     eprintln!(
@@ -1017,7 +1041,7 @@ fn cmd_audit(a: &AuditArgs, started: Instant) -> u8 {
 fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
     let c = &a.common;
     let json = a.format == Format::Json;
-    let (text, opts) = match setup(c, Some(a)) {
+    let (text, encoding, opts) = match setup(c, Some(a)) {
         Ok(x) => x,
         Err(f) => return fail_repair_like(json, "repair", &c.file.display().to_string(), f, started),
     };
@@ -1055,7 +1079,7 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
                 if json {
                     patch = Some(diff);
                 } else {
-                    print!("{diff}");
+                    print_patch(&diff, encoding);
                 }
                 let plural = |n: usize| if n == 1 { "" } else { "s" };
                 let proof = match report.bounded {
@@ -1084,7 +1108,8 @@ fn cmd_repair(a: &RepairArgs, started: Instant) -> u8 {
                     }
                 }
                 if a.apply {
-                    if let Err(e) = syncfix::write_atomically(&c.file, patched) {
+                    let (old, new) = (syncfix::encode_source(&text, encoding), syncfix::encode_source(patched, encoding));
+                    if let Err(e) = syncfix::apply_to_file(&c.file, &old, &new) {
                         eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
                         break 'out exit::REPAIR_ERROR;
                     }

@@ -32,7 +32,7 @@ mod write;
 pub use apply::apply_edits;
 pub use build::build_fix;
 pub use diff::unified_diff;
-pub use write::write_atomically;
+pub use write::{apply_to_file, write_atomically, ApplyError};
 
 use std::fmt;
 use syncfix_kir::{StmtId, TextRange};

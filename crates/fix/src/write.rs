@@ -1,4 +1,5 @@
-//! Rewriting a file atomically (`--apply`, DESIGN §8).
+//! Rewriting the user's file (`--apply`, DESIGN §8): atomically where the file allows it, in
+//! place where its hard links or owner require it, never when it is read-only or changed.
 
 use std::fs;
 use std::io::{self, Write};
@@ -16,12 +17,85 @@ use std::path::{Path, PathBuf};
 /// temporary file removed.
 pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     let target = resolve_symlink(path)?;
-    let dir = parent_dir(&target);
     let original = match fs::metadata(&target) {
-        Ok(m) => Some(m.permissions()),
+        Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    replace_atomically(&target, original.as_ref(), text.as_bytes(), false)
+}
+
+/// Why [`apply_to_file`] left the file alone (or, for [`ApplyError::Io`], failed).
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The file has no write permission: a read-only file is refused, not overwritten.
+    #[error("the file is read-only; syncfix does not overwrite it (make it writable to apply the fix)")]
+    ReadOnly,
+    /// The file's contents are no longer the text the fix was computed on.
+    #[error("the file changed since syncfix read it; nothing was written (run syncfix again)")]
+    Changed,
+    /// Not a regular file (a directory, a device, a pipe).
+    #[error("not a regular file")]
+    NotRegular,
+    /// Reading or writing the file failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// Rewrites the user's file at `path`, which syncfix read as `expected` (bytes), with `new`
+/// (bytes): what `--apply` does. The file stays what it was: same permissions, owner and
+/// group, and every hard link sees the new text.
+///
+/// - A read-only file (no write permission bit) is refused: [`ApplyError::ReadOnly`].
+/// - A file whose contents are no longer `expected` is refused: [`ApplyError::Changed`].
+/// - A file with one link is replaced atomically (a temporary beside it, given the file's
+///   permissions, owner and group, fsynced and renamed over it; see [`write_atomically`]).
+/// - A file with several hard links, or whose owner or group the temporary cannot be given
+///   (another user's file, writable through its group or other bits), is rewritten in place:
+///   truncated and written with the complete new text, then fsynced. The links and the owner
+///   stay; the write is not atomic (a crash during it can leave part of the text).
+///
+/// Errors: the refusals above, [`ApplyError::NotRegular`], and any I/O error
+/// ([`ApplyError::Io`]; the atomic path leaves the file as it was).
+pub fn apply_to_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), ApplyError> {
+    let target = resolve_symlink(path)?;
+    let meta = fs::metadata(&target)?;
+    if !meta.is_file() {
+        return Err(ApplyError::NotRegular);
+    }
+    if meta.permissions().readonly() {
+        return Err(ApplyError::ReadOnly);
+    }
+    if fs::read(&target)? != expected {
+        return Err(ApplyError::Changed);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Ok(write_in_place(&target, new)?);
+        }
+    }
+    match replace_atomically(&target, Some(&meta), new, true) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Ok(write_in_place(&target, new)?),
+        r => Ok(r?),
+    }
+}
+
+/// Truncates the file at `path` and writes `new` into it, then fsyncs it.
+fn write_in_place(path: &Path, new: &[u8]) -> io::Result<()> {
+    let mut f = fs::OpenOptions::new().write(true).truncate(true).open(path)?;
+    f.write_all(new)?;
+    f.flush()?;
+    f.sync_all()
+}
+
+/// Writes `bytes` to a temporary file beside `target`, gives it `original`'s permissions (and,
+/// with `keep_owner`, its owner and group: `PermissionDenied` when that is not allowed), and
+/// renames it over `target`.
+fn replace_atomically(target: &Path, original: Option<&fs::Metadata>, bytes: &[u8], keep_owner: bool) -> io::Result<()> {
+    let dir = parent_dir(target);
+    let original_perms = original.map(|m| m.permissions());
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -30,15 +104,26 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".syncfix-tmp");
     #[cfg(unix)]
-    if original.is_none() {
+    if original_perms.is_none() {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
     let mut tmp = builder.tempfile_in(&dir)?;
-    tmp.write_all(text.as_bytes())?;
+    #[cfg(unix)]
+    if let (true, Some(m)) = (keep_owner, original) {
+        use std::os::unix::fs::MetadataExt;
+        let tm = tmp.as_file().metadata()?;
+        if (tm.uid(), tm.gid()) != (m.uid(), m.gid()) {
+            std::os::unix::fs::fchown(tmp.as_file(), Some(m.uid()), Some(m.gid()))
+                .map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = keep_owner;
+    tmp.write_all(bytes)?;
     tmp.flush()?;
-    if let Some(perms) = original {
-        // Set explicitly: creation modes are masked by the umask.
+    if let Some(perms) = original_perms {
+        // Set explicitly: creation modes are masked by the umask (and fchown clears set-id bits).
         tmp.as_file().set_permissions(perms)?;
     }
     tmp.as_file().sync_all()?;

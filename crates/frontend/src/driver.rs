@@ -172,6 +172,15 @@ fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time: &mut Dura
     match process::run(cmd, deadline) {
         Ok((out, t)) => {
             *time += t;
+            // A failure without a word (a wrong `SYNCFIX_CLANG`, say) still gets a message.
+            if !out.status.success() && out.stderr.iter().all(u8::is_ascii_whitespace) {
+                return Err(FrontendError::Tool(format!(
+                    "{what} (`{}`) failed ({}) and printed no message{}",
+                    cmd.get_program().to_string_lossy(),
+                    out.status,
+                    if what == "clang" { "; is it clang-19? (SYNCFIX_CLANG names the clang syncfix runs)" } else { "" }
+                )));
+            }
             Ok(out)
         }
         Err(RunError::Spawn(e)) => {

@@ -10,12 +10,14 @@
 
 mod config;
 mod report;
+mod source;
 pub mod testsuite;
 pub mod verdict;
 
 pub use config::{Config, ConfigError};
+pub use source::{decode_source, encode_source, Encoding, SourceError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};
-pub use syncfix_fix::{unified_diff, write_atomically, Applicability, Edit, Fix};
+pub use syncfix_fix::{apply_to_file, unified_diff, write_atomically, Applicability, ApplyError, Edit, Fix};
 pub use syncfix_frontend::driver::{panic_message, Annotations, FrontendError, FrontendOptions};
 /// Child processes and temporary directories that `process::abort` ends and removes, for a
 /// process about to exit early (a signal, a watchdog); later front-end calls then fail.
