@@ -190,7 +190,7 @@ fn run(
         let sol = match sol {
             Ok(Some(s)) => s,
             Ok(None) if phi.widen() => continue,
-            Ok(None) => return phi.unsat(),
+            Ok(None) => return phi.unsat(inst),
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
         stats.verifier_calls += 1;
@@ -471,12 +471,16 @@ impl Phi {
         on
     }
 
-    fn unsat(&self) -> Outcome {
-        unsat(&self.clauses, &self.traces, !self.inexact, self.traces.last().cloned())
+    fn unsat(&self, inst: &Instrumented) -> Outcome {
+        unsat(inst, &self.clauses, &self.traces, !self.inexact, self.traces.last().cloned())
     }
 }
 
-fn unsat(clauses: &[Clause], traces: &[Box<Trace>], all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {
+/// The outcome when the learnt clauses are unsatisfiable. Clauses are positive (a defect some
+/// enabled site must remove) or negative units (a site that diverges), so exact clauses
+/// conflict only when every site of a positive clause diverges: the reason names that
+/// defect's accesses and those sites.
+fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace>], all_exact: bool, trace: Option<Box<Trace>>) -> Outcome {
     if all_exact {
         // Name the cause when it is the usual one: every site that could separate a racing
         // pair is itself reached by non-uniform control flow.
@@ -486,12 +490,41 @@ fn unsat(clauses: &[Clause], traces: &[Box<Trace>], all_exact: bool, trace: Opti
             .iter()
             .enumerate()
             .find(|(_, c)| !c.0.is_empty() && c.0.iter().all(|l| l.positive && forced_off.contains(&l.var)));
-        if let Some((i, _)) = blocked {
+        if let Some((i, c)) = blocked {
+            let k = &inst.kernel;
+            let line_of = |span: &syncfix_kir::Span| span.in_main().map(|l| l.line);
+            let mut lines: Vec<u32> = c
+                .0
+                .iter()
+                .map(|l| {
+                    let v = &inst.vars[l.var.index()];
+                    let r = k.stmts.stmts[v.stmt].range;
+                    k.main_file().line_col(if v.kind == SiteKind::End { r.end.saturating_sub(1) } else { r.start }).0
+                })
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            let sites = match lines.as_slice() {
+                [one] => format!("the barrier site at line {one} is"),
+                many => format!(
+                    "the barrier sites at lines {} are",
+                    many.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            let pair = match traces.get(i).map(|t| &t.defect) {
+                Some(Defect::Race(r)) => match (line_of(&r.first.span), line_of(&r.second.span)) {
+                    (Some(a), Some(b)) => format!(" (lines {a} and {b})"),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
             return Outcome::Unrepairable {
-                reason: "every barrier site that would separate the racing accesses is reached by non-uniform control \
-                         flow (a barrier there would diverge); the code needs restructuring, e.g. moving the accesses \
-                         out of the conditional"
-                    .into(),
+                reason: format!(
+                    "every barrier site that would separate the racing accesses{pair} is reached by non-uniform \
+                     control flow ({sites} inside a conditional that the threads take differently, so a \
+                     barrier there would diverge); the code needs restructuring, e.g. moving the accesses out of the \
+                     conditional"
+                ),
                 trace: traces.get(i).cloned().or(trace),
             };
         }
