@@ -133,60 +133,53 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
                 text: format!("__syncfix_anchor_end({});", id.index()),
             });
         }
-        if let Some((split, rmw)) = s.split.as_ref().filter(|_| skip == Skip::Nothing).and_then(|sp| Some((sp, sp.rmw.as_ref()?))) {
-            // A read-modify-write: the text of the fix, `x = tmp op e`, with the original
-            // operator tokens in comments (see the module doc).
+        if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
             let (a, b) = (split.rhs.start, split.rhs.end);
-            let (s0, e0) = (rmw.expr.start, rmw.expr.end);
-            let ok = fits(a, b) && fits(s0, e0) && start <= s0 && e0 < end && s0 <= a && b <= e0;
-            let lhs = &source[a.min(b)..b];
-            let commented = |from: usize, to: usize| !source.get(from..to).is_some_and(|t| t.contains("*/"));
-            if ok && !lhs.contains('\n') && commented(s0, a) && commented(b, e0) {
-                let id = id.index();
-                let mut put = |at: usize, open: bool, text: String| {
-                    let (phase, order) = if open { (1, 2 * depth + 2) } else { (0, -2 * depth - 2) };
-                    ins.push(Insertion { at, phase, order, text });
-                };
-                let head = "({ __auto_type __syncfix_v = (";
-                let write = format!("); __syncfix_split({id}); ({lhs}) = __syncfix_v {} ", rmw.op);
-                if s0 < a {
-                    put(s0, true, "({ /*".into());
-                    put(a, true, format!("*/ {}", &head[3..]));
-                } else {
-                    put(a, true, head.into());
+            let id = id.index();
+            // Openings go outside-in after the statement's anchor, closings inside-out.
+            let mut put = |at: usize, open: bool, text: String| {
+                let (phase, order) = if open { (1, 2 * depth + 2) } else { (0, -2 * depth - 2) };
+                ins.push(Insertion { at, phase, order, text });
+            };
+            let head = "({ __auto_type __syncfix_v = (";
+            match &split.rmw {
+                None => {
+                    if fits(a, b) && start <= a && b < end {
+                        put(a, true, head.into());
+                        put(b, false, format!("); __syncfix_split({id}); __syncfix_v; }})"));
+                    }
                 }
-                match rmw.operand {
-                    None => {
-                        put(b, false, format!("{write}1; }})"));
-                        if b < e0 {
-                            put(b, false, " /*".into());
-                            put(e0, false, "*/".into());
+                // A read-modify-write: the text of the fix, `x = tmp op e`, with the original
+                // operator tokens in comments (see the module doc).
+                Some(rmw) => {
+                    let (s0, e0) = (rmw.expr.start, rmw.expr.end);
+                    let ok = fits(a, b) && fits(s0, e0) && start <= s0 && e0 < end && s0 <= a && b <= e0;
+                    let commented = |from: usize, to: usize| !source.get(from..to).is_some_and(|t| t.contains("*/"));
+                    let lhs = source.get(a..b).unwrap_or("\n");
+                    if ok && !lhs.contains('\n') && commented(s0, a) && commented(b, e0) {
+                        let write = format!("); __syncfix_split({id}); ({lhs}) = __syncfix_v {} ", rmw.op);
+                        if s0 < a {
+                            put(s0, true, "({ /*".into());
+                            put(a, true, format!("*/ {}", &head[3..]));
+                        } else {
+                            put(a, true, head.into());
+                        }
+                        match rmw.operand {
+                            None => {
+                                put(b, false, format!("{write}1; }})"));
+                                if b < e0 {
+                                    put(b, false, " /*".into());
+                                    put(e0, false, "*/".into());
+                                }
+                            }
+                            Some(r) => {
+                                put(b, false, format!("{write}(/*"));
+                                put(r.start, true, "*/".into());
+                                put(r.end, false, "); })".into());
+                            }
                         }
                     }
-                    Some(r) => {
-                        put(b, false, format!("{write}(/*"));
-                        put(r.start, true, "*/".into());
-                        put(r.end, false, "); })".into());
-                    }
                 }
-            }
-        } else if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
-            let (a, b) = (split.rhs.start, split.rhs.end);
-            if fits(a, b) && start <= a && b < end {
-                let open = "({ __auto_type __syncfix_v = (".to_owned();
-                let close = format!("); __syncfix_split({}); __syncfix_v; }})", id.index());
-                ins.push(Insertion {
-                    at: a,
-                    phase: 1,
-                    order: 2 * depth + 2,
-                    text: open,
-                });
-                ins.push(Insertion {
-                    at: b,
-                    phase: 0,
-                    order: -2 * depth - 2,
-                    text: close,
-                });
             }
         }
     }

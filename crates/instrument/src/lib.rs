@@ -127,6 +127,17 @@ impl Instrumented {
         self.vars.iter().map(|v| v.kind == SiteKind::Existing).collect()
     }
 
+    /// The byte offset in the main file where variable `v`'s barrier stands: the start of its
+    /// statement, or, for the end of a loop body, the body's closing `}`.
+    pub fn site_offset(&self, v: &BarrierVar) -> usize {
+        let r = self.kernel.stmts.stmts[v.stmt].range;
+        if v.kind == SiteKind::End {
+            r.end.saturating_sub(1)
+        } else {
+            r.start
+        }
+    }
+
     /// A readable table of the variables (for `--emit=instrumented`).
     pub fn describe_vars(&self) -> String {
         let mut s = String::new();

@@ -7,7 +7,7 @@
 //! [`MemObject`] statically and carries a byte offset.
 
 use crate::entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
-use crate::source::{SourceFile, Span, StmtTable};
+use crate::source::{Loc, SourceFile, Span, StmtTable};
 use cranelift_entity::PrimaryMap;
 
 /// The source language of a kernel.
@@ -542,6 +542,15 @@ impl Kernel {
     /// The main source file.
     pub fn main_file(&self) -> &SourceFile {
         &self.files[FileId::MAIN]
+    }
+
+    /// The innermost statement of the main file that contains location `l` (`None` for a
+    /// location outside the main file or outside every statement).
+    pub fn statement_at(&self, l: Loc) -> Option<StmtId> {
+        if l.file != FileId::MAIN {
+            return None;
+        }
+        self.stmts.innermost_at(self.main_file().offset(l.line, l.col)?)
     }
 
     /// The width in bits of an operand.

@@ -496,11 +496,7 @@ fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace>], all_exa
             let mut lines: Vec<u32> = c
                 .0
                 .iter()
-                .map(|l| {
-                    let v = &inst.vars[l.var.index()];
-                    let r = k.stmts.stmts[v.stmt].range;
-                    k.main_file().line_col(if v.kind == SiteKind::End { r.end.saturating_sub(1) } else { r.start }).0
-                })
+                .map(|l| k.main_file().line_col(inst.site_offset(&inst.vars[l.var.index()])).0)
                 .collect();
             lines.sort_unstable();
             lines.dedup();
@@ -612,14 +608,14 @@ fn learn(
                 // hold however the trace was found (exact or not).
                 let structural = r.first.inst == r.second.inst
                     || (!t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl);
-                let one_statement = statement_of(&inst.kernel, &r.first.span)
-                    .filter(|s| Some(*s) == statement_of(&inst.kernel, &r.second.span));
+                let k = &inst.kernel;
+                let statement_of = |span: &syncfix_kir::Span| span.in_main().and_then(|l| k.statement_at(l));
+                let one_statement = statement_of(&r.first.span).filter(|s| Some(*s) == statement_of(&r.second.span));
                 let reason = if r.first.inst == r.second.inst {
                     "the two racing accesses are the same statement executed by two threads at once; a barrier orders \
                      statements, not the threads of one statement"
                         .to_string()
                 } else if let Some(s) = one_statement {
-                    let k = &inst.kernel;
                     let range = k.stmts.stmts[s].range;
                     let text = k.main_file().text.as_deref().and_then(|t| t.get(range.start..range.end)).unwrap_or("");
                     let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -722,12 +718,6 @@ fn without_siblings(inst: &Instrumented, t: &Trace, r: &syncfix_verify::Race, ne
 
 /// Whether `i` is the store of an asynchronous work-group copy (the front end puts
 /// `AsyncPending` right after it).
-/// The statement of the main file that a span's innermost main-file location lies in.
-fn statement_of(k: &syncfix_kir::Kernel, span: &syncfix_kir::Span) -> Option<syncfix_kir::StmtId> {
-    let l = span.in_main()?;
-    k.stmts.innermost_at(k.main_file().offset(l.line, l.col)?)
-}
-
 fn is_async_copy(k: &syncfix_kir::Kernel, i: syncfix_kir::InstId) -> bool {
     let insts = &k.blocks[k.insts[i].block].insts;
     insts

@@ -706,9 +706,7 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
     for k in &compiled.kernels {
         let inst = instrument(k, &opts.instrument);
         for v in &inst.vars {
-            let range = k.stmts.stmts[v.stmt].range;
-            let at = if v.kind == SiteKind::End { range.end.saturating_sub(1) } else { range.start };
-            let (line, col) = k.main_file().line_col(at);
+            let (line, col) = k.main_file().line_col(inst.site_offset(v));
             out.push(Site {
                 line,
                 col,

@@ -40,12 +40,18 @@ fn has_side_effects(e: &Value) -> bool {
     }
 }
 
-/// The name of the function a call expression calls directly.
-fn callee_name(call: &Value) -> Option<&str> {
+/// The callee of a call expression, through implicit casts and parentheses.
+fn callee(call: &Value) -> Option<&Value> {
     let mut callee = inner(call).first()?;
     while matches!(kind(callee), "ImplicitCastExpr" | "ParenExpr") {
         callee = inner(callee).first()?;
     }
+    Some(callee)
+}
+
+/// The name of the function a call expression calls directly.
+fn callee_name(call: &Value) -> Option<&str> {
+    let callee = callee(call)?;
     (kind(callee) == "DeclRefExpr").then(|| callee.get("referencedDecl").and_then(|d| str_field(d, "name")))?
 }
 
@@ -75,10 +81,7 @@ pub(crate) fn barrier_call(expr: &Value) -> Option<BarrierCall> {
     if kind(call) != "CallExpr" && !is_member_call {
         return None;
     }
-    let mut callee = inner(call).first()?;
-    while matches!(kind(callee), "ImplicitCastExpr" | "ParenExpr") {
-        callee = inner(callee).first()?;
-    }
+    let callee = callee(call)?;
     let (name, member) = match kind(callee) {
         "DeclRefExpr" => (callee.get("referencedDecl").and_then(|d| str_field(d, "name"))?, false),
         "UnresolvedLookupExpr" => (str_field(callee, "name")?, false),

@@ -484,9 +484,7 @@ impl<'a> Lowerer<'a> {
         // The statement whose deletion removes this barrier: the innermost statement of the
         // main file that contains the barrier's user-code location and is a bare barrier call.
         let stmt = span.in_main().and_then(|l| {
-            let f = self.k.main_file();
-            let off = f.offset(l.line, l.col)?;
-            let s = self.k.stmts.innermost_at(off)?;
+            let s = self.k.statement_at(l)?;
             self.k.stmts.stmts[s].barrier_call.map(|_| s)
         });
         let kind = InstKind::Barrier(Barrier { scope, fences, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt } });
