@@ -9,12 +9,16 @@
 //! Algorithm 1) -> fix (source edits, re-verified) .
 
 mod config;
+pub mod exit;
+mod failure;
 mod report;
+pub mod sarif;
 mod source;
 pub mod testsuite;
 pub mod verdict;
 
 pub use config::{Config, ConfigError};
+pub use failure::ErrorReport;
 pub use source::{decode_source, encode_source, Encoding, SourceError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};
 pub use syncfix_fix::{apply_to_file, unified_diff, write_atomically, Applicability, ApplyError, Edit, Fix};

@@ -483,11 +483,53 @@ pub struct RepairSummary {
     pub changes: Vec<ChangeSummary>,
     /// The unified diff, as printed in text mode; `null` when nothing changes.
     pub patch: Option<String>,
+    /// The fix as text edits of the source as read (what an editor applies, what SARIF's
+    /// `fixes` carry); empty when nothing changes. Non-overlapping, in the order of the file.
+    #[serde(default)]
+    pub edits: Vec<TextEdit>,
     /// Notes for the user (e.g. that the launch must become cooperative).
     pub notes: Vec<String>,
     /// Headlines of the findings that explain a failure.
     pub findings: Vec<String>,
     pub stats: RepairStatsSummary,
+}
+
+/// A place in the source text as read (after [`crate::decode_source`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextPoint {
+    /// Byte offset into the UTF-8 text (for a Latin-1 file, into its decoded text).
+    pub byte: usize,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in characters (Unicode scalar values) from the line's start.
+    pub column: u32,
+}
+
+impl TextPoint {
+    /// The point of byte offset `byte` of `text` (clamped to the text's length and moved
+    /// back to a character boundary).
+    pub fn of(text: &str, byte: usize) -> TextPoint {
+        let mut byte = byte.min(text.len());
+        while !text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        let before = &text[..byte];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        TextPoint {
+            byte,
+            line: before.matches('\n').count() as u32 + 1,
+            column: before[line_start..].chars().count() as u32 + 1,
+        }
+    }
+}
+
+/// One edit of a fix: replace the text from `start` up to (not including) `end` by
+/// `replacement` (an insertion when `start == end`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextEdit {
+    pub start: TextPoint,
+    pub end: TextPoint,
+    pub replacement: String,
 }
 
 /// One change of a [`RepairSummary`].
@@ -534,6 +576,7 @@ impl RepairSummary {
             applicability: None,
             changes: vec![],
             patch: None,
+            edits: vec![],
             notes: vec![],
             findings: vec![],
             stats: RepairStatsSummary {
@@ -547,9 +590,17 @@ impl RepairSummary {
         }
     }
 
-    /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and the
-    /// run's `exit_code` and `total` time.
-    pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
+    /// The summary of `report` (`command`: `repair` or `audit`) on the source `text` (as
+    /// read), with the diff `patch` and the run's `exit_code` and `total` time.
+    pub fn of(
+        command: &str,
+        file: &str,
+        text: &str,
+        report: &crate::RepairReport,
+        patch: Option<String>,
+        exit_code: u8,
+        total: Duration,
+    ) -> Self {
         use crate::RepairStatus as R;
         let (status, reason) = match &report.status {
             R::Repaired => ("repaired", None),
@@ -592,6 +643,18 @@ impl RepairSummary {
                     loop_depth: c.loop_depth,
                 })
                 .collect(),
+            edits: match (&report.status, &report.fix) {
+                (R::Repaired, Some(fix)) => fix
+                    .edits
+                    .iter()
+                    .map(|e| TextEdit {
+                        start: TextPoint::of(text, e.range.start),
+                        end: TextPoint::of(text, e.range.end),
+                        replacement: e.replacement.clone(),
+                    })
+                    .collect(),
+                _ => vec![],
+            },
             patch,
             notes: report.fix.as_ref().map(|f| f.notes.clone()).unwrap_or_default(),
             findings: report.findings.iter().map(|f| f.headline()).collect(),

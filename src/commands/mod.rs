@@ -1,0 +1,4 @@
+//! One module per command that takes a kernel file.
+
+pub mod repair;
+pub mod verify;

@@ -1,0 +1,251 @@
+//! `syncfix repair` and `syncfix audit`: GPURepair's repair and the barrier audit.
+
+use crate::args::{AuditArgs, CommonArgs, Format, RepairArgs};
+use crate::output::{diff_path, fail_repair_like, file_name, print_findings, print_patch, print_repair, print_stats, TIMEOUT_HINT};
+use crate::setup::setup;
+use crate::stop;
+use std::path::Path;
+use std::time::Instant;
+use syncfix::exit;
+use syncfix::{ErrorReport, Language, Options, RepairStatus};
+
+/// Runs `repair` or `audit` (`what`, the function `f`) under the deadline's watchdog and prints
+/// what every outcome shares (the front end's assumptions, `--stats`). Err: the exit code of a
+/// run that gave no report (timeout, an error of the front end or the verifier).
+fn run_repair_like(
+    c: &CommonArgs,
+    opts: &Options,
+    text: &str,
+    what: &'static str,
+    format: Format,
+    started: Instant,
+    f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, syncfix::Error>,
+) -> Result<syncfix::RepairReport, u8> {
+    if let Some(d) = opts.repair.deadline {
+        stop::watchdog(d, move || eprintln!("syncfix: {what} timed out; {TIMEOUT_HINT}"));
+    }
+    let result = f(&c.file, text, opts);
+    stop::begin_output();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) if e.is_timeout() => {
+            let e = ErrorReport { message: format!("syncfix: {what} timed out; {TIMEOUT_HINT}"), ..e.report(&c.file, text) };
+            return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started));
+        }
+        Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e.report(&c.file, text), started)),
+    };
+    for a in &report.assumptions {
+        eprintln!("syncfix: warning: {a}");
+    }
+    if c.stats {
+        print_stats(&report.timings);
+    }
+    Ok(report)
+}
+
+pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
+    let c = &a.common;
+    let (text, encoding, mut opts) = match setup(c, None) {
+        Ok(x) => x,
+        Err(e) => return fail_repair_like(a.format, "audit", &c.file.display().to_string(), e, started),
+    };
+    if let Some(w) = a.loop_depth_weight {
+        opts.instrument.loop_depth_weight = w;
+    }
+    if let Some(w) = a.grid_barrier_weight {
+        opts.instrument.grid_barrier_weight = w;
+    }
+    let report = match run_repair_like(c, &opts, &text, "audit", a.format, started, syncfix::audit) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let file = c.file.display().to_string();
+    let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
+    let format = a.format;
+    let mut patch: Option<String> = None;
+    let code = 'out: {
+        match &report.status {
+            RepairStatus::NoChange => {
+                eprintln!(
+                "syncfix: {}: no barrier can be removed: the kernel needs each one the audit may remove{} (barriers that carry \
+                 barrier invariants, and warp and tile barriers, are kept as written)",
+                file_name(&file),
+                bound(report.bounded)
+            );
+                exit::SUCCESS
+            }
+            RepairStatus::Repaired => {
+                let Some(patched) = &report.patched else {
+                    break 'out exit::REPAIR_ERROR;
+                };
+                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
+                if format != Format::Text {
+                    patch = Some(diff);
+                } else {
+                    print_patch(&diff, encoding);
+                }
+                for r in &report.removals {
+                    eprintln!(
+                        "syncfix: {}:{}: `{}` is not needed: the kernel verifies without it{}",
+                        file_name(&file),
+                        r.line,
+                        r.text,
+                        if report.bounded.is_some() { " (within the loop bound)" } else { "" }
+                    );
+                }
+                eprintln!(
+                    "syncfix: {}: {} barrier{} can be removed; the patched kernel {}",
+                    file_name(&file),
+                    report.removed,
+                    if report.removed == 1 { "" } else { "s" },
+                    match report.bounded {
+                        Some(n) => format!("has no error up to {n} loop iterations (not a proof)"),
+                        None => "verifies".into(),
+                    }
+                );
+                exit::SUCCESS
+            }
+            RepairStatus::NotVerified => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
+            RepairStatus::Unknown(reason) => {
+                eprintln!("syncfix: {}: no audit: {reason}", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
+            RepairStatus::Timeout => {
+                eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
+                exit::TIMEOUT
+            }
+            RepairStatus::NotReverified(why) => {
+                eprintln!("syncfix: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
+                exit::REPAIR_ERROR
+            }
+            RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: {}: the kernel does not verify; `syncfix repair` fixes it", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
+        }
+    };
+    {
+        print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &text, &report, patch, code, started.elapsed()));
+    }
+    code
+}
+pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
+    let c = &a.common;
+    let format = a.format;
+    let (text, encoding, opts) = match setup(c, Some(a)) {
+        Ok(x) => x,
+        Err(e) => return fail_repair_like(format, "repair", &c.file.display().to_string(), e, started),
+    };
+    if let Some(e) = c.emit {
+        return crate::commands::verify::emit(c, &text, &opts, e);
+    }
+    let report = match run_repair_like(c, &opts, &text, "repair", format, started, syncfix::repair) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let file = c.file.display().to_string();
+    let mut patch: Option<String> = None;
+    let code = 'out: {
+        match &report.status {
+            RepairStatus::NoChange => {
+                match report.bounded {
+                    Some(n) => eprintln!(
+                        "syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)",
+                        file_name(&file)
+                    ),
+                    None => eprintln!(
+                        "syncfix: {}: no change needed: the kernel verifies (`syncfix audit` finds the barriers it does not need)",
+                        file_name(&file)
+                    ),
+                }
+                exit::SUCCESS
+            }
+            RepairStatus::NotVerified => exit::NOT_ALL_VERIFIED,
+            RepairStatus::Repaired => {
+                let (Some(fix), Some(patched)) = (&report.fix, &report.patched) else {
+                    break 'out exit::REPAIR_ERROR;
+                };
+                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
+                if format != Format::Text {
+                    patch = Some(diff);
+                } else {
+                    print_patch(&diff, encoding);
+                }
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
+                let proof = match report.bounded {
+                    Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
+                    None => "the patched kernel verifies".into(),
+                };
+                let upgraded = if report.upgraded > 0 {
+                    format!(", strengthened the fences of {}", report.upgraded)
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
+                    file_name(&file),
+                    report.inserted,
+                    plural(report.inserted),
+                    report.removed
+                );
+                for n in &fix.notes {
+                    eprintln!("syncfix: note: {n}");
+                }
+                if a.apply && !a.unsafe_fixes {
+                    if let Some(why) = report.unsafe_reason() {
+                        eprintln!("syncfix: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
+                        break 'out exit::SUCCESS;
+                    }
+                }
+                if a.apply {
+                    let (old, new) = (syncfix::encode_source(&text, encoding), syncfix::encode_source(patched, encoding));
+                    if let Err(e) = syncfix::apply_to_file(&c.file, &old, &new) {
+                        eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
+                        break 'out exit::REPAIR_ERROR;
+                    }
+                    eprintln!("syncfix: {} rewritten", c.file.display());
+                }
+                exit::SUCCESS
+            }
+            RepairStatus::AssertionFailure => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: error: an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it");
+                exit::ASSERTION_FAILURE
+            }
+            RepairStatus::OtherError => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: error: the kernel has a defect that barriers cannot repair");
+                exit::REPAIR_ERROR
+            }
+            RepairStatus::Unrepairable(reason) => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: error: the kernel cannot be repaired: {reason}");
+                exit::UNREPAIRABLE
+            }
+            RepairStatus::Unknown(reason) => {
+                eprintln!("syncfix: {}: no repair found: {reason}", file_name(&file));
+                exit::NOT_ALL_VERIFIED
+            }
+            RepairStatus::Timeout => {
+                eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
+                exit::TIMEOUT
+            }
+            RepairStatus::NotReverified(why) => {
+                print_findings(&report.findings, lang, &file);
+                eprintln!("syncfix: internal error: the repair did not re-verify, so it is not printed: {why}");
+                exit::REPAIR_ERROR
+            }
+        }
+    };
+    {
+        print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &text, &report, patch, code, started.elapsed()));
+    }
+    code
+}

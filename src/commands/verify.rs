@@ -1,0 +1,125 @@
+//! `syncfix verify`: GPUVerify's verdict.
+
+use crate::args::{CommonArgs, Emit, Format, VerifyArgs};
+use crate::output::{fail, file_name, print_stats, print_verdict, say, TIMEOUT_HINT};
+use crate::render;
+use crate::setup::setup;
+use crate::stop;
+use std::time::Instant;
+use syncfix::exit;
+use syncfix::verdict::{Stats, Verdict};
+use syncfix::{Language, Options, Status};
+
+/// The verdict printed when the time limit ends a run before any kernel's verdict (the front
+/// end timed out, or the watchdog fired).
+fn timeout_verdict(format: Format, file: &str, started: Instant) {
+    say(format, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
+    eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
+    let stats = Stats::of(&Default::default(), started.elapsed());
+    print_verdict(format, &Verdict::timeout(file, exit::TIMEOUT, "the time limit was reached", stats));
+}
+
+pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
+    let c = &a.common;
+    let format = a.format;
+    let file = c.file.display().to_string();
+    let (text, _, opts) = match setup(c, None) {
+        Ok(x) => x,
+        Err(e) => return fail(format, &file, e, started),
+    };
+    if let Some(e) = c.emit {
+        return emit(c, &text, &opts, e);
+    }
+    if let Some(d) = opts.verify.deadline {
+        let file = file.clone();
+        stop::watchdog(d, move || timeout_verdict(format, &file, started));
+    }
+    let result = syncfix::verify(&c.file, &text, &opts);
+    stop::begin_output();
+    let (reports, timings) = match result {
+        Ok(r) => r,
+        Err(e) if e.is_timeout() => {
+            timeout_verdict(format, &file, started);
+            return exit::TIMEOUT;
+        }
+        Err(e) => return fail(format, &file, e.report(&c.file, &text), started),
+    };
+    let total = started.elapsed();
+    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    for a in reports.iter().flat_map(|r| &r.assumptions) {
+        eprintln!("syncfix: warning: {a}");
+    }
+    let mut n = render::Counts::default();
+    let mut bound = None;
+    for r in &reports {
+        match &r.status {
+            Status::Verified => n.verified += 1,
+            Status::NoErrorUpTo(b) => {
+                n.bounded += 1;
+                bound = Some(*b)
+            }
+            Status::Defect => {
+                n.errors += 1;
+                for f in &r.findings {
+                    eprint!("{}", render::finding(f, lang, &file));
+                }
+                // The kernel's arguments in the counterexample, as GPUVerify prints them.
+                for (name, v) in &r.param_values {
+                    eprintln!("{name} = {v}");
+                }
+                if !r.param_values.is_empty() {
+                    eprintln!();
+                }
+            }
+            Status::Unknown(why) => {
+                n.inconclusive += 1;
+                eprintln!("{}: warning: kernel `{}` could not be verified: {why}", file_name(&file), r.kernel);
+            }
+            Status::Timeout => n.timeouts += 1,
+        }
+    }
+    let failed = n.errors > 0 || n.inconclusive > 0 || n.timeouts > 0;
+    if !(c.silent && !failed) {
+        say(format, &render::trailer(n));
+    }
+    if c.stats || c.time {
+        print_stats(&timings);
+    }
+    let code = if n.errors > 0 || n.inconclusive > 0 {
+        exit::NOT_ALL_VERIFIED
+    } else if n.timeouts > 0 {
+        eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
+        exit::TIMEOUT
+    } else {
+        match bound {
+            _ if c.silent => {}
+            Some(b) => say(
+                format,
+                &format!(
+                    "No defects were found while analysing: {}\nNotes:\n- This is not a proof: loops were explored up to {b} iterations.\n- Use --loop-unwind=N with N > {b} to search for deeper bugs.\n- Re-run in verification mode to try to prove absence of defects.\n",
+                    file_name(&file)
+                ),
+            ),
+            None => say(format, &render::verified_summary(&file, lang, reports.iter().any(|r| r.inter_group))),
+        }
+        exit::SUCCESS
+    };
+    if format != Format::Text {
+        let mut stats = Stats::of(&timings, total);
+        if a.bench_clang {
+            stats.clang_baseline_ms = syncfix::clang_baseline(&c.file, &text, &opts).ok().map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
+        }
+        print_verdict(format, &Verdict::of_reports(&file, &reports, stats, code));
+    }
+    code
+}
+
+pub fn emit(c: &CommonArgs, text: &str, opts: &Options, e: Emit) -> u8 {
+    match syncfix::dump(&c.file, text, opts, e == Emit::Instrumented) {
+        Ok(s) => {
+            print!("{s}");
+            exit::SUCCESS
+        }
+        Err(err) => fail(Format::Text, "", err.report(&c.file, text), Instant::now()),
+    }
+}

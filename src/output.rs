@@ -1,0 +1,119 @@
+//! Printing: the machine formats (JSON, SARIF) on stdout, GPUVerify's text on stderr and
+//! stdout, patches in the file's encoding.
+
+use crate::args::Format;
+use crate::render;
+use std::path::Path;
+use std::time::Instant;
+use syncfix::exit;
+use syncfix::verdict::{RepairSummary, Stats, Verdict};
+use syncfix::{Encoding, ErrorReport, Language};
+
+/// Prints a `verify` failure (the message on stderr; in a machine format, its verdict of
+/// status `error` on stdout) and returns its exit code.
+pub fn fail(format: Format, file: &str, e: ErrorReport, started: Instant) -> u8 {
+    eprint!("{}", e.message);
+    if !e.message.ends_with('\n') {
+        eprintln!();
+    }
+    print_verdict(format, &Verdict::error(file, e.stage, e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())));
+    e.exit_code
+}
+
+/// A `repair` or `audit` run that failed before a result: the message on stderr and, in a
+/// machine format, a summary of status `error` (or `timeout`) on stdout.
+pub fn fail_repair_like(format: Format, what: &str, file: &str, e: ErrorReport, started: Instant) -> u8 {
+    let status = if e.exit_code == exit::TIMEOUT { "timeout" } else { "error" };
+    print_repair(format, &RepairSummary::failure(what, file, status, &e.message, e.exit_code, started.elapsed()));
+    fail(Format::Text, "", e, started)
+}
+
+/// Prints the verdict in `format` on stdout (nothing in text, whose lines are printed as the
+/// run goes).
+pub fn print_verdict(format: Format, v: &Verdict) {
+    match format {
+        Format::Text => {}
+        Format::Json => print_json(v),
+        Format::Sarif => print_json(&syncfix::sarif::of_verdict(v)),
+    }
+}
+
+/// Prints a repair or audit summary in `format` on stdout (nothing in text).
+pub fn print_repair(format: Format, r: &RepairSummary) {
+    match format {
+        Format::Text => {}
+        Format::Json => print_json(r),
+        Format::Sarif => print_json(&syncfix::sarif::of_repair(r)),
+    }
+}
+
+/// Prints a unified diff on stdout in the encoding of the file it patches (so that `patch`
+/// finds its context lines byte for byte).
+pub fn print_patch(diff: &str, encoding: Encoding) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&syncfix::encode_source(diff, encoding)).and_then(|()| out.flush()) {
+        eprintln!("syncfix: error: cannot write the patch: {e}");
+    }
+}
+
+pub fn print_json(v: &impl serde::Serialize) {
+    match serde_json::to_string_pretty(v) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("syncfix: internal error: cannot write the JSON verdict: {e}"),
+    }
+}
+
+pub fn print_stats(t: &syncfix::Timings) {
+    eprintln!(
+        "syncfix: stats: frontend {:.3}s (clang {:.3}s), encode {:.3}s, solve {:.3}s (houdini {:.3}s), verifier calls {}, solver calls {}, houdini rounds {}, barrier variables {}, repair iterations {}, clauses {}",
+        t.frontend.as_secs_f64(),
+        t.clang.as_secs_f64(),
+        t.encode.as_secs_f64(),
+        t.solve.as_secs_f64(),
+        t.houdini.as_secs_f64(),
+        t.verifier_calls,
+        t.solver_calls,
+        t.houdini_rounds,
+        t.barrier_vars,
+        t.repair_iterations,
+        t.clauses
+    );
+}
+
+pub const TIMEOUT_HINT: &str = "use --timeout=N with a larger N, or --timeout=0 to disable the limit";
+
+/// Prints where `verify` prints GPUVerify's summary lines: stdout, or stderr under `--format
+/// json` or `sarif` (whose stdout holds only the document).
+pub fn say(format: Format, s: &str) {
+    if format != Format::Text {
+        eprint!("{s}");
+    } else {
+        print!("{s}");
+    }
+}
+
+pub fn file_name(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// The path to print in the diff headers: as given when relative, else relative to the
+/// current directory when possible.
+pub fn diff_path(p: &Path) -> String {
+    if p.is_relative() {
+        return p.display().to_string();
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Ok(rel) = p.strip_prefix(&cwd) {
+            return rel.display().to_string();
+        }
+    }
+    p.display().to_string()
+}
+
+/// Prints findings as GPUVerify words them, on stderr.
+pub fn print_findings(findings: &[syncfix::Finding], lang: Language, file: &str) {
+    for f in findings {
+        eprint!("{}", render::finding(f, lang, file));
+    }
+}

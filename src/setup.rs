@@ -1,0 +1,240 @@
+//! From the command line to the library's options: reading the file, the launch, the
+//! configuration; and the failures of a run that gives no verdict.
+
+use crate::args::{CommonArgs, RepairArgs};
+use crate::launch;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use syncfix::{
+    Annotations, Config, Encoding, ErrorReport, ForceAbstraction, FrontendOptions, InstrumentConfig, Language, Limits, Options,
+    RepairOptions, Strategy, VerifyOptions,
+};
+
+/// Reads the file and builds the options; `Err` is the failure to report.
+/// The text is the file's bytes as [`syncfix::decode_source`] reads them, in `Encoding`.
+pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Encoding, Options), ErrorReport> {
+    if c.file.is_dir() {
+        return Err(ErrorReport::command_line(&format!("{}: is a directory, not a kernel file", c.file.display())));
+    }
+    let (text, encoding) = match std::fs::read(&c.file) {
+        Ok(b) => syncfix::decode_source(b).map_err(|e| ErrorReport::command_line(&format!("{}: {e}", c.file.display())))?,
+        Err(e) => return Err(ErrorReport::command_line(&format!("{}: {e}", c.file.display()))),
+    };
+    if encoding == Encoding::Latin1 {
+        eprintln!(
+            "syncfix: warning: {}: not UTF-8; read as Latin-1 (ISO 8859-1), as clang reads its bytes; a diff or --apply writes it back in Latin-1",
+            c.file.display()
+        );
+    }
+    let config = match &c.config {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => Config::with_overrides(&t).map_err(|e| ErrorReport::command_line(&format!("{}: {e}", p.display())))?,
+            Err(e) => return Err(ErrorReport::command_line(&format!("{}: {e}", p.display()))),
+        },
+        None => Config::builtin(),
+    };
+    let language = if c.opencl {
+        Language::OpenCl
+    } else if c.cuda {
+        Language::Cuda
+    } else {
+        syncfix_language(&c.file).map_err(|m| ErrorReport::command_line(&m))?
+    };
+    let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
+        .map_err(|m| ErrorReport::command_line(&m))?;
+    if c.block_dim.is_none() || (c.grid_dim.is_none() && c.global_size.is_none()) {
+        let (b, g) = if language == Language::OpenCl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+        eprintln!(
+            "{}: warning: no {} given: that size is symbolic in every dimension, and the verdict holds for every launch \
+             (give the sizes, or __requires on them, to narrow it)",
+            c.file.display(),
+            if c.block_dim.is_none() { b } else { g }
+        );
+    }
+    if let Some(o) = &c.global_offset {
+        launch.global_offset = launch::parse_offset(o).map_err(|m| ErrorReport::command_line(&m))?;
+    }
+    if !c.boogie_file.is_empty() {
+        return Err(ErrorReport::command_line(
+            "--boogie-file supplies Boogie axioms to GPUVerify's Boogie back end, which syncfix does not have; \
+             state the facts in the kernel instead (__axiom, __requires)",
+        ));
+    }
+    let mut check_arrays: Option<Vec<String>> = None;
+    let mut ignored = ignored_flags(c);
+    for v in &c.vcgen_opt {
+        match v.strip_prefix("/checkArrays:") {
+            Some(list) => check_arrays.get_or_insert_with(Vec::new).extend(list.split(',').map(|a| a.trim().to_string())),
+            None => ignored.push(format!("--vcgen-opt={v}")),
+        }
+    }
+    if !ignored.is_empty() {
+        eprintln!("syncfix: note: ignoring options of GPUVerify's internal stages: {}", ignored.join(", "));
+    }
+    let kernel_args = c.kernel_args.iter().map(|a| launch::parse_kernel_values(a, 16)).collect::<Result<Vec<_>, _>>().map_err(|m| ErrorReport::command_line(&m))?;
+    let kernel_arrays = c
+        .kernel_arrays
+        .iter()
+        .map(|a| launch::parse_kernel_values(a, 10).map(|(k, v)| (k, v.into_iter().map(|x| x.map(|n| n as u64)).collect())))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| ErrorReport::command_line(&m))?;
+    let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
+    let deadline = (timeout_s > 0).then(|| Instant::now() + Duration::from_secs(timeout_s));
+    let verify = VerifyOptions {
+        abstraction: if c.equality_abstraction {
+            ForceAbstraction::Equality
+        } else if c.adversarial_abstraction {
+            ForceAbstraction::Adversarial
+        } else {
+            ForceAbstraction::PerArray
+        },
+        only_intra_group: c.only_intra_group,
+        benign_tolerance: !c.no_benign_tolerance,
+        loop_unwind: c.loop_unwind.or(if c.findbugs { Some(2) } else { None }),
+        limits: Limits {
+            max_unwind: config.verifier.max_unwind,
+            max_unroll_instructions: config.verifier.max_unroll_instructions,
+            max_unwind_checks: config.verifier.max_unwind_checks,
+            max_instructions: config.verifier.max_instructions,
+        },
+        // The deadline (set below for every stage) limits each solver call to the time left.
+        timeout: None,
+        deadline: None,
+        race_checks: !(c.only_divergence || c.only_log),
+        barrier_access_checks: !c.no_barrier_access_checks,
+        asymmetric_asserts: c.asymmetric_asserts,
+        warp_size: c.warp_sync,
+        array_bounds: c.check_array_bounds,
+        check_arrays,
+        infer: !c.no_infer,
+    };
+    let mut instrument = InstrumentConfig {
+        loop_depth_weight: config.repair.loop_depth_weight,
+        grid_barrier_weight: config.repair.grid_barrier_weight,
+        block_barrier_weight: config.repair.block_barrier_weight,
+        warp_barrier_weight: config.repair.warp_barrier_weight,
+        warp_barriers: config.repair.warp_barriers,
+        warp_size: config.repair.warp_size,
+        ..InstrumentConfig::default()
+    };
+    let mut strategy = if config.repair.solver == "maxsat" { Strategy::MaxSat } else { Strategy::Mhs };
+    if let Some(r) = repair {
+        instrument.disable_grid = r.disable_grid;
+        instrument.disable_inspect = r.disable_inspect;
+        if let Some(w) = r.loop_depth_weight {
+            instrument.loop_depth_weight = w;
+        }
+        if let Some(w) = r.grid_barrier_weight {
+            instrument.grid_barrier_weight = w;
+        }
+        if let Some(w) = r.block_barrier_weight {
+            instrument.block_barrier_weight = w;
+        }
+        if let Some(w) = r.warp_barrier_weight {
+            instrument.warp_barrier_weight = w;
+        }
+        if let Some(n) = r.warp_size {
+            instrument.warp_size = n;
+        }
+        instrument.warp_barriers &= !r.no_warp_barriers;
+        if r.maxsat {
+            strategy = Strategy::MaxSat;
+        } else if r.mhs {
+            strategy = Strategy::Mhs;
+        }
+    }
+    let mut opts = Options {
+        frontend: FrontendOptions {
+            language: Some(language),
+            launch,
+            defines: c.defines.clone(),
+            include_dirs: c.include.clone(),
+            clang_args: c.clang_opt.clone(),
+            kernel: c.kernel.clone(),
+            annotations: if c.no_annotations {
+                Annotations::Ignore
+            } else if c.only_requires {
+                Annotations::OnlyRequires
+            } else {
+                Annotations::All
+            },
+            invariants_as_candidates: c.invariants_as_candidates,
+            modular: c.no_inline,
+            kernel_args,
+            kernel_arrays,
+            deadline: None,
+        },
+        verify,
+        instrument,
+        repair: RepairOptions {
+            strategy,
+            max_verifier_calls: config.repair.max_verifier_calls,
+            global_search_calls: config.repair.global_search_calls,
+            deadline: None,
+        },
+    };
+    opts.set_deadline(deadline);
+    Ok((text, encoding, opts))
+}
+
+/// The GPUVerify options given that concern its internal stages (accepted and ignored).
+fn ignored_flags(c: &CommonArgs) -> Vec<String> {
+    let mut v: Vec<String> = vec![];
+    for (on, name) in [
+        (c.debug, "--debug"),
+        (c.infer_info, "--infer-info"),
+        (c.staged_inference, "--staged-inference"),
+        (c.keep_temps, "--keep-temps"),
+        (c.gen_smt2, "--gen-smt2"),
+        (c.math_int, "--math-int"),
+        (c.stop_at_opt, "--stop-at-opt"),
+        (c.stop_at_gbpl, "--stop-at-gbpl"),
+        (c.stop_at_bpl, "--stop-at-bpl"),
+        (c.stop_at_cbpl, "--stop-at-cbpl"),
+        (c.verbose, "--verbose"),
+    ] {
+        if on {
+            v.push(name.to_string());
+        }
+    }
+    for (vals, name) in [
+        (&c.cruncher_opt, "--cruncher-opt"),
+        (&c.boogie_opt, "--boogie-opt"),
+        (&c.bugle_opt, "--bugle-opt"),
+        (&c.opt_opt, "--opt-opt"),
+        (&c.omit_infer, "--omit-infer"),
+    ] {
+        v.extend(vals.iter().map(|x| format!("{name}={x}")));
+    }
+    if let Some(k) = c.k_induction_depth {
+        v.push(format!("--k-induction-depth={k}"));
+    }
+    for (val, name) in [
+        (&c.race_instrumenter, "--race-instrumenter"),
+        (&c.solver, "--solver"),
+        (&c.time_as_csv, "--time-as-csv"),
+    ] {
+        if let Some(x) = val {
+            v.push(format!("{name}={x}"));
+        }
+    }
+    if let Some(p) = c.pointer_bitwidth {
+        v.push(format!("--pointer-bitwidth={p}"));
+    }
+    v
+}
+
+/// The language a file's extension names: `.cl` OpenCL, `.cu`/`.cuh` CUDA; another extension
+/// is an error that asks for `--cuda` or `--opencl`.
+fn syncfix_language(p: &Path) -> Result<Language, String> {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some("cl") => Ok(Language::OpenCl),
+        Some("cu" | "cuh") => Ok(Language::Cuda),
+        ext => Err(format!(
+            "{}: cannot tell the kernel's language from {}: give --cuda or --opencl (or name the file .cu or .cl)",
+            p.display(),
+            ext.map_or("a name without an extension".to_string(), |e| format!("the extension `.{e}`"))
+        )),
+    }
+}
+
