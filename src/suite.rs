@@ -32,6 +32,10 @@ pub struct SuiteArgs {
     /// Write every kernel's verdict (and the summary) here, as JSON (schema `syncfix.suite/1`).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write every kernel's verdict here as one SARIF 2.1.0 log (one run, one invocation per
+    /// kernel; paths relative to DIR's parent as given).
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
     /// Print the output of the kernels that disagree.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -281,6 +285,20 @@ pub fn run(a: &SuiteArgs) -> u8 {
                 .collect(),
         };
         if let Err(e) = runner::write_json(path, &doc) {
+            runner::fail(&e);
+        }
+    }
+    if let Some(path) = &a.sarif {
+        let verdicts: Vec<syncfix::verdict::Verdict> = runs
+            .iter()
+            .map(|r| {
+                let path = a.dir.join(&r.job.rel);
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let kernel_dir = path.parent().unwrap_or(&a.dir);
+                syncfix::verdict::Verdict { file: name, ..r.verdict.clone() }.rebased(kernel_dir)
+            })
+            .collect();
+        if let Err(e) = runner::write_json(path, &syncfix::sarif::of_verdicts(&verdicts)) {
             runner::fail(&e);
         }
     }

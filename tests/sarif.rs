@@ -159,3 +159,27 @@ fn a_run_without_a_verdict_is_a_failed_invocation() {
         assert!(!note["message"]["text"].as_str().unwrap().is_empty());
     }
 }
+
+#[test]
+fn suite_writes_one_valid_log_with_paths_from_the_tree() {
+    let v = validator();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_path = tmp.path().join("suite.sarif");
+    let out = Command::new(BIN)
+        .args(["suite", "testsuite", "-j", "2", "--sarif"])
+        .arg(&log_path)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&log_path).unwrap()).unwrap();
+    let errors: Vec<String> = v.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let kernels = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite")).unwrap().count();
+    assert_eq!(log["runs"][0]["invocations"].as_array().unwrap().len(), kernels);
+    for r in results(&log) {
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(uri.starts_with("testsuite/") && uri.contains("/kernel."), "{uri}");
+    }
+    assert!(results(&log).len() >= kernels, "every testsuite kernel has a defect");
+}

@@ -308,6 +308,25 @@ impl Verdict {
         Verdict::bare(file, VerdictStatus::Timeout, exit_code, Some(reason.into()), stats)
     }
 
+    /// The verdict with every relative path (the file's, the defects' positions and accesses')
+    /// taken as relative to `dir`: for a run made in another directory than the reader's.
+    pub fn rebased(mut self, dir: &std::path::Path) -> Verdict {
+        let re = |f: &mut String| {
+            if std::path::Path::new(f.as_str()).is_relative() {
+                *f = dir.join(&*f).display().to_string();
+            }
+        };
+        re(&mut self.file);
+        for d in self.kernels.iter_mut().flat_map(|k| k.defects.iter_mut()) {
+            d.stack.iter_mut().for_each(|p| re(&mut p.file));
+            for a in &mut d.accesses {
+                a.file.iter_mut().for_each(re);
+                a.stack.iter_mut().for_each(|p| re(&mut p.file));
+            }
+        }
+        self
+    }
+
     fn bare(file: &str, status: VerdictStatus, exit_code: u8, reason: Option<String>, stats: Stats) -> Verdict {
         Verdict { schema: SCHEMA.into(), file: file.into(), status, exit_code, reason, kernels: vec![], error: None, warnings: vec![], stats }
     }
