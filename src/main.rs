@@ -8,6 +8,7 @@ mod args;
 mod bench;
 mod commands;
 mod launch;
+mod lsp;
 mod output;
 mod render;
 mod runner;
@@ -46,6 +47,9 @@ enum Command {
     Suite(suite::SuiteArgs),
     /// Time every kernel of a GPUVerify-style tree per stage, beside a plain clang-19 compile.
     Bench(bench::BenchArgs),
+    /// A language server over stdio: diagnostics on open and save of .cu/.cl files, quick
+    /// fixes that insert (repair) or remove (audit) barriers.
+    Lsp,
 }
 
 /// The message of the last panic, for the JSON verdict of an internal error.
@@ -86,7 +90,7 @@ fn main() -> ExitCode {
         Command::Repair(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "repair"),
         Command::Audit(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "audit"),
         Command::Verify(a) => (exit::INTERNAL_ERROR, a.format, a.common.file.display().to_string(), "verify"),
-        Command::Suite(_) | Command::Bench(_) => (exit::INTERNAL_ERROR, Format::Text, String::new(), "suite"),
+        Command::Suite(_) | Command::Bench(_) | Command::Lsp => (exit::INTERNAL_ERROR, Format::Text, String::new(), "suite"),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => commands::verify::run(&a, started),
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Audit(a) => commands::repair::audit(&a, started),
         Command::Suite(a) => suite::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Lsp => lsp::run(),
     });
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,498 @@
+//! `syncfix lsp`: a language server over stdio (`lsp-server` and `lsp-types`, as
+//! rust-analyzer's).
+//!
+//! On open and save of a `.cu`, `.cuh` or `.cl` file it verifies the editor's text and
+//! publishes diagnostics: a race at its second access with the first as related information,
+//! barrier divergence, failing assertions, an `unknown` verdict as a warning, a front-end
+//! error at its line. It then prepares the code actions: for a kernel with a defect the
+//! repair ("Insert barriers", the re-verified fix as one `WorkspaceEdit`, a quick fix), for a
+//! kernel that verifies the audit ("Remove unneeded barriers", with a hint on each).
+//!
+//! The launch comes from the file's GPUVerify header (a comment line of flags such as
+//! `//--blockDim=64 --gridDim=1` among its first lines), else from a `syncfix.toml` beside it
+//! (`flags = "--blockDim=64 --gridDim=1"`, or per file `[files."k.cu"] flags = "..."`), else
+//! a diagnostic on line 1 says what to add.
+//!
+//! Each analysis runs on a thread of its own, never on the main loop. An edit or a new save
+//! cancels the document's running analysis: it stops at its next stage boundary (the front
+//! end, the verifier, the repair) and its result is dropped; a code-action request that
+//! arrives while the analysis of the current text runs is answered when it ends.
+
+use crate::args::CommonArgs;
+use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_types as lsp;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use syncfix::verdict::{Defect, Position, TextEdit, Verdict, VerdictStatus};
+
+/// What an analysis found: the diagnostics and the fixes the code actions offer.
+struct Analysis {
+    uri: lsp::Uri,
+    version: i32,
+    /// The text analysed.
+    text: String,
+    diagnostics: Vec<lsp::Diagnostic>,
+    /// `(title, edits)`: the repair's or the audit's change.
+    actions: Vec<(String, Vec<TextEdit>)>,
+}
+
+struct Document {
+    path: PathBuf,
+    text: String,
+    version: i32,
+    /// The running analysis's cancellation flag.
+    cancel: Option<Arc<AtomicBool>>,
+    /// The analysis of the current text, once it has ended.
+    done: Option<Analysis>,
+    /// Code-action requests waiting for that analysis.
+    waiting: Vec<(RequestId, lsp::Range)>,
+}
+
+#[derive(clap::Parser)]
+#[command(name = "syncfix", infer_long_args = true)]
+struct HeaderFlags {
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// Runs the server until the client says `exit`; the exit code (0, or 1 on a protocol
+/// error).
+pub fn run() -> u8 {
+    let (connection, io_threads) = Connection::stdio();
+    let capabilities = lsp::ServerCapabilities {
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+            open_close: Some(true),
+            change: Some(lsp::TextDocumentSyncKind::FULL),
+            save: Some(lsp::TextDocumentSyncSaveOptions::SaveOptions(lsp::SaveOptions { include_text: Some(false) })),
+            ..Default::default()
+        })),
+        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
+            code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let init = serde_json::json!({
+        "capabilities": capabilities,
+        "serverInfo": { "name": "syncfix", "version": env!("CARGO_PKG_VERSION") },
+    });
+    let id = match connection.initialize_start() {
+        Ok((id, _params)) => id,
+        Err(e) => {
+            eprintln!("syncfix: error: lsp: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = connection.initialize_finish(id, init) {
+        eprintln!("syncfix: error: lsp: {e}");
+        return 1;
+    }
+    let code = match main_loop(&connection) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("syncfix: error: lsp: {e}");
+            1
+        }
+    };
+    drop(connection);
+    let _ = io_threads.join();
+    code
+}
+
+fn main_loop(connection: &Connection) -> Result<(), String> {
+    let mut docs: HashMap<lsp::Uri, Document> = HashMap::new();
+    let (done_tx, done_rx): (Sender<Analysis>, Receiver<Analysis>) = unbounded();
+    loop {
+        select! {
+            recv(connection.receiver) -> msg => {
+                let Ok(msg) = msg else { return Ok(()) };
+                match msg {
+                    Message::Request(req) => {
+                        if connection.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                            return Ok(());
+                        }
+                        on_request(connection, &mut docs, req)?;
+                    }
+                    Message::Notification(n) => on_notification(connection, &mut docs, &done_tx, n)?,
+                    Message::Response(_) => {}
+                }
+            }
+            recv(done_rx) -> a => {
+                let Ok(a) = a else { continue };
+                let Some(doc) = docs.get_mut(&a.uri) else { continue };
+                if doc.version != a.version {
+                    continue; // the text changed since: a newer analysis will publish
+                }
+                doc.cancel = None;
+                publish(connection, &a.uri, a.version, a.diagnostics.clone())?;
+                for (id, range) in std::mem::take(&mut doc.waiting) {
+                    respond(connection, id, &code_actions(&a, range))?;
+                }
+                doc.done = Some(a);
+            }
+        }
+    }
+}
+
+fn send(connection: &Connection, m: Message) -> Result<(), String> {
+    connection.sender.send(m).map_err(|e| e.to_string())
+}
+
+fn respond(connection: &Connection, id: RequestId, result: &impl serde::Serialize) -> Result<(), String> {
+    send(connection, Message::Response(Response::new_ok(id, result)))
+}
+
+fn publish(connection: &Connection, uri: &lsp::Uri, version: i32, diagnostics: Vec<lsp::Diagnostic>) -> Result<(), String> {
+    let params = lsp::PublishDiagnosticsParams { uri: uri.clone(), diagnostics, version: Some(version) };
+    send(connection, Message::Notification(Notification::new("textDocument/publishDiagnostics".into(), params)))
+}
+
+fn on_request(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, req: Request) -> Result<(), String> {
+    if req.method != "textDocument/codeAction" {
+        let resp = Response::new_err(req.id, lsp_server::ErrorCode::MethodNotFound as i32, format!("syncfix does not serve {}", req.method));
+        return send(connection, Message::Response(resp));
+    }
+    let (id, params) = req.extract::<lsp::CodeActionParams>("textDocument/codeAction").map_err(|e| format!("{e:?}"))?;
+    match docs.get_mut(&params.text_document.uri) {
+        Some(doc) if doc.done.is_none() && doc.cancel.is_some() => {
+            doc.waiting.push((id, params.range));
+            Ok(())
+        }
+        Some(Document { done: Some(a), .. }) => respond(connection, id, &code_actions(a, params.range)),
+        _ => respond(connection, id, &Vec::<lsp::CodeActionOrCommand>::new()),
+    }
+}
+
+fn on_notification(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, tx: &Sender<Analysis>, n: Notification) -> Result<(), String> {
+    let bad = |e| format!("{e:?}");
+    match n.method.as_str() {
+        "textDocument/didOpen" => {
+            let p: lsp::DidOpenTextDocumentParams = n.extract("textDocument/didOpen").map_err(bad)?;
+            let Some(path) = path_of(&p.text_document.uri) else { return Ok(()) };
+            if !is_kernel(&path) {
+                return Ok(());
+            }
+            let doc = Document { path, text: p.text_document.text, version: p.text_document.version, cancel: None, done: None, waiting: vec![] };
+            let uri = p.text_document.uri;
+            docs.insert(uri.clone(), doc);
+            start(docs, &uri, tx);
+        }
+        "textDocument/didChange" => {
+            let p: lsp::DidChangeTextDocumentParams = n.extract("textDocument/didChange").map_err(bad)?;
+            if let Some(doc) = docs.get_mut(&p.text_document.uri) {
+                // Full sync: the last change holds the whole text.
+                if let Some(c) = p.content_changes.into_iter().last() {
+                    doc.text = c.text;
+                }
+                doc.version = p.text_document.version;
+                stale(connection, doc)?;
+            }
+        }
+        "textDocument/didSave" => {
+            let p: lsp::DidSaveTextDocumentParams = n.extract("textDocument/didSave").map_err(bad)?;
+            if let Some(doc) = docs.get_mut(&p.text_document.uri) {
+                if let Some(t) = p.text {
+                    doc.text = t;
+                }
+                stale(connection, doc)?;
+                start(docs, &p.text_document.uri, tx);
+            }
+        }
+        "textDocument/didClose" => {
+            let p: lsp::DidCloseTextDocumentParams = n.extract("textDocument/didClose").map_err(bad)?;
+            if let Some(mut doc) = docs.remove(&p.text_document.uri) {
+                stale(connection, &mut doc)?;
+            }
+            publish(connection, &p.text_document.uri, 0, vec![])?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The document's text changed: cancel its analysis, forget its fixes, answer its waiting
+/// code-action requests with nothing.
+fn stale(connection: &Connection, doc: &mut Document) -> Result<(), String> {
+    if let Some(c) = doc.cancel.take() {
+        c.store(true, Ordering::Relaxed);
+    }
+    doc.done = None;
+    for (id, _) in std::mem::take(&mut doc.waiting) {
+        respond(connection, id, &Vec::<lsp::CodeActionOrCommand>::new())?;
+    }
+    Ok(())
+}
+
+fn start(docs: &mut HashMap<lsp::Uri, Document>, uri: &lsp::Uri, tx: &Sender<Analysis>) {
+    let Some(doc) = docs.get_mut(uri) else { return };
+    let cancel = Arc::new(AtomicBool::new(false));
+    doc.cancel = Some(cancel.clone());
+    doc.done = None;
+    let (uri, path, text, version, tx) = (uri.clone(), doc.path.clone(), doc.text.clone(), doc.version, tx.clone());
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse(&path, &text, &cancel)));
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let (diagnostics, actions) = result.unwrap_or_else(|_| {
+            (vec![diagnostic(line_range(&text, 0), lsp::DiagnosticSeverity::ERROR, "syncfix: internal error (a bug in syncfix; please report it)".into())], vec![])
+        });
+        let _ = tx.send(Analysis { uri, version, text, diagnostics, actions });
+    });
+}
+
+fn is_kernel(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh" | "cl"))
+}
+
+/// The path of a `file:` URI (percent-decoded).
+fn path_of(uri: &lsp::Uri) -> Option<PathBuf> {
+    let s = uri.as_str().strip_prefix("file://")?.as_bytes();
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let hex = s.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (s[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok().map(PathBuf::from)
+}
+
+/// The flags of the file's GPUVerify header: the first comment line, among the first ten,
+/// that starts with `--` (`//--blockDim=64 --gridDim=1`); its 0-based line.
+fn header_flags(text: &str) -> Option<(u32, Vec<String>)> {
+    text.lines().take(10).enumerate().find_map(|(i, l)| {
+        let rest = l.trim_start().strip_prefix("//")?.trim_start();
+        rest.starts_with("--").then(|| (i as u32, rest.split_whitespace().map(String::from).collect()))
+    })
+}
+
+/// The flags for `path` in a `syncfix.toml` beside it: `[files."NAME"] flags`, else the
+/// top-level `flags`. `Err`: the file exists but cannot be read.
+fn config_flags(path: &Path) -> Result<Option<Vec<String>>, String> {
+    let toml_path = path.with_file_name("syncfix.toml");
+    let Ok(text) = std::fs::read_to_string(&toml_path) else { return Ok(None) };
+    let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", toml_path.display()))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let flags = doc
+        .get("files")
+        .and_then(|f| f.get(name))
+        .and_then(|f| f.get("flags"))
+        .or_else(|| doc.get("flags"))
+        .and_then(|f| f.as_str());
+    Ok(flags.map(|f| f.split_whitespace().map(String::from).collect()))
+}
+
+/// The whole of the 0-based `line` of `text`.
+fn line_range(text: &str, line: u32) -> lsp::Range {
+    let len = text.split('\n').nth(line as usize).unwrap_or("").trim_end_matches('\r').encode_utf16().count() as u32;
+    lsp::Range { start: lsp::Position { line, character: 0 }, end: lsp::Position { line, character: len } }
+}
+
+fn diagnostic(range: lsp::Range, severity: lsp::DiagnosticSeverity, message: String) -> lsp::Diagnostic {
+    lsp::Diagnostic { range, severity: Some(severity), source: Some("syncfix".into()), message, ..Default::default() }
+}
+
+/// An LSP position (0-based line, UTF-16 column) from a 1-based line and a 1-based column
+/// counted in `unit`s of the line: bytes (clang's columns) or characters (edits').
+fn lsp_position(text: &str, line: u32, column: u32, bytes: bool) -> lsp::Position {
+    let l = line.saturating_sub(1);
+    let src = text.split('\n').nth(l as usize).unwrap_or("");
+    let c = column.saturating_sub(1) as usize;
+    let prefix: &str = if bytes {
+        let mut end = c.min(src.len());
+        while !src.is_char_boundary(end) {
+            end -= 1;
+        }
+        &src[..end]
+    } else {
+        let end = src.char_indices().nth(c).map_or(src.len(), |(i, _)| i);
+        &src[..end]
+    };
+    lsp::Position { line: l, character: prefix.encode_utf16().count() as u32 }
+}
+
+/// The range of the access at a clang location: from its column over the identifier there
+/// (at least one character).
+fn access_range(text: &str, line: u32, column: u32) -> lsp::Range {
+    let start = lsp_position(text, line, column, true);
+    let src = text.split('\n').nth(line.saturating_sub(1) as usize).unwrap_or("");
+    let from = (column.saturating_sub(1) as usize).min(src.len());
+    let word = src.get(from..).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf16).sum::<usize>();
+    let end = lsp::Position { line: start.line, character: start.character + word.max(1) as u32 };
+    lsp::Range { start, end }
+}
+
+fn in_file(p: &Position, path: &Path) -> bool {
+    Path::new(&p.file).file_name() == path.file_name()
+}
+
+fn thread_text(t: &syncfix::verdict::Thread) -> String {
+    let ids = |v: [u64; 3]| if v[1] == 0 && v[2] == 0 { v[0].to_string() } else { format!("({}, {}, {})", v[0], v[1], v[2]) };
+    format!("thread {} in block {}", ids(t.local.map(u64::from)), ids(t.group.map(u64::from)))
+}
+
+fn uri_of(path: &Path) -> Option<lsp::Uri> {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut s = String::from("file://");
+    for b in abs.display().to_string().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => s.push(b as char),
+            b => s.push_str(&format!("%{b:02X}")),
+        }
+    }
+    lsp::Uri::from_str(&s).ok()
+}
+
+fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::Diagnostic {
+    let at = d.stack.iter().find(|p| in_file(p, path));
+    let range = at.map_or(line_range(text, 0), |p| access_range(text, p.line, p.column));
+    let mut message = format!("{} (kernel `{kernel}`)", d.message);
+    let mut related = vec![];
+    if let [first, second] = &d.accesses[..] {
+        message = format!("{}: {} by {}", d.message, second.kind, thread_text(&second.thread));
+        let first_text = format!("{} by {}", first.kind, thread_text(&first.thread));
+        match (&first.file, first.line, first.column) {
+            (Some(f), Some(l), Some(c)) if Path::new(f).file_name() == path.file_name() => {
+                if let Some(uri) = uri_of(path) {
+                    related.push(lsp::DiagnosticRelatedInformation {
+                        location: lsp::Location { uri, range: access_range(text, l, c) },
+                        message: first_text,
+                    });
+                }
+            }
+            _ => message = format!("{message}; {first_text} (outside this file)"),
+        }
+    } else if let Some(t) = &d.thread {
+        message = format!("{} for {}", d.message, thread_text(t));
+    }
+    let mut diag = diagnostic(range, lsp::DiagnosticSeverity::ERROR, message);
+    diag.code = Some(lsp::NumberOrString::String(d.kind.clone()));
+    if !related.is_empty() {
+        diag.related_information = Some(related);
+    }
+    diag
+}
+
+/// Verifies `text` (the editor's, for the kernel at `path`) and prepares the code actions.
+fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
+    let error = |line: u32, m: String| (vec![diagnostic(line_range(text, line), lsp::DiagnosticSeverity::ERROR, m)], vec![]);
+    let (line, flags) = match header_flags(text) {
+        Some(h) => h,
+        None => match config_flags(path) {
+            Ok(Some(f)) => (0, f),
+            Ok(None) => {
+                let example = if path.extension().is_some_and(|e| e == "cl") { "--local_size=64 --num_groups=1" } else { "--blockDim=64 --gridDim=1" };
+                return error(
+                    0,
+                    format!(
+                        "syncfix: no launch configuration: add a comment line `//{example}` at the top of the file (GPUVerify's header), \
+                         or `flags = \"{example}\"` to a syncfix.toml beside it"
+                    ),
+                );
+            }
+            Err(e) => return error(0, format!("syncfix: {e}")),
+        },
+    };
+    let args = std::iter::once("syncfix".to_string()).chain(flags).chain(std::iter::once(path.display().to_string()));
+    let common = match <HeaderFlags as clap::Parser>::try_parse_from(args) {
+        Ok(h) => h.common,
+        Err(e) => return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or(""))),
+    };
+    let (_, _, opts) = match crate::setup::setup(&common, None) {
+        Ok(x) => x,
+        Err(e) => return error(line, e.message),
+    };
+    if cancel.load(Ordering::Relaxed) {
+        return (vec![], vec![]);
+    }
+    let reports = match syncfix::verify(path, text, &opts) {
+        Ok((reports, _)) => reports,
+        Err(e) => {
+            let r = e.report(path, text);
+            return error(r.line.map_or(0, |l| l - 1), r.message.trim_end().to_string());
+        }
+    };
+    let verdict = Verdict::of_reports(&path.display().to_string(), &reports, Default::default(), 0);
+    let mut diags = vec![];
+    for k in &verdict.kernels {
+        diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
+        let why = match k.status {
+            VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
+            VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
+            VerdictStatus::Bounded => Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0))),
+            _ => None,
+        };
+        diags.extend(why.map(|m| diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::WARNING, m)));
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return (diags, vec![]);
+    }
+    let mut actions = vec![];
+    let defects = verdict.kernels.iter().any(|k| k.status.is_defect());
+    if defects {
+        if let Ok(r) = syncfix::repair(path, text, &opts) {
+            let s = syncfix::verdict::RepairSummary::of("repair", &path.display().to_string(), text, &r, None, 0, Default::default());
+            if s.status == "repaired" && !s.edits.is_empty() {
+                let n = s.changes.len();
+                actions.push((format!("Insert barriers: syncfix repair ({n} change{}, re-verified)", if n == 1 { "" } else { "s" }), s.edits));
+            } else if let Some(reason) = s.reason {
+                diags.push(diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::INFORMATION, format!("syncfix repair: {reason}")));
+            }
+        }
+    } else if verdict.kernels.iter().all(|k| k.status == VerdictStatus::Verified) {
+        if let Ok(r) = syncfix::audit(path, text, &opts) {
+            let s = syncfix::verdict::RepairSummary::of("audit", &path.display().to_string(), text, &r, None, 0, Default::default());
+            if s.status == "repaired" && !s.edits.is_empty() {
+                for rm in &r.removals {
+                    let mut d = diagnostic(line_range(text, rm.line - 1), lsp::DiagnosticSeverity::HINT, format!("`{}` is not needed: the kernel verifies without it", rm.text));
+                    d.tags = Some(vec![lsp::DiagnosticTag::UNNECESSARY]);
+                    diags.push(d);
+                }
+                actions.push(("Remove unneeded barriers: syncfix audit (re-verified)".to_string(), s.edits));
+            }
+        }
+    }
+    (diags, actions)
+}
+
+fn code_actions(a: &Analysis, _range: lsp::Range) -> Vec<lsp::CodeActionOrCommand> {
+    a.actions
+        .iter()
+        .map(|(title, edits)| {
+            let text_edits = edits
+                .iter()
+                .map(|e| lsp::TextEdit {
+                    range: lsp::Range { start: edit_position(a, &e.start), end: edit_position(a, &e.end) },
+                    new_text: e.replacement.clone(),
+                })
+                .collect();
+            lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: title.clone(),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(a.diagnostics.iter().filter(|d| d.severity != Some(lsp::DiagnosticSeverity::INFORMATION)).cloned().collect()),
+                edit: Some(lsp::WorkspaceEdit { changes: Some(HashMap::from([(a.uri.clone(), text_edits)])), ..Default::default() }),
+                is_preferred: Some(true),
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// An edit's point (column in characters) as an LSP position (column in UTF-16 units) of the
+/// text analysed (the only text its edits are offered for).
+fn edit_position(a: &Analysis, p: &syncfix::verdict::TextPoint) -> lsp::Position {
+    lsp_position(&a.text, p.line, p.column, false)
+}

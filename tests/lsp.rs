@@ -1,0 +1,65 @@
+//! `syncfix lsp` in a real editor: Neovim (headless, its built-in LSP client, driven by
+//! `tests/lsp/session.lua`) opens a racy kernel, receives the race as a diagnostic with the
+//! other access as related information, applies the "Insert barriers" quick fix, saves, and
+//! sees the diagnostics clear; the saved file then verifies on the command line. Neovim is
+//! installed by the README's test command; without it this test fails (it never skips).
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_syncfix");
+
+/// Runs the Lua session on `kernel`; returns the report it wrote.
+fn session(kernel: &Path, expect: &str) -> String {
+    let result = kernel.with_extension("report");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/session.lua");
+    let out = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("SYNCFIX", BIN)
+        .env("KERNEL", kernel)
+        .env("RESULT", &result)
+        .env("EXPECT", expect)
+        .env("XDG_STATE_HOME", kernel.parent().unwrap())
+        .env("XDG_CACHE_HOME", kernel.parent().unwrap())
+        .output()
+        .expect("nvim (Debian's neovim; the README's test command installs it)");
+    let report = std::fs::read_to_string(&result).unwrap_or_default();
+    assert!(out.status.success() && report.ends_with("OK\n"), "the Neovim session failed:\n{report}\n{}", String::from_utf8_lossy(&out.stderr));
+    report
+}
+
+#[test]
+fn neovim_shows_the_race_and_applies_the_quick_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("race.cu");
+    std::fs::write(
+        &kernel,
+        "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n",
+    )
+    .unwrap();
+    let report = session(&kernel, "fix");
+    println!("{report}");
+    assert!(report.lines().any(|l| l.starts_with("diagnostic 4:") && l.contains(" race on A[") && l.contains("by thread")), "the race at its second access:\n{report}");
+    assert!(report.lines().any(|l| l.starts_with("related 3:") && l.contains("by thread")), "the first access is related information:\n{report}");
+    assert!(report.contains("action Insert barriers"), "{report}");
+    assert!(report.contains("cleared"), "{report}");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    assert!(text.contains("__syncthreads();"), "{text}");
+    let out = Command::new(BIN).args(["verify", "--blockDim=64", "--gridDim=1"]).arg(&kernel).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "the fixed file does not verify:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn neovim_shows_what_to_add_without_a_launch_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("k.cu");
+    std::fs::write(&kernel, "__global__ void k(int *A) { A[threadIdx.x] = 0; }\n").unwrap();
+    let report = session(&kernel, "none");
+    assert!(report.contains("diagnostic 1:1 syncfix: no launch configuration: add a comment line `//--blockDim=64 --gridDim=1`"), "{report}");
+    // A syncfix.toml beside the file is the other place for it.
+    std::fs::write(dir.path().join("syncfix.toml"), "flags = \"--blockDim=64 --gridDim=1\"\n").unwrap();
+    std::fs::write(&kernel, "__global__ void k(int *A) { A[0] = threadIdx.x; }\n").unwrap();
+    let report = session(&kernel, "none");
+    assert!(report.contains("write-write race on A[0]"), "{report}");
+}
