@@ -190,6 +190,10 @@ pub struct CommonArgs {
     /// Print per-stage times and counters to stderr.
     #[arg(long)]
     pub stats: bool,
+    /// Colour the diagnostics: `auto` (on a terminal, unless NO_COLOR is set), `always` (also
+    /// draws the source lines with carets when piped), `never`. Piped output is GPUVerify's text.
+    #[arg(long, value_enum, default_value_t = crate::render::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: crate::render::ColorChoice,
 }
 
 #[derive(Args, Debug)]

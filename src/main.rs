@@ -86,6 +86,12 @@ fn main() -> ExitCode {
         eprintln!("{text}");
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
+    match &cli.command {
+        Command::Verify(a) => render::set_color(a.common.color),
+        Command::Repair(a) => render::set_color(a.common.color),
+        Command::Audit(a) => render::set_color(a.common.color),
+        _ => {}
+    }
     let (on_panic, format, file, command) = match &cli.command {
         Command::Repair(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "repair"),
         Command::Audit(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "audit"),

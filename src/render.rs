@@ -1,7 +1,71 @@
 //! GPUVerify's wording for findings and summaries (`GPUVerifyErrorReporter`, `GPUVerify.py`),
 //! so that scripts and the test suite's regular expressions keep matching.
 
+use annotate_snippets::{Level, Renderer, Snippet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use syncfix::{Check, Finding, Language, Location, ThreadDesc};
+
+/// Whether diagnostics are drawn in colour (`--color`, `NO_COLOR`, a terminal): set once by
+/// `main`.
+static COLOR: AtomicBool = AtomicBool::new(false);
+/// Whether source lines are drawn as rustc draws them (a terminal, or `--color=always`);
+/// otherwise GPUVerify's exact text, which scripts and test suites match line by line.
+static SNIPPETS: AtomicBool = AtomicBool::new(false);
+
+/// When to colour: `--color=auto|always|never`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set (to anything but the empty string).
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Decides colour and drawing for the run (stderr is where diagnostics go): on a terminal
+/// the source lines are drawn with carets (in colour unless `--color=never` or `NO_COLOR`);
+/// piped, the text is GPUVerify's unless `--color=always`.
+pub fn set_color(choice: ColorChoice) {
+    use std::io::IsTerminal;
+    let terminal = std::io::stderr().is_terminal();
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()) && terminal,
+    };
+    COLOR.store(on, Ordering::Relaxed);
+    SNIPPETS.store(terminal || choice == ColorChoice::Always, Ordering::Relaxed);
+}
+
+/// The byte range, within its line, of what a location points at: from its column over the
+/// identifier there (at least one character).
+fn span_in(line: &str, col: u32) -> std::ops::Range<usize> {
+    let mut start = (col.max(1) as usize - 1).min(line.len());
+    while !line.is_char_boundary(start) {
+        start -= 1;
+    }
+    let word: usize = line[start..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf8).sum();
+    let one = line[start..].chars().next().map_or(0, char::len_utf8);
+    start..start + word.max(one)
+}
+
+/// The location's source line as rustc draws it: a gutter with the line number and a caret
+/// under the access, labelled (`label`); the caller prints the location itself.
+fn snippet(l: &Location, label: &str) -> Option<String> {
+    let line = l.source_line.as_deref()?.trim_end_matches(['\r', '\n']);
+    if line.is_empty() {
+        return None;
+    }
+    let span = span_in(line, l.col);
+    let message = Level::Error
+        .title("")
+        .snippet(Snippet::source(line).line_start(l.line as usize).annotation(Level::Error.span(span).label(label)));
+    let renderer = if COLOR.load(Ordering::Relaxed) { Renderer::styled() } else { Renderer::plain() };
+    let drawn = renderer.render(message).to_string();
+    // The first line is the (empty) title: the GPUVerify line above stands for it.
+    let body: Vec<&str> = drawn.lines().skip(1).collect();
+    Some(body.join("\n") + "\n")
+}
 
 fn dims_used(sizes: &[u32; 3]) -> usize {
     (0..3).rev().find(|&d| sizes[d] > 1).map(|d| d + 1).unwrap_or(1)
@@ -39,6 +103,15 @@ pub fn thread(t: &ThreadDesc, lang: Language) -> String {
     }
 }
 
+/// `thread 3 of block 0` (CUDA) or `work item 3 of group 0` (OpenCL): a caret's label.
+fn short_thread(t: &ThreadDesc, lang: Language) -> String {
+    let (nb, ng) = (dims_used(&t.block_dim), dims_used(&t.grid_dim));
+    match lang {
+        Language::Cuda => format!("thread {} of block {}", ids(&t.local, nb), ids(&t.group, ng)),
+        Language::OpenCl => format!("work item {} of group {}", ids(&t.local, nb), ids(&t.group, ng)),
+    }
+}
+
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -54,50 +127,64 @@ fn access_loc(l: &Location) -> String {
     format!("{path}:{}:{}", l.line, l.col)
 }
 
-/// The source line with its leading whitespace replaced by two spaces, then the call sites.
-fn stack(at: &[Location]) -> String {
+/// The source line (drawn with a caret under the location, labelled `label`, on a terminal;
+/// GPUVerify's two-space indented line otherwise), then the call sites it was inlined through.
+fn stack(at: &[Location], label: &str) -> String {
     let mut s = String::new();
     for (i, l) in at.iter().enumerate() {
         if i > 0 {
             s.push_str(&format!("invoked from {}:\n", loc(l)));
         }
-        match &l.source_line {
-            Some(line) => s.push_str(&format!("  {}\n", line.trim_start())),
-            None => s.push_str("  <unknown line of code>\n"),
+        let drawn = if SNIPPETS.load(Ordering::Relaxed) { snippet(l, if i == 0 { label } else { "called here" }) } else { None };
+        match (drawn, &l.source_line) {
+            (Some(drawn), _) => s.push_str(&drawn),
+            (None, Some(line)) => s.push_str(&format!("  {}\n", line.trim_start())),
+            (None, None) => s.push_str("  <unknown line of code>\n"),
         }
     }
     s.push('\n');
     s
 }
 
-/// A finding as GPUVerify prints it (to stderr).
+/// A finding as GPUVerify prints it (to stderr): its lines, with each source line drawn as
+/// rustc draws it (a caret under the access, labelled with the thread); `error:` in bold red
+/// when colouring.
 pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
+    let s = finding_text(f, lang, main_file);
+    if COLOR.load(Ordering::Relaxed) {
+        s.replacen(": error: ", ": \x1b[1;91merror\x1b[0m: ", 1)
+    } else {
+        s
+    }
+}
+
+fn finding_text(f: &Finding, lang: Language, main_file: &str) -> String {
     match f {
         Finding::Race { first, second, .. } => {
             let mut s = format!("{}: error: {}:\n\n", file_name(main_file), f.headline());
             let at2 = second.at.first().map(access_loc).unwrap_or_else(|| "<unknown>".into());
             s.push_str(&format!("{} by {}, {}:\n", second.kind, thread(&second.thread, lang), at2));
-            s.push_str(&stack(&second.at));
+            s.push_str(&stack(&second.at, &format!("{} by {}", second.kind.to_lowercase(), short_thread(&second.thread, lang))));
             if first.external {
                 s.push_str(&format!("{} by {}, from external source location\n\n", first.kind, thread(&first.thread, lang)));
             } else {
                 let at1 = first.at.first().map(access_loc).unwrap_or_else(|| "<unknown>".into());
                 s.push_str(&format!("{} by {}, {}:\n", first.kind, thread(&first.thread, lang), at1));
-                s.push_str(&stack(&first.at));
+                s.push_str(&stack(&first.at, &format!("{} by {}", first.kind.to_lowercase(), short_thread(&first.thread, lang))));
             }
             s
         }
         Finding::Divergence { at } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
-            format!("{head}: error: {}\n{}", f.headline(), stack(at))
+            format!("{head}: error: {}\n{}", f.headline(), stack(at, "some threads of the block reach this barrier and others do not"))
         }
         Finding::OutOfBounds { at, thread: t, .. } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
-            format!("{head}: error: {} by {}:\n{}", f.headline(), thread(t, lang), stack(at))
+            format!("{head}: error: {} by {}:\n{}", f.headline(), thread(t, lang), stack(at, &format!("by {}", short_thread(t, lang))))
         }
         Finding::ConstantWrite { at, thread: t } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
-            format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at))
+            format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at, &format!("written by {}", short_thread(t, lang))))
         }
         Finding::Assertion { at, thread: t, kind } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
@@ -107,12 +194,12 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
                     "{}: error: {}\n{}{}: note: this is the precondition that might not hold\n{}",
                     loc(&at[1]),
                     f.headline(),
-                    stack(&at[1..]),
+                    stack(&at[1..], "the call"),
                     loc(&at[0]),
-                    stack(&at[..1])
+                    stack(&at[..1], "the precondition")
                 ),
-                Check::Precondition | Check::Postcondition => format!("{head}: error: {}\n{}", f.headline(), stack(at)),
-                _ => format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at)),
+                Check::Precondition | Check::Postcondition => format!("{head}: error: {}\n{}", f.headline(), stack(at, "might not hold")),
+                _ => format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at, &format!("fails for {}", short_thread(t, lang)))),
             }
         }
     }

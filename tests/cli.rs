@@ -369,3 +369,52 @@ fn a_counterexample_gives_the_kernels_arguments() {
     assert_eq!(code, 6, "{out}{err}");
     assert!(err.contains("\na = 12\nb = 36\n"), "{err}");
 }
+
+/// Piped, the text is GPUVerify's (the suite's regular expressions match it line by line);
+/// `--color=always` draws each access's line with a caret and a label, in colour; on a
+/// terminal the drawing is on by itself, in colour unless `NO_COLOR` is set.
+#[test]
+fn diagnostics_are_drawn_on_a_terminal_and_gpuverifys_text_when_piped() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
+    kernel(dir.path(), "race.cu", src);
+    let flags = ["verify", "--blockDim=64", "--gridDim=1", "race.cu"];
+    let (code, _, plain) = run(dir.path(), &flags);
+    assert_eq!(code, 6);
+    assert!(plain.starts_with("race.cu: error: possible read-write race on A[1]:\n\nWrite by thread 1 in thread block 0 (global id 1), "), "{plain}");
+    assert!(plain.contains(":3:18:\n  A[threadIdx.x] = t;\n\nRead by thread 0"), "{plain}");
+    assert!(!plain.contains('\x1b') && !plain.contains(" | "), "{plain}");
+
+    let (_, _, drawn) = run(dir.path(), &[&flags[..], &["--color=always"]].concat());
+    assert!(drawn.contains("\x1b[") && drawn.contains("\x1b[1;91merror\x1b[0m: possible read-write race on A[1]"), "{drawn}");
+    let stripped = String::from_utf8(strip_ansi(drawn.as_bytes())).unwrap();
+    // The caret stands at clang's column of each access (a store's is its `=`).
+    assert!(stripped.contains(&format!("3 |   A[threadIdx.x] = t;\n  | {}^ write by thread 1 of block 0\n", " ".repeat(17))), "{stripped}");
+    assert!(stripped.contains("2 |   int t = A[threadIdx.x + 1];\n  |           ^ read by thread 0 of block 0\n"), "{stripped}");
+
+    // A terminal (util-linux's `script` gives the process one) with NO_COLOR: drawn, no colour.
+    let cmd = format!("{} {} --color=auto", env!("CARGO_BIN_EXE_syncfix"), flags.join(" "));
+    let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env("NO_COLOR", "1").current_dir(dir.path()).output().unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert!(tty.contains(&format!("3 |   A[threadIdx.x] = t;\n  | {}^ write by thread 1 of block 0", " ".repeat(17))), "{tty}");
+    assert!(!tty.contains("\x1b[1;91m"), "NO_COLOR is honoured:\n{tty}");
+    let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env_remove("NO_COLOR").current_dir(dir.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\x1b[1;91merror"), "colour on a terminal");
+}
+
+fn strip_ansi(b: &[u8]) -> Vec<u8> {
+    let mut out = vec![];
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == 0x1b {
+            while i < b.len() && !b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            i += 1;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
