@@ -194,3 +194,32 @@ fn apply_keeps_hard_links_owner_and_permissions() {
     let text = fs::read_to_string(d.path().join("link.cu")).unwrap();
     assert!(text.contains("__syncthreads();"), "{text}");
 }
+
+#[test]
+fn unsupported_construct_is_named_with_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("k.cu"), "__global__ void k(int *A) {\n  int x;\n  asm(\"mov.u32 %0, 1;\" : \"=r\"(x));\n  A[threadIdx.x] = x;\n}\n").unwrap();
+    expect(verify(d.path(), "k.cu"), 4, "k.cu:3:3: error: unsupported construct: inline assembly");
+    fs::write(d.path().join("r.cu"), "__device__ int f(int n) { return n ? f(n - 1) : 0; }\n__global__ void k(int *A) { A[threadIdx.x] = f(A[0]); }\n").unwrap();
+    expect(verify(d.path(), "r.cu"), 4, "error: unsupported construct: recursive call to `f`");
+}
+
+/// A kernel too large to decide in the time given ends with the time limit's verdict, in
+/// time (the watchdog's backstop is the limit plus 2 s), and says how to give it longer.
+#[test]
+fn huge_kernel_and_timeout_end_at_the_limit_with_exit_7() {
+    let d = tempfile::tempdir().unwrap();
+    let mut text = String::from("__global__ void k(int *A) {\n");
+    for i in 0..3000 {
+        text.push_str(&format!("  A[threadIdx.x * 64 + {}] += {i};\n", i % 64));
+    }
+    text.push_str("}\n");
+    fs::write(d.path().join("huge.cu"), &text).unwrap();
+    let started = std::time::Instant::now();
+    let got = run(d.path(), &[&["verify", "--timeout=3"], &LAUNCH[..], &["huge.cu"]].concat());
+    assert!(started.elapsed().as_secs() <= 3 + 2 + 3, "took {:?}", started.elapsed());
+    assert!(got.1.contains("GPUVerify kernel analyser finished with 0 verified, 0 errors, 1 time out"), "{}", got.1);
+    expect(got, 7, "syncfix: verification timed out; use --timeout=N with a larger N, or --timeout=0 to disable the limit");
+    let got = run(d.path(), &[&["repair", "--timeout=3"], &LAUNCH[..], &["huge.cu"]].concat());
+    expect(got, 7, "syncfix: repair timed out; use --timeout=N");
+}
