@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use syncfix::verdict::{Defect, Position, TextEdit, Verdict, VerdictStatus};
+use syncfix::verdict::{Defect, Position, TextEdit, VerdictStatus};
 
 /// What an analysis found: the diagnostics and the fixes the code actions offer.
 struct Analysis {
@@ -415,19 +415,13 @@ fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic
         Ok(x) => x,
         Err(e) => return error(line, e.message),
     };
-    if cancel.load(Ordering::Relaxed) {
-        return (vec![], vec![]);
-    }
-    let reports = match syncfix::verify(path, text, &opts) {
-        Ok((reports, _)) => reports,
-        Err(e) => {
-            let r = e.report(path, text);
-            return error(r.line.map_or(0, |l| l - 1), r.message.trim_end().to_string());
-        }
+    let analysis = match syncfix::analyse(path, text, &opts, Some(cancel)) {
+        Ok(a) => a,
+        Err(e) if e.stage == "cancelled" => return (vec![], vec![]),
+        Err(e) => return error(e.line.map_or(0, |l| l - 1), e.message.trim_end().to_string()),
     };
-    let verdict = Verdict::of_reports(&path.display().to_string(), &reports, Default::default(), 0);
     let mut diags = vec![];
-    for k in &verdict.kernels {
+    for k in &analysis.verdict.kernels {
         diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
         let why = match k.status {
             VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
@@ -437,33 +431,23 @@ fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic
         };
         diags.extend(why.map(|m| diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::WARNING, m)));
     }
-    if cancel.load(Ordering::Relaxed) {
-        return (diags, vec![]);
+    if let Some(note) = analysis.note {
+        diags.push(diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::INFORMATION, format!("syncfix repair: {note}")));
     }
     let mut actions = vec![];
-    let defects = verdict.kernels.iter().any(|k| k.status.is_defect());
-    if defects {
-        if let Ok(r) = syncfix::repair(path, text, &opts) {
-            let s = syncfix::verdict::RepairSummary::of("repair", &path.display().to_string(), text, &r, None, 0, Default::default());
-            if s.status == "repaired" && !s.edits.is_empty() {
-                let n = s.changes.len();
-                actions.push((format!("Insert barriers: syncfix repair ({n} change{}, re-verified)", if n == 1 { "" } else { "s" }), s.edits));
-            } else if let Some(reason) = s.reason {
-                diags.push(diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::INFORMATION, format!("syncfix repair: {reason}")));
+    if let Some(fix) = analysis.fix {
+        if fix.command == "audit" {
+            for c in fix.summary.changes.iter().filter(|c| c.kind == "remove") {
+                let mut d = diagnostic(
+                    line_range(text, c.line.saturating_sub(1)),
+                    lsp::DiagnosticSeverity::HINT,
+                    format!("`{}` is not needed: the kernel verifies without it", c.barrier),
+                );
+                d.tags = Some(vec![lsp::DiagnosticTag::UNNECESSARY]);
+                diags.push(d);
             }
         }
-    } else if verdict.kernels.iter().all(|k| k.status == VerdictStatus::Verified) {
-        if let Ok(r) = syncfix::audit(path, text, &opts) {
-            let s = syncfix::verdict::RepairSummary::of("audit", &path.display().to_string(), text, &r, None, 0, Default::default());
-            if s.status == "repaired" && !s.edits.is_empty() {
-                for rm in &r.removals {
-                    let mut d = diagnostic(line_range(text, rm.line - 1), lsp::DiagnosticSeverity::HINT, format!("`{}` is not needed: the kernel verifies without it", rm.text));
-                    d.tags = Some(vec![lsp::DiagnosticTag::UNNECESSARY]);
-                    diags.push(d);
-                }
-                actions.push(("Remove unneeded barriers: syncfix audit (re-verified)".to_string(), s.edits));
-            }
-        }
+        actions.push((fix.title, fix.edits));
     }
     (diags, actions)
 }

@@ -63,3 +63,19 @@ fn neovim_shows_what_to_add_without_a_launch_configuration() {
     let report = session(&kernel, "none");
     assert!(report.contains("write-write race on A[0]"), "{report}");
 }
+
+#[test]
+fn neovim_removes_an_unneeded_barrier() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("k.cu");
+    std::fs::write(
+        &kernel,
+        "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) {\n  A[threadIdx.x] = threadIdx.x;\n  __syncthreads();\n  A[threadIdx.x] += 1;\n}\n",
+    )
+    .unwrap();
+    let report = session(&kernel, "fix");
+    assert!(report.contains("diagnostic 4:1 `__syncthreads();` is not needed"), "{report}");
+    assert!(report.contains("action Remove unneeded barriers"), "{report}");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    assert!(!text.contains("__syncthreads"), "{text}");
+}

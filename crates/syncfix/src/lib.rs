@@ -9,6 +9,7 @@
 //! Algorithm 1) -> fix (source edits, re-verified) .
 
 mod config;
+mod editor;
 pub mod exit;
 mod failure;
 mod report;
@@ -18,6 +19,7 @@ pub mod testsuite;
 pub mod verdict;
 
 pub use config::{Config, ConfigError};
+pub use editor::{analyse, apply_edits, Analysis, QuickFix};
 pub use failure::ErrorReport;
 pub use source::{decode_source, encode_source, Encoding, SourceError};
 pub use report::{describe, Check, Finding, Location, ThreadDesc};

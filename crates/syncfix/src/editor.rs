@@ -1,0 +1,127 @@
+//! The entry point for editors and other tools that want plain data: one call gives the
+//! verdict (for diagnostics) and the quick fix (text edits), and errors come as an
+//! [`ErrorReport`]. The language server (`syncfix lsp`) is built on it.
+
+use crate::exit;
+use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict, VerdictStatus};
+use crate::{ErrorReport, Options};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// What [`analyse`] found in one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// The verdict on every kernel of the file, as `syncfix verify --format json` prints it
+    /// (its `exit_code` is the one `verify` would give).
+    pub verdict: Verdict,
+    /// The repair of a file with a defect, or the audit's removals on a file that verifies:
+    /// `None` when there is nothing to change or no change could be made (`note` says why).
+    pub fix: Option<QuickFix>,
+    /// Why a file with a defect has no fix (the repair's reason), else `None`.
+    pub note: Option<String>,
+}
+
+/// A fix an editor can offer: apply [`QuickFix::edits`] to the text that was analysed.
+#[derive(Clone, Debug, Serialize)]
+pub struct QuickFix {
+    /// `Insert barriers (syncfix repair: 1 change, re-verified)` or `Remove unneeded barriers
+    /// (syncfix audit, re-verified)`: a quick fix's title.
+    pub title: String,
+    /// `repair` or `audit`.
+    pub command: String,
+    /// `safe`, `unsafe`, `cooperative-launch` or `bounded` ([`RepairSummary::applicability`]).
+    pub applicability: String,
+    /// Non-overlapping edits of the analysed text, in its order.
+    pub edits: Vec<TextEdit>,
+    /// The whole result, as `--format json` prints it (each change with its line and weight).
+    pub summary: RepairSummary,
+}
+
+/// Verifies `text` (the kernel file `path` as the editor holds it: the file on disk is not
+/// read) and prepares the fix: the repair (GPURepair's method, its patch re-verified) when a
+/// kernel has a race or diverges, the audit (the barriers the kernel does not need) when every
+/// kernel verifies.
+///
+/// `cancel`, when given, is checked between the stages (verification, repair or audit): once
+/// it is set the call returns `Err` with stage `cancelled`.
+///
+/// Errors: what stops the verdict (clang, the front end, the time limit in
+/// [`Options::set_deadline`]) as an [`ErrorReport`]: exit code, stage, message, line.
+///
+/// ```
+/// use std::path::Path;
+/// let text = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
+/// let opts = syncfix::Options::new(syncfix::Launch::new([64, 1, 1], [1, 1, 1]));
+/// let a = syncfix::analyse(Path::new("race.cu"), text, &opts, None).expect("a verdict");
+/// assert_eq!(a.verdict.status, syncfix::verdict::VerdictStatus::Race);
+/// let fix = a.fix.expect("a quick fix");
+/// assert_eq!(fix.applicability, "safe");
+/// let patched = syncfix::apply_edits(text, &fix.edits);
+/// assert!(patched.contains("__syncthreads();"), "{patched}");
+/// ```
+pub fn analyse(path: &Path, text: &str, opts: &Options, cancel: Option<&AtomicBool>) -> Result<Analysis, ErrorReport> {
+    let started = Instant::now();
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let stop = || ErrorReport { exit_code: exit::INTERRUPTED, stage: "cancelled", message: "cancelled".into(), line: None, column: None };
+    let file = path.display().to_string();
+    let (reports, timings) = crate::verify(path, text, opts).map_err(|e| e.report(path, text))?;
+    let any_defect = reports.iter().any(|r| matches!(r.status, crate::Status::Defect));
+    let unsure = reports.iter().any(|r| matches!(r.status, crate::Status::Unknown(_)));
+    let timeout = reports.iter().any(|r| matches!(r.status, crate::Status::Timeout));
+    let code = if any_defect || unsure {
+        exit::NOT_ALL_VERIFIED
+    } else if timeout {
+        exit::TIMEOUT
+    } else {
+        exit::SUCCESS
+    };
+    let verdict = Verdict::of_reports(&file, &reports, Stats::of(&timings, started.elapsed()), code);
+    if cancelled() {
+        return Err(stop());
+    }
+    let mut analysis = Analysis { verdict, fix: None, note: None };
+    let command = if any_defect {
+        "repair"
+    } else if analysis.verdict.kernels.iter().all(|k| k.status == VerdictStatus::Verified) && !analysis.verdict.kernels.is_empty() {
+        "audit"
+    } else {
+        return Ok(analysis);
+    };
+    let run = if command == "repair" { crate::repair } else { crate::audit };
+    let report = run(path, text, opts).map_err(|e| e.report(path, text))?;
+    if cancelled() {
+        return Err(stop());
+    }
+    let summary = RepairSummary::of(command, &file, text, &report, None, 0, started.elapsed());
+    if summary.status == "repaired" && !summary.edits.is_empty() {
+        let n = summary.changes.len();
+        let title = if command == "repair" {
+            format!("Insert barriers (syncfix repair: {n} change{}, re-verified)", if n == 1 { "" } else { "s" })
+        } else {
+            format!("Remove unneeded barriers (syncfix audit: {n} barrier{}, re-verified)", if n == 1 { "" } else { "s" })
+        };
+        analysis.fix = Some(QuickFix {
+            title,
+            command: command.into(),
+            applicability: summary.applicability.clone().unwrap_or_else(|| "safe".into()),
+            edits: summary.edits.clone(),
+            summary,
+        });
+    } else if command == "repair" {
+        analysis.note = summary.reason.clone();
+    }
+    Ok(analysis)
+}
+
+/// `text` with `edits` (non-overlapping, as [`QuickFix::edits`]) applied.
+pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| std::cmp::Reverse(e.start.byte));
+    let mut out = text.to_string();
+    for e in sorted {
+        out.replace_range(e.start.byte..e.end.byte, &e.replacement);
+    }
+    out
+}
