@@ -339,11 +339,6 @@ fn in_file(p: &Position, path: &Path) -> bool {
     Path::new(&p.file).file_name() == path.file_name()
 }
 
-fn thread_text(t: &syncfix::verdict::Thread) -> String {
-    let ids = |v: [u64; 3]| if v[1] == 0 && v[2] == 0 { v[0].to_string() } else { format!("({}, {}, {})", v[0], v[1], v[2]) };
-    format!("thread {} in block {}", ids(t.local.map(u64::from)), ids(t.group.map(u64::from)))
-}
-
 fn uri_of(path: &Path) -> Option<lsp::Uri> {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut s = String::from("file://");
@@ -362,8 +357,8 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
     let mut message = format!("{} (kernel `{kernel}`)", d.message);
     let mut related = vec![];
     if let [first, second] = &d.accesses[..] {
-        message = format!("{}: {} by {}", d.message, second.kind, thread_text(&second.thread));
-        let first_text = format!("{} by {}", first.kind, thread_text(&first.thread));
+        message = format!("{}: {} by {}", d.message, second.kind, second.thread.describe());
+        let first_text = format!("{} by {}", first.kind, first.thread.describe());
         match (&first.file, first.line, first.column) {
             (Some(f), Some(l), Some(c)) if Path::new(f).file_name() == path.file_name() => {
                 if let Some(uri) = uri_of(path) {
@@ -376,7 +371,7 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
             _ => message = format!("{message}; {first_text} (outside this file)"),
         }
     } else if let Some(t) = &d.thread {
-        message = format!("{} for {}", d.message, thread_text(t));
+        message = format!("{} for {}", d.message, t.describe());
     }
     let mut diag = diagnostic(range, lsp::DiagnosticSeverity::ERROR, message);
     diag.code = Some(lsp::NumberOrString::String(d.kind.clone()));

@@ -14,7 +14,7 @@
 //! Columns are 1-based and counted in Unicode code points (`columnKind`), as the JSON's.
 //! The types are `serde-sarif`'s, generated from the OASIS schema.
 
-use crate::verdict::{Access, Defect, RepairSummary, TextEdit, Thread, Verdict, VerdictStatus};
+use crate::verdict::{Access, Defect, RepairSummary, TextEdit, Verdict, VerdictStatus};
 use serde_sarif::sarif as s;
 
 /// The schema URI written in `$schema`.
@@ -80,22 +80,8 @@ fn location(path: &str, line: Option<u32>, column: Option<u32>, text: Option<Str
     l
 }
 
-fn ids(v: &[u64]) -> String {
-    if v[1..].iter().all(|&x| x == 0) {
-        v[0].to_string()
-    } else {
-        format!("({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
-    }
-}
-
-fn thread(t: &Thread) -> String {
-    let l: Vec<u64> = t.local.iter().map(|&x| x as u64).collect();
-    let g: Vec<u64> = t.group.iter().map(|&x| x as u64).collect();
-    format!("thread {} in block {}", ids(&l), ids(&g))
-}
-
 fn access_text(a: &Access) -> String {
-    format!("{} by {}", a.kind, thread(&a.thread))
+    format!("{} by {}", a.kind, a.thread.describe())
 }
 
 fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
@@ -111,7 +97,7 @@ fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
         l.id = Some(1);
         related.push(l);
     } else if let Some(t) = &d.thread {
-        text = format!("{} for {} (kernel `{kernel}`)", d.message, thread(t));
+        text = format!("{} for {} (kernel `{kernel}`)", d.message, t.describe());
     }
     let primary = match at {
         Some(p) => location(&p.file, Some(p.line), Some(p.column), None),

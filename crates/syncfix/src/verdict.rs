@@ -196,6 +196,15 @@ pub struct Thread {
     pub global: [u64; 3],
 }
 
+impl Thread {
+    /// `thread 3 in block 0`, or `thread (3, 1, 0) in block (0, 2, 0)` when a y or z id is
+    /// not 0: a short description for labels (SARIF, editors).
+    pub fn describe(&self) -> String {
+        let ids = |v: [u32; 3]| if v[1] == 0 && v[2] == 0 { v[0].to_string() } else { format!("({}, {}, {})", v[0], v[1], v[2]) };
+        format!("thread {} in block {}", ids(self.local), ids(self.group))
+    }
+}
+
 /// Why a run gave no verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorInfo {
