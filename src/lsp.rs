@@ -48,8 +48,9 @@ struct Document {
     cancel: Option<Arc<AtomicBool>>,
     /// The analysis of the current text, once it has ended.
     done: Option<Analysis>,
-    /// Code-action requests waiting for that analysis.
-    waiting: Vec<(RequestId, lsp::Range)>,
+    /// Code-action requests waiting for that analysis (the fix is the whole file's, whatever
+    /// range a request names).
+    waiting: Vec<RequestId>,
 }
 
 #[derive(clap::Parser)]
@@ -129,8 +130,8 @@ fn main_loop(connection: &Connection) -> Result<(), String> {
                 }
                 doc.cancel = None;
                 publish(connection, &a.uri, a.version, a.diagnostics.clone())?;
-                for (id, range) in std::mem::take(&mut doc.waiting) {
-                    respond(connection, id, &code_actions(&a, range))?;
+                for id in std::mem::take(&mut doc.waiting) {
+                    respond(connection, id, &code_actions(&a))?;
                 }
                 doc.done = Some(a);
             }
@@ -159,10 +160,10 @@ fn on_request(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, r
     let (id, params) = req.extract::<lsp::CodeActionParams>("textDocument/codeAction").map_err(|e| format!("{e:?}"))?;
     match docs.get_mut(&params.text_document.uri) {
         Some(doc) if doc.done.is_none() && doc.cancel.is_some() => {
-            doc.waiting.push((id, params.range));
+            doc.waiting.push(id);
             Ok(())
         }
-        Some(Document { done: Some(a), .. }) => respond(connection, id, &code_actions(a, params.range)),
+        Some(Document { done: Some(a), .. }) => respond(connection, id, &code_actions(a)),
         _ => respond(connection, id, &Vec::<lsp::CodeActionOrCommand>::new()),
     }
 }
@@ -221,7 +222,7 @@ fn stale(connection: &Connection, doc: &mut Document) -> Result<(), String> {
         c.store(true, Ordering::Relaxed);
     }
     doc.done = None;
-    for (id, _) in std::mem::take(&mut doc.waiting) {
+    for id in std::mem::take(&mut doc.waiting) {
         respond(connection, id, &Vec::<lsp::CodeActionOrCommand>::new())?;
     }
     Ok(())
@@ -447,7 +448,7 @@ fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic
     (diags, actions)
 }
 
-fn code_actions(a: &Analysis, _range: lsp::Range) -> Vec<lsp::CodeActionOrCommand> {
+fn code_actions(a: &Analysis) -> Vec<lsp::CodeActionOrCommand> {
     a.actions
         .iter()
         .map(|(title, edits)| {

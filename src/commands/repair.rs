@@ -9,6 +9,12 @@ use std::time::Instant;
 use syncfix::exit;
 use syncfix::{ErrorReport, Language, Options, RepairStatus};
 
+/// `syncfix repair timed out; use --timeout=N ...`: what a run of `what` that reached its time
+/// limit says, from the watchdog, the front end or the repair loop alike.
+fn timed_out(what: &str) -> String {
+    format!("syncfix: {what} timed out; {TIMEOUT_HINT}")
+}
+
 /// Runs `repair` or `audit` (`what`, the function `f`) under the deadline's watchdog and prints
 /// what every outcome shares (the front end's assumptions, `--stats`). Err: the exit code of a
 /// run that gave no report (timeout, an error of the front end or the verifier).
@@ -22,14 +28,14 @@ fn run_repair_like(
     f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, syncfix::Error>,
 ) -> Result<syncfix::RepairReport, u8> {
     if let Some(d) = opts.repair.deadline {
-        stop::watchdog(d, move || eprintln!("syncfix: {what} timed out; {TIMEOUT_HINT}"));
+        stop::watchdog(d, move || eprintln!("{}", timed_out(what)));
     }
     let result = f(&c.file, text, opts);
     stop::begin_output();
     let report = match result {
         Ok(r) => r,
         Err(e) if e.is_timeout() => {
-            let e = ErrorReport { message: format!("syncfix: {what} timed out; {TIMEOUT_HINT}"), ..e.report(&c.file, text) };
+            let e = ErrorReport { message: timed_out(what), ..e.report(&c.file, text) };
             return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started));
         }
         Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e.report(&c.file, text), started)),
@@ -116,7 +122,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
                 exit::NOT_ALL_VERIFIED
             }
             RepairStatus::Timeout => {
-                eprintln!("syncfix: audit timed out; {TIMEOUT_HINT}");
+                eprintln!("{}", timed_out("audit"));
                 exit::TIMEOUT
             }
             RepairStatus::NotReverified(why) => {
@@ -130,9 +136,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
             }
         }
     };
-    {
-        print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &text, &report, patch, code, started.elapsed()));
-    }
+    print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &text, &report, patch, code, started.elapsed()));
     code
 }
 pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
@@ -234,7 +238,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
                 exit::NOT_ALL_VERIFIED
             }
             RepairStatus::Timeout => {
-                eprintln!("syncfix: repair timed out; {TIMEOUT_HINT}");
+                eprintln!("{}", timed_out("repair"));
                 exit::TIMEOUT
             }
             RepairStatus::NotReverified(why) => {
@@ -244,8 +248,6 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             }
         }
     };
-    {
-        print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &text, &report, patch, code, started.elapsed()));
-    }
+    print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &text, &report, patch, code, started.elapsed()));
     code
 }
