@@ -14,8 +14,9 @@
 //! a diagnostic on line 1 says what to add.
 //!
 //! Each analysis runs on a thread of its own, never on the main loop. An edit or a new save
-//! cancels the document's running analysis: it stops at its next stage boundary (the front
-//! end, the verifier, the repair) and its result is dropped; a code-action request that
+//! cancels the document's running analysis (`syncfix::Options::cancel`): it stops at its next
+//! stage, at the repair's next iteration, or with its solver call interrupted, and its result
+//! is dropped; a code-action request that
 //! arrives while the analysis of the current text runs is answered when it ends.
 
 use crate::args::CommonArgs;
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use syncfix::verdict::{Defect, Position, TextEdit, VerdictStatus};
+use syncfix::verdict::{Defect, Position, TextEdit, TextRange, VerdictStatus};
 
 /// What an analysis found: the diagnostics and the fixes the code actions offer.
 struct Analysis {
@@ -235,7 +236,7 @@ fn start(docs: &mut HashMap<lsp::Uri, Document>, uri: &lsp::Uri, tx: &Sender<Ana
     doc.done = None;
     let (uri, path, text, version, tx) = (uri.clone(), doc.path.clone(), doc.text.clone(), doc.version, tx.clone());
     std::thread::spawn(move || {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse(&path, &text, &cancel)));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse(&path, &text, cancel.clone())));
         if cancel.load(Ordering::Relaxed) {
             return;
         }
@@ -325,15 +326,19 @@ fn lsp_position(text: &str, line: u32, column: u32, bytes: bool) -> lsp::Positio
     lsp::Position { line: l, character: prefix.encode_utf16().count() as u32 }
 }
 
-/// The range of the access at a clang location: from its column over the identifier there
-/// (at least one character).
-fn access_range(text: &str, line: u32, column: u32) -> lsp::Range {
-    let start = lsp_position(text, line, column, true);
-    let src = text.split('\n').nth(line.saturating_sub(1) as usize).unwrap_or("");
-    let from = (column.saturating_sub(1) as usize).min(src.len());
-    let word = src.get(from..).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf16).sum::<usize>();
-    let end = lsp::Position { line: start.line, character: start.character + word.max(1) as u32 };
-    lsp::Range { start, end }
+/// The range of an access or statement: the library's range of its expression
+/// ([`syncfix::verdict::TextRange`]), else from clang's column over one character.
+fn access_range(text: &str, line: u32, column: u32, range: Option<&TextRange>) -> lsp::Range {
+    match range {
+        Some(r) => lsp::Range {
+            start: lsp_position(text, r.start.line, r.start.column, false),
+            end: lsp_position(text, r.end.line, r.end.column, false),
+        },
+        None => {
+            let start = lsp_position(text, line, column, true);
+            lsp::Range { start, end: lsp::Position { line: start.line, character: start.character + 1 } }
+        }
+    }
 }
 
 fn in_file(p: &Position, path: &Path) -> bool {
@@ -354,7 +359,7 @@ fn uri_of(path: &Path) -> Option<lsp::Uri> {
 
 fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::Diagnostic {
     let at = d.stack.iter().find(|p| in_file(p, path));
-    let range = at.map_or(line_range(text, 0), |p| access_range(text, p.line, p.column));
+    let range = at.map_or(line_range(text, 0), |p| access_range(text, p.line, p.column, p.range.as_ref()));
     let mut message = format!("{} (kernel `{kernel}`)", d.message);
     let mut related = vec![];
     if let [first, second] = &d.accesses[..] {
@@ -364,7 +369,7 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
             (Some(f), Some(l), Some(c)) if Path::new(f).file_name() == path.file_name() => {
                 if let Some(uri) = uri_of(path) {
                     related.push(lsp::DiagnosticRelatedInformation {
-                        location: lsp::Location { uri, range: access_range(text, l, c) },
+                        location: lsp::Location { uri, range: access_range(text, l, c, first.range.as_ref()) },
                         message: first_text,
                     });
                 }
@@ -383,7 +388,7 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
 }
 
 /// Verifies `text` (the editor's, for the kernel at `path`) and prepares the code actions.
-fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
+fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
     let error = |line: u32, m: String| (vec![diagnostic(line_range(text, line), lsp::DiagnosticSeverity::ERROR, m)], vec![]);
     let (line, flags) = match header_flags(text) {
         Some(h) => h,
@@ -407,13 +412,14 @@ fn analyse(path: &Path, text: &str, cancel: &AtomicBool) -> (Vec<lsp::Diagnostic
         Ok(h) => h.common,
         Err(e) => return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or(""))),
     };
-    let (_, _, opts) = match crate::setup::setup(&common, None) {
+    let (_, _, mut opts) = match crate::setup::setup(&common, None) {
         Ok(x) => x,
         Err(e) => return error(line, e.message),
     };
-    let analysis = match syncfix::analyse(path, text, &opts, Some(cancel)) {
+    opts.cancel = Some(cancel);
+    let analysis = match syncfix::analyse(path, text, &opts) {
         Ok(a) => a,
-        Err(e) if e.stage == "cancelled" => return (vec![], vec![]),
+        Err(e) if e.stage == syncfix::ErrorStage::Cancelled => return (vec![], vec![]),
         Err(e) => return error(e.line.map_or(0, |l| l - 1), e.message.trim_end().to_string()),
     };
     let mut diags = vec![];

@@ -68,13 +68,18 @@ fn main() -> ExitCode {
             if let (true, Some((command, format))) = (code != exit::SUCCESS, format_requested()) {
                 // The file, as far as it can be told: the last argument that is not a flag.
                 let file = std::env::args().skip(2).filter(|a| !a.starts_with('-') && a != "json" && a != "sarif").last().unwrap_or_default();
-                let f = ErrorReport { exit_code: code, stage: "command_line", message: e.to_string(), line: None, column: None };
+                let f = ErrorReport { exit_code: code, stage: syncfix::ErrorStage::CommandLine, message: format!("syncfix: {e}"), line: None, column: None };
                 if command == "verify" {
                     return ExitCode::from(output::fail(format, &file, f, started));
                 }
                 return ExitCode::from(output::fail_repair_like(format, command, &file, f, started));
             }
-            let _ = e.print();
+            // clap's message (`error: ...`, the usage) under the prefix of every message.
+            if code == exit::SUCCESS {
+                let _ = e.print();
+            } else {
+                eprint!("syncfix: {e}");
+            }
             return ExitCode::from(code);
         }
     };
@@ -82,7 +87,7 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         let msg = syncfix::panic_message(info).unwrap_or_default();
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        let text = format!("syncfix: internal error: {msg}{at}; please report it with the kernel and its flags");
+        let text = format!("syncfix: error: internal error: {msg}{at}; please report it with the kernel and its flags");
         eprintln!("{text}");
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));

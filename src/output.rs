@@ -16,7 +16,7 @@ pub fn fail(format: Format, file: &str, e: ErrorReport, started: Instant) -> u8 
     if !e.message.ends_with('\n') {
         eprintln!();
     }
-    print_verdict(format, &Verdict::error(file, e.stage, e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())));
+    print_verdict(format, &Verdict::error(file, e.stage.name(), e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())));
     e.exit_code
 }
 
@@ -60,7 +60,7 @@ pub fn print_patch(diff: &str, encoding: Encoding) {
 pub fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string_pretty(v) {
         Ok(s) => println!("{s}"),
-        Err(e) => eprintln!("syncfix: internal error: cannot write the JSON verdict: {e}"),
+        Err(e) => eprintln!("syncfix: error: internal error: cannot write the JSON verdict: {e}"),
     }
 }
 

@@ -56,7 +56,20 @@ fn snippet(l: &Location, label: &str) -> Option<String> {
     if line.is_empty() {
         return None;
     }
-    let span = span_in(line, l.col);
+    // The access's expression when the library knows it (on this line), else from the column
+    // over the identifier there.
+    let span = match &l.range {
+        Some(r) if r.start.line == l.line && r.end.line == l.line => {
+            let byte = |column: u32| line.char_indices().nth(column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
+            let (start, end) = (byte(r.start.column), byte(r.end.column));
+            if start < end {
+                start..end
+            } else {
+                span_in(line, l.col)
+            }
+        }
+        _ => span_in(line, l.col),
+    };
     let message = Level::Error
         .title("")
         .snippet(Snippet::source(line).line_start(l.line as usize).annotation(Level::Error.span(span).label(label)));

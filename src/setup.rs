@@ -4,11 +4,8 @@
 use crate::args::{CommonArgs, RepairArgs};
 use crate::launch;
 use std::path::Path;
-use std::time::{Duration, Instant};
-use syncfix::{
-    Annotations, Config, Encoding, ErrorReport, ForceAbstraction, FrontendOptions, InstrumentConfig, Language, Limits, Options,
-    RepairOptions, Strategy, VerifyOptions,
-};
+use std::time::Duration;
+use syncfix::{Abstraction, Annotations, Config, Encoding, ErrorReport, Language, Options, Solver, SourceOptions};
 
 /// Reads the file and builds the options; `Err` is the failure to report.
 /// The text is the file's bytes as [`syncfix::decode_source`] reads them, in `Encoding`.
@@ -45,7 +42,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Enc
     if c.block_dim.is_none() || (c.grid_dim.is_none() && c.global_size.is_none()) {
         let (b, g) = if language == Language::OpenCl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
         eprintln!(
-            "{}: warning: no {} given: that size is symbolic in every dimension, and the verdict holds for every launch \
+            "syncfix: warning: {}: no {} given: that size is symbolic in every dimension, and the verdict holds for every launch \
              (give the sizes, or __requires on them, to narrow it)",
             c.file.display(),
             if c.block_dim.is_none() { b } else { g }
@@ -79,101 +76,70 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Enc
         .collect::<Result<Vec<_>, _>>()
         .map_err(|m| ErrorReport::command_line(&m))?;
     let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
-    let deadline = (timeout_s > 0).then(|| Instant::now() + Duration::from_secs(timeout_s));
-    let verify = VerifyOptions {
-        abstraction: if c.equality_abstraction {
-            ForceAbstraction::Equality
-        } else if c.adversarial_abstraction {
-            ForceAbstraction::Adversarial
+    let mut opts = Options::from_config(launch, &config);
+    opts.language = Some(language);
+    opts.timeout = (timeout_s > 0).then(|| Duration::from_secs(timeout_s));
+    opts.source = SourceOptions {
+        defines: c.defines.clone(),
+        include_dirs: c.include.clone(),
+        clang_args: c.clang_opt.clone(),
+        kernel: c.kernel.clone(),
+        annotations: if c.no_annotations {
+            Annotations::Ignore
+        } else if c.only_requires {
+            Annotations::OnlyRequires
         } else {
-            ForceAbstraction::PerArray
+            Annotations::All
         },
-        only_intra_group: c.only_intra_group,
-        benign_tolerance: !c.no_benign_tolerance,
-        loop_unwind: c.loop_unwind.or(if c.findbugs { Some(2) } else { None }),
-        limits: Limits {
-            max_unwind: config.verifier.max_unwind,
-            max_unroll_instructions: config.verifier.max_unroll_instructions,
-            max_unwind_checks: config.verifier.max_unwind_checks,
-            max_instructions: config.verifier.max_instructions,
-        },
-        // The deadline (set below for every stage) limits each solver call to the time left.
-        timeout: None,
-        deadline: None,
-        race_checks: !(c.only_divergence || c.only_log),
-        barrier_access_checks: !c.no_barrier_access_checks,
-        asymmetric_asserts: c.asymmetric_asserts,
-        warp_size: c.warp_sync,
-        array_bounds: c.check_array_bounds,
-        check_arrays,
-        infer: !c.no_infer,
+        invariants_as_candidates: c.invariants_as_candidates,
+        modular: c.no_inline,
+        kernel_args,
+        kernel_arrays,
     };
-    let mut instrument = InstrumentConfig {
-        loop_depth_weight: config.repair.loop_depth_weight,
-        grid_barrier_weight: config.repair.grid_barrier_weight,
-        block_barrier_weight: config.repair.block_barrier_weight,
-        warp_barrier_weight: config.repair.warp_barrier_weight,
-        warp_barriers: config.repair.warp_barriers,
-        warp_size: config.repair.warp_size,
-        ..InstrumentConfig::default()
+    let v = &mut opts.verifier;
+    v.abstraction = if c.equality_abstraction {
+        Abstraction::Equality
+    } else if c.adversarial_abstraction {
+        Abstraction::Adversarial
+    } else {
+        Abstraction::PerArray
     };
-    let mut strategy = if config.repair.solver == "maxsat" { Strategy::MaxSat } else { Strategy::Mhs };
+    v.only_intra_group = c.only_intra_group;
+    v.benign_tolerance = !c.no_benign_tolerance;
+    v.loop_unwind = c.loop_unwind.or(if c.findbugs { Some(2) } else { None });
+    v.race_checks = !(c.only_divergence || c.only_log);
+    v.barrier_access_checks = !c.no_barrier_access_checks;
+    v.asymmetric_asserts = c.asymmetric_asserts;
+    v.warp_sync = c.warp_sync;
+    v.array_bounds = c.check_array_bounds;
+    v.check_arrays = check_arrays;
+    v.infer = !c.no_infer;
     if let Some(r) = repair {
-        instrument.disable_grid = r.disable_grid;
-        instrument.disable_inspect = r.disable_inspect;
+        let o = &mut opts.repair;
+        o.disable_grid = r.disable_grid;
+        o.disable_inspect = r.disable_inspect;
         if let Some(w) = r.loop_depth_weight {
-            instrument.loop_depth_weight = w;
+            o.loop_depth_weight = w;
         }
         if let Some(w) = r.grid_barrier_weight {
-            instrument.grid_barrier_weight = w;
+            o.grid_barrier_weight = w;
         }
         if let Some(w) = r.block_barrier_weight {
-            instrument.block_barrier_weight = w;
+            o.block_barrier_weight = w;
         }
         if let Some(w) = r.warp_barrier_weight {
-            instrument.warp_barrier_weight = w;
+            o.warp_barrier_weight = w;
         }
         if let Some(n) = r.warp_size {
-            instrument.warp_size = n;
+            o.warp_size = n;
         }
-        instrument.warp_barriers &= !r.no_warp_barriers;
+        o.warp_barriers &= !r.no_warp_barriers;
         if r.maxsat {
-            strategy = Strategy::MaxSat;
+            o.solver = Solver::MaxSat;
         } else if r.mhs {
-            strategy = Strategy::Mhs;
+            o.solver = Solver::Mhs;
         }
     }
-    let mut opts = Options {
-        frontend: FrontendOptions {
-            language: Some(language),
-            launch,
-            defines: c.defines.clone(),
-            include_dirs: c.include.clone(),
-            clang_args: c.clang_opt.clone(),
-            kernel: c.kernel.clone(),
-            annotations: if c.no_annotations {
-                Annotations::Ignore
-            } else if c.only_requires {
-                Annotations::OnlyRequires
-            } else {
-                Annotations::All
-            },
-            invariants_as_candidates: c.invariants_as_candidates,
-            modular: c.no_inline,
-            kernel_args,
-            kernel_arrays,
-            deadline: None,
-        },
-        verify,
-        instrument,
-        repair: RepairOptions {
-            strategy,
-            max_verifier_calls: config.repair.max_verifier_calls,
-            global_search_calls: config.repair.global_search_calls,
-            deadline: None,
-        },
-    };
-    opts.set_deadline(deadline);
     Ok((text, encoding, opts))
 }
 
@@ -227,10 +193,10 @@ fn ignored_flags(c: &CommonArgs) -> Vec<String> {
 /// The language a file's extension names: `.cl` OpenCL, `.cu`/`.cuh` CUDA; another extension
 /// is an error that asks for `--cuda` or `--opencl`.
 fn syncfix_language(p: &Path) -> Result<Language, String> {
-    match p.extension().and_then(|e| e.to_str()) {
-        Some("cl") => Ok(Language::OpenCl),
-        Some("cu" | "cuh") => Ok(Language::Cuda),
-        ext => Err(format!(
+    let ext = p.extension().and_then(|e| e.to_str());
+    match Language::of_path(p) {
+        Some(l) => Ok(l),
+        None => Err(format!(
             "{}: cannot tell the kernel's language from {}: give --cuda or --opencl (or name the file .cu or .cl)",
             p.display(),
             ext.map_or("a name without an extension".to_string(), |e| format!("the extension `.{e}`"))

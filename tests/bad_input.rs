@@ -38,7 +38,7 @@ fn expect(got: (i32, String, String), code: i32, message: &str) {
 #[test]
 fn missing_file() {
     let d = tempfile::tempdir().unwrap();
-    expect(verify(d.path(), "missing.cu"), 1, "syncfix: COMMAND_LINE_ERROR error (1): missing.cu: No such file or directory");
+    expect(verify(d.path(), "missing.cu"), 1, "syncfix: error: missing.cu: No such file or directory");
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn flags_are_named_as_written() {
 fn conflicting_flags() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("k.cu"), RACE).unwrap();
-    expect(run(d.path(), &[&["verify", "--cuda", "--opencl"], &LAUNCH[..], &["k.cu"]].concat()), 1, "'--cuda' cannot be used with '--opencl'");
+    expect(run(d.path(), &[&["verify", "--cuda", "--opencl"], &LAUNCH[..], &["k.cu"]].concat()), 1, "syncfix: error: the argument '--cuda' cannot be used with '--opencl'");
 }
 
 #[test]

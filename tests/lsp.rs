@@ -42,6 +42,10 @@ fn neovim_shows_the_race_and_applies_the_quick_fix() {
     println!("{report}");
     assert!(report.lines().any(|l| l.starts_with("diagnostic 4:") && l.contains(" race on A[") && l.contains("by thread")), "the race at its second access:\n{report}");
     assert!(report.lines().any(|l| l.starts_with("related 3:") && l.contains("by thread")), "the first access is related information:\n{report}");
+    // Each access's whole expression is underlined: the store's lvalue `A[threadIdx.x]`
+    // (clang's column is its `=`), the load's `A[threadIdx.x + 1]`.
+    assert!(report.lines().any(|l| l == "extent 4:3-4:17"), "the store's range:\n{report}");
+    assert!(report.lines().any(|l| l == "related extent 3:11-3:29"), "the load's range:\n{report}");
     assert!(report.contains("action Insert barriers"), "{report}");
     assert!(report.contains("cleared"), "{report}");
     let text = std::fs::read_to_string(&kernel).unwrap();

@@ -25,9 +25,9 @@ fn run_repair_like(
     what: &'static str,
     format: Format,
     started: Instant,
-    f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, syncfix::Error>,
+    f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, ErrorReport>,
 ) -> Result<syncfix::RepairReport, u8> {
-    if let Some(d) = opts.repair.deadline {
+    if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
         stop::watchdog(d, move || eprintln!("{}", timed_out(what)));
     }
     let result = f(&c.file, text, opts);
@@ -35,10 +35,10 @@ fn run_repair_like(
     let report = match result {
         Ok(r) => r,
         Err(e) if e.is_timeout() => {
-            let e = ErrorReport { message: timed_out(what), ..e.report(&c.file, text) };
+            let e = ErrorReport { message: timed_out(what), ..e };
             return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started));
         }
-        Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e.report(&c.file, text), started)),
+        Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started)),
     };
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
@@ -56,16 +56,16 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
         Err(e) => return fail_repair_like(a.format, "audit", &c.file.display().to_string(), e, started),
     };
     if let Some(w) = a.loop_depth_weight {
-        opts.instrument.loop_depth_weight = w;
+        opts.repair.loop_depth_weight = w;
     }
     if let Some(w) = a.grid_barrier_weight {
-        opts.instrument.grid_barrier_weight = w;
+        opts.repair.grid_barrier_weight = w;
     }
     let report = match run_repair_like(c, &opts, &text, "audit", a.format, started, syncfix::audit) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let lang = opts.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
     let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
     let format = a.format;
@@ -126,7 +126,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
                 exit::TIMEOUT
             }
             RepairStatus::NotReverified(why) => {
-                eprintln!("syncfix: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
+                eprintln!("syncfix: error: internal error: the audit's patch did not re-verify, so it is not printed: {why}");
                 exit::REPAIR_ERROR
             }
             RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) => {
@@ -136,7 +136,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
             }
         }
     };
-    print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &text, &report, patch, code, started.elapsed()));
+    print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &report, patch, code, started.elapsed()));
     code
 }
 pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
@@ -153,9 +153,33 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let lang = opts.language.unwrap_or(Language::Cuda);
     let file = c.file.display().to_string();
     let mut patch: Option<String> = None;
+    // Kernels repaired beside one that is not: their fix is printed (and applied when asked),
+    // then the failure says what is left.
+    if !matches!(report.status, RepairStatus::Repaired) && report.patched.is_some() {
+        let repaired: Vec<String> =
+            report.kernels.iter().filter(|k| matches!(k.status, RepairStatus::Repaired)).map(|k| format!("`{}`", k.kernel)).collect();
+        let failed: Vec<String> = report
+            .kernels
+            .iter()
+            .filter(|k| !matches!(k.status, RepairStatus::Repaired | RepairStatus::NoChange))
+            .map(|k| format!("`{}`", k.kernel))
+            .collect();
+        if let Err(code) = write_fix(a, &report, &text, encoding, &mut patch) {
+            print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
+            return code;
+        }
+        eprintln!(
+            "syncfix: {}: the patch repairs kernel{} {} only; kernel{} {} not repaired:",
+            file_name(&file),
+            if repaired.len() == 1 { "" } else { "s" },
+            repaired.join(", "),
+            if failed.len() == 1 { "" } else { "s" },
+            failed.join(", ") + if failed.len() == 1 { " is" } else { " are" }
+        );
+    }
     let code = 'out: {
         match &report.status {
             RepairStatus::NoChange => {
@@ -173,50 +197,13 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             }
             RepairStatus::NotVerified => exit::NOT_ALL_VERIFIED,
             RepairStatus::Repaired => {
-                let (Some(fix), Some(patched)) = (&report.fix, &report.patched) else {
+                if report.patched.is_none() {
                     break 'out exit::REPAIR_ERROR;
-                };
-                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
-                if format != Format::Text {
-                    patch = Some(diff);
-                } else {
-                    print_patch(&diff, encoding);
                 }
-                let plural = |n: usize| if n == 1 { "" } else { "s" };
-                let proof = match report.bounded {
-                    Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
-                    None => "the patched kernel verifies".into(),
-                };
-                let upgraded = if report.upgraded > 0 {
-                    format!(", strengthened the fences of {}", report.upgraded)
-                } else {
-                    String::new()
-                };
-                eprintln!(
-                    "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
-                    file_name(&file),
-                    report.inserted,
-                    plural(report.inserted),
-                    report.removed
-                );
-                for n in &fix.notes {
-                    eprintln!("syncfix: note: {n}");
+                match write_fix(a, &report, &text, encoding, &mut patch) {
+                    Ok(()) => exit::SUCCESS,
+                    Err(code) => code,
                 }
-                if a.apply && !a.unsafe_fixes {
-                    if let Some(why) = report.unsafe_reason() {
-                        eprintln!("syncfix: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
-                        break 'out exit::SUCCESS;
-                    }
-                }
-                if a.apply {
-                    let (old, new) = (syncfix::encode_source(&text, encoding), syncfix::encode_source(patched, encoding));
-                    if let Err(e) = syncfix::apply_to_file(&c.file, &old, &new) {
-                        eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
-                        break 'out exit::REPAIR_ERROR;
-                    }
-                    eprintln!("syncfix: {} rewritten", c.file.display());
-                }
-                exit::SUCCESS
             }
             RepairStatus::AssertionFailure => {
                 print_findings(&report.findings, lang, &file);
@@ -230,7 +217,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             }
             RepairStatus::Unrepairable(reason) => {
                 print_findings(&report.findings, lang, &file);
-                eprintln!("syncfix: error: the kernel cannot be repaired: {reason}");
+                eprintln!("syncfix: error: {} cannot be repaired: {reason}", the_kernel(&report));
                 exit::UNREPAIRABLE
             }
             RepairStatus::Unknown(reason) => {
@@ -243,11 +230,66 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             }
             RepairStatus::NotReverified(why) => {
                 print_findings(&report.findings, lang, &file);
-                eprintln!("syncfix: internal error: the repair did not re-verify, so it is not printed: {why}");
+                eprintln!("syncfix: error: internal error: the repair did not re-verify, so it is not printed: {why}");
                 exit::REPAIR_ERROR
             }
         }
     };
-    print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &text, &report, patch, code, started.elapsed()));
+    print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
     code
+}
+
+/// Prints the fix of `report` (a repair of every kernel, or of some) as a diff, or keeps it in
+/// `patch` for the machine formats; says what it changes and notes; applies it with `--apply`
+/// when it is safe (or `--unsafe-fixes`). Err: the exit code of a failed write.
+fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encoding: syncfix::Encoding, patch: &mut Option<String>) -> Result<(), u8> {
+    let c = &a.common;
+    let file = c.file.display().to_string();
+    let Some(patched) = &report.patched else { return Ok(()) };
+    let diff = syncfix::unified_diff(text, patched, &diff_path(&c.file));
+    if a.format != Format::Text {
+        *patch = Some(diff);
+    } else {
+        print_patch(&diff, encoding);
+    }
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let proof = match report.bounded {
+        Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
+        None => "the patched kernel verifies".into(),
+    };
+    let upgraded = if report.upgraded > 0 { format!(", strengthened the fences of {}", report.upgraded) } else { String::new() };
+    eprintln!(
+        "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
+        file_name(&file),
+        report.inserted,
+        plural(report.inserted),
+        report.removed
+    );
+    for n in &report.notes {
+        eprintln!("syncfix: note: {n}");
+    }
+    if !a.apply {
+        return Ok(());
+    }
+    if !a.unsafe_fixes {
+        if let Some(why) = report.unsafe_reason() {
+            eprintln!("syncfix: warning: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
+            return Ok(());
+        }
+    }
+    let (old, new) = (syncfix::encode_source(text, encoding), syncfix::encode_source(patched, encoding));
+    if let Err(e) = syncfix::apply_to_file(&c.file, &old, &new) {
+        eprintln!("syncfix: error: cannot write {}: {e}", c.file.display());
+        return Err(exit::REPAIR_ERROR);
+    }
+    eprintln!("syncfix: {} rewritten", c.file.display());
+    Ok(())
+}
+
+/// `the kernel`, or `kernel `k`` when the file has several and `k` is the first that failed.
+fn the_kernel(report: &syncfix::RepairReport) -> String {
+    match report.kernels.iter().find(|k| !matches!(k.status, RepairStatus::Repaired | RepairStatus::NoChange)) {
+        Some(k) if report.kernels.len() > 1 => format!("kernel `{}`", k.kernel),
+        _ => "the kernel".into(),
+    }
 }

@@ -30,7 +30,7 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
-    if let Some(d) = opts.verify.deadline {
+    if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
         let file = file.clone();
         stop::watchdog(d, move || timeout_verdict(format, &file, started));
     }
@@ -42,10 +42,10 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
             timeout_verdict(format, &file, started);
             return exit::TIMEOUT;
         }
-        Err(e) => return fail(format, &file, e.report(&c.file, &text), started),
+        Err(e) => return fail(format, &file, e, started),
     };
     let total = started.elapsed();
-    let lang = opts.frontend.language.unwrap_or(Language::Cuda);
+    let lang = opts.language.unwrap_or(Language::Cuda);
     for a in reports.iter().flat_map(|r| &r.assumptions) {
         eprintln!("syncfix: warning: {a}");
     }
@@ -73,7 +73,7 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
             }
             Status::Unknown(why) => {
                 n.inconclusive += 1;
-                eprintln!("{}: warning: kernel `{}` could not be verified: {why}", file_name(&file), r.kernel);
+                eprintln!("syncfix: warning: {}: kernel `{}` could not be verified: {why}", file_name(&file), r.kernel);
             }
             Status::Timeout => n.timeouts += 1,
         }
@@ -120,6 +120,6 @@ pub fn emit(c: &CommonArgs, text: &str, opts: &Options, e: Emit) -> u8 {
             print!("{s}");
             exit::SUCCESS
         }
-        Err(err) => fail(Format::Text, "", err.report(&c.file, text), Instant::now()),
+        Err(err) => fail(Format::Text, "", err, Instant::now()),
     }
 }

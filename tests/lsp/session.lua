@@ -22,9 +22,12 @@ local ok, err = pcall(function()
   assert(vim.wait(120000, function() return #vim.diagnostic.get(buf) > 0 end, 50), 'no diagnostics within 120 s')
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     say(string.format('diagnostic %d:%d %s', d.lnum + 1, d.col + 1, d.message))
+    say(string.format('extent %d:%d-%d:%d', d.lnum + 1, d.col + 1, d.end_lnum + 1, d.end_col + 1))
     local info = d.user_data and d.user_data.lsp and d.user_data.lsp.relatedInformation or {}
     for _, r in ipairs(info) do
-      say(string.format('related %d:%d %s', r.location.range.start.line + 1, r.location.range.start.character + 1, r.message))
+      local a, b = r.location.range.start, r.location.range['end']
+      say(string.format('related %d:%d %s', a.line + 1, a.character + 1, r.message))
+      say(string.format('related extent %d:%d-%d:%d', a.line + 1, a.character + 1, b.line + 1, b.character + 1))
     end
   end
   if expect == 'none' then return end

@@ -38,11 +38,21 @@ pub struct RepairOptions {
     /// another. The answer is then minimal (no barrier can be removed) but not proven of
     /// minimum weight.
     pub global_search_calls: u32,
+    /// Set by the caller to end the repair early: checked with the deadline, and the repair
+    /// then ends as [`Outcome::Timeout`] (the caller tells the two apart by its flag).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl RepairOptions {
+    /// Whether the deadline has passed or the caller has cancelled.
+    pub fn past(&self) -> bool {
+        past(self.deadline) || self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None, global_search_calls: 16 }
+        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None, global_search_calls: 16, cancel: None }
     }
 }
 
@@ -161,7 +171,7 @@ fn run(
     }
     loop {
         stats.iterations += 1;
-        if past(opts.deadline) {
+        if opts.past() {
             return Outcome::Timeout;
         }
         if stats.verifier_calls >= opts.max_verifier_calls {
@@ -184,7 +194,7 @@ fn run(
             solve::solve(&costs, &phi.clauses, strategy)
         };
         stats.solver_time += t0.elapsed();
-        if past(opts.deadline) {
+        if opts.past() {
             return Outcome::Timeout;
         }
         let sol = match sol {
@@ -220,7 +230,7 @@ fn run(
                 let t0 = Instant::now();
                 let best = solve::minimum(&costs, &phi.clauses);
                 stats.solver_time += t0.elapsed();
-                if past(opts.deadline) {
+                if opts.past() {
                     return Outcome::Timeout;
                 }
                 stats.used_maxsat = true;
@@ -334,7 +344,7 @@ fn descend(
     let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
     for i in order {
-        if past(opts.deadline) {
+        if opts.past() {
             return Outcome::Timeout;
         }
         let mut trial = on.clone();
@@ -356,7 +366,7 @@ fn descend(
             verifier.set_timeout(b);
         }
         let verdict = verifier.check(&trial);
-        if existing && matches!(verdict, Verdict::Timeout) && budget.is_some() && !past(opts.deadline) {
+        if existing && matches!(verdict, Verdict::Timeout) && budget.is_some() && !opts.past() {
             if debug() {
                 eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");
             }

@@ -7,7 +7,6 @@ use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict, VerdictStatus};
 use crate::{ErrorReport, Options};
 use serde::Serialize;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// What [`analyse`] found in one file.
@@ -44,29 +43,32 @@ pub struct QuickFix {
 /// kernel has a race or diverges, the audit (the barriers the kernel does not need) when every
 /// kernel verifies.
 ///
-/// `cancel`, when given, is checked between the stages (verification, repair or audit): once
-/// it is set the call returns `Err` with stage `cancelled`.
+/// [`Options::cancel`], when given, is checked between the stages, between the repair's
+/// iterations and before each solver call: once it is set the call returns `Err` with stage
+/// [`crate::ErrorStage::Cancelled`]. [`Options::timeout`] counts from this call's start and
+/// covers both the verdict and the fix.
 ///
-/// Errors: what stops the verdict (clang, the front end, the time limit in
-/// [`Options::set_deadline`]) as an [`ErrorReport`]: exit code, stage, message, line.
+/// Errors: what stops the verdict (clang, the front end, the time limit, a cancellation) as an
+/// [`ErrorReport`]: exit code, stage, message, line.
 ///
 /// ```
 /// use std::path::Path;
 /// let text = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
 /// let opts = syncfix::Options::new(syncfix::Launch::new([64, 1, 1], [1, 1, 1]));
-/// let a = syncfix::analyse(Path::new("race.cu"), text, &opts, None).expect("a verdict");
+/// let a = syncfix::analyse(Path::new("race.cu"), text, &opts).expect("a verdict");
 /// assert_eq!(a.verdict.status, syncfix::verdict::VerdictStatus::Race);
 /// let fix = a.fix.expect("a quick fix");
 /// assert_eq!(fix.applicability, "safe");
 /// let patched = syncfix::apply_edits(text, &fix.edits);
 /// assert!(patched.contains("__syncthreads();"), "{patched}");
 /// ```
-pub fn analyse(path: &Path, text: &str, opts: &Options, cancel: Option<&AtomicBool>) -> Result<Analysis, ErrorReport> {
+pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, ErrorReport> {
     let started = Instant::now();
-    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let stop = || ErrorReport { exit_code: exit::INTERRUPTED, stage: "cancelled", message: "cancelled".into(), line: None, column: None };
+    // One time limit for the verdict and the fix.
+    let mut opts = opts.clone();
+    let deadline = opts.timeout.map(|t| started + t);
     let file = path.display().to_string();
-    let (reports, timings) = crate::verify(path, text, opts).map_err(|e| e.report(path, text))?;
+    let (reports, timings) = crate::verify(path, text, &opts)?;
     let any_defect = reports.iter().any(|r| matches!(r.status, crate::Status::Defect));
     let unsure = reports.iter().any(|r| matches!(r.status, crate::Status::Unknown(_)));
     let timeout = reports.iter().any(|r| matches!(r.status, crate::Status::Timeout));
@@ -78,8 +80,8 @@ pub fn analyse(path: &Path, text: &str, opts: &Options, cancel: Option<&AtomicBo
         exit::SUCCESS
     };
     let verdict = Verdict::of_reports(&file, &reports, Stats::of(&timings, started.elapsed()), code);
-    if cancelled() {
-        return Err(stop());
+    if opts.cancelled() {
+        return Err(ErrorReport::cancelled());
     }
     let mut analysis = Analysis { verdict, fix: None, note: None };
     let command = if any_defect {
@@ -90,11 +92,9 @@ pub fn analyse(path: &Path, text: &str, opts: &Options, cancel: Option<&AtomicBo
         return Ok(analysis);
     };
     let run = if command == "repair" { crate::repair } else { crate::audit };
-    let report = run(path, text, opts).map_err(|e| e.report(path, text))?;
-    if cancelled() {
-        return Err(stop());
-    }
-    let summary = RepairSummary::of(command, &file, text, &report, None, 0, started.elapsed());
+    opts.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let report = run(path, text, &opts)?;
+    let summary = RepairSummary::of(command, &file, &report, None, 0, started.elapsed());
     if summary.status == "repaired" && !summary.edits.is_empty() {
         let n = summary.changes.len();
         let title = if command == "repair" {

@@ -1,6 +1,7 @@
 //! Findings as plain data: what went wrong, where, and for which threads. The CLI renders them
 //! with GPUVerify's wording; an editor turns them into diagnostics.
 
+use crate::verdict::{TextPoint, TextRange};
 use syncfix_kir::{AssertKind, Kernel, Span};
 use syncfix_verify::{AccessKind, Defect, Trace};
 
@@ -8,8 +9,14 @@ use syncfix_verify::{AccessKind, Defect, Trace};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
     pub file: String,
+    /// clang's 1-based line and column (bytes) of the access or statement, as GPUVerify
+    /// prints them.
     pub line: u32,
     pub col: u32,
+    /// The range of the access's expression in the file's text (`A[i + 1]` of a load, the
+    /// lvalue `A[i]` of a store, whose clang column is its `=`; see `extent.rs`), when the
+    /// file's text is known.
+    pub range: Option<TextRange>,
     /// The 1-based line's text, when the file is known.
     pub source_line: Option<String>,
     /// Whether the location is in the user's kernel file.
@@ -118,10 +125,16 @@ fn locations(k: &Kernel, span: &Span) -> Vec<Location> {
         .iter()
         .map(|l| {
             let f = &k.files[l.file];
+            let range = f.text.as_deref().and_then(|text| {
+                let at = crate::extent::offset_of(text, l.line, l.col)?;
+                let (start, end) = crate::extent::access_extent(text, at);
+                Some(TextRange { start: TextPoint::of(text, start), end: TextPoint::of(text, end) })
+            });
             Location {
                 file: f.path.clone(),
                 line: l.line,
                 col: l.col,
+                range,
                 source_line: f.line_text(l.line).map(|s| s.to_string()),
                 in_main: l.file == syncfix_kir::FileId::MAIN,
             }
@@ -145,7 +158,7 @@ fn kind_name(k: AccessKind) -> &'static str {
 }
 
 /// Describes a trace of kernel `k` as a finding.
-pub fn describe(k: &Kernel, t: &Trace) -> Finding {
+pub(crate) fn describe(k: &Kernel, t: &Trace) -> Finding {
     let thread = |i: usize| ThreadDesc {
         local: t.threads[i].local,
         group: t.threads[i].group,

@@ -14,7 +14,7 @@
 //! Columns are 1-based and counted in Unicode code points (`columnKind`), as the JSON's.
 //! The types are `serde-sarif`'s, generated from the OASIS schema.
 
-use crate::verdict::{Access, Defect, RepairSummary, TextEdit, Verdict, VerdictStatus};
+use crate::verdict::{Access, Defect, RepairSummary, TextEdit, TextRange, Verdict, VerdictStatus};
 use serde_sarif::sarif as s;
 
 /// The schema URI written in `$schema`.
@@ -68,9 +68,16 @@ fn artifact(path: &str) -> s::ArtifactLocation {
     s::ArtifactLocation::builder().uri(uri(path)).build()
 }
 
-fn location(path: &str, line: Option<u32>, column: Option<u32>, text: Option<String>) -> s::Location {
+/// A location at `line` and `column` (clang's), or over `range` (the access's expression,
+/// columns in code points as the run's `columnKind` says) when it is known.
+fn location(path: &str, line: Option<u32>, column: Option<u32>, range: Option<&TextRange>, text: Option<String>) -> s::Location {
     let mut physical = s::PhysicalLocation::builder().artifact_location(artifact(path)).build();
-    if let Some(line) = line.filter(|&l| l > 0) {
+    if let Some(r) = range {
+        let mut region = s::Region::builder().start_line(r.start.line as i64).start_column(r.start.column as i64).build();
+        region.end_line = Some(r.end.line as i64);
+        region.end_column = Some(r.end.column as i64);
+        physical.region = Some(region);
+    } else if let Some(line) = line.filter(|&l| l > 0) {
         let mut region = s::Region::builder().start_line(line as i64).build();
         region.start_column = column.filter(|&c| c > 0).map(|c| c as i64);
         physical.region = Some(region);
@@ -91,8 +98,8 @@ fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
     if let [first, second] = &d.accesses[..] {
         text = format!("{}: {}, {} (kernel `{kernel}`)", d.message, access_text(second), access_text(first));
         let mut l = match (&first.file, first.line) {
-            (Some(f), Some(line)) => location(f, Some(line), first.column, Some(access_text(first))),
-            _ => location(file, None, None, Some(format!("{} (a function without a body)", access_text(first)))),
+            (Some(f), Some(line)) => location(f, Some(line), first.column, first.range.as_ref(), Some(access_text(first))),
+            _ => location(file, None, None, None, Some(format!("{} (a function without a body)", access_text(first)))),
         };
         l.id = Some(1);
         related.push(l);
@@ -100,12 +107,12 @@ fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
         text = format!("{} for {} (kernel `{kernel}`)", d.message, t.describe());
     }
     let primary = match at {
-        Some(p) => location(&p.file, Some(p.line), Some(p.column), None),
-        None => location(file, None, None, None),
+        Some(p) => location(&p.file, Some(p.line), Some(p.column), p.range.as_ref(), None),
+        None => location(file, None, None, None, None),
     };
     // The call sites the defect was inlined through, as further related locations.
     for (i, p) in d.stack.iter().enumerate().skip(1) {
-        let mut l = location(&p.file, Some(p.line), Some(p.column), Some("invoked from here".into()));
+        let mut l = location(&p.file, Some(p.line), Some(p.column), p.range.as_ref(), Some("invoked from here".into()));
         l.id = Some(i as i64 + 1);
         related.push(l);
     }
@@ -128,7 +135,7 @@ fn open_result(file: &str, text: String) -> s::Result {
         .rule_id("inconclusive")
         .level(s::ResultLevel::None)
         .kind(s::ResultKind::Open)
-        .locations(vec![location(file, None, None, None)])
+        .locations(vec![location(file, None, None, None, None)])
         .build()
 }
 
@@ -256,7 +263,7 @@ pub fn of_repair(r: &RepairSummary) -> s::Sarif {
                 None => "the patched kernel verifies".into(),
             };
             let text = format!("{}; {proof}", lines.join("; "));
-            let locations: Vec<s::Location> = r.changes.iter().map(|c| location(&c.file, Some(c.line), None, Some(format!("{} `{}`", c.kind, c.barrier)))).collect();
+            let locations: Vec<s::Location> = r.changes.iter().map(|c| location(&c.file, Some(c.line), None, None, Some(format!("{} `{}`", c.kind, c.barrier)))).collect();
             let change = s::ArtifactChange::builder()
                 .artifact_location(artifact(&r.file))
                 .replacements(
@@ -296,7 +303,7 @@ pub fn of_repair(r: &RepairSummary) -> s::Sarif {
                 .rule_id(rule)
                 .level(s::ResultLevel::Error)
                 .kind(s::ResultKind::Fail)
-                .locations(vec![location(&r.file, None, None, None)])
+                .locations(vec![location(&r.file, None, None, None, None)])
                 .build();
             if rule == "inconclusive" {
                 res.level = Some(s::ResultLevel::None);

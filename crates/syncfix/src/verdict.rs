@@ -162,12 +162,24 @@ pub struct Offset {
     pub byte: u64,
 }
 
-/// A source location (1-based line and column).
+/// A source location (1-based line and column, clang's, as GPUVerify prints them) and the
+/// range of the expression there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Position {
     pub file: String,
     pub line: u32,
     pub column: u32,
+    /// The range of the access's expression (or the statement's start), when the file's text
+    /// is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<TextRange>,
+}
+
+/// A range of the source text as read: from `start` up to (not including) `end`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextRange {
+    pub start: TextPoint,
+    pub end: TextPoint,
 }
 
 /// One access of a race.
@@ -180,6 +192,9 @@ pub struct Access {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub column: Option<u32>,
+    /// The range of the access's expression (`A[i + 1]`; for a store, its lvalue), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<TextRange>,
     pub thread: Thread,
     /// The call sites the access was inlined through, innermost first.
     pub stack: Vec<Position>,
@@ -373,7 +388,7 @@ pub fn status_of(f: &Finding) -> VerdictStatus {
 }
 
 fn position(l: &Location) -> Position {
-    Position { file: l.file.clone(), line: l.line, column: l.col }
+    Position { file: l.file.clone(), line: l.line, column: l.col, range: l.range }
 }
 
 fn thread(t: &ThreadDesc) -> Thread {
@@ -387,6 +402,7 @@ fn access(a: &AccessDesc) -> Access {
         file: at.map(|l| l.file.clone()),
         line: at.map(|l| l.line),
         column: at.map(|l| l.col),
+        range: at.and_then(|l| l.range),
         thread: thread(&a.thread),
         stack: if a.external { vec![] } else { a.at.iter().skip(1).map(position).collect() },
     }
@@ -519,7 +535,53 @@ pub struct RepairSummary {
     pub notes: Vec<String>,
     /// Headlines of the findings that explain a failure.
     pub findings: Vec<String>,
+    /// Each kernel of the file: how its repair (or audit) ended and its changes. A kernel that
+    /// cannot be repaired does not drop the others' changes: `status` is then the first
+    /// failing kernel's, and `edits` hold the changes of the kernels repaired.
+    #[serde(default)]
+    pub kernels: Vec<KernelRepairSummary>,
     pub stats: RepairStatsSummary,
+}
+
+/// One kernel of a [`RepairSummary`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRepairSummary {
+    pub kernel: String,
+    /// As [`RepairSummary::status`].
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// This kernel's changes (a change in a function several kernels call is listed under
+    /// each).
+    pub changes: Vec<ChangeSummary>,
+}
+
+/// A repair status's name in [`RepairSummary::status`] and the reason it carries.
+fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>) {
+    use crate::RepairStatus as R;
+    match s {
+        R::Repaired => ("repaired", None),
+        R::NoChange => ("no-change", None),
+        R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
+        R::AssertionFailure => ("assertion", Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it".to_string())),
+        R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
+        R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
+        R::Unknown(r) => ("unknown", Some(r.clone())),
+        R::Timeout => ("timeout", Some("the time limit (--timeout) was reached".to_string())),
+        R::NotReverified(r) => ("not-reverified", Some(r.clone())),
+    }
+}
+
+fn change_summary(file: &str, c: &crate::ChangeInfo) -> ChangeSummary {
+    ChangeSummary {
+        kind: c.kind.into(),
+        file: file.into(),
+        line: c.line,
+        barrier: c.barrier.clone(),
+        scope: c.scope.into(),
+        weight: c.weight,
+        loop_depth: c.loop_depth,
+    }
 }
 
 /// A place in the source text as read (after [`crate::decode_source`]).
@@ -607,6 +669,7 @@ impl RepairSummary {
             edits: vec![],
             notes: vec![],
             findings: vec![],
+            kernels: vec![],
             stats: RepairStatsSummary {
                 verifier_calls: 0,
                 solver_calls: 0,
@@ -618,37 +681,25 @@ impl RepairSummary {
         }
     }
 
-    /// The summary of `report` (`command`: `repair` or `audit`) on the source `text` (as
-    /// read), with the diff `patch` and the run's `exit_code` and `total` time.
+    /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and
+    /// the run's `exit_code` and `total` time.
     pub fn of(
         command: &str,
         file: &str,
-        text: &str,
         report: &crate::RepairReport,
         patch: Option<String>,
         exit_code: u8,
         total: Duration,
     ) -> Self {
-        use crate::RepairStatus as R;
-        let (status, reason) = match &report.status {
-            R::Repaired => ("repaired", None),
-            R::NoChange => ("no-change", None),
-            R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
-            R::AssertionFailure => ("assertion", Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it".to_string())),
-            R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
-            R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
-            R::Unknown(r) => ("unknown", Some(r.clone())),
-            R::Timeout => ("timeout", Some("the time limit (--timeout) was reached".to_string())),
-            R::NotReverified(r) => ("not-reverified", Some(r.clone())),
-        };
-        let applicability = report.fix.as_ref().map(|f| {
+        let (status, reason) = repair_status_name(&report.status);
+        let applicability = report.applicability.map(|a| {
             if report.bounded.is_some() {
                 "bounded"
             } else {
-                match f.applicability {
+                match a {
                     crate::Applicability::Safe => "safe",
                     crate::Applicability::Unsafe => "unsafe",
-                    crate::Applicability::DisplayOnly => "cooperative-launch",
+                    crate::Applicability::CooperativeLaunch => "cooperative-launch",
                 }
             }
             .to_string()
@@ -658,33 +709,23 @@ impl RepairSummary {
             reason,
             bound: report.bounded,
             applicability,
-            changes: report
-                .changes
+            changes: report.changes.iter().map(|c| change_summary(file, c)).collect(),
+            kernels: report
+                .kernels
                 .iter()
-                .map(|c| ChangeSummary {
-                    kind: c.kind.into(),
-                    file: file.into(),
-                    line: c.line,
-                    barrier: c.barrier.clone(),
-                    scope: c.scope.into(),
-                    weight: c.weight,
-                    loop_depth: c.loop_depth,
+                .map(|k| {
+                    let (status, reason) = repair_status_name(&k.status);
+                    KernelRepairSummary {
+                        kernel: k.kernel.clone(),
+                        status: status.into(),
+                        reason,
+                        changes: k.changes.iter().map(|c| change_summary(file, c)).collect(),
+                    }
                 })
                 .collect(),
-            edits: match (&report.status, &report.fix) {
-                (R::Repaired, Some(fix)) => fix
-                    .edits
-                    .iter()
-                    .map(|e| TextEdit {
-                        start: TextPoint::of(text, e.range.start),
-                        end: TextPoint::of(text, e.range.end),
-                        replacement: e.replacement.clone(),
-                    })
-                    .collect(),
-                _ => vec![],
-            },
+            edits: report.edits.clone(),
             patch,
-            notes: report.fix.as_ref().map(|f| f.notes.clone()).unwrap_or_default(),
+            notes: report.notes.clone(),
             findings: report.findings.iter().map(|f| f.headline()).collect(),
             stats: RepairStatsSummary {
                 verifier_calls: t.verifier_calls,

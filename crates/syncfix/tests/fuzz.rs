@@ -20,22 +20,22 @@ use gen::{GenKernel, Lang};
 use harness::{clang_signature, guarded, normalize, Check};
 use std::path::Path;
 use std::time::Duration;
-use syncfix::{Error, ForceAbstraction, FrontendError, Launch, Options, Status};
+use syncfix::{Abstraction, ErrorReport, ErrorStage, Launch, Options, Status};
 
 fn options(k: &GenKernel) -> Options {
     let mut o = Options::new(Launch::new(k.launch.0, k.launch.1));
     // Bounded work per kernel: a cap that is hit is an `unknown` verdict, not a failure.
-    o.verify.timeout = Some(Duration::from_secs(20));
-    o.verify.limits.max_instructions = 100_000;
+    o.timeout = Some(Duration::from_secs(30));
+    o.verifier.max_instructions = 100_000;
     // The variant: the defaults, `--findbugs`, `--only-intra-group`, `--equality-abstraction`,
     // `--adversarial-abstraction` or `--no-benign-tolerance`.
     match k.variant {
         0 => {}
-        1 => o.verify.loop_unwind = Some(2),
-        2 => o.verify.only_intra_group = true,
-        3 => o.verify.abstraction = ForceAbstraction::Equality,
-        4 => o.verify.abstraction = ForceAbstraction::Adversarial,
-        _ => o.verify.benign_tolerance = false,
+        1 => o.verifier.loop_unwind = Some(2),
+        2 => o.verifier.only_intra_group = true,
+        3 => o.verifier.abstraction = Abstraction::Equality,
+        4 => o.verifier.abstraction = Abstraction::Adversarial,
+        _ => o.verifier.benign_tolerance = false,
     }
     o
 }
@@ -83,8 +83,7 @@ fn check(k: &GenKernel) -> Check {
             }
             Check::pass(labels.join(" + "))
         }
-        Ok(Err(Error::Frontend(e))) => classify(e),
-        Ok(Err(e @ Error::Verify { .. })) => Check::problem(format!("verifier error: {}", normalize(&e.to_string())), e.to_string()),
+        Ok(Err(e)) => classify(e),
     }
 }
 
@@ -95,13 +94,15 @@ fn defect_kind(headline: &str) -> String {
     normalize(h.split(':').next().unwrap_or(h))
 }
 
-fn classify(e: FrontendError) -> Check {
-    match e {
-        FrontendError::Unsupported { what, loc } => {
-            Check::allowed(format!("unsupported: {}", normalize(&what)), format!("{what} (at {loc:?})"))
-        }
-        FrontendError::Clang(diags) => Check::problem(format!("clang rejected: {}", clang_signature(&diags)), diags),
-        other => Check::problem(format!("front-end error: {}", normalize(&other.to_string())), other.to_string()),
+/// A call that gave no verdict: an unsupported construct (named, with its line) is allowed,
+/// a time limit is a verdict of its own; anything else is a problem.
+fn classify(e: ErrorReport) -> Check {
+    let unsupported = e.message.split_once("unsupported construct: ").map(|(_, what)| what.lines().next().unwrap_or("").to_string());
+    match (e.stage, unsupported) {
+        (ErrorStage::FrontEnd, Some(what)) => Check::allowed(format!("unsupported: {}", normalize(&what)), e.message.clone()),
+        (ErrorStage::Timeout, _) => Check::pass("timeout".to_string()),
+        (ErrorStage::Clang, _) => Check::problem(format!("clang rejected: {}", clang_signature(&e.message)), e.message.clone()),
+        (stage, _) => Check::problem(format!("{} error: {}", stage.name(), normalize(&e.message)), e.message.clone()),
     }
 }
 

@@ -14,7 +14,7 @@ fn reduction(kernel: Option<&str>) -> Result<Vec<(String, String)>, String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reduction.cu");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut opts = options(Language::Cuda, [64, 1, 1], [2, 1, 1]);
-    opts.frontend.kernel = kernel.map(str::to_owned);
+    opts.source.kernel = kernel.map(str::to_owned);
     let (reports, _) = syncfix::verify(&path, &text, &opts).map_err(|e| e.to_string())?;
     Ok(reports
         .iter()

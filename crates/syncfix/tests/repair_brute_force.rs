@@ -38,14 +38,17 @@ proptest! {
         let src = kernel(&stmts);
         let dir = tempfile::tempdir().unwrap();
         let path = common::write(dir.path(), Language::Cuda, &src);
-        let opts = common::options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-        let compiled = syncfix_frontend::driver::compile(&path, &src, &opts.frontend).expect("the kernel compiles");
+        // The stages' own options (this test drives the stages directly).
+        let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
+        frontend.language = Some(syncfix_kir::Language::Cuda);
+        let verify = syncfix_verify::VerifyOptions::default();
+        let compiled = syncfix_frontend::driver::compile(&path, &src, &frontend).expect("the kernel compiles");
         let k = &compiled.kernels[0];
         let inst = instrument(k, &InstrumentConfig::default());
         let n = inst.vars.len();
         prop_assume!(n <= 8);
         let ctx = z3::Context::new(&z3::Config::new());
-        let mut v = Verifier::new(&ctx, &inst.kernel, n, &opts.verify).expect("an encoding");
+        let mut v = Verifier::new(&ctx, &inst.kernel, n, &verify).expect("an encoding");
         // Brute force: every assignment.
         let mut best: Option<u64> = None;
         for bits in 0u32..(1 << n) {

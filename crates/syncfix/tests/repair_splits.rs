@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use syncfix::{ForceAbstraction, Language, RepairStatus};
+use syncfix::{Abstraction, Language, RepairStatus};
 
 #[test]
 fn a_read_modify_write_racing_with_itself_is_split() {
@@ -15,7 +15,7 @@ fn a_read_modify_write_racing_with_itself_is_split() {
     // write-write race under the equality abstraction (GPUVerify's test_for_benign_read_write_bug).
     let src = "__kernel void foo(__local short *p) {\n  p[0]++;\n}\n";
     let mut opts = options(Language::OpenCl, [64, 1, 1], [4, 1, 1]);
-    opts.verify.abstraction = ForceAbstraction::Equality;
+    opts.verifier.abstraction = Abstraction::Equality;
     let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
@@ -23,7 +23,7 @@ fn a_read_modify_write_racing_with_itself_is_split() {
     assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), ["insert-split"]);
     starts(verdict_with(&patched, &opts), "verified");
     // Adversarially, the threads may write different values: no barrier can help.
-    opts.verify.abstraction = ForceAbstraction::Adversarial;
+    opts.verifier.abstraction = Abstraction::Adversarial;
     let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Unrepairable(_)), "{:?}", r.status);
 }
@@ -34,7 +34,7 @@ fn a_compound_assignment_with_a_constant_operand_is_split_like_an_increment() {
     // read races with its pair's write within the statement.
     let src = "__global__ void k(int *A) {\n  __shared__ int s[64];\n  unsigned t = threadIdx.x;\n  s[t] = 0;\n  __syncthreads();\n  s[t / 2 * 2] += 2;\n  __syncthreads();\n  A[t] = s[t];\n}\n";
     let mut opts = options(Language::Cuda, [32, 1, 1], [1, 1, 1]);
-    opts.verify.abstraction = ForceAbstraction::Equality;
+    opts.verifier.abstraction = Abstraction::Equality;
     let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use syncfix::{ForceAbstraction, Language};
+use syncfix::{Abstraction, Language};
 
 #[test]
 fn read_write_race_within_a_block() {
@@ -22,7 +22,7 @@ fn writing_the_same_value_is_a_benign_race() {
     let src = "__global__ void k(int *A) { A[0] = 1; }";
     starts(cuda(src, 64, 1), "verified");
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    o.verify.benign_tolerance = false;
+    o.verifier.benign_tolerance = false;
     starts(verdict_with(src, &o), "possible write-write race on A[0]");
     starts(cuda("__global__ void k(int *A) { A[0] = threadIdx.x; }", 64, 1), "possible write-write race on A[0]");
 }
@@ -32,7 +32,7 @@ fn blocks_race_on_global_memory_unless_only_intra_group() {
     let src = "__global__ void k(int *A) { A[threadIdx.x] = blockIdx.x; }";
     starts(cuda(src, 32, 2), "possible write-write race on A[");
     let mut o = options(Language::Cuda, [32, 1, 1], [2, 1, 1]);
-    o.verify.only_intra_group = true;
+    o.verifier.only_intra_group = true;
     starts(verdict_with(src, &o), "verified");
 }
 
@@ -140,7 +140,7 @@ fn no_infer_leaves_only_the_users_invariants() {
     let src = "__global__ void k(int *A, int n) { for (int j = 0; j < n; j += 16) { __assert(j % 16 == 0); } }";
     starts(cuda(src, 64, 1), "verified");
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    o.verify.infer = false;
+    o.verifier.infer = false;
     starts(verdict_with(src, &o), "this assertion might not hold");
     let invariant = "__global__ void k(int *A, int n) { for (int j = 0; __invariant(j % 16 == 0), j < n; j += 16) { __assert(j % 16 == 0); } }";
     starts(verdict_with(invariant, &o), "verified");
@@ -150,7 +150,7 @@ fn no_infer_leaves_only_the_users_invariants() {
 fn bug_finding_mode_reports_no_error_up_to_the_bound() {
     let src = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    o.verify.loop_unwind = Some(2);
+    o.verifier.loop_unwind = Some(2);
     starts(verdict_with(src, &o), "no error up to 2");
 }
 
@@ -166,7 +166,7 @@ fn shared_values_in_control_flow_use_the_equality_abstraction() {
     let src = "__global__ void k(int *A) { __shared__ int flag; if (threadIdx.x == 0) flag = A[0]; __syncthreads(); if (flag) __syncthreads(); }";
     starts(cuda(src, 64, 1), "verified");
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    o.verify.abstraction = ForceAbstraction::Adversarial;
+    o.verifier.abstraction = Abstraction::Adversarial;
     starts(verdict_with(src, &o), "barrier may be reached by non-uniform control flow");
 }
 
@@ -228,7 +228,7 @@ fn array_bounds_are_checked_on_request() {
     let src = "__kernel void k() { __local int L[25]; L[get_global_id(0)] = 1; }";
     starts(opencl(src, 8, 1), "verified");
     let mut o = options(Language::OpenCl, [8, 1, 1], [8, 1, 1]);
-    o.verify.array_bounds = true;
+    o.verifier.array_bounds = true;
     starts(verdict_with(src, &o), "possible array out-of-bounds access on array L[");
     let ok = "__kernel void k() { __local int L[64]; L[get_global_id(0)] = 1; }";
     starts(verdict_with(ok, &o), "verified");
@@ -240,9 +240,9 @@ fn warp_synchronous_threads_only_race_within_one_instruction() {
     let racy = |got: String| assert!(got.starts_with("possible") && got.contains("race on s["), "{got}");
     racy(cuda(src, 32, 1));
     let mut o = options(Language::Cuda, [32, 1, 1], [1, 1, 1]);
-    o.verify.warp_size = Some(32);
+    o.verifier.warp_sync = Some(32);
     starts(verdict_with(src, &o), "verified");
-    o.verify.warp_size = Some(16);
+    o.verifier.warp_sync = Some(16);
     racy(verdict_with(src, &o));
 }
 
@@ -250,10 +250,10 @@ fn warp_synchronous_threads_only_race_within_one_instruction() {
 fn race_checks_can_be_restricted_or_turned_off() {
     let src = "__global__ void k(int *A, int *B) { A[0] = threadIdx.x; B[0] = threadIdx.x; }";
     let mut o = options(Language::Cuda, [8, 1, 1], [1, 1, 1]);
-    o.verify.check_arrays = Some(vec!["B".into()]);
+    o.verifier.check_arrays = Some(vec!["B".into()]);
     starts(verdict_with(src, &o), "possible write-write race on B[0]");
-    o.verify.check_arrays = None;
-    o.verify.race_checks = false;
+    o.verifier.check_arrays = None;
+    o.verifier.race_checks = false;
     starts(verdict_with(src, &o), "verified");
 }
 
@@ -299,7 +299,7 @@ fn barrier_invariants_are_checked_then_assumed_for_each_instantiation() {
 /// The verdict of every unit (kernels, then functions checked on their own), by name.
 fn units(src: &str, opts: &syncfix::Options) -> Vec<(String, String)> {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), opts.frontend.language.unwrap_or(Language::Cuda), src);
+    let path = write(dir.path(), opts.language.unwrap_or(Language::Cuda), src);
     let (reports, _) = syncfix::verify(&path, src, opts).unwrap();
     reports
         .iter()
@@ -321,7 +321,7 @@ fn no_inline_checks_a_function_against_its_contract_on_its_own() {
 __kernel void k() { int x = halve(5); int y = halve(6); }";
     let mut o = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
     assert_eq!(units(src, &o), vec![("k".to_string(), "verified".to_string())]);
-    o.frontend.modular = true;
+    o.source.modular = true;
     let got = units(src, &o);
     assert_eq!(got[0], ("k".to_string(), "verified".to_string()));
     assert_eq!(got[1].0, "halve");
@@ -361,7 +361,7 @@ fn symbolic_launch_sizes_hold_for_every_launch() {
     starts(verdict_with(&narrowed.replace("64);", "65);"), &sym(Language::Cuda, [0, 1, 1], [0, 1, 1])), "possible write-write race on s[");
     // A fixed global size with a symbolic group size: their product.
     let mut o = sym(Language::OpenCl, [0, 1, 1], [0, 1, 1]);
-    o.frontend.launch.global_dim = [1024, 0, 0];
+    o.launch.global_dim = [1024, 0, 0];
     let sizes = "__kernel void k(__global int *A) { __assert(get_local_size(0) * get_num_groups(0) == 1024); }";
     starts(verdict_with(sizes, &o), "verified");
     starts(verdict_with(&sizes.replace("== 1024", "== 512"), &o), "this assertion might not hold");
@@ -379,7 +379,7 @@ fn barrier_invariants_read_only_what_the_threads_may_read() {
   barrier(CLK_LOCAL_MEM_FENCE); }";
     starts(opencl(src, 64, 1), "barrier invariant access check might fail");
     let mut o = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
-    o.verify.barrier_access_checks = false;
+    o.verifier.barrier_access_checks = false;
     // Unchecked, the read is made: A[0] is another thread's, arbitrary here.
     starts(verdict_with(src, &o), "this barrier invariant might not hold");
     // Each thread's own element, and the other thread's in a binary invariant: accessed.

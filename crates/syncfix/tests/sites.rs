@@ -1,16 +1,16 @@
-//! Which barrier sites the instrumenter offers (DESIGN §5): access points, splits, scope
+//! Which barrier sites the instrumenter offers (ARCHITECTURE.md, "Instrumentation"; GPURepair §2.2): access points, splits, scope
 //! boundaries, existing barriers, grid and warp twins; weights sw*lw^depth + gw*grid.
 
 use std::path::Path;
-use syncfix::{InstrumentConfig, Language, Launch, Options};
+use syncfix::{RepairOptions, Language, Launch, Options};
 
-fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig) -> Vec<String> {
+fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: RepairOptions) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(if lang == Language::Cuda { "k.cu" } else { "k.cl" });
     std::fs::write(&path, src).unwrap();
     let mut opts = Options::new(Launch::new([block, 1, 1], [grid, 1, 1]));
-    opts.frontend.language = Some(lang);
-    opts.instrument = cfg;
+    opts.language = Some(lang);
+    opts.repair = cfg;
     let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)
         .unwrap()
         .into_iter()
@@ -22,23 +22,23 @@ fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: InstrumentConfig
 
 /// The sites of a CUDA kernel, without warp twins (see `warp_twins_*`).
 fn cuda(src: &str, block: u32, grid: u32) -> Vec<String> {
-    sites(src, Language::Cuda, block, grid, InstrumentConfig { warp_barriers: false, ..InstrumentConfig::default() })
+    sites(src, Language::Cuda, block, grid, RepairOptions { warp_barriers: false, ..RepairOptions::default() })
 }
 
 #[test]
 fn warp_twins_only_where_a_block_holds_more_than_one_warp() {
     let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
-    let all = |block| sites(src, Language::Cuda, block, 1, InstrumentConfig::default());
+    let all = |block| sites(src, Language::Cuda, block, 1, RepairOptions::default());
     assert_eq!(all(64), vec!["2:3 before block w1", "2:3 before warp w1", "3:3 before block w1", "3:3 before warp w1"]);
     assert_eq!(all(32), vec!["2:3 before block w1", "3:3 before block w1"]);
     // Weights per scope, and the warp size, from the configuration.
-    let cfg = InstrumentConfig { block_barrier_weight: 4, warp_barrier_weight: 3, warp_size: 64, ..InstrumentConfig::default() };
+    let cfg = RepairOptions { block_barrier_weight: 4, warp_barrier_weight: 3, warp_size: 64, ..RepairOptions::default() };
     assert_eq!(sites(src, Language::Cuda, 64, 1, cfg.clone()), vec!["2:3 before block w4", "3:3 before block w4"]);
     let s = sites(src, Language::Cuda, 128, 1, cfg);
     assert_eq!(s, vec!["2:3 before block w4", "2:3 before warp w3", "3:3 before block w4", "3:3 before warp w3"]);
     // OpenCL has no warp barrier.
     let cl = "__kernel void k(__global int *A) {\n  int t = A[get_local_id(0) + 1];\n  A[get_local_id(0)] = t;\n}\n";
-    assert!(sites(cl, Language::OpenCl, 64, 1, InstrumentConfig::default()).iter().all(|s| !s.contains("warp")));
+    assert!(sites(cl, Language::OpenCl, 64, 1, RepairOptions::default()).iter().all(|s| !s.contains("warp")));
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn existing_barriers_are_inspected_unless_disabled() {
     let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  __syncthreads();\n  A[threadIdx.x] = t;\n}\n";
     let s = cuda(src, 64, 1);
     assert!(s.contains(&"3:3 existing block w1".to_string()), "{s:?}");
-    let cfg = InstrumentConfig { disable_inspect: true, ..InstrumentConfig::default() };
+    let cfg = RepairOptions { disable_inspect: true, ..RepairOptions::default() };
     let s = sites(src, Language::Cuda, 64, 1, cfg);
     assert!(!s.iter().any(|x| x.contains("existing")), "{s:?}");
 }
@@ -108,9 +108,9 @@ fn multi_block_cuda_kernels_get_grid_twins() {
     let src = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
     let s = cuda(src, 32, 4);
     assert_eq!(s, vec!["2:3 before block w1", "2:3 before grid w13", "3:3 before block w1", "3:3 before grid w13"]);
-    let cfg = InstrumentConfig { disable_grid: true, ..InstrumentConfig::default() };
+    let cfg = RepairOptions { disable_grid: true, ..RepairOptions::default() };
     assert_eq!(sites(src, Language::Cuda, 32, 4, cfg).len(), 2);
     // OpenCL has no grid barrier.
     let cl = "__kernel void k(__global int *A) {\n  int t = A[get_global_id(0) + 1];\n  A[get_global_id(0)] = t;\n}\n";
-    assert!(!sites(cl, Language::OpenCl, 32, 4, InstrumentConfig::default()).iter().any(|x| x.contains("grid")));
+    assert!(!sites(cl, Language::OpenCl, 32, 4, RepairOptions::default()).iter().any(|x| x.contains("grid")));
 }

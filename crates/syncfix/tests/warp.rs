@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use syncfix::{InstrumentConfig, Language, Launch, Options, RepairStatus};
+use syncfix::{Language, Launch, Options, RepairStatus};
 
 const DIVERGENCE: &str = "barrier may be reached by non-uniform control flow";
 
@@ -146,7 +146,7 @@ fn syncthreads_count_and_or_are_block_barriers_with_divergence_checks() {
     }
 }
 
-type RepairFn = fn(&std::path::Path, &str, &syncfix::Options) -> Result<syncfix::RepairReport, syncfix::Error>;
+type RepairFn = fn(&std::path::Path, &str, &syncfix::Options) -> Result<syncfix::RepairReport, syncfix::ErrorReport>;
 
 /// `syncfix::repair` or `syncfix::audit` (`f`) on a 1-D CUDA launch.
 fn run(f: RepairFn, src: &str, block: u32, grid: u32) -> syncfix::RepairReport {
@@ -225,8 +225,7 @@ fn sites(src: &str, grid: u32) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::Cuda, src);
     let mut opts = Options::new(Launch::new([64, 1, 1], [grid, 1, 1]));
-    opts.frontend.language = Some(Language::Cuda);
-    opts.instrument = InstrumentConfig::default();
+    opts.language = Some(Language::Cuda);
     let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)
         .unwrap()
         .into_iter()

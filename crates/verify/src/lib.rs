@@ -74,6 +74,10 @@ pub struct VerifyOptions {
     /// encoded and before each solver call, whose own limit is the time left; past it the
     /// encoding fails with [`VerifyError::Timeout`] and a check gives [`Verdict::Timeout`].
     pub deadline: Option<Instant>,
+    /// Set by the caller to end the verification early: checked where the deadline is, and
+    /// then treated as a deadline that has passed ([`VerifyError::Timeout`],
+    /// [`Verdict::Timeout`]); the caller tells the two apart by its flag.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Check data races (`--only-divergence` and `--only-log` turn this off; accesses are
     /// still logged for annotations that query the logs).
     pub race_checks: bool,
@@ -93,6 +97,13 @@ pub struct VerifyOptions {
     pub barrier_access_checks: bool,
 }
 
+impl VerifyOptions {
+    /// Whether [`VerifyOptions::cancel`] is set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
 impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
@@ -103,6 +114,7 @@ impl Default for VerifyOptions {
             limits: Limits::default(),
             timeout: None,
             deadline: None,
+            cancel: None,
             race_checks: true,
             barrier_access_checks: true,
             asymmetric_asserts: false,
@@ -178,6 +190,9 @@ pub struct Stats {
 /// handles Ctrl-C), and a time limit of the smaller of [`VerifyOptions::timeout`] and the time
 /// left before the deadline. `Err(Timeout)` when no time is left.
 pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> Result<Params<'ctx>, VerifyError> {
+    if opts.cancelled() {
+        return Err(VerifyError::Timeout);
+    }
     let left = match opts.deadline {
         Some(d) => Some(d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero()).ok_or(VerifyError::Timeout)?),
         None => None,

@@ -8,7 +8,7 @@ use syncfix::{Language, Launch, Options, RepairReport, Status};
 /// Options for a launch of `block` x `grid` in `lang`.
 pub fn options(lang: Language, block: [u32; 3], grid: [u32; 3]) -> Options {
     let mut o = Options::new(Launch::new(block, grid));
-    o.frontend.language = Some(lang);
+    o.language = Some(lang);
     o
 }
 
@@ -23,7 +23,7 @@ pub fn write(dir: &Path, lang: Language, src: &str) -> PathBuf {
 /// finding's headline, or "error: ..." when the front end rejects the kernel.
 pub fn verdict_with(src: &str, opts: &Options) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), opts.frontend.language.unwrap_or(Language::Cuda), src);
+    let path = write(dir.path(), opts.language.unwrap_or(Language::Cuda), src);
     match syncfix::verify(&path, src, opts) {
         Err(e) => format!("error: {e}"),
         Ok((reports, _)) => {
@@ -42,7 +42,7 @@ pub fn verdict_with(src: &str, opts: &Options) -> String {
 /// `syncfix::repair` on `src`, written to a temporary file in `opts`' language.
 pub fn repair_with(src: &str, opts: &Options) -> RepairReport {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), opts.frontend.language.unwrap_or(Language::Cuda), src);
+    let path = write(dir.path(), opts.language.unwrap_or(Language::Cuda), src);
     syncfix::repair(&path, src, opts).expect("the repair runs")
 }
 

@@ -213,6 +213,7 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub fresh: Fresh<'ctx>,
     pub ufs: BTreeMap<String, FuncDecl<'ctx>>,
     pub deadline: Option<Instant>,
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -351,6 +352,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             fresh: Fresh::default(),
             ufs: BTreeMap::new(),
             deadline: opts.deadline,
+            cancel: opts.cancel.clone(),
         }
     }
 
@@ -384,8 +386,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         })
     }
 
-    /// Errors with [`VerifyError::Timeout`] once the deadline has passed.
+    /// Errors with [`VerifyError::Timeout`] once the deadline has passed or the caller has
+    /// cancelled ([`crate::VerifyOptions::cancel`]).
     pub(crate) fn check_deadline(&self) -> Result<(), VerifyError> {
+        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(VerifyError::Timeout);
+        }
         match self.deadline {
             Some(d) if Instant::now() >= d => Err(VerifyError::Timeout),
             _ => Ok(()),

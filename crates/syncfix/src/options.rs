@@ -1,0 +1,399 @@
+//! What a caller tells syncfix besides the file: plain data (it derives `serde`'s traits, so an
+//! editor can keep it in its settings), turned into each stage's own options inside the
+//! library ([`Options::stages`]).
+//!
+//! Every default comes from `configs/default.toml` ([`Config`]); the flags of the CLI and the
+//! keys of a `--config` file override them.
+
+use crate::Config;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The kernel language.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// CUDA (`.cu`, `.cuh`): `__syncthreads()`, cooperative groups.
+    Cuda,
+    /// OpenCL C (`.cl`): `barrier(...)` with its fence flags.
+    #[serde(rename = "opencl")]
+    OpenCl,
+}
+
+impl Language {
+    /// The language a file's extension names: `.cl` OpenCL, `.cu`/`.cuh` CUDA, else `None`.
+    pub fn of_path(p: &std::path::Path) -> Option<Language> {
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("cl") => Some(Language::OpenCl),
+            Some("cu" | "cuh") => Some(Language::Cuda),
+            _ => None,
+        }
+    }
+}
+
+/// A launch configuration (GPUVerify's `--blockDim`/`--local_size`, `--gridDim`/`--num_groups`,
+/// `--global_size`, `--global_offset`). Sizes are per dimension x, y, z; an absent dimension is
+/// 1, and 0 is a symbolic size (GPUVerify's `*`: any positive size, so a verdict holds for
+/// every launch).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    /// Threads per block (work-group).
+    pub block_dim: [u32; 3],
+    /// Blocks (work-groups) per grid.
+    pub grid_dim: [u32; 3],
+    /// OpenCL's global offset, added to global ids (threads).
+    #[serde(default)]
+    pub global_offset: [u32; 3],
+    /// Threads per dimension of the whole grid when fixed while its factors are symbolic
+    /// (`--global_size` with a symbolic `--local_size`); 0 where not fixed.
+    #[serde(default)]
+    pub global_dim: [u32; 3],
+}
+
+impl Launch {
+    /// `block_dim` threads per block, `grid_dim` blocks, no offset.
+    pub fn new(block_dim: [u32; 3], grid_dim: [u32; 3]) -> Launch {
+        Launch { block_dim, grid_dim, global_offset: [0; 3], global_dim: [0; 3] }
+    }
+
+    pub(crate) fn stage(&self) -> syncfix_kir::Launch {
+        syncfix_kir::Launch { block_dim: self.block_dim, grid_dim: self.grid_dim, global_offset: self.global_offset, global_dim: self.global_dim }
+    }
+}
+
+/// Which source-level annotations count (GPUVerify's `--no-annotations`, `--only-requires`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Annotations {
+    /// Every `__requires`, `__ensures`, `__invariant`, `__assert`...
+    #[default]
+    All,
+    /// Only `__requires` (`--only-requires`).
+    OnlyRequires,
+    /// None (`--no-annotations`).
+    Ignore,
+}
+
+/// How shared arrays' values are abstracted (GPUVerify's abstractions, Betts et al., TOPLAS
+/// 2015 §4.3; ARCHITECTURE.md, "Verifier").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Abstraction {
+    /// Decided per array (the default).
+    #[default]
+    PerArray,
+    /// `--equality-abstraction`: both threads see equal values.
+    Equality,
+    /// `--adversarial-abstraction`: every read returns any value.
+    Adversarial,
+}
+
+/// The repair's solver strategy (GPURepair, VMCAI 2021, §2.4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// `--mhs`: a weighted greedy minimal hitting set, MaxSAT when it violates a clause.
+    #[default]
+    Mhs,
+    /// `--maxsat`: the weighted partial MaxSAT optimum every iteration.
+    MaxSat,
+}
+
+/// How the source is read: the preprocessor, clang, which kernels and annotations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceOptions {
+    /// `-D` definitions (`NAME` or `NAME=VALUE`).
+    pub defines: Vec<String>,
+    /// `-I` include directories.
+    pub include_dirs: Vec<PathBuf>,
+    /// Extra arguments for clang (`--clang-opt`).
+    pub clang_args: Vec<String>,
+    /// `--kernel=NAME`: only this kernel (a name, a template instantiation, or its symbol).
+    pub kernel: Option<String>,
+    pub annotations: Annotations,
+    /// `--invariants-as-candidates`: the user's invariants are only candidates.
+    pub invariants_as_candidates: bool,
+    /// `--no-inline`: each device function with a contract is also checked on its own.
+    pub modular: bool,
+    /// `--kernel-args=K,v1,...`: kernel K's scalar parameters (`None`: unconstrained).
+    pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
+    /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
+    pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+}
+
+/// The verifier's knobs (GPUVerify's flags and syncfix's limits).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VerifierOptions {
+    pub abstraction: Abstraction,
+    /// `--only-intra-group`: inter-group races are not checked.
+    pub only_intra_group: bool,
+    /// GPUVerify's benign-race tolerance (`--no-benign-tolerance` turns it off).
+    pub benign_tolerance: bool,
+    /// `--loop-unwind=N` / `--findbugs` (2): at most N iterations per loop; the result is then
+    /// a bug or "no error up to N", never a proof.
+    pub loop_unwind: Option<u32>,
+    /// Check data races (`--only-divergence`, `--only-log` turn this off).
+    pub race_checks: bool,
+    /// GPUVerify's barrier-invariant access check (`--no-barrier-access-checks`).
+    pub barrier_access_checks: bool,
+    /// `--asymmetric-asserts`: assertions are checked for the first thread only.
+    pub asymmetric_asserts: bool,
+    /// `--warp-sync=N`: threads of one warp of N threads run in lock-step.
+    pub warp_sync: Option<u32>,
+    /// `--check-array-bounds`.
+    pub array_bounds: bool,
+    /// `--vcgen-opt=/checkArrays:A,B`: races on these arrays only (source names).
+    pub check_arrays: Option<Vec<String>>,
+    /// Infer loop invariants (Houdini); `--no-infer` turns it off.
+    pub infer: bool,
+    /// Most iterations of a loop unrolled before it is cut and proved with invariants.
+    pub max_unwind: u32,
+    /// Most instructions one loop's unrolling may execute.
+    pub max_unroll_instructions: u64,
+    /// Most unwinding checks (solver calls) one loop's unrolling may make.
+    pub max_unwind_checks: u32,
+    /// Most instructions of the whole encoding before the verdict is `unknown`.
+    pub max_instructions: u64,
+}
+
+impl Default for VerifierOptions {
+    fn default() -> Self {
+        VerifierOptions::from_config(&Config::builtin())
+    }
+}
+
+impl VerifierOptions {
+    /// GPUVerify's defaults, with the limits of `config`.
+    pub fn from_config(config: &Config) -> VerifierOptions {
+        let v = &config.verifier;
+        VerifierOptions {
+            abstraction: Abstraction::PerArray,
+            only_intra_group: false,
+            benign_tolerance: true,
+            loop_unwind: None,
+            race_checks: true,
+            barrier_access_checks: true,
+            asymmetric_asserts: false,
+            warp_sync: None,
+            array_bounds: false,
+            check_arrays: None,
+            infer: true,
+            max_unwind: v.max_unwind,
+            max_unroll_instructions: v.max_unroll_instructions,
+            max_unwind_checks: v.max_unwind_checks,
+            max_instructions: v.max_instructions,
+        }
+    }
+}
+
+/// The repair's knobs (GPURepair's options, and syncfix's warp barriers). A barrier's weight
+/// is `sw * loop_depth_weight^depth + grid_barrier_weight * [grid]`, `sw` the block or warp
+/// barrier weight (GPURepair, VMCAI 2021, §2.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RepairOptions {
+    pub solver: Solver,
+    /// `--loop-depth-weight` (`lw`).
+    pub loop_depth_weight: u64,
+    /// `--grid-barrier-weight` (`gw`).
+    pub grid_barrier_weight: u64,
+    /// `--block-barrier-weight`.
+    pub block_barrier_weight: u64,
+    /// `--warp-barrier-weight`.
+    pub warp_barrier_weight: u64,
+    /// Offer `__syncwarp()` in CUDA blocks of more than one warp (`--no-warp-barriers`).
+    pub warp_barriers: bool,
+    /// `--warp-size`: threads per warp.
+    pub warp_size: u32,
+    /// `--disable-grid`: no grid barriers.
+    pub disable_grid: bool,
+    /// `--disable-inspect`: the kernel's own barriers stay, unjudged.
+    pub disable_inspect: bool,
+    /// Give up (`unknown`) after this many verifier calls.
+    pub max_verifier_calls: u32,
+    /// Verifier calls of the search over every barrier before it keeps the kernel's own on.
+    pub global_search_calls: u32,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions::from_config(&Config::builtin())
+    }
+}
+
+impl RepairOptions {
+    /// The knobs `config` gives.
+    pub fn from_config(config: &Config) -> RepairOptions {
+        let r = &config.repair;
+        RepairOptions {
+            solver: if r.solver == "maxsat" { Solver::MaxSat } else { Solver::Mhs },
+            loop_depth_weight: r.loop_depth_weight,
+            grid_barrier_weight: r.grid_barrier_weight,
+            block_barrier_weight: r.block_barrier_weight,
+            warp_barrier_weight: r.warp_barrier_weight,
+            warp_barriers: r.warp_barriers,
+            warp_size: r.warp_size,
+            disable_grid: false,
+            disable_inspect: false,
+            max_verifier_calls: r.max_verifier_calls,
+            global_search_calls: r.global_search_calls,
+        }
+    }
+}
+
+/// Everything syncfix needs besides the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Options {
+    /// `None`: by the file's extension (`.cl` OpenCL, otherwise CUDA).
+    pub language: Option<Language>,
+    pub launch: Launch,
+    #[serde(default)]
+    pub source: SourceOptions,
+    #[serde(default)]
+    pub verifier: VerifierOptions,
+    #[serde(default)]
+    pub repair: RepairOptions,
+    /// `--timeout`: one call (front end, verification, repair and the re-verification of its
+    /// patch) ends within this time, counted from the call's start; past it the result is a
+    /// timeout. `None`: no limit.
+    #[serde(default)]
+    pub timeout: Option<Duration>,
+    /// Set by the caller (an editor whose file changed) to end a call early: it is checked
+    /// between stages, between the repair's iterations and before each solver call, and the
+    /// call then fails with [`crate::ErrorStage::Cancelled`].
+    #[serde(skip)]
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Options {
+    /// The defaults of `configs/default.toml` (GPUVerify's and GPURepair's) for a launch; the
+    /// language follows the file's extension.
+    pub fn new(launch: Launch) -> Options {
+        Options::from_config(launch, &Config::builtin())
+    }
+
+    /// The defaults of `config` for a launch.
+    pub fn from_config(launch: Launch, config: &Config) -> Options {
+        let t = config.verifier.timeout_seconds;
+        Options {
+            language: None,
+            launch,
+            source: SourceOptions::default(),
+            verifier: VerifierOptions::from_config(config),
+            repair: RepairOptions::from_config(config),
+            timeout: (t > 0).then(|| Duration::from_secs(t)),
+            cancel: None,
+        }
+    }
+
+    /// Whether [`Options::cancel`] is set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// The stages' options for a call that started at `start`.
+    pub(crate) fn stages(&self, start: Instant) -> Stages {
+        let deadline = self.timeout.map(|t| start + t);
+        let s = &self.source;
+        let v = &self.verifier;
+        let r = &self.repair;
+        Stages {
+            frontend: syncfix_frontend::driver::FrontendOptions {
+                language: self.language.map(Language::stage),
+                launch: self.launch.stage(),
+                defines: s.defines.clone(),
+                include_dirs: s.include_dirs.clone(),
+                clang_args: s.clang_args.clone(),
+                kernel: s.kernel.clone(),
+                annotations: match s.annotations {
+                    Annotations::All => syncfix_frontend::driver::Annotations::All,
+                    Annotations::OnlyRequires => syncfix_frontend::driver::Annotations::OnlyRequires,
+                    Annotations::Ignore => syncfix_frontend::driver::Annotations::Ignore,
+                },
+                invariants_as_candidates: s.invariants_as_candidates,
+                kernel_args: s.kernel_args.clone(),
+                kernel_arrays: s.kernel_arrays.clone(),
+                deadline,
+                modular: s.modular,
+            },
+            verify: syncfix_verify::VerifyOptions {
+                abstraction: match v.abstraction {
+                    Abstraction::PerArray => syncfix_verify::ForceAbstraction::PerArray,
+                    Abstraction::Equality => syncfix_verify::ForceAbstraction::Equality,
+                    Abstraction::Adversarial => syncfix_verify::ForceAbstraction::Adversarial,
+                },
+                only_intra_group: v.only_intra_group,
+                benign_tolerance: v.benign_tolerance,
+                loop_unwind: v.loop_unwind,
+                limits: syncfix_verify::Limits {
+                    max_unwind: v.max_unwind,
+                    max_unroll_instructions: v.max_unroll_instructions,
+                    max_unwind_checks: v.max_unwind_checks,
+                    max_instructions: v.max_instructions,
+                },
+                timeout: None,
+                deadline,
+                cancel: self.cancel.clone(),
+                race_checks: v.race_checks,
+                asymmetric_asserts: v.asymmetric_asserts,
+                warp_size: v.warp_sync,
+                array_bounds: v.array_bounds,
+                check_arrays: v.check_arrays.clone(),
+                infer: v.infer,
+                barrier_access_checks: v.barrier_access_checks,
+            },
+            instrument: syncfix_instrument::InstrumentConfig {
+                new_sites: true,
+                disable_grid: r.disable_grid,
+                disable_inspect: r.disable_inspect,
+                loop_depth_weight: r.loop_depth_weight,
+                grid_barrier_weight: r.grid_barrier_weight,
+                block_barrier_weight: r.block_barrier_weight,
+                warp_barrier_weight: r.warp_barrier_weight,
+                warp_barriers: r.warp_barriers,
+                warp_size: r.warp_size,
+            },
+            repair: syncfix_repair::repair::RepairOptions {
+                strategy: match r.solver {
+                    Solver::Mhs => syncfix_repair::solve::Strategy::Mhs,
+                    Solver::MaxSat => syncfix_repair::solve::Strategy::MaxSat,
+                },
+                max_verifier_calls: r.max_verifier_calls,
+                deadline,
+                cancel: self.cancel.clone(),
+                global_search_calls: r.global_search_calls,
+            },
+            cancel: self.cancel.clone(),
+        }
+    }
+}
+
+impl Language {
+    pub(crate) fn stage(self) -> syncfix_kir::Language {
+        match self {
+            Language::Cuda => syncfix_kir::Language::Cuda,
+            Language::OpenCl => syncfix_kir::Language::OpenCl,
+        }
+    }
+}
+
+/// The options of each stage for one call (with its deadline).
+#[derive(Clone, Debug)]
+pub(crate) struct Stages {
+    pub frontend: syncfix_frontend::driver::FrontendOptions,
+    pub verify: syncfix_verify::VerifyOptions,
+    pub instrument: syncfix_instrument::InstrumentConfig,
+    pub repair: syncfix_repair::repair::RepairOptions,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Stages {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}

@@ -1,0 +1,611 @@
+//! The pipeline, in one place: front end -> instrumentation -> verifier -> repair loop -> fix,
+//! and the re-verification of the patched text (ARCHITECTURE.md, "Pipeline"). The public
+//! functions of the crate root wrap these with the caller's [`crate::Options`] and turn a
+//! [`StageError`] into an [`crate::ErrorReport`].
+
+use crate::error::StageError;
+use crate::options::Stages;
+use crate::report::{describe, Finding};
+use crate::results::{Applicability, ChangeInfo, KernelReport, KernelRepair, RepairReport, RepairStatus, Removal, Site, Status, Timings};
+use crate::verdict::{TextEdit, TextPoint};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use syncfix_fix::{BarrierText, Change};
+use syncfix_frontend::driver::{compile, Compiled, FrontendError};
+use syncfix_instrument::{instrument, InstrumentConfig, Instrumented, SiteKind};
+use syncfix_kir::{Kernel, Language, Scope, StmtId};
+use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats};
+use syncfix_verify::{Verdict, VerifyError, Verifier};
+
+/// GPUVerify's verdict for every kernel of a file. Past the deadline the front end fails with
+/// [`FrontendError::Timeout`] and a kernel's status is [`Status::Timeout`].
+pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<KernelReport>, Timings), StageError> {
+    let t0 = Instant::now();
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
+    let mut out = vec![];
+    for k in &compiled.kernels {
+        if opts.cancelled() {
+            return Err(StageError::Cancelled);
+        }
+        out.push(verify_kernel(k, opts, &mut timings)?);
+    }
+    Ok((out, timings))
+}
+
+/// The benchmark's baseline: one plain clang-19 compile (see
+/// `syncfix_frontend::driver::clang_baseline`).
+pub(crate) fn clang_baseline(path: &Path, text: &str, opts: &Stages) -> Result<Duration, StageError> {
+    Ok(syncfix_frontend::driver::clang_baseline(path, text, &opts.frontend)?)
+}
+
+fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
+    let ctx = z3::Context::new(&z3::Config::new());
+    interruptible(&ctx, opts, || verify_kernel_in(&ctx, k, opts, timings))
+}
+
+fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
+    let inst = instrument(k, &InstrumentConfig::verify_only());
+    let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
+        Ok(v) => v,
+        // Too large, or something the verifier cannot encode: no verdict, and the reason says
+        // why.
+        Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
+            return Ok(report_of(k, Verdict::Unknown(e.to_string()), opts))
+        }
+        Err(VerifyError::Timeout) => return Ok(report_of(k, Verdict::Timeout, opts)),
+        Err(source) => return Err(StageError::Verify { kernel: k.name.clone(), source }),
+    };
+    let verdict = v.check(&inst.original_assignment());
+    add_verifier_stats(timings, &v.stats);
+    Ok(report_of(&inst.kernel, verdict, opts))
+}
+
+/// Runs `f`, whose solver calls are made in `ctx`, with a watcher thread that interrupts the
+/// running solver call (`Z3_interrupt`) once the caller sets the cancellation flag: the call
+/// then ends as a timeout, which [`crate::finish`] reports as a cancellation. Without a flag,
+/// just `f()`.
+fn interruptible<T>(ctx: &z3::Context, opts: &Stages, f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(cancel) = opts.cancel.clone() else { return f() };
+    let handle = ctx.handle();
+    let done = AtomicBool::new(false);
+    /// Ends the watcher when `f` returns or panics.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                // Again every 20 ms: an interrupt between two solver calls is lost.
+                if cancel.load(Ordering::Relaxed) {
+                    handle.interrupt();
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let _done = Done(&done);
+        f()
+    })
+}
+
+fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
+    t.encode += s.encode_time;
+    t.solve += s.solve_time;
+    t.houdini += s.houdini_time;
+    t.verifier_calls += s.checks;
+    t.solver_calls += s.solver_calls;
+    t.houdini_rounds += s.houdini_rounds;
+}
+
+fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
+    let inter_group = !opts.verify.only_intra_group && k.multi_block();
+    let mut param_values = vec![];
+    let (status, findings) = match verdict {
+        Verdict::Verified => (Status::Verified, vec![]),
+        Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
+        Verdict::Defect(t) => {
+            param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
+            (Status::Defect, vec![describe(k, &t)])
+        }
+        Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
+        Verdict::Timeout => (Status::Timeout, vec![]),
+    };
+    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone(), param_values }
+}
+
+/// GPURepair's repair (`Mode::Repair`) or the audit of the kernel's own barriers
+/// (`Mode::Audit`: the user's barriers are the only sites) of every kernel of a file.
+pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) -> Result<RepairReport, StageError> {
+    let t0 = Instant::now();
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut o = opts.clone();
+    if mode == Mode::Audit {
+        o.instrument.new_sites = false;
+        o.instrument.disable_inspect = false;
+    }
+    let mut report = repair_compiled(path, text, &o, &compiled, t0, mode)?;
+    report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
+    Ok(report)
+}
+
+/// Whether [`repair_compiled`] repairs or audits.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Repair,
+    Audit,
+}
+
+/// Per change: weight, loop depth, and whether the barrier is a grid barrier.
+type Meta = std::collections::HashMap<Change, (u64, u32, bool)>;
+
+/// What one kernel's repair gives the file's.
+struct KernelOutcome {
+    status: RepairStatus,
+    findings: Vec<Finding>,
+    changes: Vec<Change>,
+    /// The user's barriers this kernel keeps.
+    kept: Vec<StmtId>,
+    bounded: Option<u32>,
+}
+
+impl KernelOutcome {
+    fn failed(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
+        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None }
+    }
+}
+
+/// Whether a kernel's status leaves it verified (with or without changes).
+fn succeeded(s: &RepairStatus) -> bool {
+    matches!(s, RepairStatus::Repaired | RepairStatus::NoChange)
+}
+
+/// Repairs (or audits) one kernel: its changes, or why it has none.
+fn repair_kernel(k: &Kernel, opts: &Stages, mode: Mode, timings: &mut Timings, meta: &mut Meta) -> Result<KernelOutcome, StageError> {
+    let ctx = z3::Context::new(&z3::Config::new());
+    interruptible(&ctx, opts, || repair_kernel_in(&ctx, k, opts, mode, timings, meta))
+}
+
+fn repair_kernel_in(
+    ctx: &z3::Context,
+    k: &Kernel,
+    opts: &Stages,
+    mode: Mode,
+    timings: &mut Timings,
+    meta: &mut Meta,
+) -> Result<KernelOutcome, StageError> {
+    let inst = instrument(k, &opts.instrument);
+    timings.barrier_vars += inst.vars.len();
+    let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
+        Ok(v) => v,
+        Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
+            return Ok(KernelOutcome::failed(RepairStatus::Unknown(e.to_string()), vec![]))
+        }
+        Err(VerifyError::Timeout) => return Ok(KernelOutcome::failed(RepairStatus::Timeout, vec![])),
+        Err(source) => return Err(StageError::Verify { kernel: k.name.clone(), source }),
+    };
+    // The kernel as written: `repair` leaves a verified kernel alone, `audit` judges only a
+    // verified kernel's barriers.
+    let first = v.check(&inst.original_assignment());
+    match (&first, mode) {
+        (Verdict::Verified, Mode::Repair) => {
+            add_verifier_stats(timings, &v.stats);
+            return Ok(KernelOutcome::failed(RepairStatus::NoChange, vec![]));
+        }
+        (Verdict::NoErrorUpTo { bound }, Mode::Repair) => {
+            add_verifier_stats(timings, &v.stats);
+            return Ok(KernelOutcome { bounded: Some(*bound), ..KernelOutcome::failed(RepairStatus::NoChange, vec![]) });
+        }
+        (Verdict::Defect(t), Mode::Audit) => {
+            add_verifier_stats(timings, &v.stats);
+            return Ok(KernelOutcome::failed(RepairStatus::NotVerified, vec![describe(&inst.kernel, t)]));
+        }
+        (Verdict::Unknown(r), _) => {
+            add_verifier_stats(timings, &v.stats);
+            return Ok(KernelOutcome::failed(RepairStatus::Unknown(r.clone()), vec![]));
+        }
+        (Verdict::Timeout, _) => return Ok(KernelOutcome::failed(RepairStatus::Timeout, vec![])),
+        _ => {}
+    }
+    let seed = match first {
+        Verdict::Defect(t) => Some(t),
+        _ => None,
+    };
+    let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair, seed);
+    add_stats(timings, &v, &stats);
+    Ok(match outcome {
+        Outcome::Repaired { assignment, bounded, .. } => {
+            let (c, kept) = changes_of(&inst, &assignment);
+            let mut changes = vec![];
+            for (change, m) in c {
+                let e = meta.entry(change).or_insert(m);
+                *e = (e.0.max(m.0), e.1.max(m.1), e.2 || m.2);
+                changes.push(change);
+            }
+            let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
+            KernelOutcome { status, findings: vec![], changes, kept, bounded }
+        }
+        Outcome::AssertionFailure(t) => KernelOutcome::failed(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
+        Outcome::OtherError(t) => KernelOutcome::failed(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
+        Outcome::Unrepairable { reason, trace } => {
+            KernelOutcome::failed(RepairStatus::Unrepairable(reason), trace.iter().map(|t| describe(&inst.kernel, t)).collect())
+        }
+        Outcome::Unknown(r) => KernelOutcome::failed(RepairStatus::Unknown(r), vec![]),
+        Outcome::Timeout => KernelOutcome::failed(RepairStatus::Timeout, vec![]),
+    })
+}
+
+/// Repairs each kernel of `compiled`, builds one fix from the changes of those repaired, and
+/// re-verifies the patched text through the whole pipeline (a kernel repaired must verify in
+/// it; a kernel that failed is reported as it failed).
+fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, t0: Instant, mode: Mode) -> Result<RepairReport, StageError> {
+    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
+    let mut meta: Meta = Default::default();
+    let mut outcomes = vec![];
+    for k in &compiled.kernels {
+        if opts.cancelled() {
+            return Err(StageError::Cancelled);
+        }
+        outcomes.push((k.name.clone(), repair_kernel(k, opts, mode, &mut timings, &mut meta)?));
+    }
+    let mut bounded = outcomes.iter().filter(|(_, o)| succeeded(&o.status)).filter_map(|(_, o)| o.bounded).max();
+    let failure = outcomes.iter().map(|(_, o)| &o.status).find(|s| !succeeded(s)).cloned();
+    let findings: Vec<Finding> = outcomes.iter().flat_map(|(_, o)| o.findings.iter().cloned()).collect();
+    // A barrier in a shared `__device__` function is removed only if no kernel keeps it.
+    let removals_kept: Vec<StmtId> = outcomes.iter().flat_map(|(_, o)| o.kept.iter().copied()).collect();
+    let keep = |c: &Change| !matches!(c, Change::Remove { stmt } if removals_kept.contains(stmt));
+    let mut changes: Vec<Change> = outcomes.iter().flat_map(|(_, o)| o.changes.iter().copied()).filter(|c| keep(c)).collect();
+    changes.sort_by_key(|c| format!("{c:?}"));
+    changes.dedup_by_key(|c| format!("{c:?}"));
+    let kernels_of = |outcomes: &[(String, KernelOutcome)]| -> Vec<KernelRepair> {
+        outcomes
+            .iter()
+            .map(|(name, o)| {
+                let mine: Vec<Change> = o.changes.iter().copied().filter(|c| keep(c)).collect();
+                let status = match &o.status {
+                    RepairStatus::Repaired if mine.is_empty() => RepairStatus::NoChange,
+                    s => s.clone(),
+                };
+                KernelRepair { kernel: name.clone(), status, findings: o.findings.clone(), changes: infos_of(&mine, &meta, compiled, text) }
+            })
+            .collect()
+    };
+    let status_or = |s: RepairStatus| failure.clone().unwrap_or(s);
+    if changes.is_empty() {
+        return Ok(RepairReport { status: status_or(RepairStatus::NoChange), kernels: kernels_of(&outcomes), findings, bounded, ..RepairReport::failed(RepairStatus::NoChange, vec![], timings) });
+    }
+    let inserted =
+        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertEnd { .. })).count();
+    let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
+    let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
+    let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
+        Ok(f) => f,
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the fix could not be written: {e}")), findings, timings))
+        }
+    };
+    let patched = match syncfix_fix::apply_edits(text, &fix.edits) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the fix could not be applied: {e}")), findings, timings))
+        }
+    };
+    if opts.cancelled() {
+        return Err(StageError::Cancelled);
+    }
+    // Re-verify the patched source through the whole pipeline, in the time left: every kernel
+    // that was repaired, or needed no change, must verify.
+    let must_verify: Vec<&str> = outcomes.iter().filter(|(_, o)| succeeded(&o.status)).map(|(n, _)| n.as_str()).collect();
+    match verify(path, &patched, opts) {
+        Ok((reports, t)) => {
+            timings.add(&t);
+            let reports: Vec<&KernelReport> = reports.iter().filter(|r| must_verify.contains(&r.kernel.as_str())).collect();
+            if reports.iter().any(|r| matches!(r.status, Status::Timeout)) {
+                return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings));
+            }
+            for r in &reports {
+                if let Status::NoErrorUpTo(n) = r.status {
+                    bounded = bounded.max(Some(n));
+                }
+            }
+            if let Some(r) = reports.iter().find(|r| !matches!(r.status, Status::Verified | Status::NoErrorUpTo(_))) {
+                let why = match &r.status {
+                    Status::Defect => r.findings.first().map(|f| f.headline()).unwrap_or_default(),
+                    Status::Unknown(u) => u.clone(),
+                    _ => String::new(),
+                };
+                return Ok(RepairReport::failed(
+                    RepairStatus::NotReverified(format!("kernel `{}` of the patched source does not verify: {why}", r.kernel)),
+                    r.findings.clone(),
+                    timings,
+                ));
+            }
+        }
+        Err(StageError::Frontend(FrontendError::Timeout)) => return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings)),
+        Err(e @ StageError::Cancelled) => return Err(e),
+        Err(e) => {
+            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
+        }
+    }
+    let changes = infos_of(&changes, &meta, compiled, text);
+    let removals =
+        changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
+    Ok(RepairReport {
+        status: status_or(RepairStatus::Repaired),
+        kernels: kernels_of(&outcomes),
+        edits: fix
+            .edits
+            .iter()
+            .map(|e| TextEdit { start: TextPoint::of(text, e.range.start), end: TextPoint::of(text, e.range.end), replacement: e.replacement.clone() })
+            .collect(),
+        applicability: Some(match fix.applicability {
+            syncfix_fix::Applicability::Safe => Applicability::Safe,
+            syncfix_fix::Applicability::Unsafe => Applicability::Unsafe,
+            syncfix_fix::Applicability::DisplayOnly => Applicability::CooperativeLaunch,
+        }),
+        notes: fix.notes,
+        patched: Some(patched),
+        findings,
+        inserted,
+        removed,
+        upgraded,
+        timings,
+        assumptions: vec![],
+        bounded,
+        removals,
+        changes,
+    })
+}
+
+/// Each change as plain data, in the order of the file.
+fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) -> Vec<ChangeInfo> {
+    let mut infos: Vec<(usize, ChangeInfo)> = changes
+        .iter()
+        .map(|c| {
+            let (weight, loop_depth, grid) = meta.get(c).copied().unwrap_or((0, 0, false));
+            let range = compiled.ast.stmts.stmts.get(c.stmt()).map(|s| s.range);
+            // An insertion at the end of a loop body stands on the line of its `}`.
+            let start = match c {
+                Change::InsertEnd { .. } => range.map_or(0, |r| r.end.saturating_sub(1)),
+                _ => range.map_or(0, |r| r.start),
+            };
+            let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
+            let (kind, barrier, scope) = match c {
+                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } | Change::InsertEnd { barrier, .. } => (
+                    match c {
+                        Change::InsertSplit { .. } => "insert-split",
+                        Change::InsertEnd { .. } => "insert-end",
+                        _ => "insert",
+                    },
+                    barrier.text().to_string(),
+                    barrier.scope_name(),
+                ),
+                Change::Remove { .. } => (
+                    "remove",
+                    range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(),
+                    if grid { "grid" } else { "block" },
+                ),
+                Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
+            };
+            (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
+        })
+        .collect();
+    infos.sort_by_key(|(start, _)| *start);
+    infos.into_iter().map(|(_, i)| i).collect()
+}
+
+impl RepairReport {
+    fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
+        RepairReport {
+            status,
+            kernels: vec![],
+            edits: vec![],
+            applicability: None,
+            notes: vec![],
+            patched: None,
+            findings,
+            inserted: 0,
+            removed: 0,
+            upgraded: 0,
+            timings,
+            assumptions: vec![],
+            bounded: None,
+            removals: vec![],
+            changes: vec![],
+        }
+    }
+}
+
+fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
+    add_verifier_stats(t, &v.stats);
+    t.solve += s.solver_time;
+    t.repair_iterations += s.iterations;
+    t.clauses += s.clauses;
+}
+
+/// The source changes that realise an assignment: enabled new sites are insertions, disabled
+/// existing barriers removals. Also returns the existing barriers the assignment keeps.
+///
+/// An OpenCL site's two variables (one per fence) give one barrier with the flags of those
+/// enabled.
+fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u32, bool))>, Vec<StmtId>) {
+    let lang = inst.kernel.language;
+    let mut out = vec![];
+    let mut kept = vec![];
+    // OpenCL insertions: (statement, split) -> (local, global, weight, depth).
+    let mut opencl: std::collections::BTreeMap<(StmtId, SiteKind), (bool, bool, u64, u32)> = Default::default();
+    for (i, v) in inst.vars.iter().enumerate() {
+        let on = assignment.get(i).copied().unwrap_or(false);
+        let barrier = match (v.scope, lang) {
+            (Scope::Grid, _) => BarrierText::CudaGrid,
+            (Scope::Block, Language::Cuda) => BarrierText::CudaBlock,
+            (Scope::Block, Language::OpenCl) => {
+                if on && v.kind != SiteKind::Existing {
+                    let (local, global) = match v.fences {
+                        syncfix_kir::Fences::Const { local, global } => (local, global),
+                        syncfix_kir::Fences::Dynamic(_) => (true, true),
+                    };
+                    let e = opencl.entry((v.stmt, v.kind)).or_default();
+                    *e = (e.0 || local, e.1 || global, e.2.max(v.weight), e.3.max(v.depth));
+                    continue;
+                }
+                BarrierText::OpenClBlock
+            }
+            // The user's tile barriers are never instrumented; a tile variable is a new warp
+            // site (CUDA only).
+            (Scope::Tile { .. }, Language::Cuda) if v.kind != SiteKind::Existing => BarrierText::CudaWarp,
+            (Scope::Tile { .. }, _) => continue,
+        };
+        let m = (v.weight, v.depth, v.scope == Scope::Grid);
+        match (v.kind, on) {
+            (SiteKind::Before, true) => out.push((Change::Insert { stmt: v.stmt, barrier }, m)),
+            (SiteKind::End, true) => out.push((Change::InsertEnd { stmt: v.stmt, barrier }, m)),
+            (SiteKind::Split, true) => out.push((Change::InsertSplit { stmt: v.stmt, barrier }, m)),
+            (SiteKind::Existing, false) => out.push((Change::Remove { stmt: v.stmt }, m)),
+            (SiteKind::Existing, true) => kept.push(v.stmt),
+            _ => {}
+        }
+    }
+    for ((stmt, kind), (local, global, weight, depth)) in opencl {
+        let barrier = match (local, global) {
+            (true, false) => BarrierText::OpenClLocal,
+            (false, true) => BarrierText::OpenClGlobal,
+            _ => BarrierText::OpenClBlock,
+        };
+        let c = match kind {
+            SiteKind::Split => Change::InsertSplit { stmt, barrier },
+            SiteKind::End => Change::InsertEnd { stmt, barrier },
+            _ => Change::Insert { stmt, barrier },
+        };
+        out.push((c, (weight, depth, false)));
+    }
+    upgrades(inst, &mut out);
+    (out, kept)
+}
+
+/// Turns the removal of an OpenCL barrier and the insertion of a barrier with more fences
+/// right after it (nothing but blanks, `;` and comments between) into one [`Change::Upgrade`]
+/// of the user's barrier: its flags are rewritten in place.
+fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
+    if inst.kernel.language != Language::OpenCl {
+        return;
+    }
+    let Some(text) = inst.kernel.main_file().text.as_deref() else { return };
+    let stmts = &inst.kernel.stmts.stmts;
+    let fences_of = |b: BarrierText| match b {
+        BarrierText::OpenClLocal => (true, false),
+        BarrierText::OpenClGlobal => (false, true),
+        _ => (true, true),
+    };
+    let mut i = 0;
+    while i < out.len() {
+        let Change::Remove { stmt: e } = out[i].0 else {
+            i += 1;
+            continue;
+        };
+        let old = inst.vars.iter().find(|v| v.stmt == e && v.kind == SiteKind::Existing).map(|v| v.fences);
+        let Some(syncfix_kir::Fences::Const { local: l0, global: g0 }) = old else {
+            i += 1;
+            continue;
+        };
+        let end = stmts[e].range.end;
+        let next = out.iter().position(|(c, _)| match *c {
+            Change::Insert { stmt, barrier } if !barrier.is_grid() => {
+                let start = stmts[stmt].range.start;
+                let (l, g) = fences_of(barrier);
+                start >= end
+                    && text.get(end..start).is_some_and(only_blanks_and_comments)
+                    && (l || !l0)
+                    && (g || !g0)
+            }
+            _ => false,
+        });
+        match next {
+            Some(j) => {
+                let Change::Insert { barrier, .. } = out[j].0 else { unreachable!("matched above") };
+                out[i] = (Change::Upgrade { stmt: e, barrier }, out[j].1);
+                out.remove(j);
+                i = 0;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// Whether `s` holds only whitespace, `;` and C comments.
+fn only_blanks_and_comments(s: &str) -> bool {
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            match r.split_once("*/") {
+                Some((_, after)) => rest = after,
+                None => return false,
+            }
+        } else {
+            return false;
+        }
+    }
+}
+
+/// The candidate barrier sites of every kernel of a file (GPURepair's instrumentation).
+pub(crate) fn sites(path: &Path, text: &str, opts: &Stages) -> Result<Vec<Site>, StageError> {
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut out = vec![];
+    for k in &compiled.kernels {
+        let inst = instrument(k, &opts.instrument);
+        for v in &inst.vars {
+            let (line, col) = k.main_file().line_col(inst.site_offset(v));
+            out.push(Site {
+                line,
+                col,
+                kind: match v.kind {
+                    SiteKind::Before => "before",
+                    SiteKind::Split => "split",
+                    SiteKind::End => "end",
+                    SiteKind::Existing => "existing",
+                },
+                scope: match v.scope {
+                    Scope::Block => "block",
+                    Scope::Grid => "grid",
+                    Scope::Tile { .. } => "warp",
+                },
+                fences: match v.fences {
+                    syncfix_kir::Fences::Const { local: true, global: false } => "local",
+                    syncfix_kir::Fences::Const { local: false, global: true } => "global",
+                    syncfix_kir::Fences::Const { .. } => "local+global",
+                    syncfix_kir::Fences::Dynamic(_) => "dynamic",
+                },
+                depth: v.depth,
+                weight: v.weight,
+                in_callee: v.in_callee,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Compiles and instruments a file, for `--emit=kir` / `--emit=instrumented` dumps.
+pub(crate) fn dump(path: &Path, text: &str, opts: &Stages, instrumented: bool) -> Result<String, StageError> {
+    let compiled = compile(path, text, &opts.frontend)?;
+    let mut s = String::new();
+    for k in &compiled.kernels {
+        if instrumented {
+            let inst = instrument(k, &opts.instrument);
+            s.push_str(&format!("{}", inst.kernel));
+            s.push_str("barrier variables:\n");
+            s.push_str(&inst.describe_vars());
+        } else {
+            s.push_str(&format!("{k}"));
+        }
+    }
+    Ok(s)
+}

@@ -1,0 +1,232 @@
+//! The results of the library's calls as plain data: verdicts per kernel, repairs with their
+//! edits, per-stage times. Nothing here names a stage's type.
+
+use crate::report::Finding;
+use crate::verdict::TextEdit;
+use std::time::Duration;
+
+/// The verdict on one kernel.
+#[derive(Clone, Debug)]
+pub enum Status {
+    Verified,
+    /// Bug-finding mode: nothing found within the unwinding bound.
+    NoErrorUpTo(u32),
+    /// A defect (its finding is in [`KernelReport::findings`]).
+    Defect,
+    Unknown(String),
+    Timeout,
+}
+
+/// Per-stage times and counters (for the benchmark).
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    /// The whole front end, `clang` included.
+    pub frontend: Duration,
+    /// The clang-19 processes.
+    pub clang: Duration,
+    pub encode: Duration,
+    /// Every solver call, `houdini` included.
+    pub solve: Duration,
+    pub houdini: Duration,
+    /// Solver calls on a kernel's full encoding.
+    pub verifier_calls: u32,
+    /// Every solver call (unwinding checks and Houdini's included).
+    pub solver_calls: u32,
+    pub houdini_rounds: u32,
+    pub barrier_vars: usize,
+    pub repair_iterations: u32,
+    pub clauses: usize,
+}
+
+impl Timings {
+    /// Adds the times and solver counters of `t` (not the repair's counters).
+    pub fn add(&mut self, t: &Timings) {
+        self.frontend += t.frontend;
+        self.clang += t.clang;
+        self.encode += t.encode;
+        self.solve += t.solve;
+        self.houdini += t.houdini;
+        self.verifier_calls += t.verifier_calls;
+        self.solver_calls += t.solver_calls;
+        self.houdini_rounds += t.houdini_rounds;
+    }
+}
+
+/// The result of verifying one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    pub kernel: String,
+    pub status: Status,
+    pub findings: Vec<Finding>,
+    /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
+    pub inter_group: bool,
+    /// What the front end assumed and could not check (`syncfix: warning:` lines).
+    pub assumptions: Vec<String>,
+    /// The kernel's scalar arguments in the counterexample of the first finding (name, value
+    /// as an unsigned integer of the parameter's width), as GPUVerify prints them.
+    pub param_values: Vec<(String, u128)>,
+}
+
+/// How a repair ended (GPURepair's outcomes).
+#[derive(Clone, Debug)]
+pub enum RepairStatus {
+    /// The kernel needs no change: it verifies as written (`repair`), or every barrier is
+    /// needed (`audit`).
+    NoChange,
+    /// `audit` only: the kernel does not verify as written, so no barrier is judged; the
+    /// findings say why (`repair` is the command for it).
+    NotVerified,
+    /// A change was found and the patched source verifies.
+    Repaired,
+    /// An assertion fails (201).
+    AssertionFailure,
+    /// Another defect that barriers cannot fix, e.g. a write to constant memory (203).
+    OtherError,
+    /// No barrier placement can repair the kernel (202).
+    Unrepairable(String),
+    /// Undecided (6): the reason.
+    Unknown(String),
+    /// Out of time (7).
+    Timeout,
+    /// The patched source did not re-verify: a bug in syncfix (203); nothing is printed.
+    NotReverified(String),
+}
+
+/// How safely a fix may be applied without review (Ruff's levels), ordered from the safest.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Only block (or warp) barriers are inserted, or fences strengthened: the patched kernel
+    /// re-verifies as it is.
+    Safe,
+    /// A barrier is removed: the removal rests on the launch configuration and abstractions
+    /// verified, so the user should review it.
+    Unsafe,
+    /// A grid barrier is inserted: the launch must become cooperative, outside this file.
+    CooperativeLaunch,
+}
+
+/// One kernel's part of a repair or audit.
+#[derive(Clone, Debug)]
+pub struct KernelRepair {
+    pub kernel: String,
+    /// How this kernel's repair ended: [`RepairStatus::Repaired`] when the fix holds changes
+    /// for it, [`RepairStatus::NoChange`] when it needs none.
+    pub status: RepairStatus,
+    /// Findings that explain this kernel's failure.
+    pub findings: Vec<Finding>,
+    /// The changes the fix makes for this kernel (a change in a function that several
+    /// kernels call is listed under each).
+    pub changes: Vec<ChangeInfo>,
+}
+
+/// The result of `syncfix repair` or `syncfix audit` on one file.
+///
+/// Kernels are repaired one by one: a kernel that cannot be repaired does not drop the
+/// others' changes. The fix ([`RepairReport::edits`]) then holds the changes of the kernels
+/// that were repaired, re-verified on the patched text, while [`RepairReport::status`] is the
+/// first failing kernel's (so the exit code says that the file is not fully repaired) and
+/// [`RepairReport::kernels`] says which kernel ended how.
+#[derive(Clone, Debug)]
+pub struct RepairReport {
+    /// [`RepairStatus::Repaired`] when every kernel verifies with the fix and some change
+    /// was made; otherwise the first failing kernel's status (or [`RepairStatus::NoChange`]).
+    pub status: RepairStatus,
+    /// Each kernel of the file, in the file's order.
+    pub kernels: Vec<KernelRepair>,
+    /// The fix as non-overlapping edits of the source text, in its order (empty: no change).
+    pub edits: Vec<TextEdit>,
+    /// How safely the fix may be applied (`None`: no change).
+    pub applicability: Option<Applicability>,
+    /// Messages for the user about the fix (e.g. that the launch must become cooperative).
+    pub notes: Vec<String>,
+    /// The patched text (only when there are edits).
+    pub patched: Option<String>,
+    /// Findings that explain a failure (the assertion, the unrepairable race...).
+    pub findings: Vec<Finding>,
+    /// Barriers added / removed / whose OpenCL fences are strengthened in place, for the
+    /// summary.
+    pub inserted: usize,
+    pub removed: usize,
+    pub upgraded: usize,
+    pub timings: Timings,
+    /// What the front end assumed and could not check (`syncfix: warning:` lines).
+    pub assumptions: Vec<String>,
+    /// The result holds only up to this many loop iterations (`--loop-unwind`, `--findbugs`):
+    /// the repair, or "no change needed", is then not a proof.
+    pub bounded: Option<u32>,
+    /// The user's barrier statements the fix removes: 1-based line and the statement's text.
+    pub removals: Vec<Removal>,
+    /// Every change of the fix, in the order of the file.
+    pub changes: Vec<ChangeInfo>,
+}
+
+/// One change of a fix, as plain data (for `--format json` and editors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeInfo {
+    /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
+    /// of an assignment, through a temporary), `remove`, or `upgrade` (an OpenCL barrier's
+    /// flags rewritten; `barrier` is the new statement).
+    pub kind: &'static str,
+    /// 1-based line of the statement the change is anchored to.
+    pub line: u32,
+    /// The barrier statement inserted, or the statement removed, as text.
+    pub barrier: String,
+    /// `warp`, `block` or `grid`.
+    pub scope: &'static str,
+    /// GPURepair's weight of the barrier variable (`sw*lw^depth + gw*[grid]`, GPURepair,
+    /// VMCAI 2021, §2.3).
+    pub weight: u64,
+    /// Loop nesting depth of the site.
+    pub loop_depth: u32,
+}
+
+/// A barrier statement that a fix removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removal {
+    /// 1-based line of the statement in the user's file.
+    pub line: u32,
+    /// The statement as written (e.g. `__syncthreads();`).
+    pub text: String,
+}
+
+impl RepairReport {
+    /// Whether `--apply` may write the fix without `--unsafe-fixes` (Ruff's rule): only a
+    /// [`Applicability::Safe`] fix (block barriers inserted) that is proved, not bounded.
+    pub fn applies_safely(&self) -> bool {
+        self.bounded.is_none() && self.applicability == Some(Applicability::Safe)
+    }
+
+    /// Why `--apply` needs `--unsafe-fixes` for this fix (None: it does not).
+    pub fn unsafe_reason(&self) -> Option<String> {
+        if let Some(n) = self.bounded {
+            return Some(format!("the patched kernel is checked only up to {n} loop iterations (not a proof)"));
+        }
+        match self.applicability? {
+            Applicability::Safe => None,
+            Applicability::Unsafe => Some("it removes a barrier, which rests on the launch configuration and abstractions verified".into()),
+            Applicability::CooperativeLaunch => Some("it inserts a grid barrier, which needs a cooperative launch outside this file".into()),
+        }
+    }
+}
+
+/// A candidate barrier site, as plain data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where the barrier would go: the anchor statement's 1-based line and column.
+    pub line: u32,
+    pub col: u32,
+    /// `before` (a new barrier before the statement), `split` (between the read and the write
+    /// of the assignment), `existing` (the user's barrier statement itself).
+    pub kind: &'static str,
+    /// `block` or `grid` (`tile` never occurs: tile barriers get no site).
+    pub scope: &'static str,
+    /// The memory the barrier would order: `local`, `global`, `local+global` (CUDA's barriers
+    /// order both; an OpenCL site is offered with each), or `dynamic` (a user's barrier whose
+    /// flags are computed at run time).
+    pub fences: &'static str,
+    pub depth: u32,
+    pub weight: u64,
+    pub in_callee: bool,
+}
+

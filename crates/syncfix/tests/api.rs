@@ -1,0 +1,115 @@
+//! The library's API as an editor uses it: plain options (serde), results per kernel, errors
+//! with their stage, cancellation.
+
+mod common;
+
+use common::{options, write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use syncfix::{ErrorStage, Language, Options, RepairStatus, Status};
+
+const TWO_KERNELS: &str = "__global__ void good(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n\n__global__ void bad(int *A) {\n  A[0] = threadIdx.x;\n}\n";
+
+#[test]
+fn a_kernel_that_cannot_be_repaired_keeps_the_others_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, TWO_KERNELS);
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let r = syncfix::repair(&path, TWO_KERNELS, &opts).expect("the repair runs");
+    // The file is not repaired as a whole: the failing kernel's status.
+    assert!(matches!(r.status, RepairStatus::Unrepairable(_)), "{:?}", r.status);
+    let statuses: Vec<(&str, bool)> = r.kernels.iter().map(|k| (k.kernel.as_str(), matches!(k.status, RepairStatus::Repaired))).collect();
+    assert_eq!(statuses, [("good", true), ("bad", false)]);
+    assert_eq!(r.kernels[0].changes.len(), 1);
+    assert!(r.kernels[1].changes.is_empty() && !r.kernels[1].findings.is_empty());
+    // The fix of `good` is there, and `good` verifies in the patched text.
+    assert_eq!(r.edits.len(), 1);
+    let patched = r.patched.clone().expect("a patch");
+    assert_eq!(patched, syncfix::apply_edits(TWO_KERNELS, &r.edits));
+    let (reports, _) = syncfix::verify(&path, &patched, &opts).unwrap();
+    let good = reports.iter().find(|k| k.kernel == "good").unwrap();
+    assert!(matches!(good.status, Status::Verified), "{:?}", good.status);
+    // The JSON summary says the same kernel by kernel.
+    let s = syncfix::verdict::RepairSummary::of("repair", "two.cu", &r, None, 202, Duration::ZERO);
+    assert_eq!(s.status, "unrepairable");
+    let ks: Vec<(&str, &str)> = s.kernels.iter().map(|k| (k.kernel.as_str(), k.status.as_str())).collect();
+    assert_eq!(ks, [("good", "repaired"), ("bad", "unrepairable")]);
+    assert_eq!(s.edits.len(), 1);
+}
+
+#[test]
+fn options_are_plain_data_that_round_trip_through_json() {
+    let mut o = options(Language::OpenCl, [64, 2, 1], [0, 1, 1]);
+    o.source.defines.push("N=4".into());
+    o.verifier.loop_unwind = Some(3);
+    o.repair.solver = syncfix::Solver::MaxSat;
+    o.timeout = Some(Duration::from_secs(9));
+    let json = serde_json::to_string(&o).unwrap();
+    assert!(json.contains("\"language\":\"opencl\"") && json.contains("\"solver\":\"maxsat\""), "{json}");
+    let back: Options = serde_json::from_str(&json).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    // A settings file may give only what it changes; the rest are the defaults.
+    let partial: Options = serde_json::from_str(r#"{"language": null, "launch": {"block_dim": [32, 1, 1], "grid_dim": [1, 1, 1]}}"#).unwrap();
+    assert_eq!(partial.repair, syncfix::RepairOptions::default());
+    assert_eq!(partial.repair.loop_depth_weight, 10, "configs/default.toml's weight");
+}
+
+#[test]
+fn errors_say_which_stage_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(Language::Cuda, [4, 1, 1], [1, 1, 1]);
+    let bad = "__global__ void k(int *A) { A[0] = ; }\n";
+    let e = syncfix::verify(&write(dir.path(), Language::Cuda, bad), bad, &opts).unwrap_err();
+    assert_eq!((e.stage, e.exit_code), (ErrorStage::Clang, 2), "{e:?}");
+    let asm = "__global__ void k(int *A) {\n  asm(\"exit;\");\n}\n";
+    let e = syncfix::repair(&write(dir.path(), Language::Cuda, asm), asm, &opts).unwrap_err();
+    assert_eq!((e.stage, e.exit_code, e.line), (ErrorStage::FrontEnd, 4, Some(2)), "{e:?}");
+    assert_eq!(serde_json::to_value(&e).unwrap()["stage"], "frontend");
+}
+
+#[test]
+fn a_cancelled_call_fails_with_stage_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, TWO_KERNELS);
+    let mut opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    opts.cancel = Some(Arc::new(AtomicBool::new(true)));
+    let e = syncfix::analyse(&path, TWO_KERNELS, &opts).unwrap_err();
+    assert_eq!(e.stage, ErrorStage::Cancelled, "{e:?}");
+}
+
+/// A flag set while one long solver call runs interrupts that call (Z3's interrupt), so an
+/// editor's stale analysis stops within seconds (Z3 4.8.12 polls its interrupt flag only now
+/// and then: 1 to 8 s here), not when the solver is done (minutes: 109 s to the time limit
+/// without the interrupt).
+#[test]
+fn cancelling_interrupts_a_running_solver_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("__global__ void k(int *A) {\n");
+    for i in 0..3000 {
+        text.push_str(&format!("  A[threadIdx.x * 64 + {}] += {i};\n", i % 64));
+    }
+    text.push_str("}\n");
+    let path = write(dir.path(), Language::Cuda, &text);
+    let mut opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    // Without the interrupt the call would run past this limit and end as a timeout.
+    opts.timeout = Some(Duration::from_secs(120));
+    let cancel = Arc::new(AtomicBool::new(false));
+    opts.cancel = Some(cancel.clone());
+    let setter = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            // The front end and the encoding take about 3 s (more on a loaded machine); the
+            // solver call then runs for minutes.
+            std::thread::sleep(Duration::from_secs(12));
+            cancel.store(true, Ordering::Relaxed);
+            Instant::now()
+        })
+    };
+    let r = syncfix::verify(&path, &text, &opts);
+    let ended = Instant::now();
+    let set = setter.join().unwrap();
+    let e = r.expect_err("the call was cancelled");
+    assert_eq!(e.stage, ErrorStage::Cancelled, "{e:?}");
+    assert!(ended.saturating_duration_since(set) < Duration::from_secs(30), "ended {:?} after the flag", ended.saturating_duration_since(set));
+}
