@@ -124,8 +124,13 @@ fn the_repair_loop_and_its_re_verification_share_the_limit() {
 /// Sends `signal` to a run `after` its start; returns the exit code and how long the run took
 /// to end after the signal.
 fn interrupt(s: &Setup, extra: &[&str], signal: i32, after: Duration) -> (i32, f64) {
+    interrupt_when(s, extra, signal, || std::thread::sleep(after))
+}
+
+/// Sends `signal` to a run once `wait` returns.
+fn interrupt_when(s: &Setup, extra: &[&str], signal: i32, wait: impl FnOnce()) -> (i32, f64) {
     let mut child = s.start(&args(extra));
-    std::thread::sleep(after);
+    wait();
     assert!(child.try_wait().unwrap().is_none(), "the run ended before the signal");
     let t = Instant::now();
     // SAFETY: kill(2) on our own child, which has not been waited for.
@@ -158,10 +163,18 @@ fn sigterm_ends_a_run_within_a_second_with_143() {
 
 #[test]
 fn a_signal_in_the_front_end_kills_clang_and_removes_the_copy_of_the_source() {
-    // 50 ms in, the front end has made its scratch folder and clang is running.
+    // Once the front end has made its scratch folder, clang is running (a fixed delay was too
+    // short on a loaded machine: the signal came before the handlers were installed).
     for (signal, want) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
         let s = setup(NEST);
-        let (code, secs) = interrupt(&s, &["--timeout=60", FORCE], signal, Duration::from_millis(50));
+        let tmp = s.tmp.path().to_path_buf();
+        let scratch_made = move || {
+            let t = Instant::now();
+            while std::fs::read_dir(&tmp).map_or(true, |mut d| d.next().is_none()) && t.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        };
+        let (code, secs) = interrupt_when(&s, &["--timeout=60", FORCE], signal, scratch_made);
         assert_eq!(code, want);
         assert!(secs < 1.0, "{secs:.2}s");
         s.assert_no_temporary_files();
