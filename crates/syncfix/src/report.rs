@@ -6,7 +6,7 @@ use syncfix_kir::{AssertKind, Kernel, Span};
 use syncfix_verify::{AccessKind, Defect, Trace};
 
 /// A source location with its line of text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Location {
     pub file: String,
     /// clang's 1-based line and column (bytes) of the access or statement, as GPUVerify
@@ -24,7 +24,7 @@ pub struct Location {
 }
 
 /// A thread of a counterexample: ids per dimension and the launch it belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ThreadDesc {
     pub local: [u32; 3],
     pub group: [u32; 3],
@@ -40,7 +40,7 @@ impl ThreadDesc {
 }
 
 /// One access of a race.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct AccessDesc {
     /// `Read`, `Write` or `Atomic`.
     pub kind: &'static str,
@@ -53,7 +53,8 @@ pub struct AccessDesc {
 }
 
 /// A defect found by the verifier.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "defect", rename_all = "snake_case")]
 pub enum Finding {
     /// `race` is GPUVerify's name (`read-write`, `write-read`, `write-write`, `atomic-read`...);
     /// `first` is the access logged first (thread 1), `second` the later one.
@@ -69,7 +70,8 @@ pub enum Finding {
 }
 
 /// What kind of specification failed (GPUVerify words each differently).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Check {
     Assertion,
     /// A callee's `__requires`: reported at the call, with a note at the precondition.

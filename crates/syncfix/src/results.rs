@@ -6,7 +6,8 @@ use crate::verdict::TextEdit;
 use std::time::Duration;
 
 /// The verdict on one kernel.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
 pub enum Status {
     Verified,
     /// Bug-finding mode: nothing found within the unwinding bound.
@@ -18,7 +19,7 @@ pub enum Status {
 }
 
 /// Per-stage times and counters (for the benchmark).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Timings {
     /// The whole front end, `clang` included.
     pub frontend: Duration,
@@ -53,7 +54,7 @@ impl Timings {
 }
 
 /// The result of verifying one kernel.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct KernelReport {
     pub kernel: String,
     pub status: Status,
@@ -68,7 +69,8 @@ pub struct KernelReport {
 }
 
 /// How a repair ended (GPURepair's outcomes).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
 pub enum RepairStatus {
     /// The kernel needs no change: it verifies as written (`repair`), or every barrier is
     /// needed (`audit`).
@@ -107,7 +109,7 @@ pub enum Applicability {
 }
 
 /// One kernel's part of a repair or audit.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct KernelRepair {
     pub kernel: String,
     /// How this kernel's repair ended: [`RepairStatus::Repaired`] when the fix holds changes
@@ -127,7 +129,7 @@ pub struct KernelRepair {
 /// that were repaired, re-verified on the patched text, while [`RepairReport::status`] is the
 /// first failing kernel's (so the exit code says that the file is not fully repaired) and
 /// [`RepairReport::kernels`] says which kernel ended how.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct RepairReport {
     /// [`RepairStatus::Repaired`] when every kernel verifies with the fix and some change
     /// was made; otherwise the first failing kernel's status (or [`RepairStatus::NoChange`]).
@@ -162,7 +164,7 @@ pub struct RepairReport {
 }
 
 /// One change of a fix, as plain data (for `--format json` and editors).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChangeInfo {
     /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
     /// of an assignment, through a temporary), `remove`, or `upgrade` (an OpenCL barrier's
@@ -182,7 +184,7 @@ pub struct ChangeInfo {
 }
 
 /// A barrier statement that a fix removes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Removal {
     /// 1-based line of the statement in the user's file.
     pub line: u32,
@@ -211,7 +213,7 @@ impl RepairReport {
 }
 
 /// A candidate barrier site, as plain data.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Site {
     /// Where the barrier would go: the anchor statement's 1-based line and column.
     pub line: u32,

@@ -113,3 +113,23 @@ fn cancelling_interrupts_a_running_solver_call() {
     assert_eq!(e.stage, ErrorStage::Cancelled, "{e:?}");
     assert!(ended.saturating_duration_since(set) < Duration::from_secs(30), "ended {:?} after the flag", ended.saturating_duration_since(set));
 }
+
+#[test]
+fn results_serialise_as_plain_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, TWO_KERNELS);
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let (reports, _) = syncfix::verify(&path, TWO_KERNELS, &opts).unwrap();
+    let v = serde_json::to_value(&reports).unwrap();
+    assert_eq!(v[0]["status"]["status"], "defect", "{v}");
+    let race = &v[0]["findings"][0];
+    assert_eq!(race["defect"], "race", "{race}");
+    // Both accesses, each with the range of its expression.
+    assert_eq!(race["second"]["at"][0]["range"]["start"]["column"], 3, "{race}");
+    assert_eq!(race["first"]["at"][0]["range"]["end"]["column"], 29, "{race}");
+    let r = syncfix::repair(&path, TWO_KERNELS, &opts).unwrap();
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["status"]["status"], "unrepairable", "{v}");
+    assert_eq!(v["applicability"], "safe");
+    assert_eq!(v["kernels"][0]["status"]["status"], "repaired");
+}
