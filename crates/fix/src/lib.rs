@@ -11,7 +11,6 @@
 //! build_fix(source, stmts, changes) -> Fix { edits, applicability, notes }
 //! apply_edits(source, &fix.edits)   -> patched text
 //! unified_diff(source, patched, path) -> "--- a/path\n+++ b/path\n@@ ..."
-//! write_atomically(path, patched)   (for `--apply`)
 //! ```
 //!
 //! **Invariants**
@@ -27,12 +26,10 @@ mod apply;
 mod build;
 mod diff;
 mod layout;
-mod write;
 
 pub use apply::apply_edits;
 pub use build::build_fix;
 pub use diff::unified_diff;
-pub use write::{apply_to_file, write_atomically, ApplyError};
 
 use std::fmt;
 use syncfix_kir::{StmtId, TextRange};

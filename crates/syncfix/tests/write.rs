@@ -1,7 +1,7 @@
 //! `write_atomically` (`--apply`).
 
 use std::fs;
-use syncfix_fix::write_atomically;
+use syncfix::write_atomically;
 
 /// The names in `dir`, sorted.
 fn entries(dir: &std::path::Path) -> Vec<String> {
@@ -81,7 +81,7 @@ mod apply {
     //! `apply_to_file` (`--apply` on the user's file).
     use std::fs;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    use syncfix_fix::{apply_to_file, ApplyError};
+    use syncfix::{apply_to_file, ApplyError};
 
     fn file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
