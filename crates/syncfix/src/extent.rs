@@ -144,40 +144,34 @@ fn postfix_start(b: &[u8], end: usize) -> Option<usize> {
     }
 }
 
-fn matching(b: &[u8], open: usize) -> Option<usize> {
+/// The bracket that closes the one at `open` (scanning forward) or opens the one at `close`
+/// (`back`), within one statement.
+fn matching_dir(b: &[u8], at: usize, back: bool) -> Option<usize> {
+    let (opens, closes): (&[u8], &[u8]) = if back { (b"])", b"[(") } else { (b"[(", b"])") };
     let mut depth = 0i32;
-    for (k, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'[' | b'(' => depth += 1,
-            b']' | b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
+    let mut k = at;
+    loop {
+        let c = *b.get(k)?;
+        if opens.contains(&c) {
+            depth += 1;
+        } else if closes.contains(&c) {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
             }
-            b';' | b'{' | b'}' => return None,
-            _ => {}
+        } else if matches!(c, b';' | b'{' | b'}') {
+            return None;
         }
+        k = if back { k.checked_sub(1)? } else { k + 1 };
     }
-    None
+}
+
+fn matching(b: &[u8], open: usize) -> Option<usize> {
+    matching_dir(b, open, false)
 }
 
 fn matching_back(b: &[u8], close: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for k in (0..=close).rev() {
-        match b[k] {
-            b']' | b')' => depth += 1,
-            b'[' | b'(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            b';' | b'{' | b'}' => return None,
-            _ => {}
-        }
-    }
-    None
+    matching_dir(b, close, true)
 }
 
 #[cfg(test)]
