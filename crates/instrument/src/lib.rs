@@ -90,18 +90,20 @@ pub struct InstrumentConfig {
     pub warp_size: u32,
 }
 
+/// The weights and warp settings of `configs/default.toml` ([`syncfix_kir::defaults`]).
 impl Default for InstrumentConfig {
     fn default() -> Self {
+        use syncfix_kir::defaults as d;
         InstrumentConfig {
             new_sites: true,
             disable_grid: false,
             disable_inspect: false,
-            loop_depth_weight: 10,
-            grid_barrier_weight: 12,
-            block_barrier_weight: 1,
-            warp_barrier_weight: 1,
-            warp_barriers: true,
-            warp_size: 32,
+            loop_depth_weight: d::REPAIR_LOOP_DEPTH_WEIGHT as u64,
+            grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
+            block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
+            warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
+            warp_barriers: d::REPAIR_WARP_BARRIERS,
+            warp_size: d::REPAIR_WARP_SIZE as u32,
         }
     }
 }

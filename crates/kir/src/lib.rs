@@ -16,6 +16,7 @@
 //! - Statement boundaries ([`Anchor`]) have no semantics; removing them changes nothing.
 
 mod cfg;
+pub mod defaults;
 mod display;
 mod entity;
 mod ir;

@@ -52,7 +52,15 @@ impl RepairOptions {
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { strategy: Strategy::Mhs, max_verifier_calls: 2000, deadline: None, global_search_calls: 16, cancel: None }
+        // `configs/default.toml`'s values (syncfix_kir::defaults).
+        use syncfix_kir::defaults as d;
+        RepairOptions {
+            strategy: if d::REPAIR_SOLVER == "maxsat" { Strategy::MaxSat } else { Strategy::Mhs },
+            max_verifier_calls: d::REPAIR_MAX_VERIFIER_CALLS as u32,
+            deadline: None,
+            global_search_calls: d::REPAIR_GLOBAL_SEARCH_CALLS as u32,
+            cancel: None,
+        }
     }
 }
 

@@ -50,7 +50,14 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_unwind: 64, max_unroll_instructions: 20_000, max_unwind_checks: 8, max_instructions: 400_000 }
+        // `configs/default.toml`'s values (syncfix_kir::defaults).
+        use syncfix_kir::defaults as d;
+        Limits {
+            max_unwind: d::VERIFIER_MAX_UNWIND as u32,
+            max_unroll_instructions: d::VERIFIER_MAX_UNROLL_INSTRUCTIONS as u64,
+            max_unwind_checks: d::VERIFIER_MAX_UNWIND_CHECKS as u32,
+            max_instructions: d::VERIFIER_MAX_INSTRUCTIONS as u64,
+        }
     }
 }
 
