@@ -18,7 +18,8 @@ pub struct Analysis {
     /// The repair of a file with a defect, or the audit's removals on a file that verifies:
     /// `None` when there is nothing to change or no change could be made (`note` says why).
     pub fix: Option<QuickFix>,
-    /// Why a file with a defect has no fix (the repair's reason), else `None`.
+    /// Why a file with a defect has no fix, or only a fix of some of its kernels (the repair's
+    /// reason for the first kernel it could not repair), else `None`.
     pub note: Option<String>,
 }
 
@@ -95,9 +96,19 @@ pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, Erro
     opts.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let report = run(path, text, &opts)?;
     let summary = RepairSummary::of(command, &file, &report, None, 0, started.elapsed());
-    if summary.status == "repaired" && !summary.edits.is_empty() {
+    // A fix of some kernels beside one that failed is still offered (its edits re-verified),
+    // and `note` says what is left.
+    if !summary.edits.is_empty() {
         let n = summary.changes.len();
-        let title = if command == "repair" {
+        let repaired: Vec<String> =
+            summary.kernels.iter().filter(|k| k.status == "repaired").map(|k| format!("`{}`", k.kernel)).collect();
+        let title = if command == "repair" && summary.status != "repaired" {
+            format!(
+                "Insert barriers in {} (syncfix repair: {n} change{}, re-verified)",
+                repaired.join(", "),
+                if n == 1 { "" } else { "s" }
+            )
+        } else if command == "repair" {
             format!("Insert barriers (syncfix repair: {n} change{}, re-verified)", if n == 1 { "" } else { "s" })
         } else {
             format!("Remove unneeded barriers (syncfix audit: {n} barrier{}, re-verified)", if n == 1 { "" } else { "s" })
@@ -107,9 +118,10 @@ pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, Erro
             command: command.into(),
             applicability: summary.applicability.clone().unwrap_or_else(|| "safe".into()),
             edits: summary.edits.clone(),
-            summary,
+            summary: summary.clone(),
         });
-    } else if command == "repair" {
+    }
+    if command == "repair" && summary.status != "repaired" {
         analysis.note = summary.reason.clone();
     }
     Ok(analysis)

@@ -36,6 +36,12 @@ fn a_kernel_that_cannot_be_repaired_keeps_the_others_fix() {
     let ks: Vec<(&str, &str)> = s.kernels.iter().map(|k| (k.kernel.as_str(), k.status.as_str())).collect();
     assert_eq!(ks, [("good", "repaired"), ("bad", "unrepairable")]);
     assert_eq!(s.edits.len(), 1);
+    // An editor is offered the fix of `good`, and told why `bad` has none.
+    let a = syncfix::analyse(&path, TWO_KERNELS, &opts).unwrap();
+    let fix = a.fix.expect("the fix of `good`");
+    assert!(fix.title.starts_with("Insert barriers in `good`"), "{}", fix.title);
+    assert_eq!(syncfix::apply_edits(TWO_KERNELS, &fix.edits), patched);
+    assert!(a.note.is_some_and(|n| n.contains("same statement")));
 }
 
 #[test]
