@@ -39,6 +39,10 @@ pub struct SuiteArgs {
     /// Print the output of the kernels that disagree.
     #[arg(long, short = 'v')]
     verbose: bool,
+    /// `text`: the table and summary on stdout; `json` / `sarif`: the `--json` document or
+    /// the `--sarif` log on stdout instead, and the table and summary on stderr.
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Text)]
+    format: crate::args::Format,
 }
 
 /// The defect a kernel is expected to show.
@@ -262,7 +266,8 @@ pub fn run(a: &SuiteArgs) -> u8 {
             (c, r, agree)
         })
         .collect();
-    if let Some(path) = &a.json {
+    use crate::args::Format;
+    if a.json.is_some() || a.format == Format::Json {
         let doc = SuiteJson {
             schema: "syncfix.suite/1",
             dir: a.dir.display().to_string(),
@@ -284,11 +289,16 @@ pub fn run(a: &SuiteArgs) -> u8 {
                 })
                 .collect(),
         };
-        if let Err(e) = runner::write_json(path, &doc) {
-            runner::fail(&e);
+        if let Some(path) = &a.json {
+            if let Err(e) = runner::write_json(path, &doc) {
+                runner::fail(&e);
+            }
+        }
+        if a.format == Format::Json {
+            crate::output::print_json(&doc);
         }
     }
-    if let Some(path) = &a.sarif {
+    if a.sarif.is_some() || a.format == Format::Sarif {
         let verdicts: Vec<syncfix::verdict::Verdict> = runs
             .iter()
             .map(|r| {
@@ -298,18 +308,30 @@ pub fn run(a: &SuiteArgs) -> u8 {
                 syncfix::verdict::Verdict { file: name, ..r.verdict.clone() }.rebased(kernel_dir)
             })
             .collect();
-        if let Err(e) = runner::write_json(path, &syncfix::sarif::of_verdicts(&verdicts)) {
-            runner::fail(&e);
+        let log = syncfix::sarif::of_verdicts(&verdicts);
+        if let Some(path) = &a.sarif {
+            if let Err(e) = runner::write_json(path, &log) {
+                runner::fail(&e);
+            }
+        }
+        if a.format == Format::Sarif {
+            crate::output::print_json(&log);
         }
     }
     let total = runs.len();
     let code_ok = runs.iter().filter(|r| r.code_ok()).count();
     let all_ok = runs.iter().filter(|r| r.code_ok() && r.regex_ok).count();
     let secs: f64 = runs.iter().map(|r| r.seconds).sum();
-    print!("{}", table(&scored));
-    println!(
+    let summary = format!(
         "{total} kernels ({skipped} skipped): {code_ok} gave the expected exit code, {all_ok} also matched their regular expressions; {secs:.1}s of kernel time"
     );
+    if a.format == Format::Text {
+        print!("{}", table(&scored));
+        println!("{summary}");
+    } else {
+        eprint!("{}", table(&scored));
+        eprintln!("{summary}");
+    }
     if all_ok == total {
         0
     } else {

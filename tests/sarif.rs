@@ -183,3 +183,28 @@ fn suite_writes_one_valid_log_with_paths_from_the_tree() {
     }
     assert!(results(&log).len() >= kernels, "every testsuite kernel has a defect");
 }
+
+/// `suite --format sarif` prints the same log on stdout (the table goes to stderr), and
+/// `--format json` the suite's JSON document.
+#[test]
+fn suite_prints_its_log_or_document_with_format() {
+    let v = validator();
+    let run = |format: &str| {
+        let out = Command::new(BIN)
+            .args(["suite", "testsuite", "-j", "2", "--format", format])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("gave the expected exit code"), "the summary goes to stderr");
+        serde_json::from_slice::<Value>(&out.stdout).expect("stdout is one JSON document")
+    };
+    let log = run("sarif");
+    let errors: Vec<String> = v.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let kernels = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite")).unwrap().count();
+    assert_eq!(log["runs"][0]["invocations"].as_array().unwrap().len(), kernels);
+    let doc = run("json");
+    assert_eq!(doc["schema"], "syncfix.suite/1");
+    assert_eq!(doc["kernels"].as_array().unwrap().len(), kernels);
+}
