@@ -419,3 +419,25 @@ fn strip_ansi(b: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// One kernel of a file that cannot be repaired does not drop the other's fix: the patch of
+/// the kernel repaired is printed (and applies), the exit code is the failing kernel's.
+#[test]
+fn repair_prints_the_fix_of_the_kernels_it_repairs_beside_one_it_cannot() {
+    let d = tempfile::tempdir().unwrap();
+    let two = "__global__ void good(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n\n__global__ void bad(int *A) {\n  A[0] = threadIdx.x;\n}\n";
+    kernel(d.path(), "two.cu", two);
+    let (code, patch, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "two.cu"]);
+    assert_eq!(code, 202, "{err}");
+    assert!(patch.contains("+  __syncthreads();"), "{patch}");
+    assert!(err.contains("the patch repairs kernel `good` only; kernel `bad` is not repaired"), "{err}");
+    assert!(err.contains("syncfix: error: kernel `bad` cannot be repaired"), "{err}");
+    let applied = std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(d.path()).stdin(std::process::Stdio::piped()).spawn().and_then(|mut c| {
+        use std::io::Write;
+        c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+        c.wait()
+    });
+    assert!(applied.unwrap().success());
+    let (_, out, _) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "--kernel=good", "two.cu"]);
+    assert!(out.contains("1 verified, 0 errors"), "{out}");
+}
