@@ -128,7 +128,9 @@ pub struct CommonArgs {
     /// Silent on success.
     #[arg(long, conflicts_with = "verbose")]
     pub silent: bool,
-    /// Accepted for GPUVerify compatibility.
+    /// `repair`, `audit`: say what the repair over-approximated and when (clauses from traces
+    /// that are not exact, widened clauses, the kernel's barriers kept). `verify`: accepted for
+    /// GPUVerify compatibility.
     #[arg(long)]
     pub verbose: bool,
     /// Print timing information (as --stats).

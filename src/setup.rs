@@ -59,6 +59,10 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Enc
     }
     let mut check_arrays: Option<Vec<String>> = None;
     let mut ignored = ignored_flags(c);
+    // `--verbose` says what the repair over-approximated (repair and audit).
+    if c.verbose && (repair.is_some() || std::env::args().nth(1).as_deref() == Some("audit")) {
+        ignored.retain(|f| f != "--verbose");
+    }
     for v in &c.vcgen_opt {
         match v.strip_prefix("/checkArrays:") {
             Some(list) => check_arrays.get_or_insert_with(Vec::new).extend(list.split(',').map(|a| a.trim().to_string())),

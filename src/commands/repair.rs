@@ -43,6 +43,15 @@ fn run_repair_like(
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
     }
+    if c.verbose {
+        let several = report.kernels.len() > 1;
+        for k in &report.kernels {
+            for line in &k.log {
+                let who = if several { format!("kernel `{}`: ", k.kernel) } else { String::new() };
+                eprintln!("syncfix: note: {who}{line}");
+            }
+        }
+    }
     if c.stats {
         print_stats(&report.timings);
     }

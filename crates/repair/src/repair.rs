@@ -93,6 +93,11 @@ pub struct RepairStats {
     pub used_maxsat: bool,
     /// The search kept the kernel's barriers on (see [`RepairOptions::global_search_calls`]).
     pub kept_existing: bool,
+    /// Why this kernel's traces are not exact ([`Verifier::inexact_reason`]), if they are not.
+    pub inexact_reason: Option<String>,
+    /// What the repair over-approximated and when, in order (`--verbose` prints it): clauses
+    /// from traces that are not exact, tight clauses widened, the kernel's barriers kept.
+    pub log: Vec<String>,
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
@@ -157,7 +162,7 @@ pub fn repair_from(
     opts: &RepairOptions,
     seed: Option<Box<Trace>>,
 ) -> (Outcome, RepairStats) {
-    let mut stats = RepairStats::default();
+    let mut stats = RepairStats { inexact_reason: verifier.inexact_reason(), ..RepairStats::default() };
     let outcome = run(inst, verifier, opts, seed, &mut stats);
     (outcome, stats)
 }
@@ -192,6 +197,15 @@ fn run(
         let hints = phi.hints(inst);
         if !stats.kept_existing && (phi.inexact || stats.verifier_calls >= opts.global_search_calls) && !hints.is_empty() {
             stats.kept_existing = true;
+            let since = if phi.inexact {
+                "a clause is not exact".to_string()
+            } else {
+                format!("{} verifier calls gave no repair", stats.verifier_calls)
+            };
+            stats.log.push(format!(
+                "since {since}, the search keeps the kernel's own barriers on, adds what is missing and then removes each \
+                 barrier the kernel does without: the answer is minimal, not proven of minimum weight"
+            ));
         }
         let t0 = Instant::now();
         let sol = if stats.kept_existing {
@@ -207,7 +221,14 @@ fn run(
         }
         let sol = match sol {
             Ok(Some(s)) => s,
-            Ok(None) if phi.widen() => continue,
+            Ok(None) if phi.widen() => {
+                stats.log.push(
+                    "the clauses cannot all be met: each clause drawn near a pair of accesses from a trace that is not \
+                     exact is replaced by its coarse clause (every disabled site between the accesses, GPURepair's)"
+                        .to_string(),
+                );
+                continue;
+            }
             Ok(None) => return phi.unsat(inst),
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
@@ -437,10 +458,37 @@ impl Phi {
     /// Learns from a counterexample: adds its clause(s), or returns the final outcome.
     fn learn(&mut self, inst: &Instrumented, t: Box<Trace>, stats: &mut RepairStats) -> Option<Outcome> {
         let mut exact = !self.inexact;
+        let before = self.clauses.len();
         match learn(inst, &t, &mut self.clauses, &mut self.seen, &mut exact, &mut self.wider) {
             Learned::Clause => {
                 self.inexact = !exact;
                 stats.clauses = self.clauses.len();
+                if self.clauses.len() > before && (!t.exact || matches!(t.defect, Defect::Assertion { .. })) {
+                    let what = match &t.defect {
+                        Defect::Race(r) => {
+                            let line = |s: &syncfix_kir::Span| s.in_main().map_or("?".to_string(), |l| l.line.to_string());
+                            format!("the race on `{}` (lines {} and {})", inst.kernel.objects[r.object].name, line(&r.first.span), line(&r.second.span))
+                        }
+                        Defect::Assertion { span, .. } => {
+                            format!("the failing assertion at line {}", span.in_main().map_or("?".to_string(), |l| l.line.to_string()))
+                        }
+                        Defect::Divergence { span, .. } => {
+                            format!("the divergent barrier at line {}", span.in_main().map_or("?".to_string(), |l| l.line.to_string()))
+                        }
+                        _ => "the defect".to_string(),
+                    };
+                    let why = match (&t.defect, &stats.inexact_reason) {
+                        (Defect::Assertion { .. }, _) => "an assertion's clause is the sites its trace reached (GPURepair's clause of the disabled sites if that is too tight)".to_string(),
+                        (_, Some(r)) => format!("its trace is not exact ({r})"),
+                        (_, None) => "its trace is not exact".to_string(),
+                    };
+                    let n = self.clauses.last().map_or(0, |c| c.0.len());
+                    stats.log.push(format!(
+                        "clause {} from {what} over-approximates: {why}; it names {n} site{}, and never grounds an exit 202",
+                        self.clauses.len(),
+                        if n == 1 { "" } else { "s" }
+                    ));
+                }
                 self.traces.resize(self.clauses.len(), t);
                 None
             }

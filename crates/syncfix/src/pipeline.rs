@@ -150,11 +150,13 @@ struct KernelOutcome {
     /// The user's barriers this kernel keeps.
     kept: Vec<StmtId>,
     bounded: Option<u32>,
+    /// What the repair over-approximated (`RepairStats::log`).
+    log: Vec<String>,
 }
 
 impl KernelOutcome {
     fn failed(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
-        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None }
+        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![] }
     }
 }
 
@@ -216,7 +218,8 @@ fn repair_kernel_in(
     };
     let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair, seed);
     add_stats(timings, &v, &stats);
-    Ok(match outcome {
+    let log = stats.log.clone();
+    let outcome = match outcome {
         Outcome::Repaired { assignment, bounded, .. } => {
             let (c, kept) = changes_of(&inst, &assignment);
             let mut changes = vec![];
@@ -226,7 +229,7 @@ fn repair_kernel_in(
                 changes.push(change);
             }
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
-            KernelOutcome { status, findings: vec![], changes, kept, bounded }
+            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![] }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::failed(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::failed(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
@@ -235,7 +238,8 @@ fn repair_kernel_in(
         }
         Outcome::Unknown(r) => KernelOutcome::failed(RepairStatus::Unknown(r), vec![]),
         Outcome::Timeout => KernelOutcome::failed(RepairStatus::Timeout, vec![]),
-    })
+    };
+    Ok(KernelOutcome { log, ..outcome })
 }
 
 /// Repairs each kernel of `compiled`, builds one fix from the changes of those repaired, and
@@ -269,7 +273,13 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
                     RepairStatus::Repaired if mine.is_empty() => RepairStatus::NoChange,
                     s => s.clone(),
                 };
-                KernelRepair { kernel: name.clone(), status, findings: o.findings.clone(), changes: infos_of(&mine, &meta, compiled, text) }
+                KernelRepair {
+                    kernel: name.clone(),
+                    status,
+                    findings: o.findings.clone(),
+                    changes: infos_of(&mine, &meta, compiled, text),
+                    log: o.log.clone(),
+                }
             })
             .collect()
     };

@@ -120,6 +120,9 @@ pub struct KernelRepair {
     /// The changes the fix makes for this kernel (a change in a function that several
     /// kernels call is listed under each).
     pub changes: Vec<ChangeInfo>,
+    /// What the repair over-approximated, and when (GPURepair's coarse clauses where a trace
+    /// is not exact, widened clauses, the kernel's barriers kept): `--verbose` prints it.
+    pub log: Vec<String>,
 }
 
 /// The result of `syncfix repair` or `syncfix audit` on one file.

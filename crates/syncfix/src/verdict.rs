@@ -554,6 +554,9 @@ pub struct KernelRepairSummary {
     /// This kernel's changes (a change in a function several kernels call is listed under
     /// each).
     pub changes: Vec<ChangeSummary>,
+    /// What the repair over-approximated, and when (`--verbose` prints it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
 }
 
 /// A repair status's name in [`RepairSummary::status`] and the reason it carries.
@@ -720,6 +723,7 @@ impl RepairSummary {
                         status: status.into(),
                         reason,
                         changes: k.changes.iter().map(|c| change_summary(file, c)).collect(),
+                        log: k.log.clone(),
                     }
                 })
                 .collect(),

@@ -139,3 +139,21 @@ fn results_serialise_as_plain_data() {
     assert_eq!(v["applicability"], "safe");
     assert_eq!(v["kernels"][0]["status"]["status"], "repaired");
 }
+
+/// `--verbose`'s log: a clause from a trace that is not exact (here the equality abstraction)
+/// is said to over-approximate, with the reason; an exact repair logs nothing.
+#[test]
+fn a_repair_says_what_it_over_approximated() {
+    let src = "__global__ void k(int *A) {\n  __shared__ int s[64];\n  s[threadIdx.x] = A[threadIdx.x];\n  A[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, src);
+    let mut opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let exact = syncfix::repair(&path, src, &opts).unwrap();
+    assert!(matches!(exact.status, RepairStatus::Repaired), "{:?}", exact.status);
+    assert!(exact.kernels[0].log.is_empty(), "{:?}", exact.kernels[0].log);
+    opts.verifier.abstraction = syncfix::Abstraction::Equality;
+    let coarse = syncfix::repair(&path, src, &opts).unwrap();
+    assert!(matches!(coarse.status, RepairStatus::Repaired), "{:?}", coarse.status);
+    let log = coarse.kernels[0].log.join("\n");
+    assert!(log.contains("over-approximates") && log.contains("equality abstraction of `A`, `s`"), "{log}");
+}

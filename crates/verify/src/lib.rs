@@ -193,6 +193,35 @@ pub struct Stats {
     pub cut_loops: usize,
 }
 
+impl<'ctx, 'k> Verifier<'ctx, 'k> {
+    /// Why the traces of this encoding do not replay under every barrier assignment (so the
+    /// repair's clauses from them over-approximate, GPURepair §2.3), or `None` when they do:
+    /// arrays under the equality abstraction (their values depend on the barriers), loops cut
+    /// and proved with invariants (an iteration's state is havocked).
+    pub fn inexact_reason(&self) -> Option<String> {
+        let mut why = vec![];
+        let eq: Vec<&str> = self
+            .kernel
+            .objects
+            .iter()
+            .filter(|(o, _)| self.abs.model(*o) == abstraction::Model::Equality)
+            .map(|(_, obj)| obj.name.as_str())
+            .collect();
+        if !eq.is_empty() {
+            why.push(format!("the equality abstraction of {}", eq.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")));
+        }
+        let lines: Vec<String> = self.enc.cut.iter().filter_map(|c| c.header_span.in_main().map(|l| l.line.to_string())).collect();
+        if !self.enc.cut.is_empty() {
+            why.push(if lines.is_empty() {
+                "loops cut and proved with invariants".to_string()
+            } else {
+                format!("the loop{} at line{} {} cut and proved with invariants", if lines.len() == 1 { "" } else { "s" }, if lines.len() == 1 { "" } else { "s" }, lines.join(", "))
+            });
+        }
+        (!why.is_empty()).then(|| why.join(" and "))
+    }
+}
+
 /// Parameters for the next solver call: a fixed seed, no SIGINT handler of Z3's own (syncfix
 /// handles Ctrl-C), and a time limit of the smaller of [`VerifyOptions::timeout`] and the time
 /// left before the deadline. `Err(Timeout)` when no time is left.
