@@ -16,6 +16,7 @@
 //! - Statement boundaries ([`Anchor`]) have no semantics; removing them changes nothing.
 
 mod cfg;
+mod check;
 mod display;
 mod entity;
 mod ir;
@@ -23,6 +24,7 @@ mod parse;
 mod source;
 
 pub use cfg::{Cfg, Irreducible, Item, Loop, LoopId};
+pub use check::{check, check_spans, CheckError};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
 pub use ir::*;
 pub use parse::{parse, parse_all, ParseError};

@@ -216,12 +216,26 @@ pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
     let mut hints = PtrHints::default();
     for _ in 0..64 {
         match lower_once(input, hints.clone()) {
-            Ok(k) => return Ok(k),
+            Ok(k) => {
+                if cfg!(debug_assertions) {
+                    assert_well_formed(&k);
+                }
+                return Ok(k);
+            }
             Err(Attempt::Retry(h)) => hints = h,
             Err(Attempt::Failed(e)) => return Err(e),
         }
     }
     Err(unsupported("pointers whose targets did not settle after 64 attempts", None))
+}
+
+/// Panics with every broken rule when the lowered kernel `k` is not well formed (KIR's
+/// invariants, [`syncfix_kir::check`], and the source locations the front end promises,
+/// [`syncfix_kir::check_spans`]): a bug of the lowering, caught where it is made rather than in
+/// the verifier. Run in debug builds; the tests call the check themselves.
+fn assert_well_formed(k: &Kernel) {
+    let errors: Vec<String> = syncfix_kir::check(k).iter().chain(syncfix_kir::check_spans(k).iter()).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "the lowering of `{}` broke KIR's rules:\n{}", k.name, errors.join("\n"));
 }
 
 /// Why a lowering attempt gave no kernel.
