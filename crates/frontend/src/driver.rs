@@ -599,7 +599,7 @@ fn with_contracts<'a>(language: Language, ast: &'a AstInfo, module: &llvm_ir::Mo
         let Some(func) = module.functions.iter().find(|g| g.name == symbol) else { return false };
         func.basic_blocks.iter().flat_map(|b| &b.instrs).any(|i| match i {
             llvm_ir::Instruction::Call(c) => crate::lower::callee_name(c).is_some_and(|n| {
-                matches!(crate::lower::demangle(&n).as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
+                matches!(crate::names::function_name(&n).as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
             }),
             _ => false,
         })

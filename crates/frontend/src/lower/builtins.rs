@@ -1,7 +1,8 @@
 //! Calls: thread/group ids and sizes, barriers, GPUVerify annotations, syncfix's statement
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
-use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
+use super::{unsupported, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
@@ -132,7 +133,7 @@ impl<'a> Lowerer<'a> {
         let scalar_arg = |i: usize| -> Result<Operand, LowerError> {
             match args.get(i) {
                 Some(LVal::Scalar(o)) => Ok(*o),
-                _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", demangle(&name)), loc)),
+                _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", function_name(&name)), loc)),
             }
         };
         let ret_bits = match c.function_ty.as_ref() {
@@ -268,7 +269,7 @@ impl<'a> Lowerer<'a> {
                 if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
                     let declared = self.m.func_declarations.iter().find(|d| d.name == name);
                     if callee.is_none() && declared.is_none() {
-                        return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                        return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
                     }
                     // A bodiless function without memory effects (a prelude's `const` math
                     // function): an uninterpreted function of its arguments.
@@ -289,7 +290,7 @@ impl<'a> Lowerer<'a> {
                         let at = loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
                         let note = format!(
                             "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
-                            demangle(&name)
+                            function_name(&name)
                         );
                         if !self.k.assumptions.contains(&note) {
                             self.k.assumptions.push(note);
@@ -299,7 +300,7 @@ impl<'a> Lowerer<'a> {
                         if let Some(dest) = &c.dest {
                             let ty = match c.function_ty.as_ref() {
                                 llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
-                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(&name)), loc)),
+                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(&name)), loc)),
                             };
                             if matches!(ty.as_ref(), llvm_ir::Type::PointerType { .. }) {
                                 // An arbitrary pointer: an access through it is a possible
@@ -311,7 +312,7 @@ impl<'a> Lowerer<'a> {
                             }
                             let mut widths = vec![];
                             if !super::inst::leaf_widths(&self.m.types, &ty, &mut widths) {
-                                return Err(unsupported(format!("`{}` returning {ty}", demangle(&name)), loc));
+                                return Err(unsupported(format!("`{}` returning {ty}", function_name(&name)), loc));
                             }
                             let leaves: Vec<Operand> =
                                 widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
@@ -322,7 +323,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 let Some(callee) = callee else {
-                    return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                    return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
                 };
                 let (cont, value) = self.inline_call(callee, args, span, cur)?;
                 if let (Some(dest), Some(v)) = (&c.dest, value) {
@@ -451,17 +452,17 @@ impl<'a> Lowerer<'a> {
     ) -> Result<LVal, LowerError> {
         let ret = match fty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
-            _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(name)), loc)),
+            _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(name)), loc)),
         };
         let mut widths = vec![];
         if !super::inst::leaf_widths(&self.m.types, &ret, &mut widths) {
-            return Err(unsupported(format!("`{}` returning {ret}", demangle(name)), loc));
+            return Err(unsupported(format!("`{}` returning {ret}", function_name(name)), loc));
         }
         let mut flat: Vec<Vec<Operand>> = vec![];
         for a in args {
             let mut leaves = vec![];
             if !Self::leaves_of(a, &mut leaves) {
-                return Err(unsupported(format!("`{}` with a pointer argument", demangle(name)), loc));
+                return Err(unsupported(format!("`{}` with a pointer argument", function_name(name)), loc));
             }
             flat.push(leaves);
         }

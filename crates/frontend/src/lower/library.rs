@@ -32,91 +32,55 @@ enum MTy {
     Named(String),
 }
 
-/// The source name and parameter types of an Itanium-mangled name (`_Z7add_satii`): only the
-/// subset clang emits for functions at namespace scope without template arguments.
+/// The source name and parameter types of an Itanium-mangled name (`_Z7add_satii`), for
+/// functions at namespace scope without template arguments (see
+/// [`crate::names::plain_signature`]); `None` for other names or a parameter type the library
+/// does not need.
 fn parse_mangled(s: &str) -> Option<(String, Vec<MTy>)> {
-    let rest = s.strip_prefix("_Z")?;
-    let (name, mut rest) = source_name(rest)?;
-    let mut subs = vec![];
-    let mut params = vec![];
-    while !rest.is_empty() {
-        let (t, r) = parse_type(rest, &mut subs)?;
-        params.push(t);
-        rest = r;
-    }
-    if params == [MTy::Void] {
-        params.clear();
-    }
-    Some((name.to_string(), params))
+    let (name, params) = crate::names::plain_signature(s)?;
+    let params = params.iter().map(|p| parse_type(p)).collect::<Option<Vec<_>>>()?;
+    Some((name, params))
 }
 
-/// `<length><identifier>`.
-fn source_name(s: &str) -> Option<(&str, &str)> {
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    let n: usize = s.get(..digits)?.parse().ok()?;
-    Some((s.get(digits..digits + n)?, s.get(digits + n..)?))
-}
-
-fn parse_type<'s>(s: &'s str, subs: &mut Vec<MTy>) -> Option<(MTy, &'s str)> {
-    let c = *s.as_bytes().first()?;
-    let rest = &s[1..];
-    let int = |bits, signed| Some((MTy::Int { bits, signed }, rest));
-    match c {
-        b'v' => Some((MTy::Void, rest)),
-        b'b' | b'h' => int(8, false),
-        b'c' | b'a' => int(8, true),
-        b's' => int(16, true),
-        b't' => int(16, false),
-        b'i' => int(32, true),
-        b'j' => int(32, false),
-        b'l' | b'x' => int(64, true),
-        b'm' | b'y' => int(64, false),
-        b'f' => Some((MTy::Float(32), rest)),
-        b'd' => Some((MTy::Float(64), rest)),
-        b'D' => match *rest.as_bytes().first()? {
-            b'h' => Some((MTy::Float(16), &rest[1..])),
-            b'v' => {
-                let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
-                let after = rest.get(1 + digits..)?.strip_prefix('_')?;
-                let (el, r) = parse_type(after, subs)?;
-                let t = MTy::Vector(Box::new(el));
-                subs.push(t.clone());
-                Some((t, r))
-            }
-            _ => None,
-        },
-        b'P' => {
-            let (t, r) = parse_type(rest, subs)?;
-            let p = MTy::Ptr(Box::new(t));
-            subs.push(p.clone());
-            Some((p, r))
+/// A parameter type as the demangler spells it (`unsigned int volatile AS1*`, `float
+/// __vector(4)`, `curandStateXORWOW*`). Qualifiers (address spaces `ASn`, `const`, `volatile`,
+/// `restrict`) are dropped: the library does not need them.
+fn parse_type(t: &str) -> Option<MTy> {
+    let mut t = t.trim();
+    loop {
+        let last = t.rsplit(' ').next().unwrap_or(t);
+        let qualifier = matches!(last, "const" | "volatile" | "restrict")
+            || last.strip_prefix("AS").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+        match t.rfind(' ') {
+            Some(i) if qualifier => t = t[..i].trim_end(),
+            _ => break,
         }
-        // Qualifiers (address spaces `U3AS1`, restrict, volatile, const): the qualified type is
-        // one substitution candidate; syncfix does not need the qualifiers themselves.
-        b'U' | b'r' | b'V' | b'K' => {
-            let mut r = s;
-            loop {
-                match *r.as_bytes().first()? {
-                    b'U' => r = source_name(&r[1..])?.1,
-                    b'r' | b'V' | b'K' => r = &r[1..],
-                    _ => break,
-                }
-            }
-            let (t, r) = parse_type(r, subs)?;
-            subs.push(t.clone());
-            Some((t, r))
-        }
-        b'S' => {
-            let end = rest.find('_')?;
-            let seq = &rest[..end];
-            let i = if seq.is_empty() { 0 } else { usize::from_str_radix(seq, 36).ok()? + 1 };
-            Some((subs.get(i)?.clone(), &rest[end + 1..]))
-        }
-        b'0'..=b'9' => {
-            let (n, r) = source_name(s)?;
-            let t = MTy::Named(n.to_string());
-            subs.push(t.clone());
-            Some((t, r))
+    }
+    if let Some(inner) = t.strip_suffix('*') {
+        return Some(MTy::Ptr(Box::new(parse_type(inner)?)));
+    }
+    if let Some(i) = t.find(" __vector(") {
+        return Some(MTy::Vector(Box::new(parse_type(&t[..i])?)));
+    }
+    let int = |bits, signed| Some(MTy::Int { bits, signed });
+    match t {
+        "void" => Some(MTy::Void),
+        "bool" | "unsigned char" => int(8, false),
+        "char" | "signed char" => int(8, true),
+        "short" => int(16, true),
+        "unsigned short" => int(16, false),
+        "int" => int(32, true),
+        "unsigned int" => int(32, false),
+        "long" | "long long" => int(64, true),
+        "unsigned long" | "unsigned long long" => int(64, false),
+        "float" => Some(MTy::Float(32)),
+        "double" => Some(MTy::Float(64)),
+        "half" => Some(MTy::Float(16)),
+        // Other builtin types the library never takes.
+        "wchar_t" | "char8_t" | "char16_t" | "char32_t" | "__int128" | "__float128" | "_Float16" | "auto" => None,
+        // A class or struct at namespace scope.
+        _ if !t.is_empty() && t.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') && !t.as_bytes()[0].is_ascii_digit() => {
+            Some(MTy::Named(t.to_string()))
         }
         _ => None,
     }
@@ -302,7 +266,7 @@ impl<'a> Lowerer<'a> {
             let v = self.lower_libdevice_call(name, args, ret_bits, cur, span, loc)?;
             return Ok(Some((cur, v.map(LVal::Scalar))));
         }
-        let (base, params) = parse_mangled(name).unwrap_or_else(|| (super::demangle(name), vec![]));
+        let (base, params) = parse_mangled(name).unwrap_or_else(|| (crate::names::function_name(name), vec![]));
         if let Some(v) = self.lower_vector_library_call(frame, name, &base, &params, args, ret_ty, cur, span, loc)? {
             return Ok(Some((cur, Some(v))));
         }
@@ -317,7 +281,7 @@ impl<'a> Lowerer<'a> {
             a[i] = LVal::Ptr(o, off);
             match me.lower_library_call(frame, name, &a, ret_ty, ret_bits, b, span, loc)? {
                 Some(r) => Ok(r),
-                None => Err(unsupported(format!("a call to `{}` with unexpected arguments", super::demangle(name)), loc)),
+                None => Err(unsupported(format!("a call to `{}` with unexpected arguments", crate::names::function_name(name)), loc)),
             }
         })?;
         Ok(Some((next, v)))

@@ -567,7 +567,7 @@ impl<'a> Lowerer<'a> {
             call_site,
             is_kernel,
             returns: vec![],
-            is_spec: demangle(&func.name).starts_with("__spec_"),
+            is_spec: crate::names::function_name(&func.name).starts_with("__spec_"),
             ensures: vec![],
             ret_placeholders: vec![],
             function_wide: vec![],
@@ -682,7 +682,7 @@ impl<'a> Lowerer<'a> {
         cur: BlockId,
     ) -> Result<(BlockId, Option<LVal>), LowerError> {
         if self.stack.iter().any(|f| *f == callee.name) {
-            return Err(unsupported(format!("recursive call to `{}`", demangle(&callee.name)), span.top()));
+            return Err(unsupported(format!("recursive call to `{}`", crate::names::function_name(&callee.name)), span.top()));
         }
         if self.stack.len() > 64 {
             return Err(unsupported("calls nested more than 64 deep", span.top()));
@@ -814,33 +814,10 @@ pub(crate) fn name_str(n: &Name) -> String {
     }
 }
 
-/// A readable name for an IR global without an AST entry: `_ZZ1kPfE1b` -> `b`, `k.l` -> `l`.
+/// A readable name for an IR global without an AST entry: `_ZZ1kPfE1b` (a function-local
+/// static) -> `b`, `k.l` -> `l`.
 fn source_name_of_global(ir: &str) -> String {
-    if let Some(rest) = ir.strip_prefix("_ZZ") {
-        if let Some(pos) = rest.rfind('E') {
-            let tail = &rest[pos + 1..];
-            let name: String = tail.chars().skip_while(|c| c.is_ascii_digit()).collect();
-            if !name.is_empty() {
-                return name;
-            }
-        }
-    }
-    ir.rsplit('.').next().unwrap_or(ir).to_string()
-}
-
-/// A best-effort readable name of a (possibly mangled) function.
-pub(crate) fn demangle(name: &str) -> String {
-    // _Z<len><name>...: take the first source name.
-    if let Some(rest) = name.strip_prefix("_Z") {
-        let rest = rest.trim_start_matches('N').trim_start_matches('K');
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let Ok(n) = digits.parse::<usize>() {
-            if let Some(s) = rest.get(digits.len()..digits.len() + n) {
-                return s.to_string();
-            }
-        }
-    }
-    name.to_string()
+    crate::names::local_static(ir).unwrap_or_else(|| ir.rsplit('.').next().unwrap_or(ir).to_string())
 }
 
 /// Size in bytes of the pointee of a pointer type as clang spells it (`float *`,

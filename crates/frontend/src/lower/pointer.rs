@@ -125,7 +125,7 @@ impl<'a> Lowerer<'a> {
             return Ok(Some(LVal::DynPtr { sel: Operand::konst(32, FN_SEL), cands: vec![], off: Operand::konst(64, i as u128 + 1) }));
         }
         if self.m.func_declarations.iter().any(|f| f.name == name) {
-            return Err(unsupported(format!("a pointer to function `{}`, which has no body (unsupported function pointer)", super::demangle(name)), loc));
+            return Err(unsupported(format!("a pointer to function `{}`, which has no body (unsupported function pointer)", crate::names::function_name(name)), loc));
         }
         Ok(None)
     }

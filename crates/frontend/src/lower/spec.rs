@@ -24,7 +24,8 @@
 //! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
 
-use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
+use super::{unsupported, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
@@ -45,7 +46,7 @@ impl<'a> Lowerer<'a> {
         span: &Span,
         loc: Option<Loc>,
     ) -> Result<bool, LowerError> {
-        let base = demangle(name);
+        let base = function_name(name);
         let base = base.as_str();
         let arg = |i: usize| -> Result<Operand, LowerError> {
             match args.get(i) {
@@ -559,14 +560,14 @@ impl<'a> Lowerer<'a> {
             func.basic_blocks.iter().flat_map(|b| b.instrs.iter()).filter_map(|i| i.try_get_result().map(|n| (n, i))).collect();
         let is_annotation = |c: &Call| {
             self.callee_name(c).is_some_and(|n| {
-                let d = demangle(&n);
+                let d = function_name(&n);
                 d.starts_with("__syncfix_") || d.starts_with("llvm.dbg.") || d.starts_with("llvm.lifetime.")
             })
         };
         for bb in &func.basic_blocks {
             for (at, ins) in bb.instrs.iter().enumerate() {
                 let I::Call(c) = ins else { continue };
-                if self.callee_name(c).map(|n| demangle(&n)) != Some("__syncfix_function_wide_invariant".to_string()) {
+                if self.callee_name(c).map(|n| function_name(&n)) != Some("__syncfix_function_wide_invariant".to_string()) {
                     continue;
                 }
                 let reject = |what: String| Some((ins, what));
@@ -602,7 +603,7 @@ impl<'a> Lowerer<'a> {
                             if has_body {
                                 return reject(format!(
                                     "function-wide invariant calls `{}`, a function with a body (only built-in and uninterpreted functions may be used)",
-                                    demangle(&name)
+                                    function_name(&name)
                                 ));
                             }
                             todo.extend(inner.arguments.iter().map(|(a, _)| a));
