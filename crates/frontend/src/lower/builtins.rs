@@ -370,8 +370,8 @@ impl<'a> Lowerer<'a> {
                 let w = Self::chunk(len as u64, me.k.objects[dst].elem_size.min(me.k.objects[src].elem_size.max(1)));
                 for i in 0..(len as u64 / w as u64) {
                     let at = Operand::konst(64, i as u128 * w as u128);
-                    let s_off = me.add_off(b, soff, at, span);
-                    let d_off = me.add_off(b, doff, at, span);
+                    let s_off = me.add_offset(b, soff, at, span);
+                    let d_off = me.add_offset(b, doff, at, span);
                     let v = me.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
                     me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
                 }
@@ -393,7 +393,7 @@ impl<'a> Lowerer<'a> {
         // C's memset takes the byte as an int.
         let byte = match byte.as_const() {
             Some(c) => Operand::konst(8, c & 0xff),
-            None if self.k.width(*byte) != 8 => self.resize_to(cur, *byte, 8, span),
+            None if self.k.width(*byte) != 8 => self.resize(cur, *byte, 8, false, span),
             None => *byte,
         };
         let (next, _) = self.through(cur, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
@@ -419,20 +419,12 @@ impl<'a> Lowerer<'a> {
                 }
             };
             for i in 0..(len as u64 / w as u64) {
-                let d_off = me.add_off(b, doff, Operand::konst(64, i as u128 * w as u128), span);
+                let d_off = me.add_offset(b, doff, Operand::konst(64, i as u128 * w as u128), span);
                 me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
             }
             Ok((b, None))
         })?;
         Ok(next)
-    }
-
-    fn add_off(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
-        match (a, b) {
-            (x, Operand::Const { bits: 0, .. }) => x,
-            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
-            (x, y) => Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span)),
-        }
     }
 
     /// A call of a pure function as an uninterpreted function: scalar arguments and result

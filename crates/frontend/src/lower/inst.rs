@@ -1,8 +1,8 @@
 //! Lowering of individual LLVM instructions, terminators and constants.
 
 use super::layout;
-use super::{name_str, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
-use either::Either;
+use crate::llvm::{callee_name, name_str};
+use super::{unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
@@ -304,12 +304,32 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn add_offset(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
+    /// `a + b` on 64-bit byte offsets, folded when an operand is 0 or both are constants.
+    pub(crate) fn add_offset(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
         match (a, b) {
             (x, Operand::Const { bits: 0, .. }) => x,
             (Operand::Const { bits: 0, .. }, y) => y,
             (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
             (x, y) => self.emit(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span),
+        }
+    }
+
+    /// `v` converted to `w` bits: sign-extended (`signed`) or zero-extended, or truncated; a
+    /// constant is converted here rather than by an instruction.
+    pub(crate) fn resize(&mut self, cur: BlockId, v: Operand, w: u16, signed: bool, span: &Span) -> Operand {
+        match resize_op(self.k.width(v), w, signed) {
+            None => v,
+            Some(op) => self.emit(cur, InstKind::Cast { op, arg: v }, w, span),
+        }
+    }
+
+    /// As [`Self::resize`], but a constant is converted by an instruction too. The library
+    /// models (`library.rs`) have always converted their operands so; folding them would
+    /// change their KIR, which the refactoring of issue 14 must not.
+    pub(crate) fn resize_unfolded(&mut self, cur: BlockId, v: Operand, w: u16, signed: bool, span: &Span) -> Operand {
+        match resize_op(self.k.width(v), w, signed) {
+            None => v,
+            Some(op) => Operand::Value(self.push(cur, InstKind::Cast { op, arg: v }, w, span)),
         }
     }
 
@@ -570,7 +590,7 @@ impl<'a> Lowerer<'a> {
             }
             I::IntToPtr(x) => {
                 let v = self.scalar(frame, &x.operand, loc)?;
-                let v = self.resize_to(cur, v, 64, &span);
+                let v = self.resize(cur, v, 64, false, &span);
                 let p = self.decode_ptr(cur, v, &span);
                 frame.values.insert(x.dest.clone(), p);
             }
@@ -850,14 +870,13 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The symbol a call names directly (not through a pointer or inline assembly).
-pub(crate) fn callee_name(c: &llvm_ir::instruction::Call) -> Option<String> {
-    match &c.function {
-        Either::Right(llvm_ir::Operand::ConstantOperand(cr)) => match cr.as_ref() {
-            Constant::GlobalReference { name, .. } => Some(name_str(name)),
-            _ => None,
-        },
-        _ => None,
+/// The cast from `from` to `w` bits (`None`: the widths are equal).
+fn resize_op(from: u16, w: u16, signed: bool) -> Option<CastOp> {
+    match from.cmp(&w) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Greater => Some(CastOp::Trunc),
+        std::cmp::Ordering::Less if signed => Some(CastOp::SExt),
+        std::cmp::Ordering::Less => Some(CastOp::ZExt),
     }
 }
 

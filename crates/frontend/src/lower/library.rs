@@ -16,7 +16,7 @@ mod libdevice;
 use super::{unsupported, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
-    AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Language, Loc,
+    AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CmpPred, Fences, Guard, InstKind, Language, Loc,
     Operand, Pointer, Scope, Span, TileMask,
 };
 
@@ -517,18 +517,6 @@ impl<'a> Lowerer<'a> {
         Operand::Value(self.push(cur, InstKind::Select { cond, then, els }, w, span))
     }
 
-    /// `arg` converted to `w` bits (sign- or zero-extended, or truncated).
-    fn lib_resize(&mut self, cur: BlockId, arg: Operand, w: u16, signed: bool, span: &Span) -> Operand {
-        let from = self.k.width(arg);
-        let op = match from.cmp(&w) {
-            std::cmp::Ordering::Equal => return arg,
-            std::cmp::Ordering::Greater => CastOp::Trunc,
-            std::cmp::Ordering::Less if signed => CastOp::SExt,
-            std::cmp::Ordering::Less => CastOp::ZExt,
-        };
-        Operand::Value(self.push(cur, InstKind::Cast { op, arg }, w, span))
-    }
-
     /// `x` clamped to the range of a `w`-bit integer (computed in `x`'s wider width), then
     /// truncated to `w` bits.
     fn lib_saturate(&mut self, cur: BlockId, x: Operand, w: u16, signed: bool, span: &Span) -> Operand {
@@ -544,7 +532,7 @@ impl<'a> Lowerer<'a> {
         let x = self.lib_sel(cur, below, lo, x, span);
         let above = self.lib_cmp(cur, gt, x, hi, span);
         let x = self.lib_sel(cur, above, hi, x, span);
-        self.lib_resize(cur, x, w, signed, span)
+        self.resize_unfolded(cur, x, w, signed, span)
     }
 
     /// The low 24 bits of `x`, sign- or zero-extended back to its width (for `mul24`).
@@ -599,38 +587,38 @@ impl<'a> Lowerer<'a> {
         // Operands of one width (clang converts arguments to the parameter types; CUDA's
         // mixed min/max take the wider).
         let w = ops.iter().map(|o| self.k.width(*o)).max().unwrap_or(32);
-        let ops: Vec<Operand> = ops.into_iter().map(|o| self.lib_resize(cur, o, w, signed, span)).collect();
+        let ops: Vec<Operand> = ops.into_iter().map(|o| self.resize_unfolded(cur, o, w, signed, span)).collect();
         let (a, b) = (ops[0], ops.get(1).copied().unwrap_or(ops[0]));
         let ww = (2 * w).min(128);
         let (shr, lt) = if signed { (BinOp::AShr, CmpPred::Slt) } else { (BinOp::LShr, CmpPred::Ult) };
         let v = match f {
             AddSat | SubSat | MadSat => {
-                let (wa, wb) = (self.lib_resize(cur, a, ww, signed, span), self.lib_resize(cur, b, ww, signed, span));
+                let (wa, wb) = (self.resize_unfolded(cur, a, ww, signed, span), self.resize_unfolded(cur, b, ww, signed, span));
                 let r = match f {
                     AddSat => self.lib_bin(cur, BinOp::Add, wa, wb, span),
                     SubSat => self.lib_bin(cur, BinOp::Sub, wa, wb, span),
                     _ => {
                         let p = self.lib_bin(cur, BinOp::Mul, wa, wb, span);
-                        let wc = self.lib_resize(cur, ops[2], ww, signed, span);
+                        let wc = self.resize_unfolded(cur, ops[2], ww, signed, span);
                         self.lib_bin(cur, BinOp::Add, p, wc, span)
                     }
                 };
                 self.lib_saturate(cur, r, w, signed, span)
             }
             HAdd | RHAdd => {
-                let (wa, wb) = (self.lib_resize(cur, a, ww, signed, span), self.lib_resize(cur, b, ww, signed, span));
+                let (wa, wb) = (self.resize_unfolded(cur, a, ww, signed, span), self.resize_unfolded(cur, b, ww, signed, span));
                 let mut s = self.lib_bin(cur, BinOp::Add, wa, wb, span);
                 if f == RHAdd {
                     s = self.lib_bin(cur, BinOp::Add, s, Operand::konst(ww, 1), span);
                 }
                 let h = self.lib_bin(cur, shr, s, Operand::konst(ww, 1), span);
-                self.lib_resize(cur, h, w, signed, span)
+                self.resize_unfolded(cur, h, w, signed, span)
             }
             MulHi | MadHi => {
-                let (wa, wb) = (self.lib_resize(cur, a, ww, signed, span), self.lib_resize(cur, b, ww, signed, span));
+                let (wa, wb) = (self.resize_unfolded(cur, a, ww, signed, span), self.resize_unfolded(cur, b, ww, signed, span));
                 let p = self.lib_bin(cur, BinOp::Mul, wa, wb, span);
                 let h = self.lib_bin(cur, shr, p, Operand::konst(ww, w as u128), span);
-                let h = self.lib_resize(cur, h, w, signed, span);
+                let h = self.resize_unfolded(cur, h, w, signed, span);
                 if f == MadHi {
                     self.lib_bin(cur, BinOp::Add, h, ops[2], span)
                 } else {
@@ -682,8 +670,8 @@ impl<'a> Lowerer<'a> {
                 self.lib_sel(cur, zero, a, rot, span)
             }
             Upsample => {
-                let hi = self.lib_resize(cur, a, ww, false, span);
-                let lo = self.lib_resize(cur, b, ww, false, span);
+                let hi = self.resize_unfolded(cur, a, ww, false, span);
+                let lo = self.resize_unfolded(cur, b, ww, false, span);
                 let hi = self.lib_bin(cur, BinOp::Shl, hi, Operand::konst(ww, w as u128), span);
                 self.lib_bin(cur, BinOp::Or, hi, lo, span)
             }
@@ -691,7 +679,7 @@ impl<'a> Lowerer<'a> {
         // The declared result may be narrower or wider than the computation (CUDA's
         // `__mul24` of unsigned values returning int...).
         Ok(Some(match ret_bits {
-            Some(r) => self.lib_resize(cur, v, r, signed, span),
+            Some(r) => self.resize_unfolded(cur, v, r, signed, span),
             None => v,
         }))
     }
@@ -720,7 +708,7 @@ impl<'a> Lowerer<'a> {
             AtomicKind::Step(op) => (op, vec![Operand::konst(w, 1)]),
             AtomicKind::CmpXchg => (AtomicOp::CmpXchg, vec![scalar(1)?, scalar(2)?]),
         };
-        let ops = ops.into_iter().map(|o| self.lib_resize(cur, o, w, true, span)).collect();
+        let ops = ops.into_iter().map(|o| self.resize_unfolded(cur, o, w, true, span)).collect();
         let v = self.push(cur, InstKind::Atomic { op, ptr, args: ops, width: w.div_ceil(8) as u32 }, w, span);
         Ok(Some(Operand::Value(v)))
     }
@@ -732,7 +720,7 @@ impl<'a> Lowerer<'a> {
         let [m] = self.lib_scalars::<1>("__syncwarp", args, loc)?;
         let mask = match m.as_const() {
             Some(c) => TileMask::Const(c as u32),
-            None => TileMask::Dynamic(self.lib_resize(cur, m, 32, false, span)),
+            None => TileMask::Dynamic(self.resize_unfolded(cur, m, 32, false, span)),
         };
         self.tile_barrier(cur, 32, mask, span);
         Ok(())
@@ -759,13 +747,13 @@ impl<'a> Lowerer<'a> {
         let h = Operand::Value(self.push(cur, InstKind::Havoc, w, span));
         let pw = self.k.width(p);
         let pnz = self.lib_cmp(cur, CmpPred::Ne, p, Operand::konst(pw, 0), span);
-        let one = self.lib_resize(cur, pnz, w, false, span);
+        let one = self.resize_unfolded(cur, pnz, w, false, span);
         Ok(Some(match what {
             "__syncthreads_and" => self.lib_sel(cur, pnz, h, Operand::konst(w, 0), span),
             "__syncthreads_or" => self.lib_bin(cur, BinOp::Or, h, one, span),
             _ => {
                 let size = self.lib_group_size(cur, span);
-                let size = self.lib_resize(cur, size, w, false, span);
+                let size = self.resize_unfolded(cur, size, w, false, span);
                 let over = self.lib_cmp(cur, CmpPred::Ugt, h, size, span);
                 let capped = self.lib_sel(cur, over, size, h, span);
                 let zero = self.lib_cmp(cur, CmpPred::Eq, capped, Operand::konst(w, 0), span);
@@ -783,13 +771,13 @@ impl<'a> Lowerer<'a> {
     /// a group copy different elements and every element may be copied by any of them.
     fn lib_async_element(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<Operand, LowerError> {
         let [n, site] = self.lib_scalars::<2>("async_work_group_copy", args, loc)?;
-        let n = self.lib_resize(cur, n, 64, false, span);
+        let n = self.resize_unfolded(cur, n, 64, false, span);
         let size = self.lib_group_size(cur, span);
-        let size = self.lib_resize(cur, size, 64, false, span);
+        let size = self.resize_unfolded(cur, size, 64, false, span);
         let t = self.lib_linear_id(cur, false, span);
-        let t = self.lib_resize(cur, t, 64, false, span);
+        let t = self.resize_unfolded(cur, t, 64, false, span);
         let k = Operand::Value(self.push(cur, InstKind::Havoc, 32, span));
-        let k = self.lib_resize(cur, k, 64, false, span);
+        let k = self.resize_unfolded(cur, k, 64, false, span);
         let ks = self.lib_bin(cur, BinOp::Mul, k, size, span);
         let j = self.lib_bin(cur, BinOp::Add, t, ks, span);
         let g = self.lib_linear_id(cur, true, span);
@@ -820,8 +808,8 @@ impl<'a> Lowerer<'a> {
             .as_const()
             .filter(|b| (1..=128).contains(b))
             .ok_or_else(|| unsupported(format!("`{what}` of elements whose size is not known"), loc))? as u32;
-        let doff = self.lib_resize(cur, doff, 64, false, span);
-        let soff = self.lib_resize(cur, soff, 64, false, span);
+        let doff = self.resize_unfolded(cur, doff, 64, false, span);
+        let soff = self.resize_unfolded(cur, soff, 64, false, span);
         let d = self.lib_bin(cur, BinOp::Add, dst.offset, doff, span);
         let s = self.lib_bin(cur, BinOp::Add, src.offset, soff, span);
         let v = self.push(cur, InstKind::Load { ptr: Pointer { object: src.object, offset: s }, width: bytes }, (bytes * 8) as u16, span);
@@ -852,7 +840,7 @@ impl<'a> Lowerer<'a> {
         let offset = if mtgp {
             let t = self.lib_linear_id(cur, false, span);
             let t = self.lib_bin(cur, BinOp::And, t, Operand::konst(32, 255), span);
-            let t = self.lib_resize(cur, t, 64, false, span);
+            let t = self.resize_unfolded(cur, t, 64, false, span);
             let b = self.lib_bin(cur, BinOp::Mul, t, Operand::konst(64, 4), span);
             self.lib_bin(cur, BinOp::Add, state.offset, b, span)
         } else {

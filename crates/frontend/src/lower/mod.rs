@@ -15,7 +15,6 @@
 mod builtins;
 mod fold;
 mod inst;
-pub(crate) use inst::callee_name;
 pub mod layout;
 mod library;
 mod partial;
@@ -23,6 +22,7 @@ mod pointer;
 mod spec;
 mod vector;
 
+use crate::llvm::name_str;
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
 use syncfix_kir::{
@@ -75,6 +75,16 @@ pub struct Names {
     pub records: HashMap<String, crate::ast::RecordInfo>,
 }
 
+/// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
+/// `--only-requires`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Annotations {
+    #[default]
+    All,
+    OnlyRequires,
+    Ignore,
+}
+
 /// Everything the lowering needs besides the module.
 pub struct LowerInput<'a> {
     pub module: &'a Module,
@@ -90,7 +100,7 @@ pub struct LowerInput<'a> {
     pub main_file: SourceFile,
     pub known_files: Vec<SourceFile>,
     pub stmts: StmtTable,
-    pub annotations: crate::driver::Annotations,
+    pub annotations: Annotations,
     pub invariants_as_candidates: bool,
     /// Fixed values of the kernel's scalar parameters, in order of the scalar parameters
     /// (`--kernel-args`).
@@ -805,13 +815,6 @@ fn rpo(func: &Function) -> Vec<usize> {
     }
     post.reverse();
     post
-}
-
-pub(crate) fn name_str(n: &Name) -> String {
-    match n {
-        Name::Name(s) => s.to_string(),
-        Name::Number(i) => format!("{i}"),
-    }
 }
 
 /// A readable name for an IR global without an AST entry: `_ZZ1kPfE1b` (a function-local

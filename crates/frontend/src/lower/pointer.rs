@@ -358,7 +358,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             if known.is_empty() {
-                return Err(unsupported(format!("a pointer phi `{}` whose memory object is not known", super::name_str(&x.dest)), loc));
+                return Err(unsupported(format!("a pointer phi `{}` whose memory object is not known", crate::llvm::name_str(&x.dest)), loc));
             }
         }
         let mut cands = learnt.unwrap_or_default();

@@ -63,7 +63,7 @@ impl<'a> Lowerer<'a> {
         let mut result: Option<Operand> = None;
         // `--no-annotations` / `--only-requires`: the checks and assumptions go; queries that
         // return values still give them.
-        use crate::driver::Annotations as A;
+        use super::Annotations as A;
         let ignored = match self.input.annotations {
             A::All => false,
             A::OnlyRequires => !matches!(base, "__requires" | "__global_requires"),
@@ -188,11 +188,11 @@ impl<'a> Lowerer<'a> {
             // 0 for null.
             "__ptr_base" => {
                 let (sel, _, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize_to(cur, sel, ret_bits.unwrap_or(32), span));
+                result = Some(self.resize(cur, sel, ret_bits.unwrap_or(32), false, span));
             }
             "__ptr_offset_bytes" => {
                 let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize_to(cur, off, ret_bits.unwrap_or(64), span));
+                result = Some(self.resize(cur, off, ret_bits.unwrap_or(64), false, span));
             }
             "__syncfix_permission" => {
                 let (object, offset) = ptr(0)?;
@@ -263,10 +263,10 @@ impl<'a> Lowerer<'a> {
                 let mut pairs = vec![];
                 let mut i = 1;
                 while i + 1 < args.len() {
-                    let this = self.resize_to(cur, arg(i)?, 32, span);
+                    let this = self.resize(cur, arg(i)?, 32, false, span);
                     let other = match arg(i + 1)? {
                         Operand::Value(v) => match self.k.insts[v].kind.clone() {
-                            InstKind::Other { arg } => self.resize_to(cur, arg, 32, span),
+                            InstKind::Other { arg } => self.resize(cur, arg, 32, false, span),
                             _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
                         },
                         _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
@@ -280,7 +280,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 let mut insts = vec![];
                 for i in 1..args.len() {
-                    insts.push((self.resize_to(cur, arg(i)?, 32, span), None));
+                    insts.push((self.resize(cur, arg(i)?, 32, false, span), None));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
             }
@@ -307,7 +307,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 let (x, y) = (arg(1)?, arg(2)?);
                 let w = self.k.width(x);
-                let y = self.resize_to(cur, y, w, span);
+                let y = self.resize(cur, y, w, false, span);
                 result = Some(Operand::Value(self.push(cur, InstKind::Select { cond: c, then: x, els: y }, w, span)));
             }
             "__atomic_has_taken_value" => {
@@ -317,7 +317,7 @@ impl<'a> Lowerer<'a> {
                 let index = self.sext64(cur, arg(1)?, span);
                 let scaled = self.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
                 let offset = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
-                let value = self.resize_to(cur, arg(2)?, 32, span);
+                let value = self.resize(cur, arg(2)?, 32, false, span);
                 result = Some(Operand::Value(self.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
             }
             "__array_snapshot" => {
@@ -343,16 +343,6 @@ impl<'a> Lowerer<'a> {
             v
         } else {
             Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
-        }
-    }
-
-    pub(crate) fn resize_to(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
-        let have = self.k.width(v);
-        match (v, have.cmp(&w)) {
-            (_, std::cmp::Ordering::Equal) => v,
-            (Operand::Const { bits, .. }, _) => Operand::konst(w, bits),
-            (_, std::cmp::Ordering::Less) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
-            (_, std::cmp::Ordering::Greater) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
         }
     }
 
@@ -502,7 +492,7 @@ impl<'a> Lowerer<'a> {
                 }
                 for (p, r) in group.iter().zip(&leaves) {
                     let w = self.k.insts[*p].width;
-                    let r = self.resize_to(cur, *r, w, span);
+                    let r = self.resize(cur, *r, w, false, span);
                     subst.insert(*p, r);
                 }
             }
