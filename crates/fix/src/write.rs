@@ -1,4 +1,4 @@
-//! Rewriting the user's file (`--apply`, DESIGN §8): atomically where the file allows it, in
+//! Rewriting the user's file (`--apply`; ARCHITECTURE.md, "crates/fix"): atomically where the file allows it, in
 //! place where its hard links or owner require it, never when it is read-only or changed.
 
 use std::fs;

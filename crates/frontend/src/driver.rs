@@ -1,4 +1,4 @@
-//! The front-end pipeline (DESIGN §3): clang's JSON AST of the user's file gives the statement
+//! The front-end pipeline (ARCHITECTURE.md, "crates/frontend": `driver`): clang's JSON AST of the user's file gives the statement
 //! table; a *marked* copy of the source (a marker call before every statement) is compiled by
 //! clang-19 with our force-included prelude, LLVM's `mem2reg,infer-address-spaces` (in-process)
 //! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.

@@ -1,4 +1,4 @@
-//! The front end of syncfix (DESIGN §3): from a CUDA or OpenCL source file to KIR.
+//! The front end of syncfix (ARCHITECTURE.md, "crates/frontend"): from a CUDA or OpenCL source file to KIR.
 //!
 //! - [`ast`] reads clang's JSON AST of the user's file: the statement table (the source
 //!   anchors of barrier sites, with exact byte ranges), functions and variables.

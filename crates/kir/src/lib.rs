@@ -1,4 +1,4 @@
-//! KIR, the kernel intermediate representation of syncfix (DESIGN §4).
+//! KIR, the kernel intermediate representation of syncfix (ARCHITECTURE.md, "crates/kir").
 //!
 //! One [`Kernel`] is an SSA control-flow graph of a single GPU kernel with every `__device__`
 //! call inlined. Blocks and instructions live in arenas with typed ids ([`BlockId`],

@@ -1,4 +1,5 @@
-//! Lowering of clang's LLVM IR (read with the `llvm-ir` crate) to KIR (DESIGN §3).
+//! Lowering of clang's LLVM IR (read with the `llvm-ir` crate) to KIR (ARCHITECTURE.md,
+//! "crates/frontend": `lower`).
 //!
 //! - Every `__device__` call is inlined here (not by LLVM, whose inlining would lose the
 //!   call-site chain of source locations: `llvm-ir` drops `inlinedAt`); each instruction's
