@@ -2,7 +2,7 @@
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
 use crate::names::function_name;
-use super::{unsupported, Frame, LVal, LowerError, Lowerer};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
@@ -226,7 +226,7 @@ impl<'a> Lowerer<'a> {
             }
             Some(Known::Math(f)) => {
                 // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
-                let v = self.pure_call(cur, &f, &args, &c.function_ty, true, span, loc)?;
+                let v = self.pure_call(&f, &args, &c.function_ty, true, At::new(cur, span, loc))?;
                 if let Some(dest) = &c.dest {
                     frame.values.insert(dest.clone(), v);
                 }
@@ -253,13 +253,13 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 };
                 if name.starts_with("llvm.nvvm.") {
-                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)?;
+                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))?;
                     if let (Some(dest), Some(v)) = (&c.dest, v) {
                         frame.values.insert(dest.clone(), v);
                     }
                     return Ok(next);
                 }
-                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)? {
+                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))? {
                     if let (Some(dest), Some(v)) = (&c.dest, r) {
                         frame.values.insert(dest.clone(), v);
                     }
@@ -275,7 +275,7 @@ impl<'a> Lowerer<'a> {
                     // function): an uninterpreted function of its arguments.
                     let pure = callee.is_some_and(is_pure);
                     if pure || is_pure_call(c) {
-                        let v = self.pure_call(cur, &name, &args, &c.function_ty, false, span, loc)?;
+                        let v = self.pure_call(&name, &args, &c.function_ty, false, At::new(cur, span, loc))?;
                         if let Some(dest) = &c.dest {
                             frame.values.insert(dest.clone(), v);
                         }
@@ -431,17 +431,8 @@ impl<'a> Lowerer<'a> {
     /// directly; with `elementwise`, vector arguments and results element by element (LLVM's
     /// vector math intrinsics); otherwise one function per result element over all argument
     /// scalars.
-    #[allow(clippy::too_many_arguments)]
-    fn pure_call(
-        &mut self,
-        cur: BlockId,
-        name: &str,
-        args: &[LVal],
-        fty: &llvm_ir::TypeRef,
-        elementwise: bool,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<LVal, LowerError> {
+    fn pure_call(&mut self, name: &str, args: &[LVal], fty: &llvm_ir::TypeRef, elementwise: bool, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let ret = match fty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
             _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(name)), loc)),

@@ -2,7 +2,7 @@
 
 use super::layout;
 use crate::llvm::{callee_name, name_str};
-use super::{unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
@@ -554,9 +554,9 @@ impl<'a> Lowerer<'a> {
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
-            I::Trunc(x) => self.cast(frame, cur, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, &span, loc)?,
-            I::ZExt(x) => self.cast(frame, cur, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
-            I::SExt(x) => self.cast(frame, cur, CastOp::SExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
+            I::Trunc(x) => self.cast(frame, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
+            I::ZExt(x) => self.cast(frame, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
+            I::SExt(x) => self.cast(frame, CastOp::SExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
             I::BitCast(x) => {
                 let v = self.operand(frame, &x.operand, loc)?;
                 let from = self.type_of(&x.operand);
@@ -799,8 +799,8 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn cast(&mut self, frame: &mut Frame, cur: BlockId, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+    fn cast(&mut self, frame: &mut Frame, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, at: At<'_>) -> Result<(), LowerError> {
+        let At { cur, span, loc } = at;
         let a = self.operand(frame, arg, loc)?;
         let w = elem_bits(to, loc)?;
         let v = self.map1(a, &mut |me, a| {

@@ -13,7 +13,7 @@
 
 mod libdevice;
 
-use super::{unsupported, Frame, LVal, LowerError, Lowerer};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
     AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CmpPred, Fences, Guard, InstKind, Language, Loc,
@@ -84,6 +84,17 @@ fn parse_type(t: &str) -> Option<MTy> {
         }
         _ => None,
     }
+}
+
+/// A call of a library function: its IR name, its source name and parameter types (read off
+/// the mangled name), its lowered arguments and the result's width when it is a scalar.
+#[derive(Clone, Copy)]
+struct LibCall<'c> {
+    name: &'c str,
+    base: &'c str,
+    params: &'c [MTy],
+    args: &'c [LVal],
+    ret_bits: Option<u16>,
 }
 
 /// What an atomic library function does.
@@ -241,12 +252,10 @@ impl<'a> Lowerer<'a> {
     /// value) after emitting the call's KIR into `cur`. Errors: `Unsupported` for images and
     /// textures, vload/vstore (vectors), and library calls whose pointer arguments are not
     /// resolved to a memory object (null pointers).
-    #[allow(clippy::too_many_arguments)]
     /// A call to the device library (`lower_library_call_at`), through pointer arguments that
     /// may be dynamic or null: the call is made once per object such an argument may point
     /// into (see [`Lowerer::through`]). Returns the block where lowering continues and the
     /// call's value, or `None` when `name` is not a library function.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn lower_library_call(
         &mut self,
         frame: &mut Frame,
@@ -254,10 +263,9 @@ impl<'a> Lowerer<'a> {
         args: &[LVal],
         ret_ty: Option<&TypeRef>,
         ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
+        at: At<'_>,
     ) -> Result<Option<(BlockId, Option<LVal>)>, LowerError> {
+        let At { cur, span, loc } = at;
         // A function with a body in the module (a user's own `min`) is never the library's.
         if self.functions.get(name).is_some_and(|f| !f.basic_blocks.is_empty()) {
             return Ok(None);
@@ -267,19 +275,19 @@ impl<'a> Lowerer<'a> {
             return Ok(Some((cur, v.map(LVal::Scalar))));
         }
         let (base, params) = parse_mangled(name).unwrap_or_else(|| (crate::names::function_name(name), vec![]));
-        if let Some(v) = self.lower_vector_library_call(frame, name, &base, &params, args, ret_ty, cur, span, loc)? {
+        if let Some(v) = self.lower_vector_library_call(frame, LibCall { name, base: &base, params: &params, args, ret_bits }, ret_ty, at)? {
             return Ok(Some((cur, Some(v))));
         }
         let dynamic = args.iter().position(|a| matches!(a, LVal::DynPtr { .. } | LVal::Null));
         let Some(i) = dynamic.filter(|_| self.library_takes_pointers(&base, &params)) else {
-            let r = self.lower_library_call_at(frame, name, &base, &params, args, ret_bits, cur, span, loc)?;
+            let r = self.lower_library_call_at(frame, LibCall { name, base: &base, params: &params, args, ret_bits }, at)?;
             return Ok(r.map(|v| (cur, v.map(LVal::Scalar))));
         };
         let ret_ty = ret_ty.filter(|_| ret_bits.is_some());
         let (next, v) = self.through(cur, args[i].clone(), ret_ty, span, loc, &mut |me, b, o, off| {
             let mut a = args.to_vec();
             a[i] = LVal::Ptr(o, off);
-            match me.lower_library_call(frame, name, &a, ret_ty, ret_bits, b, span, loc)? {
+            match me.lower_library_call(frame, name, &a, ret_ty, ret_bits, At { cur: b, ..at })? {
                 Some(r) => Ok(r),
                 None => Err(unsupported(format!("a call to `{}` with unexpected arguments", crate::names::function_name(name)), loc)),
             }
@@ -290,19 +298,9 @@ impl<'a> Lowerer<'a> {
     /// OpenCL's integer functions and `select` on vectors (`min(int4, int4)`, `max(int4,
     /// int)`...): the scalar function element-wise, a scalar argument applied to every
     /// element. `None` when `name` is not such a call.
-    #[allow(clippy::too_many_arguments)]
-    fn lower_vector_library_call(
-        &mut self,
-        frame: &mut Frame,
-        name: &str,
-        base: &str,
-        params: &[MTy],
-        args: &[LVal],
-        ret_ty: Option<&TypeRef>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<Option<LVal>, LowerError> {
+    fn lower_vector_library_call(&mut self, frame: &mut Frame, call: LibCall<'_>, ret_ty: Option<&TypeRef>, at: At<'_>) -> Result<Option<LVal>, LowerError> {
+        let LibCall { base, params, args, .. } = call;
+        let At { cur, span, loc } = at;
         if self.input.language != Language::OpenCl || params.is_empty() {
             return Ok(None);
         }
@@ -347,7 +345,7 @@ impl<'a> Lowerer<'a> {
                 out.push(LVal::Scalar(self.lib_sel(cur, msb, b, a, span)));
                 continue;
             }
-            match self.lower_library_call_at(frame, name, base, &elem_params, &elem_args, ret_bits, cur, span, loc)? {
+            match self.lower_library_call_at(frame, LibCall { params: &elem_params, args: &elem_args, ret_bits, ..call }, at)? {
                 Some(Some(v)) => out.push(LVal::Scalar(v)),
                 _ => return Ok(None),
             }
@@ -374,19 +372,9 @@ impl<'a> Lowerer<'a> {
         atomic_kind(base, opencl, signed, float).is_some()
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn lower_library_call_at(
-        &mut self,
-        _frame: &mut Frame,
-        name: &str,
-        base: &str,
-        params: &[MTy],
-        args: &[LVal],
-        ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<Option<Option<Operand>>, LowerError> {
+    fn lower_library_call_at(&mut self, _frame: &mut Frame, call: LibCall<'_>, at: At<'_>) -> Result<Option<Option<Operand>>, LowerError> {
+        let LibCall { name, base, params, args, ret_bits } = call;
+        let At { cur, span, loc } = at;
         // Each language's library only: a bodiless function of the user's that happens to be
         // named like the other language's library function keeps its default meaning.
         let opencl = self.input.language == Language::OpenCl;
@@ -437,7 +425,7 @@ impl<'a> Lowerer<'a> {
             return Err(unsupported(format!("`{base}` (vector types are not supported yet)"), loc));
         }
         if !opencl && (is_curand_draw(base) || base == "curand_init") {
-            return self.lib_curand(base, name.contains("Mtgp32"), args, ret_bits, cur, span, loc).map(Some);
+            return self.lib_curand(base, name.contains("Mtgp32"), args, ret_bits, at).map(Some);
         }
         let elem = match params.first() {
             Some(MTy::Ptr(t)) => Some(t.as_ref().clone()),
@@ -450,7 +438,7 @@ impl<'a> Lowerer<'a> {
         };
         if matches!(elem, Some(MTy::Int { .. } | MTy::Float(_))) {
             if let Some(kind) = atomic_kind(base, opencl, signed, float) {
-                return self.lib_atomic(base, kind, args, ret_bits, cur, span, loc).map(Some);
+                return self.lib_atomic(base, kind, args, ret_bits, at).map(Some);
             }
         }
         let all_int = !params.is_empty() && params.iter().all(|p| matches!(p, MTy::Int { .. }));
@@ -459,7 +447,7 @@ impl<'a> Lowerer<'a> {
             let both_signed = params.iter().all(|p| matches!(p, MTy::Int { signed: true, .. }));
             // CUDA's mixed min/max (int, unsigned) compare as unsigned.
             let signed = if matches!(f, IntFn::Min | IntFn::Max) { both_signed } else { signed };
-            return self.lib_int_function(base, f, signed, args, ret_bits, cur, span, loc).map(Some);
+            return self.lib_int_function(base, f, signed, args, ret_bits, at).map(Some);
         }
         if opencl && matches!(base, "select" | "bitselect") && params.len() == 3 && params.iter().all(|p| matches!(p, MTy::Int { .. } | MTy::Float(_))) {
             let [a, b, c] = self.lib_scalars::<3>(base, args, loc)?;
@@ -477,7 +465,7 @@ impl<'a> Lowerer<'a> {
             return Ok(Some(Some(v)));
         }
         if opencl && matches!(base, "sincos" | "fract" | "modf" | "frexp" | "lgamma_r" | "remquo") {
-            return self.lib_math_with_pointer(name, base, &params, args, ret_bits, cur, span, loc).map(Some);
+            return self.lib_math_with_pointer(call, at).map(Some);
         }
         Ok(None)
     }
@@ -558,7 +546,6 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An integer library function on scalars, computed exactly.
-    #[allow(clippy::too_many_arguments)]
     fn lib_int_function(
         &mut self,
         what: &str,
@@ -566,10 +553,9 @@ impl<'a> Lowerer<'a> {
         signed: bool,
         args: &[LVal],
         ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
+        at: At<'_>,
     ) -> Result<Option<Operand>, LowerError> {
+        let At { cur, span, loc } = at;
         use IntFn::*;
         let arity = match f {
             Abs => 1,
@@ -686,17 +672,15 @@ impl<'a> Lowerer<'a> {
 
     /// An atomic read-modify-write or compare-and-swap on the object the first argument
     /// points into; the result is the old value.
-    #[allow(clippy::too_many_arguments)]
     fn lib_atomic(
         &mut self,
         what: &str,
         kind: AtomicKind,
         args: &[LVal],
         ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
+        at: At<'_>,
     ) -> Result<Option<Operand>, LowerError> {
+        let At { cur, span, loc } = at;
         let ptr = self.lib_pointer_arg(what, args, 0, loc)?;
         let w = ret_bits.ok_or_else(|| unsupported(format!("`{what}` on a non-scalar"), loc))?;
         let scalar = |i: usize| match args.get(i) {
@@ -824,17 +808,15 @@ impl<'a> Lowerer<'a> {
     /// GPUVerify); the numbers drawn are arbitrary. An MTGP32 state serves the threads of one
     /// block together, at most 256 of them: thread `t` (linear id in the block) updates word
     /// `t mod 256`, so larger blocks, and different blocks sharing a state, race on it.
-    #[allow(clippy::too_many_arguments)]
     fn lib_curand(
         &mut self,
         what: &str,
         mtgp: bool,
         args: &[LVal],
         ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
+        at: At<'_>,
     ) -> Result<Option<Operand>, LowerError> {
+        let At { cur, span, loc } = at;
         let i = if what == "curand_init" { args.len().saturating_sub(1) } else { 0 };
         let state = self.lib_pointer_arg(what, args, i, loc)?;
         let offset = if mtgp {
@@ -900,18 +882,9 @@ impl<'a> Lowerer<'a> {
     /// `cos(x)` and returns `sin(x)` (the same uninterpreted functions as direct calls);
     /// `fract`, `modf`, `frexp`, `lgamma_r`, `remquo` store an uninterpreted function of their
     /// operands (`floor`, `trunc`...) and return another.
-    #[allow(clippy::too_many_arguments)]
-    fn lib_math_with_pointer(
-        &mut self,
-        name: &str,
-        what: &str,
-        params: &[MTy],
-        args: &[LVal],
-        ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<Option<Operand>, LowerError> {
+    fn lib_math_with_pointer(&mut self, call: LibCall<'_>, at: At<'_>) -> Result<Option<Operand>, LowerError> {
+        let LibCall { name, base: what, params, args, ret_bits } = call;
+        let At { cur, span, loc } = at;
         let p = params.len().checked_sub(1).ok_or_else(|| unsupported(format!("a call to `{what}` with unexpected arguments"), loc))?;
         let (Some(MTy::Float(fw)), Some(MTy::Ptr(out))) = (params.first(), params.get(p)) else {
             return Err(unsupported(format!("`{what}` on vectors (vector types are not supported yet)"), loc));

@@ -164,6 +164,22 @@ pub(crate) struct PendingPhi {
     loc: Option<Loc>,
 }
 
+/// Where lowered KIR goes and where it comes from: the block that receives the instructions,
+/// the span they carry, and the source location an error names. These three travel together
+/// through the lowering's helpers.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'s> {
+    pub(crate) cur: BlockId,
+    pub(crate) span: &'s Span,
+    pub(crate) loc: Option<Loc>,
+}
+
+impl<'s> At<'s> {
+    pub(crate) fn new(cur: BlockId, span: &'s Span, loc: Option<Loc>) -> Self {
+        At { cur, span, loc }
+    }
+}
+
 pub(crate) struct Frame {
     values: HashMap<Name, LVal>,
     blocks: HashMap<Name, BlockId>,
