@@ -140,7 +140,7 @@ impl<'a> Lowerer<'a> {
             llvm_ir::Type::FuncType { result_type, .. } => super::layout::scalar_bits(result_type),
             _ => None,
         };
-        if self.lower_annotation(frame, c, &name, &args, ret_bits, cur, span, loc)? {
+        if self.lower_annotation(frame, c, &name, &args, ret_bits, At::new(cur, span, loc))? {
             return Ok(cur);
         }
         let launch = self.k.launch;

@@ -382,7 +382,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn store(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+    fn store(&mut self, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, at: At<'_>) -> Result<(), LowerError> {
+        let At { cur, span, loc } = at;
         match (ty.as_ref(), val) {
             (Type::PointerType { .. }, v) => {
                 self.pointer_size(ty, loc)?;
@@ -395,7 +396,7 @@ impl<'a> Lowerer<'a> {
                 let (fields, offs) = self.members(ty, loc)?;
                 for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
                     let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
-                    self.store(cur, obj, fo, f, v, span, loc)?;
+                    self.store(obj, fo, f, v, at)?;
                 }
                 Ok(())
             }
@@ -691,10 +692,10 @@ impl<'a> Lowerer<'a> {
                                 let k = lane as usize;
                                 let (Some(f), Some(lo), Some(val)) = (fields.get(k), offs.get(k), vals.get(k)) else { continue };
                                 let fo = me.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
-                                me.store(b, o, fo, f, val.clone(), &span, loc)?;
+                                me.store(o, fo, f, val.clone(), At::new(b, &span, loc))?;
                             }
                         }
-                        _ => me.store(b, o, off, &ty, v.clone(), &span, loc)?,
+                        _ => me.store(o, off, &ty, v.clone(), At::new(b, &span, loc))?,
                     }
                     Ok((b, None))
                 })?;

@@ -409,7 +409,7 @@ impl<'a> Lowerer<'a> {
                             }
                         }
                         nth_value += 1;
-                        self.byval_pointees(entry, o, &t, &name, 0, &qual, floc)?;
+                        self.byval_pointees(pointer::ByValCopy { entry, obj: o, loc: floc }, &t, &name, 0, &qual)?;
                         args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                         continue;
                     }

@@ -25,27 +25,32 @@
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
 
 use crate::names::function_name;
-use super::{unsupported, Frame, LVal, LowerError, Lowerer};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
 use syncfix_kir::{
-    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, Loc, LogKind, LogQuery, Operand, Pointer, Span,
+    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand, Pointer, Span,
 };
+
+/// How [`Lowerer::reeval`] evaluates a specification again: `subst` replaces instructions by
+/// operands, `local` replaces the thread's local id (dimension 0) and, under `__other_int`,
+/// `other_local` the other thread's; with `full` every computation is emitted again; the new
+/// instructions go at the end of block `at` with span `span`.
+#[derive(Clone, Copy)]
+pub(crate) struct Reeval<'r> {
+    pub(crate) subst: &'r HashMap<InstId, Operand>,
+    pub(crate) local: Option<Operand>,
+    pub(crate) other_local: Option<Operand>,
+    pub(crate) full: bool,
+    pub(crate) at: BlockId,
+    pub(crate) span: &'r Span,
+}
 
 impl<'a> Lowerer<'a> {
     /// Lowers a call to an annotation; `Ok(false)` when `name` is not one.
-    pub(crate) fn lower_annotation(
-        &mut self,
-        frame: &mut Frame,
-        c: &Call,
-        name: &str,
-        args: &[LVal],
-        ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<bool, LowerError> {
+    pub(crate) fn lower_annotation(&mut self, frame: &mut Frame, c: &Call, name: &str, args: &[LVal], ret_bits: Option<u16>, at: At<'_>) -> Result<bool, LowerError> {
+        let At { cur, span, loc } = at;
         let base = function_name(name);
         let base = base.as_str();
         let arg = |i: usize| -> Result<Operand, LowerError> {
@@ -379,40 +384,19 @@ impl<'a> Lowerer<'a> {
         at: BlockId,
         span: &Span,
     ) -> Operand {
-        self.reeval_pair(op, subst, local, None, full, at, span)
+        self.reeval_pair(op, Reeval { subst, local, other_local: None, full, at, span })
     }
 
     /// [`Self::reeval`] for a relation between the two threads: under `__other_int(...)`
     /// the local id is replaced by `other_local` (an expression evaluated by the other
     /// thread), elsewhere by `local`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn reeval_pair(
-        &mut self,
-        op: Operand,
-        subst: &HashMap<InstId, Operand>,
-        local: Option<Operand>,
-        other_local: Option<Operand>,
-        full: bool,
-        at: BlockId,
-        span: &Span,
-    ) -> Operand {
+    pub(crate) fn reeval_pair(&mut self, op: Operand, r: Reeval<'_>) -> Operand {
         let mut memo: HashMap<InstId, Operand> = HashMap::new();
-        self.reeval_rec(op, subst, local, other_local, full, at, span, &mut memo, 0)
+        self.reeval_rec(op, r, &mut memo, 0)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn reeval_rec(
-        &mut self,
-        op: Operand,
-        subst: &HashMap<InstId, Operand>,
-        local: Option<Operand>,
-        other_local: Option<Operand>,
-        full: bool,
-        at: BlockId,
-        span: &Span,
-        memo: &mut HashMap<InstId, Operand>,
-        depth: u32,
-    ) -> Operand {
+    fn reeval_rec(&mut self, op: Operand, r: Reeval<'_>, memo: &mut HashMap<InstId, Operand>, depth: u32) -> Operand {
+        let Reeval { subst, local, other_local, full, at, span } = r;
         let Operand::Value(v) = op else { return op };
         if let Some(s) = subst.get(&v) {
             return *s;
@@ -430,7 +414,7 @@ impl<'a> Lowerer<'a> {
             k => {
                 let changed = std::cell::Cell::new(full);
                 let mut map = |me: &mut Self, o: Operand| -> Operand {
-                    let n = me.reeval_rec(o, subst, local, other_local, full, at, span, memo, depth + 1);
+                    let n = me.reeval_rec(o, r, memo, depth + 1);
                     if n != o {
                         changed.set(true);
                     }
@@ -447,7 +431,7 @@ impl<'a> Lowerer<'a> {
                     InstKind::Other { arg } if other_local.is_some() => {
                         // The other thread's expression, with its own local id.
                         let mut inner = HashMap::new();
-                        let a = self.reeval_rec(arg, subst, other_local, None, full, at, span, &mut inner, depth + 1);
+                        let a = self.reeval_rec(arg, Reeval { local: other_local, other_local: None, ..r }, &mut inner, depth + 1);
                         changed.set(true);
                         InstKind::Other { arg: a }
                     }
@@ -519,7 +503,7 @@ impl<'a> Lowerer<'a> {
         emit_barrier(self);
         for (c, insts, span) in &invs {
             for (i, j) in insts {
-                let v = self.reeval_pair(*c, &HashMap::new(), Some(*i), *j, false, cur, span);
+                let v = self.reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
                 self.push(cur, InstKind::Assume { cond: v }, 0, span);
             }
         }
