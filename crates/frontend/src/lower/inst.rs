@@ -1,4 +1,4 @@
-//! Lowering of individual LLVM instructions, terminators and constants.
+//! Lowering of individual LLVM instructions and terminators.
 
 use super::layout;
 use crate::llvm::{callee_name, name_str};
@@ -6,7 +6,7 @@ use super::{unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiSh
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
-use llvm_ir::{ConstantRef, HasDebugLoc, IntPredicate, Name, TypeRef};
+use llvm_ir::{HasDebugLoc, IntPredicate, Name, TypeRef};
 use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstId, InstKind, Loc, Operand, Pointer, Span, Terminator};
 
 impl<'a> Lowerer<'a> {
@@ -27,206 +27,6 @@ impl<'a> Lowerer<'a> {
             LVal::Scalar(o) => Ok(o),
             _ => Err(unsupported("a pointer or aggregate where a number was expected", loc)),
         }
-    }
-
-    fn constant(&mut self, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        Ok(match c.as_ref() {
-            Constant::Int { bits, value } => {
-                if *bits > 64 {
-                    return Err(unsupported(format!("a {bits}-bit integer constant"), loc));
-                }
-                LVal::Scalar(Operand::konst(*bits as u16, *value as u128))
-            }
-            Constant::Float(f) => {
-                use llvm_ir::constant::Float as F;
-                match f {
-                    F::Single(x) => LVal::Scalar(Operand::konst(32, x.to_bits() as u128)),
-                    F::Double(x) => LVal::Scalar(Operand::konst(64, x.to_bits() as u128)),
-                    _ => return Err(unsupported("a half or extended-precision float constant", loc)),
-                }
-            }
-            Constant::Null(_) => LVal::Null,
-            Constant::AggregateZero(t) | Constant::Undef(t) | Constant::Poison(t) => {
-                let zero = matches!(c.as_ref(), Constant::AggregateZero(_));
-                self.filler(t, zero, loc)?
-            }
-            Constant::Struct { values, .. } | Constant::Array { elements: values, .. } | Constant::Vector(values) => {
-                let mut v = vec![];
-                for e in values {
-                    v.push(self.constant(e, loc)?);
-                }
-                LVal::Agg(v)
-            }
-            Constant::GlobalReference { name, ty } => {
-                let n = name_str(name);
-                if let Some(f) = self.function_pointer(&n, loc)? {
-                    return Ok(f);
-                }
-                LVal::Ptr(self.global_object(&n, ty, loc)?, Operand::konst(64, 0))
-            }
-            Constant::GetElementPtr(g) => {
-                // The offset from LLVM itself: llvm-ir does not keep the source element type
-                // that gives the indices their meaning (see `constgep`).
-                let base = self.constant(&g.address, loc)?;
-                let off = crate::constgep::key(c.as_ref()).and_then(|k| self.input.gep_offsets.get(&k).copied());
-                let Some(off) = off else {
-                    return Err(unsupported(format!("the constant expression `{}` (its offset is not known)", c.as_ref()), loc));
-                };
-                match base {
-                    LVal::Ptr(o, Operand::Const { bits, .. }) => LVal::Ptr(o, Operand::konst(64, (bits as i128 + off as i128) as u128 & u64::MAX as u128)),
-                    LVal::Null if off == 0 => LVal::Null,
-                    _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
-                }
-            }
-            Constant::IntToPtr(x) => match self.constant(&x.operand, loc)? {
-                LVal::Scalar(Operand::Const { bits: 0, .. }) => LVal::Null,
-                LVal::Scalar(Operand::Const { bits, .. }) => {
-                    // A number used as a pointer (`(funcType)5`): it points into an object
-                    // only if it is the representation of a pointer into one that escapes.
-                    let (sel, off) = super::pointer::split_constant(bits);
-                    LVal::DynPtr { sel: Operand::konst(32, sel), cands: self.escaped_objects(), off: Operand::konst(64, off) }
-                }
-                _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
-            },
-            Constant::Add(x) => self.const_bin(BinOp::Add, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Sub(x) => self.const_bin(BinOp::Sub, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Mul(x) => self.const_bin(BinOp::Mul, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Xor(x) => self.const_bin(BinOp::Xor, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Trunc(x) => {
-                let to = elem_bits(&x.to_type, loc)?;
-                let v = self.constant(&x.operand, loc)?;
-                self.const_map(v, c, loc, &mut |bits, width| Ok(Operand::konst(to, super::fold::cast(CastOp::Trunc, width, to, bits))))?
-            }
-            Constant::PtrToInt(x) => {
-                // The pointer's 64-bit representation (as the instruction: see `pointer.rs`).
-                let to = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("the constant expression `{c}`"), loc))?;
-                let p = self.constant(&x.operand, loc)?;
-                let entry = self.k.entry;
-                let enc = self.encode_ptr(entry, &p, &Span::default(), loc)?;
-                let Operand::Const { bits, .. } = enc else {
-                    return Err(unsupported(format!("the constant expression `{c}` (a pointer not known when lowering)"), loc));
-                };
-                self.escape(&p);
-                LVal::Scalar(Operand::konst(to, super::fold::cast(CastOp::ZExt, 64, to, bits)))
-            }
-            Constant::BitCast(b) => {
-                let v = self.constant(&b.operand, loc)?;
-                let from = self.type_of(&llvm_ir::Operand::ConstantOperand(b.operand.clone()));
-                match &v {
-                    LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. } => v,
-                    // Bits are bits: a float and an integer of one width, vectors of such.
-                    _ if same_bits_shape(&from, &b.to_type) => v,
-                    _ => return Err(unsupported(format!("the constant expression `{c}` (a bitcast that regroups bits)"), loc)),
-                }
-            }
-            Constant::AddrSpaceCast(b) => self.constant(&b.operand, loc)?,
-            Constant::ExtractElement(x) => {
-                let v = self.constant(&x.vector, loc)?;
-                let i = self.constant(&x.index, loc)?;
-                match (v, i) {
-                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => xs.swap_remove(bits as usize),
-                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
-                }
-            }
-            Constant::InsertElement(x) => {
-                let v = self.constant(&x.vector, loc)?;
-                let e = self.constant(&x.element, loc)?;
-                let i = self.constant(&x.index, loc)?;
-                match (v, i) {
-                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => {
-                        xs[bits as usize] = e;
-                        LVal::Agg(xs)
-                    }
-                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
-                }
-            }
-            Constant::ShuffleVector(x) => {
-                let a = self.constant(&x.operand0, loc)?;
-                let b = self.constant(&x.operand1, loc)?;
-                let ty = self.type_of(&llvm_ir::Operand::ConstantOperand(c.clone()));
-                self.shuffle(a, b, &x.mask, &ty, loc)?
-            }
-            // `blockaddress`, `none` tokens, pointer authentication: nothing a kernel needs.
-            other => return Err(unsupported(format!("the constant `{other}`"), loc)),
-        })
-    }
-
-    /// A constant `op` of two constant operands (element by element on vectors), folded
-    /// exactly (`fold::bin`). An operand that is not a number (a pointer) or an undefined
-    /// result is an error naming the expression `c`.
-    fn const_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        let a = self.constant(a, loc)?;
-        let b = self.constant(b, loc)?;
-        let what = |why: &str| unsupported(format!("the constant expression `{c}` ({why})"), loc);
-        let fold = |x: &LVal, y: &LVal| -> Result<Operand, LowerError> {
-            match (x, y) {
-                (LVal::Scalar(Operand::Const { bits: p, width }), LVal::Scalar(Operand::Const { bits: q, .. })) => {
-                    super::fold::bin(op, *width, *p, *q).map(|r| Operand::konst(*width, r)).map_err(|e| what(&e))
-                }
-                _ => Err(what("an operand that is not a number")),
-            }
-        };
-        match (&a, &b) {
-            (LVal::Agg(xs), LVal::Agg(ys)) if xs.len() == ys.len() => {
-                Ok(LVal::Agg(xs.iter().zip(ys).map(|(x, y)| fold(x, y).map(LVal::Scalar)).collect::<Result<_, _>>()?))
-            }
-            _ => Ok(LVal::Scalar(fold(&a, &b)?)),
-        }
-    }
-
-    /// `f` applied to each number of a constant (a scalar or a vector of scalars).
-    fn const_map(&mut self, v: LVal, c: &ConstantRef, loc: Option<Loc>, f: &mut dyn FnMut(u128, u16) -> Result<Operand, LowerError>) -> Result<LVal, LowerError> {
-        match v {
-            LVal::Scalar(Operand::Const { bits, width }) => Ok(LVal::Scalar(f(bits, width)?)),
-            LVal::Agg(xs) => Ok(LVal::Agg(xs.into_iter().map(|x| self.const_map(x, c, loc, f)).collect::<Result<_, _>>()?)),
-            _ => Err(unsupported(format!("the constant expression `{c}` (an operand that is not a number)"), loc)),
-        }
-    }
-
-    /// A value of type `t` filled with zeros (`zeroinitializer`) or arbitrary values (`undef`).
-    fn filler(&mut self, t: &TypeRef, zero: bool, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        let types = &self.m.types;
-        Ok(match t.as_ref() {
-            Type::StructType { element_types, .. } => {
-                let ts = element_types.clone();
-                LVal::Agg(ts.iter().map(|e| self.filler(e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::NamedStructType { name } => {
-                let def = layout::resolve_named(types, name).ok_or_else(|| unsupported(format!("opaque struct {name}"), loc))?;
-                self.filler(&def, zero, loc)?
-            }
-            Type::ArrayType { element_type, num_elements } => {
-                let (e, n) = (element_type.clone(), *num_elements);
-                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::VectorType { element_type, num_elements, .. } => {
-                let (e, n) = (element_type.clone(), *num_elements);
-                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::PointerType { .. } if zero => LVal::Null,
-            Type::PointerType { .. } => {
-                // An uninitialised pointer: arbitrary, pointing into no object we know (an
-                // access through it is a possible null-pointer access).
-                let entry = self.k.entry;
-                let sel = self.k.make_inst(entry, InstKind::Havoc, 32, Span::default());
-                let off = self.k.make_inst(entry, InstKind::Havoc, 64, Span::default());
-                self.k.blocks[entry].insts.extend([sel, off]);
-                LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) }
-            }
-            _ => {
-                let w = layout::scalar_bits(t).ok_or_else(|| unsupported(format!("a value of type {t}"), loc))?;
-                if zero {
-                    LVal::Scalar(Operand::konst(w, 0))
-                } else {
-                    // `undef` / `poison` (e.g. an uninitialised variable): an arbitrary value
-                    // per thread, as in GPUVerify, chosen once at kernel entry.
-                    let entry = self.k.entry;
-                    let v = self.k.make_inst(entry, InstKind::Havoc, w, Span::default());
-                    self.k.blocks[entry].insts.push(v);
-                    LVal::Scalar(Operand::Value(v))
-                }
-            }
-        })
     }
 
     /// `getelementptr`: offset arithmetic on the base pointer's byte offset.
@@ -289,62 +89,6 @@ impl<'a> Lowerer<'a> {
             off = self.add_offset(cur, off, scaled, span);
         }
         Ok(rebuild_ptr(off))
-    }
-
-    /// Emits an instruction into `cur`; an operation on constants is folded exactly instead
-    /// (`fold`), unless LLVM gives it no value, when it is emitted.
-    fn emit(&mut self, cur: BlockId, kind: InstKind, width: u16, span: &Span) -> Operand {
-        match kind {
-            InstKind::Bin { op, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => match super::fold::bin(op, width, a, b) {
-                Ok(r) => Operand::konst(width, r),
-                Err(_) => Operand::Value(self.push(cur, kind, width, span)),
-            },
-            InstKind::Cast { op, arg: Operand::Const { bits, width: from } } => Operand::konst(width, super::fold::cast(op, from, width, bits)),
-            _ => Operand::Value(self.push(cur, kind, width, span)),
-        }
-    }
-
-    /// `a + b` on 64-bit byte offsets, folded when an operand is 0 or both are constants.
-    pub(crate) fn add_offset(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
-        match (a, b) {
-            (x, Operand::Const { bits: 0, .. }) => x,
-            (Operand::Const { bits: 0, .. }, y) => y,
-            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
-            (x, y) => self.emit(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span),
-        }
-    }
-
-    /// `v` converted to `w` bits: sign-extended (`signed`) or zero-extended, or truncated; a
-    /// constant is converted here rather than by an instruction.
-    pub(crate) fn resize(&mut self, cur: BlockId, v: Operand, w: u16, signed: bool, span: &Span) -> Operand {
-        match resize_op(self.k.width(v), w, signed) {
-            None => v,
-            Some(op) => self.emit(cur, InstKind::Cast { op, arg: v }, w, span),
-        }
-    }
-
-    /// As [`Self::resize`], but a constant is converted by an instruction too. The library
-    /// models (`library.rs`) have always converted their operands so; folding them would
-    /// change their KIR, which the refactoring of issue 14 must not.
-    pub(crate) fn resize_unfolded(&mut self, cur: BlockId, v: Operand, w: u16, signed: bool, span: &Span) -> Operand {
-        match resize_op(self.k.width(v), w, signed) {
-            None => v,
-            Some(op) => Operand::Value(self.push(cur, InstKind::Cast { op, arg: v }, w, span)),
-        }
-    }
-
-    pub(crate) fn sext64(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
-        let w = self.k.width(v);
-        match v {
-            _ if w == 64 => v,
-            Operand::Const { bits, width } => {
-                let sign = (bits >> (width - 1)) & 1 == 1;
-                let ext = if sign { bits | (u128::MAX << width) } else { bits };
-                Operand::konst(64, ext)
-            }
-            _ if w > 64 => self.emit(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, 64, span),
-            _ => self.emit(cur, InstKind::Cast { op: CastOp::SExt, arg: v }, 64, span),
-        }
     }
 
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
@@ -871,16 +615,6 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The cast from `from` to `w` bits (`None`: the widths are equal).
-fn resize_op(from: u16, w: u16, signed: bool) -> Option<CastOp> {
-    match from.cmp(&w) {
-        std::cmp::Ordering::Equal => None,
-        std::cmp::Ordering::Greater => Some(CastOp::Trunc),
-        std::cmp::Ordering::Less if signed => Some(CastOp::SExt),
-        std::cmp::Ordering::Less => Some(CastOp::ZExt),
-    }
-}
-
 fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
     match idx.split_first() {
         None => Some(el),
@@ -899,7 +633,7 @@ fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
 /// Whether two types hold numbers of the same widths in the same places (a float and an
 /// integer of one width, or vectors of such with as many elements): a bitcast between them
 /// keeps every value.
-fn same_bits_shape(a: &TypeRef, b: &TypeRef) -> bool {
+pub(super) fn same_bits_shape(a: &TypeRef, b: &TypeRef) -> bool {
     match (a.as_ref(), b.as_ref()) {
         (Type::VectorType { element_type: x, num_elements: n, .. }, Type::VectorType { element_type: y, num_elements: m, .. }) => {
             n == m && layout::scalar_bits(x).is_some() && layout::scalar_bits(x) == layout::scalar_bits(y)

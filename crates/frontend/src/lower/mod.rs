@@ -13,7 +13,9 @@
 //! - Anything not understood is an [`LowerError::Unsupported`] naming the construct and its
 //!   source location — never dropped silently.
 
+mod build;
 mod builtins;
+mod constant;
 mod fold;
 mod inst;
 pub mod layout;
@@ -524,14 +526,6 @@ impl<'a> Lowerer<'a> {
         }
         frames.extend(frame.call_site.frames.iter().copied());
         Span { frames }
-    }
-
-    pub(crate) fn new_block(&mut self) -> BlockId {
-        self.k.blocks.push(Block { insts: vec![], term: Terminator::Unreachable, term_span: Span::default() })
-    }
-
-    pub(crate) fn push(&mut self, b: BlockId, kind: InstKind, width: u16, span: &Span) -> InstId {
-        self.k.push_inst(b, kind, width, span.clone())
     }
 
     /// The memory object of a global variable (created on first use).
