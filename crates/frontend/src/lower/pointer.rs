@@ -412,7 +412,7 @@ impl<'a> Lowerer<'a> {
                 let o = self.k.objects.push(MemObject {
                     name: path.to_string(),
                     space: Space::Global,
-                    elem_size: super::elem_size_of_pointer_type(qual),
+                    elem_size: super::memory::elem_size_of_pointer_type(qual),
                     dims: vec![],
                     param: None,
                     init: None,
