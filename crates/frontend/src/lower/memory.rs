@@ -5,7 +5,7 @@
 //! not values).
 
 use super::*;
-use syncfix_kir::Pointer;
+use syncfix_kir::{BinOp, CastOp, Pointer};
 
 /// The non-zero scalars of a constant initializer, or `None` when it is not made of plain
 /// numbers.
@@ -379,5 +379,92 @@ impl<'a> Lowerer<'a> {
             Some(8) => Ok(()),
             other => Err(unsupported(format!("a pointer of {} bytes in memory", other.unwrap_or(0)), loc)),
         }
+    }
+}
+
+/// LLVM's memory intrinsics (`llvm.memcpy`, `llvm.memmove`, `llvm.memset`) of a constant length.
+impl<'a> Lowerer<'a> {
+    /// The chunk size in bytes for copying `len` bytes of an object with elements of `elem`
+    /// bytes: the element size when it divides the length, else the largest power of two
+    /// (at most 8) that does.
+    pub(super) fn chunk(len: u64, elem: u32) -> u32 {
+        if elem > 0 && elem <= 16 && len % elem as u64 == 0 {
+            return elem;
+        }
+        [8u32, 4, 2, 1].into_iter().find(|w| len % *w as u64 == 0).unwrap_or(1)
+    }
+
+    /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores
+    /// (real accesses, checked for races), through pointers that may be dynamic or null.
+    /// Returns the block where lowering continues.
+    pub(super) fn memcpy(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
+            return Err(unsupported("a memcpy of unexpected arguments", loc));
+        };
+        let Some(len) = len.as_const() else { return Err(unsupported("a memcpy of a run-time length", loc)) };
+        if len > 65536 {
+            return Err(unsupported(format!("a memcpy of {len} bytes"), loc));
+        }
+        let dst = dst.clone();
+        let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
+            me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
+                let w = Self::chunk(len as u64, me.k.objects[dst].elem_size.min(me.k.objects[src].elem_size.max(1)));
+                for i in 0..(len as u64 / w as u64) {
+                    let at = Operand::konst(64, i as u128 * w as u128);
+                    let s_off = me.add_offset(b, soff, at, span);
+                    let d_off = me.add_offset(b, doff, at, span);
+                    let v = me.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
+                    me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
+                }
+                Ok((b, None))
+            })
+        })?;
+        Ok(next)
+    }
+
+    /// `llvm.memset` of a constant length. Returns the block where lowering continues.
+    pub(super) fn memset(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+        let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
+            return Err(unsupported("a memset of unexpected arguments", loc));
+        };
+        let Some(len) = len.as_const() else { return Err(unsupported("a memset of a run-time length", loc)) };
+        if len > 65536 {
+            return Err(unsupported(format!("a memset of {len} bytes"), loc));
+        }
+        // C's memset takes the byte as an int.
+        let byte = match byte.as_const() {
+            Some(c) => Operand::konst(8, c & 0xff),
+            None if self.k.width(*byte) != 8 => self.resize(cur, *byte, 8, false, span),
+            None => *byte,
+        };
+        let (next, _) = self.through(cur, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
+            let w = Self::chunk(len as u64, me.k.objects[dst].elem_size);
+            // The byte replicated over the chunk.
+            let bits = (w * 8) as u16;
+            let value = match byte.as_const() {
+                Some(c) => {
+                    let mut v = 0u128;
+                    for _ in 0..w {
+                        v = (v << 8) | (c & 0xff);
+                    }
+                    Operand::konst(bits, v)
+                }
+                None => {
+                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
+                    let one = acc;
+                    for k in 1..w {
+                        let sh = me.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
+                        acc = Operand::Value(me.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
+                    }
+                    acc
+                }
+            };
+            for i in 0..(len as u64 / w as u64) {
+                let d_off = me.add_offset(b, doff, Operand::konst(64, i as u128 * w as u128), span);
+                me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
+            }
+            Ok((b, None))
+        })?;
+        Ok(next)
     }
 }
