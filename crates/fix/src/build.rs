@@ -1,4 +1,4 @@
-//! From changes to edits (DESIGN §8).
+//! From changes to edits (ARCHITECTURE.md, "crates/fix").
 //!
 //! Each statement with changes gets a *plan* (its barriers to insert before it, its barriers
 //! to put between the read and the write of a split, whether it is removed). A plan becomes
@@ -15,7 +15,7 @@ use syncfix_kir::{BarrierCall, EntityRef, ReadModifyWrite, Stmt, StmtId, StmtKin
 /// Builds the edits that print `changes` on `source`.
 ///
 /// `source` is the main file's text and `stmts` its statement table from clang's AST (byte
-/// ranges into `source`). Formatting (DESIGN §8):
+/// ranges into `source`). Formatting (ARCHITECTURE.md, "crates/fix"):
 /// - `Insert`: on a line of its own with the statement's indentation when the statement starts
 ///   its line, else inline just before it followed by a space.
 /// - `InsertSplit` on `LHS op= RHS;`: `T tmp = RHS; <barrier> LHS op= tmp;`, one line each

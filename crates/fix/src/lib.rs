@@ -1,5 +1,5 @@
 #![warn(missing_docs)]
-//! The fix stage of syncfix (DESIGN §8): a repair solution becomes text edits on the user's
+//! The fix stage of syncfix (ARCHITECTURE.md, "crates/fix"): a repair solution becomes text edits on the user's
 //! source file, the edits are applied, and the change is printed as a unified diff.
 //!
 //! Plain data in, plain data out, so that an IDE quick fix can call it: the input is the
@@ -178,7 +178,8 @@ impl Edit {
     }
 }
 
-/// How safely a [`Fix`] may be applied (Ruff's levels; STYLE.md). Ordered from safest.
+/// How safely a [`Fix`] may be applied, in the levels of Ruff's fix safety (safe, unsafe,
+/// display-only). Ordered from safest.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Applicability {
     /// Only block barriers are inserted: the patched kernel re-verifies as it is.

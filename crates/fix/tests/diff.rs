@@ -1,4 +1,4 @@
-//! Unified diffs round-trip through `patch -p1` and `git apply` (DESIGN §8).
+//! Unified diffs round-trip through `patch -p1` and `git apply` (ARCHITECTURE.md, "crates/fix").
 
 mod common;
 

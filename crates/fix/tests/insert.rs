@@ -1,4 +1,4 @@
-//! Inserting barriers before statements (DESIGN §8): inline, on a line of its own, and around
+//! Inserting barriers before statements (ARCHITECTURE.md, "crates/fix"): inline, on a line of its own, and around
 //! sole bodies.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Removing barrier statements (DESIGN §8, `audit`).
+//! Removing barrier statements (ARCHITECTURE.md, "crates/fix"; `audit`).
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Splitting `LHS op= RHS;` around a barrier (DESIGN §8): the RHS goes into a temporary; a
+//! Splitting `LHS op= RHS;` around a barrier (ARCHITECTURE.md, "crates/fix"): the RHS goes into a temporary; a
 //! read-modify-write `x++;` reads `x` into a temporary and writes `x = tmp + 1;`.
 
 mod common;

@@ -1,9 +1,9 @@
-//! Reading clang's JSON AST of the user's file (DESIGN §3, §5, §8).
+//! Reading clang's JSON AST of the user's file (ARCHITECTURE.md, "crates/frontend": `ast`).
 //!
 //! [`parse_ast`] takes the output of `clang-19 ... -fsyntax-only -Xclang -ast-dump=json FILE`
 //! and returns the statement table of the main file (the *source anchors* of barrier sites),
 //! the functions and the variables with static storage. Barrier sites must sit at source
-//! statement boundaries that the fix stage can print (DESIGN §5), so the ranges are clang's,
+//! statement boundaries that the fix stage can print (ARCHITECTURE.md, "crates/instrument"), so the ranges are clang's,
 //! exact to the byte, never guessed.
 //!
 //! **Locations.** clang leaves out a location's `file` when it equals that of the location
@@ -27,7 +27,7 @@
 //! `continue`, `goto`, `do` and null statements (comments before the `;` included), after the
 //! `}` of a compound, and where the last arm or body ends for `if`, loops, `switch`.
 //!
-//! **Splits** (DESIGN §5, §8): an expression statement `LHS = RHS;` or `LHS op= RHS;` whose
+//! **Splits** (ARCHITECTURE.md, "crates/instrument" and "crates/fix"): an expression statement `LHS = RHS;` or `LHS op= RHS;` whose
 //! left side is not private to the thread (a local automatic variable or by-value parameter,
 //! a field or local-array element of one) and whose right side may read memory (an array
 //! subscript, `*p`, `p->f`, a call, or the value of a global, shared or static variable) gets

@@ -1,9 +1,10 @@
-//! The front-end pipeline (DESIGN §3): clang's JSON AST of the user's file gives the statement
+//! The front-end pipeline (ARCHITECTURE.md, "crates/frontend": `driver`): clang's JSON AST of the user's file gives the statement
 //! table; a *marked* copy of the source (a marker call before every statement) is compiled by
 //! clang-19 with our force-included prelude, LLVM's `mem2reg,infer-address-spaces` (in-process)
 //! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
 
 use crate::ast::{parse_ast, AstInfo, FunctionInfo};
+pub use crate::lower::Annotations;
 use crate::lower::{lower, LocMapper, LowerError, LowerInput, Names};
 use crate::marks::Marked;
 use crate::process::{self, RunError, Scratch};
@@ -44,15 +45,6 @@ pub struct FrontendOptions {
     pub modular: bool,
 }
 
-/// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
-/// `--only-requires`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum Annotations {
-    #[default]
-    All,
-    OnlyRequires,
-    Ignore,
-}
 
 impl FrontendOptions {
     /// Defaults for a launch: language by extension, every annotation honoured.
@@ -598,8 +590,8 @@ fn with_contracts<'a>(language: Language, ast: &'a AstInfo, module: &llvm_ir::Mo
     let has_contract = |symbol: &str| {
         let Some(func) = module.functions.iter().find(|g| g.name == symbol) else { return false };
         func.basic_blocks.iter().flat_map(|b| &b.instrs).any(|i| match i {
-            llvm_ir::Instruction::Call(c) => crate::lower::callee_name(c).is_some_and(|n| {
-                matches!(crate::lower::demangle(&n).as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
+            llvm_ir::Instruction::Call(c) => crate::llvm::callee_name(c).is_some_and(|n| {
+                matches!(crate::names::function_name(&n).as_str(), "__requires" | "__global_requires" | "__ensures" | "__global_ensures")
             }),
             _ => false,
         })

@@ -1,5 +1,6 @@
 //! The *marked* copy of the user's source: a marker call before every recorded statement, so
-//! that the LLVM IR compiled from it shows exactly where each statement begins (DESIGN §3, §5).
+//! that the LLVM IR compiled from it shows exactly where each statement begins (ARCHITECTURE.md,
+//! "crates/frontend": `marks`; the statements are the places of barrier sites, "crates/instrument").
 //!
 //! - Before statement `N`: `__syncfix_anchor(N);` (N = the `StmtId` index). A statement that
 //!   stands alone as an `if`/`else`/loop body gets braces around the marker and itself:

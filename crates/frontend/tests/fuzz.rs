@@ -4,7 +4,8 @@
 //! Properties: `compile` never panics; it never returns `FrontendError::Clang` (a generated
 //! kernel is well-formed, so a rejection is a bug of the generator, or of the marker pass when
 //! the marked copy is rejected), nor a tool error or "no kernel"; a compiled file has one KIR
-//! kernel per source kernel, each printable and with a reducible CFG. Unsupported constructs
+//! kernel per source kernel, each printable, well formed (`syncfix_kir::check` and
+//! `check_spans`) and with a reducible CFG. Unsupported constructs
 //! are allowed: they are counted and reported.
 //!
 //! The default run is short (16 kernels); a long run: `PROPTEST_CASES=2000 cargo test
@@ -42,6 +43,11 @@ fn check(k: &GenKernel) -> Check {
             let _ = kernel.to_string();
             if let Err(e) = Cfg::compute(kernel) {
                 issues.push(format!("kernel `{}`: irreducible CFG: {e:?}", kernel.name));
+            }
+            // KIR's well-formedness check (debug builds run it inside the lowering; a release
+            // run of this test would not).
+            for e in syncfix_kir::check(kernel).iter().chain(syncfix_kir::check_spans(kernel).iter()) {
+                issues.push(format!("malformed KIR: {e}"));
             }
         }
         Ok::<_, FrontendError>(issues)

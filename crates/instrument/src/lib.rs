@@ -1,4 +1,4 @@
-//! Instrumentation (DESIGN §5; GPURepair, Joshi & Muduganti, VMCAI 2021, §2.2).
+//! Instrumentation (ARCHITECTURE.md, "crates/instrument"; GPURepair, Joshi & Muduganti, VMCAI 2021, §2.2).
 //!
 //! Candidate barrier *sites* are chosen among the source statement boundaries the front end
 //! left in KIR ([`syncfix_kir::Anchor`]), so that every site can be printed:

@@ -60,38 +60,7 @@ pub struct Irreducible(pub BlockId);
 impl Cfg {
     /// Computes every analysis. Fails on an irreducible CFG.
     pub fn compute(k: &Kernel) -> Result<Cfg, Irreducible> {
-        let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::new();
-        for (b, blk) in k.blocks.iter() {
-            for s in blk.term.successors() {
-                if !preds[s].contains(&b) {
-                    preds[s].push(b);
-                }
-            }
-        }
-        // Post-order by iterative DFS.
-        let mut reachable: SecondaryMap<BlockId, bool> = SecondaryMap::new();
-        let mut post = Vec::new();
-        let mut stack: Vec<(BlockId, usize)> = vec![(k.entry, 0)];
-        reachable[k.entry] = true;
-        while let Some((b, i)) = stack.pop() {
-            let succs = k.blocks[b].term.successors();
-            if i < succs.len() {
-                stack.push((b, i + 1));
-                let s = succs[i];
-                if !reachable[s] {
-                    reachable[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(b);
-            }
-        }
-        let rpo: Vec<BlockId> = post.into_iter().rev().collect();
-        let mut rpo_index: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(u32::MAX);
-        for (i, b) in rpo.iter().enumerate() {
-            rpo_index[*b] = i as u32;
-        }
-        let idom = dominators(k, &rpo, &rpo_index, &preds);
+        let Flow { preds, reachable, rpo, rpo_index, idom } = flow(k);
         let dominates = |a: BlockId, mut b: BlockId| -> bool {
             loop {
                 if a == b {
@@ -265,6 +234,55 @@ impl Cfg {
         debug_assert_eq!(order.len(), items.len(), "region graph must be acyclic");
         order
     }
+}
+
+/// The facts every analysis starts from: predecessors, the blocks reachable from the entry in
+/// reverse post-order, and immediate dominators (`None` for an unreachable block; the entry is
+/// its own). Shared by [`Cfg::compute`] and the well-formedness check, which must not fail on an
+/// irreducible CFG.
+pub(crate) struct Flow {
+    pub(crate) preds: SecondaryMap<BlockId, Vec<BlockId>>,
+    pub(crate) reachable: SecondaryMap<BlockId, bool>,
+    pub(crate) rpo: Vec<BlockId>,
+    pub(crate) rpo_index: SecondaryMap<BlockId, u32>,
+    pub(crate) idom: SecondaryMap<BlockId, Option<BlockId>>,
+}
+
+/// Computes [`Flow`] for `k`.
+pub(crate) fn flow(k: &Kernel) -> Flow {
+    let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::new();
+    for (b, blk) in k.blocks.iter() {
+        for s in blk.term.successors() {
+            if !preds[s].contains(&b) {
+                preds[s].push(b);
+            }
+        }
+    }
+    // Post-order by iterative DFS.
+    let mut reachable: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+    let mut post = Vec::new();
+    let mut stack: Vec<(BlockId, usize)> = vec![(k.entry, 0)];
+    reachable[k.entry] = true;
+    while let Some((b, i)) = stack.pop() {
+        let succs = k.blocks[b].term.successors();
+        if i < succs.len() {
+            stack.push((b, i + 1));
+            let s = succs[i];
+            if !reachable[s] {
+                reachable[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    let rpo: Vec<BlockId> = post.into_iter().rev().collect();
+    let mut rpo_index: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(u32::MAX);
+    for (i, b) in rpo.iter().enumerate() {
+        rpo_index[*b] = i as u32;
+    }
+    let idom = dominators(k, &rpo, &rpo_index, &preds);
+    Flow { preds, reachable, rpo, rpo_index, idom }
 }
 
 fn dominators(

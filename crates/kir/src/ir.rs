@@ -1,5 +1,5 @@
 //! The kernel: an SSA control-flow graph of one GPU kernel with every `__device__` call
-//! inlined (DESIGN §4).
+//! inlined (ARCHITECTURE.md, "crates/kir").
 //!
 //! Values are bit-vectors of their width in bits (width 1 is a Boolean). Floating point is
 //! uninterpreted, as in GPUVerify: a float is a bit-vector and every float operation an

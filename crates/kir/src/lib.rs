@@ -1,4 +1,4 @@
-//! KIR, the kernel intermediate representation of syncfix (DESIGN §4).
+//! KIR, the kernel intermediate representation of syncfix (ARCHITECTURE.md, "crates/kir").
 //!
 //! One [`Kernel`] is an SSA control-flow graph of a single GPU kernel with every `__device__`
 //! call inlined. Blocks and instructions live in arenas with typed ids ([`BlockId`],
@@ -16,6 +16,7 @@
 //! - Statement boundaries ([`Anchor`]) have no semantics; removing them changes nothing.
 
 mod cfg;
+mod check;
 pub mod defaults;
 mod display;
 mod entity;
@@ -24,6 +25,7 @@ mod parse;
 mod source;
 
 pub use cfg::{Cfg, Irreducible, Item, Loop, LoopId};
+pub use check::{check, check_spans, CheckError};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
 pub use ir::*;
 pub use parse::{parse, parse_all, ParseError};

@@ -134,7 +134,8 @@ impl StmtKind {
 }
 
 /// An assignment whose right-hand side may read memory: a site can stand between the read
-/// and the write, printed by hoisting the right-hand side into a temporary (DESIGN §5, §8).
+/// and the write, printed by hoisting the right-hand side into a temporary (ARCHITECTURE.md, "crates/instrument"
+/// and "crates/fix").
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Split {
     /// The expression whose value is read before the barrier: the right-hand side of an

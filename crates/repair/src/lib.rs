@@ -1,4 +1,4 @@
-//! The repair loop of syncfix (DESIGN §7, GPURepair Algorithm 1): clauses over barrier
+//! The repair loop of syncfix (ARCHITECTURE.md, "crates/repair"; GPURepair Algorithm 1): clauses over barrier
 //! variables learnt from error traces, and the solver that proposes which barriers to enable.
 
 pub mod solve;

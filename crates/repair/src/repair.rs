@@ -1,4 +1,5 @@
-//! The repair loop: GPURepair's Algorithm 1 (Joshi & Muduganti, VMCAI 2021, §2.4; DESIGN §7).
+//! The repair loop: GPURepair's Algorithm 1 (Joshi & Muduganti, VMCAI 2021, §2.4;
+//! ARCHITECTURE.md, "crates/repair").
 //!
 //! ```text
 //! phi := true
@@ -103,7 +104,7 @@ pub struct RepairStats {
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
 /// keeping existing barriers, then anchors in the kernel over anchors in callees, then one
 /// OpenCL fence over both and a warp barrier over a block barrier, then the earliest anchor
-/// (DESIGN §5).
+/// (ARCHITECTURE.md, "crates/repair": the tie-break).
 pub fn costs(inst: &Instrumented) -> Costs {
     let n = inst.vars.len() as u64 + 1;
     let mut order: Vec<usize> = (0..inst.vars.len()).collect();

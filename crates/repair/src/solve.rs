@@ -1,4 +1,4 @@
-//! The constraint solver of the repair loop (GPURepair §2.3-2.4, DESIGN §7).
+//! The constraint solver of the repair loop (GPURepair §2.3-2.4; ARCHITECTURE.md, "crates/repair").
 //!
 //! The repair loop collects one [`Clause`] per error trace over the barrier variables
 //! ([`VarId`]): a race gives a positive clause (`var1 | var5 | var11`: enable one of the barriers

@@ -1,4 +1,4 @@
-//! How each memory object is modelled (DESIGN §6), decided once per kernel.
+//! How each memory object is modelled (ARCHITECTURE.md, "crates/verify": arrays), decided once per kernel.
 //!
 //! GPUVerify (`ArrayControlFlowAnalyser`, `GPUVerifier.ArrayModelledAdversarially`) models an
 //! array *adversarially* (every read returns a fresh value per thread; writes are dropped)
@@ -146,7 +146,7 @@ impl Abstraction {
     }
 
     /// Whether any object is modelled with the equality abstraction (traces then depend on
-    /// which barriers are on, so repair clauses from them are not exact: DESIGN §7).
+    /// which barriers are on, so repair clauses from them are not exact: ARCHITECTURE.md "crates/repair").
     pub fn has_equality(&self, k: &Kernel) -> bool {
         k.objects.keys().any(|o| self.model(o) == Model::Equality)
     }

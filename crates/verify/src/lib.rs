@@ -1,4 +1,4 @@
-//! The verifier of syncfix: GPUVerify's method on KIR (DESIGN §6).
+//! The verifier of syncfix: GPUVerify's method on KIR (ARCHITECTURE.md, "crates/verify").
 //!
 //! [`Verifier::new`] builds one SMT encoding of a (possibly instrumented) kernel: two threads
 //! with symbolic ids, predicated lock-step execution, per-array abstraction, race logging and

@@ -1,4 +1,4 @@
-//! Counterexample traces read off the solver's model (DESIGN §6: a trace names the defect,
+//! Counterexample traces read off the solver's model (ARCHITECTURE.md, "crates/verify": a trace names the defect,
 //! the two accesses, the threads, every barrier variable, and the sites between).
 
 use crate::encode::{Encoding, PropKind};
@@ -43,7 +43,7 @@ pub struct Race {
     pub second: Access,
     /// Disabled barrier variables whose barrier both threads reached between the two
     /// accesses and that would order this pair (scope and fences fit): enabling one of them
-    /// removes this trace (DESIGN §7, exact clause).
+    /// removes this trace (the exact clause, ARCHITECTURE.md "crates/repair").
     pub separating: Vec<VarId>,
     /// Clauses of a trace that is not exact, as GPURepair draws them (§2.4) but only where the
     /// pair can be ordered, from the tightest: disabled variables of fitting barriers between

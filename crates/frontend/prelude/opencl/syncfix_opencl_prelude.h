@@ -1,4 +1,4 @@
-/* syncfix's OpenCL C prelude: force-included before every OpenCL kernel (DESIGN §3).
+/* syncfix's OpenCL C prelude: force-included before every OpenCL kernel (ARCHITECTURE.md, "crates/frontend").
  *
  * clang already declares OpenCL C's built-in functions (`-fdeclare-opencl-builtins`) and
  * types (`opencl-c-base.h`). The built-ins need no text here:

@@ -1,6 +1,7 @@
 //! What an expression statement is, as far as sites care: an assignment whose right-hand side
 //! reads memory, or a read-modify-write of memory (a site can stand between the read and the
-//! write, DESIGN §5), or a bare barrier call (removable, DESIGN §8).
+//! write, ARCHITECTURE.md "crates/instrument"), or a bare barrier call (removable,
+//! ARCHITECTURE.md "crates/fix").
 
 use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
 use super::scan;

@@ -1,7 +1,8 @@
 //! Calls: thread/group ids and sizes, barriers, GPUVerify annotations, syncfix's statement
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
-use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
@@ -132,14 +133,14 @@ impl<'a> Lowerer<'a> {
         let scalar_arg = |i: usize| -> Result<Operand, LowerError> {
             match args.get(i) {
                 Some(LVal::Scalar(o)) => Ok(*o),
-                _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", demangle(&name)), loc)),
+                _ => Err(unsupported(format!("a call to `{}` with unexpected arguments", function_name(&name)), loc)),
             }
         };
         let ret_bits = match c.function_ty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => super::layout::scalar_bits(result_type),
             _ => None,
         };
-        if self.lower_annotation(frame, c, &name, &args, ret_bits, cur, span, loc)? {
+        if self.lower_annotation(frame, c, &name, &args, ret_bits, At::new(cur, span, loc))? {
             return Ok(cur);
         }
         let launch = self.k.launch;
@@ -225,7 +226,7 @@ impl<'a> Lowerer<'a> {
             }
             Some(Known::Math(f)) => {
                 // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
-                let v = self.pure_call(cur, &f, &args, &c.function_ty, true, span, loc)?;
+                let v = self.pure_call(&f, &args, &c.function_ty, true, At::new(cur, span, loc))?;
                 if let Some(dest) = &c.dest {
                     frame.values.insert(dest.clone(), v);
                 }
@@ -252,13 +253,13 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 };
                 if name.starts_with("llvm.nvvm.") {
-                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)?;
+                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))?;
                     if let (Some(dest), Some(v)) = (&c.dest, v) {
                         frame.values.insert(dest.clone(), v);
                     }
                     return Ok(next);
                 }
-                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, cur, span, loc)? {
+                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))? {
                     if let (Some(dest), Some(v)) = (&c.dest, r) {
                         frame.values.insert(dest.clone(), v);
                     }
@@ -268,13 +269,13 @@ impl<'a> Lowerer<'a> {
                 if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
                     let declared = self.m.func_declarations.iter().find(|d| d.name == name);
                     if callee.is_none() && declared.is_none() {
-                        return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                        return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
                     }
                     // A bodiless function without memory effects (a prelude's `const` math
                     // function): an uninterpreted function of its arguments.
                     let pure = callee.is_some_and(is_pure);
                     if pure || is_pure_call(c) {
-                        let v = self.pure_call(cur, &name, &args, &c.function_ty, false, span, loc)?;
+                        let v = self.pure_call(&name, &args, &c.function_ty, false, At::new(cur, span, loc))?;
                         if let Some(dest) = &c.dest {
                             frame.values.insert(dest.clone(), v);
                         }
@@ -289,7 +290,7 @@ impl<'a> Lowerer<'a> {
                         let at = loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
                         let note = format!(
                             "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
-                            demangle(&name)
+                            function_name(&name)
                         );
                         if !self.k.assumptions.contains(&note) {
                             self.k.assumptions.push(note);
@@ -299,7 +300,7 @@ impl<'a> Lowerer<'a> {
                         if let Some(dest) = &c.dest {
                             let ty = match c.function_ty.as_ref() {
                                 llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
-                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(&name)), loc)),
+                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(&name)), loc)),
                             };
                             if matches!(ty.as_ref(), llvm_ir::Type::PointerType { .. }) {
                                 // An arbitrary pointer: an access through it is a possible
@@ -311,7 +312,7 @@ impl<'a> Lowerer<'a> {
                             }
                             let mut widths = vec![];
                             if !super::inst::leaf_widths(&self.m.types, &ty, &mut widths) {
-                                return Err(unsupported(format!("`{}` returning {ty}", demangle(&name)), loc));
+                                return Err(unsupported(format!("`{}` returning {ty}", function_name(&name)), loc));
                             }
                             let leaves: Vec<Operand> =
                                 widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
@@ -322,7 +323,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 let Some(callee) = callee else {
-                    return Err(unsupported(format!("a call to `{}`, which has no definition", demangle(&name)), loc));
+                    return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
                 };
                 let (cont, value) = self.inline_call(callee, args, span, cur)?;
                 if let (Some(dest), Some(v)) = (&c.dest, value) {
@@ -342,126 +343,25 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
-    /// The chunk size in bytes for copying `len` bytes of an object with elements of `elem`
-    /// bytes: the element size when it divides the length, else the largest power of two
-    /// (at most 8) that does.
-    fn chunk(len: u64, elem: u32) -> u32 {
-        if elem > 0 && elem <= 16 && len % elem as u64 == 0 {
-            return elem;
-        }
-        [8u32, 4, 2, 1].into_iter().find(|w| len % *w as u64 == 0).unwrap_or(1)
-    }
-
-    /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores
-    /// (real accesses, checked for races), through pointers that may be dynamic or null.
-    /// Returns the block where lowering continues.
-    fn memcpy(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
-        let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
-            return Err(unsupported("a memcpy of unexpected arguments", loc));
-        };
-        let Some(len) = len.as_const() else { return Err(unsupported("a memcpy of a run-time length", loc)) };
-        if len > 65536 {
-            return Err(unsupported(format!("a memcpy of {len} bytes"), loc));
-        }
-        let dst = dst.clone();
-        let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
-            me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-                let w = Self::chunk(len as u64, me.k.objects[dst].elem_size.min(me.k.objects[src].elem_size.max(1)));
-                for i in 0..(len as u64 / w as u64) {
-                    let at = Operand::konst(64, i as u128 * w as u128);
-                    let s_off = me.add_off(b, soff, at, span);
-                    let d_off = me.add_off(b, doff, at, span);
-                    let v = me.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
-                    me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
-                }
-                Ok((b, None))
-            })
-        })?;
-        Ok(next)
-    }
-
-    /// `llvm.memset` of a constant length. Returns the block where lowering continues.
-    fn memset(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
-        let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
-            return Err(unsupported("a memset of unexpected arguments", loc));
-        };
-        let Some(len) = len.as_const() else { return Err(unsupported("a memset of a run-time length", loc)) };
-        if len > 65536 {
-            return Err(unsupported(format!("a memset of {len} bytes"), loc));
-        }
-        // C's memset takes the byte as an int.
-        let byte = match byte.as_const() {
-            Some(c) => Operand::konst(8, c & 0xff),
-            None if self.k.width(*byte) != 8 => self.resize_to(cur, *byte, 8, span),
-            None => *byte,
-        };
-        let (next, _) = self.through(cur, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-            let w = Self::chunk(len as u64, me.k.objects[dst].elem_size);
-            // The byte replicated over the chunk.
-            let bits = (w * 8) as u16;
-            let value = match byte.as_const() {
-                Some(c) => {
-                    let mut v = 0u128;
-                    for _ in 0..w {
-                        v = (v << 8) | (c & 0xff);
-                    }
-                    Operand::konst(bits, v)
-                }
-                None => {
-                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
-                    let one = acc;
-                    for k in 1..w {
-                        let sh = me.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
-                        acc = Operand::Value(me.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
-                    }
-                    acc
-                }
-            };
-            for i in 0..(len as u64 / w as u64) {
-                let d_off = me.add_off(b, doff, Operand::konst(64, i as u128 * w as u128), span);
-                me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
-            }
-            Ok((b, None))
-        })?;
-        Ok(next)
-    }
-
-    fn add_off(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
-        match (a, b) {
-            (x, Operand::Const { bits: 0, .. }) => x,
-            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
-            (x, y) => Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span)),
-        }
-    }
-
     /// A call of a pure function as an uninterpreted function: scalar arguments and result
     /// directly; with `elementwise`, vector arguments and results element by element (LLVM's
     /// vector math intrinsics); otherwise one function per result element over all argument
     /// scalars.
-    #[allow(clippy::too_many_arguments)]
-    fn pure_call(
-        &mut self,
-        cur: BlockId,
-        name: &str,
-        args: &[LVal],
-        fty: &llvm_ir::TypeRef,
-        elementwise: bool,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<LVal, LowerError> {
+    fn pure_call(&mut self, name: &str, args: &[LVal], fty: &llvm_ir::TypeRef, elementwise: bool, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let ret = match fty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
-            _ => return Err(unsupported(format!("a call to `{}` of unknown type", demangle(name)), loc)),
+            _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(name)), loc)),
         };
         let mut widths = vec![];
         if !super::inst::leaf_widths(&self.m.types, &ret, &mut widths) {
-            return Err(unsupported(format!("`{}` returning {ret}", demangle(name)), loc));
+            return Err(unsupported(format!("`{}` returning {ret}", function_name(name)), loc));
         }
         let mut flat: Vec<Vec<Operand>> = vec![];
         for a in args {
             let mut leaves = vec![];
             if !Self::leaves_of(a, &mut leaves) {
-                return Err(unsupported(format!("`{}` with a pointer argument", demangle(name)), loc));
+                return Err(unsupported(format!("`{}` with a pointer argument", function_name(name)), loc));
             }
             flat.push(leaves);
         }

@@ -1,12 +1,12 @@
-//! Lowering of individual LLVM instructions, terminators and constants.
+//! Lowering of individual LLVM instructions and terminators.
 
 use super::layout;
-use super::{name_str, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
-use either::Either;
+use crate::llvm::{callee_name, name_str};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
-use llvm_ir::{ConstantRef, HasDebugLoc, IntPredicate, Name, TypeRef};
+use llvm_ir::{HasDebugLoc, IntPredicate, Name, TypeRef};
 use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstId, InstKind, Loc, Operand, Pointer, Span, Terminator};
 
 impl<'a> Lowerer<'a> {
@@ -27,206 +27,6 @@ impl<'a> Lowerer<'a> {
             LVal::Scalar(o) => Ok(o),
             _ => Err(unsupported("a pointer or aggregate where a number was expected", loc)),
         }
-    }
-
-    fn constant(&mut self, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        Ok(match c.as_ref() {
-            Constant::Int { bits, value } => {
-                if *bits > 64 {
-                    return Err(unsupported(format!("a {bits}-bit integer constant"), loc));
-                }
-                LVal::Scalar(Operand::konst(*bits as u16, *value as u128))
-            }
-            Constant::Float(f) => {
-                use llvm_ir::constant::Float as F;
-                match f {
-                    F::Single(x) => LVal::Scalar(Operand::konst(32, x.to_bits() as u128)),
-                    F::Double(x) => LVal::Scalar(Operand::konst(64, x.to_bits() as u128)),
-                    _ => return Err(unsupported("a half or extended-precision float constant", loc)),
-                }
-            }
-            Constant::Null(_) => LVal::Null,
-            Constant::AggregateZero(t) | Constant::Undef(t) | Constant::Poison(t) => {
-                let zero = matches!(c.as_ref(), Constant::AggregateZero(_));
-                self.filler(t, zero, loc)?
-            }
-            Constant::Struct { values, .. } | Constant::Array { elements: values, .. } | Constant::Vector(values) => {
-                let mut v = vec![];
-                for e in values {
-                    v.push(self.constant(e, loc)?);
-                }
-                LVal::Agg(v)
-            }
-            Constant::GlobalReference { name, ty } => {
-                let n = name_str(name);
-                if let Some(f) = self.function_pointer(&n, loc)? {
-                    return Ok(f);
-                }
-                LVal::Ptr(self.global_object(&n, ty, loc)?, Operand::konst(64, 0))
-            }
-            Constant::GetElementPtr(g) => {
-                // The offset from LLVM itself: llvm-ir does not keep the source element type
-                // that gives the indices their meaning (see `constgep`).
-                let base = self.constant(&g.address, loc)?;
-                let off = crate::constgep::key(c.as_ref()).and_then(|k| self.input.gep_offsets.get(&k).copied());
-                let Some(off) = off else {
-                    return Err(unsupported(format!("the constant expression `{}` (its offset is not known)", c.as_ref()), loc));
-                };
-                match base {
-                    LVal::Ptr(o, Operand::Const { bits, .. }) => LVal::Ptr(o, Operand::konst(64, (bits as i128 + off as i128) as u128 & u64::MAX as u128)),
-                    LVal::Null if off == 0 => LVal::Null,
-                    _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
-                }
-            }
-            Constant::IntToPtr(x) => match self.constant(&x.operand, loc)? {
-                LVal::Scalar(Operand::Const { bits: 0, .. }) => LVal::Null,
-                LVal::Scalar(Operand::Const { bits, .. }) => {
-                    // A number used as a pointer (`(funcType)5`): it points into an object
-                    // only if it is the representation of a pointer into one that escapes.
-                    let (sel, off) = super::pointer::split_constant(bits);
-                    LVal::DynPtr { sel: Operand::konst(32, sel), cands: self.escaped_objects(), off: Operand::konst(64, off) }
-                }
-                _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
-            },
-            Constant::Add(x) => self.const_bin(BinOp::Add, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Sub(x) => self.const_bin(BinOp::Sub, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Mul(x) => self.const_bin(BinOp::Mul, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Xor(x) => self.const_bin(BinOp::Xor, &x.operand0, &x.operand1, c, loc)?,
-            Constant::Trunc(x) => {
-                let to = elem_bits(&x.to_type, loc)?;
-                let v = self.constant(&x.operand, loc)?;
-                self.const_map(v, c, loc, &mut |bits, width| Ok(Operand::konst(to, super::fold::cast(CastOp::Trunc, width, to, bits))))?
-            }
-            Constant::PtrToInt(x) => {
-                // The pointer's 64-bit representation (as the instruction: see `pointer.rs`).
-                let to = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("the constant expression `{c}`"), loc))?;
-                let p = self.constant(&x.operand, loc)?;
-                let entry = self.k.entry;
-                let enc = self.encode_ptr(entry, &p, &Span::default(), loc)?;
-                let Operand::Const { bits, .. } = enc else {
-                    return Err(unsupported(format!("the constant expression `{c}` (a pointer not known when lowering)"), loc));
-                };
-                self.escape(&p);
-                LVal::Scalar(Operand::konst(to, super::fold::cast(CastOp::ZExt, 64, to, bits)))
-            }
-            Constant::BitCast(b) => {
-                let v = self.constant(&b.operand, loc)?;
-                let from = self.type_of(&llvm_ir::Operand::ConstantOperand(b.operand.clone()));
-                match &v {
-                    LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. } => v,
-                    // Bits are bits: a float and an integer of one width, vectors of such.
-                    _ if same_bits_shape(&from, &b.to_type) => v,
-                    _ => return Err(unsupported(format!("the constant expression `{c}` (a bitcast that regroups bits)"), loc)),
-                }
-            }
-            Constant::AddrSpaceCast(b) => self.constant(&b.operand, loc)?,
-            Constant::ExtractElement(x) => {
-                let v = self.constant(&x.vector, loc)?;
-                let i = self.constant(&x.index, loc)?;
-                match (v, i) {
-                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => xs.swap_remove(bits as usize),
-                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
-                }
-            }
-            Constant::InsertElement(x) => {
-                let v = self.constant(&x.vector, loc)?;
-                let e = self.constant(&x.element, loc)?;
-                let i = self.constant(&x.index, loc)?;
-                match (v, i) {
-                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => {
-                        xs[bits as usize] = e;
-                        LVal::Agg(xs)
-                    }
-                    _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
-                }
-            }
-            Constant::ShuffleVector(x) => {
-                let a = self.constant(&x.operand0, loc)?;
-                let b = self.constant(&x.operand1, loc)?;
-                let ty = self.type_of(&llvm_ir::Operand::ConstantOperand(c.clone()));
-                self.shuffle(a, b, &x.mask, &ty, loc)?
-            }
-            // `blockaddress`, `none` tokens, pointer authentication: nothing a kernel needs.
-            other => return Err(unsupported(format!("the constant `{other}`"), loc)),
-        })
-    }
-
-    /// A constant `op` of two constant operands (element by element on vectors), folded
-    /// exactly (`fold::bin`). An operand that is not a number (a pointer) or an undefined
-    /// result is an error naming the expression `c`.
-    fn const_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        let a = self.constant(a, loc)?;
-        let b = self.constant(b, loc)?;
-        let what = |why: &str| unsupported(format!("the constant expression `{c}` ({why})"), loc);
-        let fold = |x: &LVal, y: &LVal| -> Result<Operand, LowerError> {
-            match (x, y) {
-                (LVal::Scalar(Operand::Const { bits: p, width }), LVal::Scalar(Operand::Const { bits: q, .. })) => {
-                    super::fold::bin(op, *width, *p, *q).map(|r| Operand::konst(*width, r)).map_err(|e| what(&e))
-                }
-                _ => Err(what("an operand that is not a number")),
-            }
-        };
-        match (&a, &b) {
-            (LVal::Agg(xs), LVal::Agg(ys)) if xs.len() == ys.len() => {
-                Ok(LVal::Agg(xs.iter().zip(ys).map(|(x, y)| fold(x, y).map(LVal::Scalar)).collect::<Result<_, _>>()?))
-            }
-            _ => Ok(LVal::Scalar(fold(&a, &b)?)),
-        }
-    }
-
-    /// `f` applied to each number of a constant (a scalar or a vector of scalars).
-    fn const_map(&mut self, v: LVal, c: &ConstantRef, loc: Option<Loc>, f: &mut dyn FnMut(u128, u16) -> Result<Operand, LowerError>) -> Result<LVal, LowerError> {
-        match v {
-            LVal::Scalar(Operand::Const { bits, width }) => Ok(LVal::Scalar(f(bits, width)?)),
-            LVal::Agg(xs) => Ok(LVal::Agg(xs.into_iter().map(|x| self.const_map(x, c, loc, f)).collect::<Result<_, _>>()?)),
-            _ => Err(unsupported(format!("the constant expression `{c}` (an operand that is not a number)"), loc)),
-        }
-    }
-
-    /// A value of type `t` filled with zeros (`zeroinitializer`) or arbitrary values (`undef`).
-    fn filler(&mut self, t: &TypeRef, zero: bool, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        let types = &self.m.types;
-        Ok(match t.as_ref() {
-            Type::StructType { element_types, .. } => {
-                let ts = element_types.clone();
-                LVal::Agg(ts.iter().map(|e| self.filler(e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::NamedStructType { name } => {
-                let def = layout::resolve_named(types, name).ok_or_else(|| unsupported(format!("opaque struct {name}"), loc))?;
-                self.filler(&def, zero, loc)?
-            }
-            Type::ArrayType { element_type, num_elements } => {
-                let (e, n) = (element_type.clone(), *num_elements);
-                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::VectorType { element_type, num_elements, .. } => {
-                let (e, n) = (element_type.clone(), *num_elements);
-                LVal::Agg((0..n).map(|_| self.filler(&e, zero, loc)).collect::<Result<_, _>>()?)
-            }
-            Type::PointerType { .. } if zero => LVal::Null,
-            Type::PointerType { .. } => {
-                // An uninitialised pointer: arbitrary, pointing into no object we know (an
-                // access through it is a possible null-pointer access).
-                let entry = self.k.entry;
-                let sel = self.k.make_inst(entry, InstKind::Havoc, 32, Span::default());
-                let off = self.k.make_inst(entry, InstKind::Havoc, 64, Span::default());
-                self.k.blocks[entry].insts.extend([sel, off]);
-                LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) }
-            }
-            _ => {
-                let w = layout::scalar_bits(t).ok_or_else(|| unsupported(format!("a value of type {t}"), loc))?;
-                if zero {
-                    LVal::Scalar(Operand::konst(w, 0))
-                } else {
-                    // `undef` / `poison` (e.g. an uninitialised variable): an arbitrary value
-                    // per thread, as in GPUVerify, chosen once at kernel entry.
-                    let entry = self.k.entry;
-                    let v = self.k.make_inst(entry, InstKind::Havoc, w, Span::default());
-                    self.k.blocks[entry].insts.push(v);
-                    LVal::Scalar(Operand::Value(v))
-                }
-            }
-        })
     }
 
     /// `getelementptr`: offset arithmetic on the base pointer's byte offset.
@@ -289,136 +89,6 @@ impl<'a> Lowerer<'a> {
             off = self.add_offset(cur, off, scaled, span);
         }
         Ok(rebuild_ptr(off))
-    }
-
-    /// Emits an instruction into `cur`; an operation on constants is folded exactly instead
-    /// (`fold`), unless LLVM gives it no value, when it is emitted.
-    fn emit(&mut self, cur: BlockId, kind: InstKind, width: u16, span: &Span) -> Operand {
-        match kind {
-            InstKind::Bin { op, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => match super::fold::bin(op, width, a, b) {
-                Ok(r) => Operand::konst(width, r),
-                Err(_) => Operand::Value(self.push(cur, kind, width, span)),
-            },
-            InstKind::Cast { op, arg: Operand::Const { bits, width: from } } => Operand::konst(width, super::fold::cast(op, from, width, bits)),
-            _ => Operand::Value(self.push(cur, kind, width, span)),
-        }
-    }
-
-    fn add_offset(&mut self, cur: BlockId, a: Operand, b: Operand, span: &Span) -> Operand {
-        match (a, b) {
-            (x, Operand::Const { bits: 0, .. }) => x,
-            (Operand::Const { bits: 0, .. }, y) => y,
-            (Operand::Const { bits: x, .. }, Operand::Const { bits: y, .. }) => Operand::konst(64, x.wrapping_add(y)),
-            (x, y) => self.emit(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, 64, span),
-        }
-    }
-
-    pub(crate) fn sext64(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
-        let w = self.k.width(v);
-        match v {
-            _ if w == 64 => v,
-            Operand::Const { bits, width } => {
-                let sign = (bits >> (width - 1)) & 1 == 1;
-                let ext = if sign { bits | (u128::MAX << width) } else { bits };
-                Operand::konst(64, ext)
-            }
-            _ if w > 64 => self.emit(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, 64, span),
-            _ => self.emit(cur, InstKind::Cast { op: CastOp::SExt, arg: v }, 64, span),
-        }
-    }
-
-    /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
-    pub(crate) fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
-        match ty.as_ref() {
-            Type::PointerType { .. } => {
-                // A pointer in memory is its 64-bit representation (see `pointer.rs`).
-                self.pointer_size(ty, loc)?;
-                let ptr = Pointer { object: obj, offset: off };
-                let kind = if self.spec_depth > 0 { InstKind::SpecLoad { ptr, width: 8 } } else { InstKind::Load { ptr, width: 8 } };
-                let v = self.push(cur, kind, 64, span);
-                Ok(self.decode_ptr(cur, Operand::Value(v), span))
-            }
-            Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } | Type::VectorType { .. } => {
-                let (fields, offs) = self.members(ty, loc)?;
-                let mut v = vec![];
-                for (f, o) in fields.iter().zip(offs) {
-                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
-                    v.push(self.load(cur, obj, fo, f, span, loc)?);
-                }
-                Ok(LVal::Agg(v))
-            }
-            _ => {
-                let w = layout::scalar_bits(ty).ok_or_else(|| unsupported(format!("a load of type {ty}"), loc))?;
-                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a load of type {ty}, whose size is not known"), loc))? as u32;
-                let ptr = Pointer { object: obj, offset: off };
-                let kind = if self.spec_depth > 0 {
-                    InstKind::SpecLoad { ptr, width: bytes }
-                } else {
-                    InstKind::Load { ptr, width: bytes }
-                };
-                let v = self.push(cur, kind, w, span);
-                Ok(LVal::Scalar(Operand::Value(v)))
-            }
-        }
-    }
-
-    fn store(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
-        match (ty.as_ref(), val) {
-            (Type::PointerType { .. }, v) => {
-                self.pointer_size(ty, loc)?;
-                let enc = self.encode_ptr(cur, &v, span, loc)?;
-                self.escape(&v);
-                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: enc, width: 8 }, 0, span);
-                Ok(())
-            }
-            (_, LVal::Agg(vals)) => {
-                let (fields, offs) = self.members(ty, loc)?;
-                for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
-                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
-                    self.store(cur, obj, fo, f, v, span, loc)?;
-                }
-                Ok(())
-            }
-            (_, LVal::Scalar(v)) => {
-                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a store of type {ty}, whose size is not known"), loc))? as u32;
-                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
-                Ok(())
-            }
-            _ => Err(unsupported("a pointer stored in memory", loc)),
-        }
-    }
-
-    /// Member types and byte offsets of a struct or array type.
-    pub(crate) fn members(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(Vec<TypeRef>, Vec<u64>), LowerError> {
-        let types = &self.m.types;
-        match ty.as_ref() {
-            Type::StructType { element_types, is_packed } => {
-                let offs = layout::field_offsets(types, element_types, *is_packed).ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
-                Ok((element_types.clone(), offs))
-            }
-            Type::NamedStructType { name } => {
-                let def = layout::resolve_named(types, name).ok_or_else(|| unsupported(format!("opaque struct {name}"), loc))?;
-                self.members(&def, loc)
-            }
-            Type::ArrayType { element_type, num_elements } => {
-                let s = layout::alloc_size(types, element_type).ok_or_else(|| unsupported("an array of unknown layout", loc))?;
-                Ok(((0..*num_elements).map(|_| element_type.clone()).collect(), (0..*num_elements as u64).map(|i| i * s).collect()))
-            }
-            // Vector elements are packed.
-            Type::VectorType { element_type, num_elements, .. } => {
-                let s = layout::size(types, element_type).ok_or_else(|| unsupported("a vector of unknown layout", loc))?;
-                Ok(((0..*num_elements).map(|_| element_type.clone()).collect(), (0..*num_elements as u64).map(|i| i * s).collect()))
-            }
-            _ => Err(unsupported(format!("an aggregate of type {ty}"), loc)),
-        }
-    }
-
-    /// Checks that pointers of type `ty` take 8 bytes in memory (our representation).
-    pub(crate) fn pointer_size(&self, ty: &TypeRef, loc: Option<Loc>) -> Result<(), LowerError> {
-        match layout::size(&self.m.types, ty) {
-            Some(8) => Ok(()),
-            other => Err(unsupported(format!("a pointer of {} bytes in memory", other.unwrap_or(0)), loc)),
-        }
     }
 
     /// Lowers one instruction into block `cur`; returns the block where lowering continues
@@ -534,9 +204,9 @@ impl<'a> Lowerer<'a> {
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
-            I::Trunc(x) => self.cast(frame, cur, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, &span, loc)?,
-            I::ZExt(x) => self.cast(frame, cur, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
-            I::SExt(x) => self.cast(frame, cur, CastOp::SExt, &x.operand, &x.to_type, &x.dest, &span, loc)?,
+            I::Trunc(x) => self.cast(frame, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
+            I::ZExt(x) => self.cast(frame, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
+            I::SExt(x) => self.cast(frame, CastOp::SExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
             I::BitCast(x) => {
                 let v = self.operand(frame, &x.operand, loc)?;
                 let from = self.type_of(&x.operand);
@@ -570,7 +240,7 @@ impl<'a> Lowerer<'a> {
             }
             I::IntToPtr(x) => {
                 let v = self.scalar(frame, &x.operand, loc)?;
-                let v = self.resize_to(cur, v, 64, &span);
+                let v = self.resize(cur, v, 64, false, &span);
                 let p = self.decode_ptr(cur, v, &span);
                 frame.values.insert(x.dest.clone(), p);
             }
@@ -671,10 +341,10 @@ impl<'a> Lowerer<'a> {
                                 let k = lane as usize;
                                 let (Some(f), Some(lo), Some(val)) = (fields.get(k), offs.get(k), vals.get(k)) else { continue };
                                 let fo = me.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
-                                me.store(b, o, fo, f, val.clone(), &span, loc)?;
+                                me.store(o, fo, f, val.clone(), At::new(b, &span, loc))?;
                             }
                         }
-                        _ => me.store(b, o, off, &ty, v.clone(), &span, loc)?,
+                        _ => me.store(o, off, &ty, v.clone(), At::new(b, &span, loc))?,
                     }
                     Ok((b, None))
                 })?;
@@ -779,8 +449,8 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn cast(&mut self, frame: &mut Frame, cur: BlockId, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+    fn cast(&mut self, frame: &mut Frame, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, at: At<'_>) -> Result<(), LowerError> {
+        let At { cur, span, loc } = at;
         let a = self.operand(frame, arg, loc)?;
         let w = elem_bits(to, loc)?;
         let v = self.map1(a, &mut |me, a| {
@@ -850,17 +520,6 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The symbol a call names directly (not through a pointer or inline assembly).
-pub(crate) fn callee_name(c: &llvm_ir::instruction::Call) -> Option<String> {
-    match &c.function {
-        Either::Right(llvm_ir::Operand::ConstantOperand(cr)) => match cr.as_ref() {
-            Constant::GlobalReference { name, .. } => Some(name_str(name)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
     match idx.split_first() {
         None => Some(el),
@@ -879,7 +538,7 @@ fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
 /// Whether two types hold numbers of the same widths in the same places (a float and an
 /// integer of one width, or vectors of such with as many elements): a bitcast between them
 /// keeps every value.
-fn same_bits_shape(a: &TypeRef, b: &TypeRef) -> bool {
+pub(super) fn same_bits_shape(a: &TypeRef, b: &TypeRef) -> bool {
     match (a.as_ref(), b.as_ref()) {
         (Type::VectorType { element_type: x, num_elements: n, .. }, Type::VectorType { element_type: y, num_elements: m, .. }) => {
             n == m && layout::scalar_bits(x).is_some() && layout::scalar_bits(x) == layout::scalar_bits(y)

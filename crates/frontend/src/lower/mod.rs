@@ -1,4 +1,5 @@
-//! Lowering of clang's LLVM IR (read with the `llvm-ir` crate) to KIR (DESIGN §3).
+//! Lowering of clang's LLVM IR (read with the `llvm-ir` crate) to KIR (ARCHITECTURE.md,
+//! "crates/frontend": `lower`).
 //!
 //! - Every `__device__` call is inlined here (not by LLVM, whose inlining would lose the
 //!   call-site chain of source locations: `llvm-ir` drops `inlinedAt`); each instruction's
@@ -12,17 +13,20 @@
 //! - Anything not understood is an [`LowerError::Unsupported`] naming the construct and its
 //!   source location — never dropped silently.
 
+mod build;
 mod builtins;
+mod constant;
 mod fold;
 mod inst;
-pub(crate) use inst::callee_name;
 pub mod layout;
 mod library;
+mod memory;
 mod partial;
 mod pointer;
 mod spec;
 mod vector;
 
+use crate::llvm::name_str;
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
 use syncfix_kir::{
@@ -75,6 +79,16 @@ pub struct Names {
     pub records: HashMap<String, crate::ast::RecordInfo>,
 }
 
+/// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
+/// `--only-requires`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Annotations {
+    #[default]
+    All,
+    OnlyRequires,
+    Ignore,
+}
+
 /// Everything the lowering needs besides the module.
 pub struct LowerInput<'a> {
     pub module: &'a Module,
@@ -90,7 +104,7 @@ pub struct LowerInput<'a> {
     pub main_file: SourceFile,
     pub known_files: Vec<SourceFile>,
     pub stmts: StmtTable,
-    pub annotations: crate::driver::Annotations,
+    pub annotations: Annotations,
     pub invariants_as_candidates: bool,
     /// Fixed values of the kernel's scalar parameters, in order of the scalar parameters
     /// (`--kernel-args`).
@@ -151,6 +165,22 @@ pub(crate) struct PendingPhi {
     incoming: Vec<(llvm_ir::Operand, Name)>,
     shape: PhiShape,
     loc: Option<Loc>,
+}
+
+/// Where lowered KIR goes and where it comes from: the block that receives the instructions,
+/// the span they carry, and the source location an error names. These three travel together
+/// through the lowering's helpers.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'s> {
+    pub(crate) cur: BlockId,
+    pub(crate) span: &'s Span,
+    pub(crate) loc: Option<Loc>,
+}
+
+impl<'s> At<'s> {
+    pub(crate) fn new(cur: BlockId, span: &'s Span, loc: Option<Loc>) -> Self {
+        At { cur, span, loc }
+    }
 }
 
 pub(crate) struct Frame {
@@ -216,12 +246,26 @@ pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
     let mut hints = PtrHints::default();
     for _ in 0..64 {
         match lower_once(input, hints.clone()) {
-            Ok(k) => return Ok(k),
+            Ok(k) => {
+                if cfg!(debug_assertions) {
+                    assert_well_formed(&k);
+                }
+                return Ok(k);
+            }
             Err(Attempt::Retry(h)) => hints = h,
             Err(Attempt::Failed(e)) => return Err(e),
         }
     }
     Err(unsupported("pointers whose targets did not settle after 64 attempts", None))
+}
+
+/// Panics with every broken rule when the lowered kernel `k` is not well formed (KIR's
+/// invariants, [`syncfix_kir::check`], and the source locations the front end promises,
+/// [`syncfix_kir::check_spans`]): a bug of the lowering, caught where it is made rather than in
+/// the verifier. Run in debug builds; the tests call the check themselves.
+fn assert_well_formed(k: &Kernel) {
+    let errors: Vec<String> = syncfix_kir::check(k).iter().chain(syncfix_kir::check_spans(k).iter()).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "the lowering of `{}` broke KIR's rules:\n{}", k.name, errors.join("\n"));
 }
 
 /// Why a lowering attempt gave no kernel.
@@ -329,131 +373,6 @@ impl<'a> Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    /// Creates the parameters: pointer parameters become memory objects, scalars `Param`s.
-    fn kernel_params(&mut self, func: &'a Function, entry: BlockId) -> Result<Vec<LVal>, LowerError> {
-        let mut args = vec![];
-        let floc = func.debugloc.as_ref().and_then(|d| self.loc(d));
-        // `--kernel-args` gives values to the parameters that are not pointers to arrays
-        // (scalars, vectors, structs passed by value), in order.
-        let mut nth_value = 0usize;
-        for (i, p) in func.parameters.iter().enumerate() {
-            let (name, qual) = self.input.names.params.get(i).cloned().unwrap_or_else(|| (format!("arg{i}"), String::new()));
-            match p.ty.as_ref() {
-                Type::PointerType { addr_space, .. } => {
-                    let byval = p.attributes.iter().find_map(|a| match a {
-                        llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t.clone()),
-                        _ => None,
-                    });
-                    if let Some(t) = byval {
-                        // A struct passed by value: each thread's private copy starts with the
-                        // same (arbitrary) contents.
-                        let (dims, elem) = layout::array_dims(&self.m.types, &t);
-                        let o = self.k.objects.push(MemObject {
-                            name: name.clone(),
-                            space: Space::Private,
-                            elem_size: elem as u32,
-                            dims,
-                            param: Some(i),
-                            init: None,
-                            uniform: true,
-                        });
-                        self.k.params.push(Param { name: name.clone(), kind: ParamKind::Pointer(o) });
-                        if let Some(Some(bits)) = self.input.param_values.get(nth_value) {
-                            // The struct's bytes, little-endian, as GPUVerify takes them.
-                            let size = layout::size(&self.m.types, &t).unwrap_or(0).min(16);
-                            for at in 0..size {
-                                let byte = (bits >> (8 * at)) & 0xff;
-                                let ptr = syncfix_kir::Pointer { object: o, offset: Operand::konst(64, at as u128) };
-                                self.k.push_inst(entry, InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 }, 0, Span::default());
-                            }
-                        }
-                        nth_value += 1;
-                        self.byval_pointees(entry, o, &t, &name, 0, &qual, floc)?;
-                        args.push(LVal::Ptr(o, Operand::konst(64, 0)));
-                        continue;
-                    }
-                    if qual.contains("(*)") {
-                        // A function pointer: any function or null, as a 64-bit value (see
-                        // `pointer.rs`).
-                        let idx = self.k.params.len();
-                        nth_value += 1;
-                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width: 64 } });
-                        let x = self.k.push_inst(entry, InstKind::Param { index: idx }, 64, Span::default());
-                        args.push(self.decode_ptr(entry, Operand::Value(x), &Span::default()));
-                        continue;
-                    }
-                    let space = self.space_of(*addr_space);
-                    let mut elem_size = elem_size_of_pointer_type(&qual);
-                    let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Pointer(_))).count();
-                    let mut dims = match self.input.array_sizes.get(nth).copied().flatten() {
-                        Some(bytes) if elem_size > 0 => vec![bytes / elem_size as u64],
-                        _ => vec![],
-                    };
-                    if let Some((elem, image_dims)) = image_layout(&qual) {
-                        // An OpenCL image (the prelude's model): texels, printed by coordinates.
-                        (elem_size, dims) = (elem, image_dims);
-                    }
-                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
-                    self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
-                    args.push(LVal::Ptr(o, Operand::konst(64, 0)));
-                }
-                Type::VectorType { element_type, num_elements, .. } => {
-                    // A vector parameter: one uniform scalar parameter per element.
-                    let Some(width) = layout::scalar_bits(element_type) else {
-                        return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
-                    };
-                    let mut elems = vec![];
-                    nth_value += 1;
-                    for e in 0..*num_elements {
-                        let idx = self.k.params.len();
-                        self.k.params.push(Param { name: format!("{name}.s{e}"), kind: ParamKind::Scalar { width } });
-                        let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
-                        elems.push(LVal::Scalar(Operand::Value(v)));
-                    }
-                    args.push(LVal::Agg(elems));
-                }
-                _ => {
-                    let Some(width) = layout::scalar_bits(&p.ty) else {
-                        return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
-                    };
-                    let idx = self.k.params.len();
-                    let nth = nth_value;
-                    nth_value += 1;
-                    // A function checked on its own has no kernel arguments: its scalar
-                    // parameters are arbitrary values of each thread.
-                    if !self.input.modular {
-                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
-                    }
-                    let kind = if self.input.modular { InstKind::Havoc } else { InstKind::Param { index: idx } };
-                    let v = self.k.push_inst(entry, kind, width, Span::default());
-                    // `--kernel-args`: the parameter's value is given.
-                    if let Some(Some(bits)) = self.input.param_values.get(nth) {
-                        let c = self.k.push_inst(
-                            entry,
-                            InstKind::Cmp { pred: syncfix_kir::CmpPred::Eq, lhs: Operand::Value(v), rhs: Operand::konst(width, *bits) },
-                            1,
-                            Span::default(),
-                        );
-                        self.k.push_inst(entry, InstKind::Assume { cond: Operand::Value(c) }, 0, Span::default());
-                    }
-                    args.push(LVal::Scalar(Operand::Value(v)));
-                }
-            }
-        }
-        Ok(args)
-    }
-
-    pub(crate) fn space_of(&self, addr_space: u32) -> Space {
-        match (self.input.language, addr_space) {
-            (_, 3) => Space::Shared,
-            (Language::Cuda, 4) => Space::Constant,
-            (Language::OpenCl, 2) => Space::Constant,
-            (Language::OpenCl, 0) => Space::Private,
-            (Language::Cuda, 5) => Space::Private,
-            _ => Space::Global,
-        }
-    }
-
     pub(crate) fn loc(&mut self, dl: &DebugLoc) -> Option<Loc> {
         if let Some((line, col)) = self.input.mapper.main_loc(dl) {
             return Some(Loc { file: FileId::MAIN, line, col });
@@ -485,57 +404,6 @@ impl<'a> Lowerer<'a> {
         Span { frames }
     }
 
-    pub(crate) fn new_block(&mut self) -> BlockId {
-        self.k.blocks.push(Block { insts: vec![], term: Terminator::Unreachable, term_span: Span::default() })
-    }
-
-    pub(crate) fn push(&mut self, b: BlockId, kind: InstKind, width: u16, span: &Span) -> InstId {
-        self.k.push_inst(b, kind, width, span.clone())
-    }
-
-    /// The memory object of a global variable (created on first use).
-    /// `value_ty` is the global's value type (from the reference; `GlobalVariable::ty` is the
-    /// pointer type under opaque pointers).
-    pub(crate) fn global_object(&mut self, name: &str, value_ty: &TypeRef, loc: Option<Loc>) -> Result<ObjectId, LowerError> {
-        if let Some(o) = self.globals.get(name) {
-            return Ok(*o);
-        }
-        let g = self
-            .m
-            .global_vars
-            .iter()
-            .find(|g| name_str(&g.name) == name)
-            .ok_or_else(|| unsupported(format!("reference to `{name}`, which is not a variable"), loc))?;
-        let space = self.space_of(g.addr_space);
-        let (dims, elem) = layout::array_dims(&self.m.types, value_ty);
-        let src = self.input.names.globals.get(name).cloned().unwrap_or_else(|| source_name_of_global(name));
-        // The contents of OpenCL's program-scope constants are known from their initializer.
-        // Nothing else is: CUDA's host may overwrite `__constant__` memory
-        // (cudaMemcpyToSymbol), and other memory may have been changed by the host or an
-        // earlier launch (suite: CUDA/globalarray/fail vs OpenCL/globalarray/pass2).
-        let init = match (self.input.language, space, &g.initializer) {
-            (Language::OpenCl, Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
-            _ => None,
-        };
-        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init, uniform: false });
-        self.globals.insert(name.to_string(), o);
-        Ok(o)
-    }
-
-    pub(crate) fn new_private(&mut self, ty: &TypeRef) -> ObjectId {
-        self.private_count += 1;
-        let (dims, elem) = layout::array_dims(&self.m.types, ty);
-        self.k.objects.push(MemObject {
-            name: format!("private{}", self.private_count),
-            space: Space::Private,
-            elem_size: elem as u32,
-            dims,
-            param: None,
-            init: None,
-            uniform: false,
-        })
-    }
-
     /// Lowers a function body. Returns its entry block and, for an inlined function, the
     /// blocks that return with their values (the caller branches them to its continuation).
     pub(crate) fn lower_body(
@@ -553,7 +421,7 @@ impl<'a> Lowerer<'a> {
             call_site,
             is_kernel,
             returns: vec![],
-            is_spec: demangle(&func.name).starts_with("__spec_"),
+            is_spec: crate::names::function_name(&func.name).starts_with("__spec_"),
             ensures: vec![],
             ret_placeholders: vec![],
             function_wide: vec![],
@@ -668,7 +536,7 @@ impl<'a> Lowerer<'a> {
         cur: BlockId,
     ) -> Result<(BlockId, Option<LVal>), LowerError> {
         if self.stack.iter().any(|f| *f == callee.name) {
-            return Err(unsupported(format!("recursive call to `{}`", demangle(&callee.name)), span.top()));
+            return Err(unsupported(format!("recursive call to `{}`", crate::names::function_name(&callee.name)), span.top()));
         }
         if self.stack.len() > 64 {
             return Err(unsupported("calls nested more than 64 deep", span.top()));
@@ -690,63 +558,6 @@ impl<'a> Lowerer<'a> {
         };
         Ok((cont, value))
     }
-}
-
-/// The non-zero scalars of a constant initializer, or `None` when it is not made of plain
-/// numbers.
-fn init_cells(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef) -> Option<syncfix_kir::Init> {
-    fn walk(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef, base: u64, out: &mut Vec<(u64, u32, u128)>) -> Option<()> {
-        use llvm_ir::constant::{Constant as C, Float as F};
-        match c.as_ref() {
-            C::AggregateZero(_) | C::Null(_) => Some(()),
-            C::Int { value, .. } => {
-                let w = layout::size(types, ty)? as u32;
-                if *value != 0 {
-                    out.push((base, w, *value as u128));
-                }
-                Some(())
-            }
-            C::Float(F::Single(x)) => {
-                if x.to_bits() != 0 {
-                    out.push((base, 4, x.to_bits() as u128));
-                }
-                Some(())
-            }
-            C::Float(F::Double(x)) => {
-                if x.to_bits() != 0 {
-                    out.push((base, 8, x.to_bits() as u128));
-                }
-                Some(())
-            }
-            C::Array { elements, .. } => {
-                let Type::ArrayType { element_type, .. } = ty.as_ref() else { return None };
-                let stride = layout::alloc_size(types, element_type)?;
-                for (i, e) in elements.iter().enumerate() {
-                    walk(types, element_type, e, base + i as u64 * stride, out)?;
-                }
-                Some(())
-            }
-            C::Struct { values, .. } => {
-                let (fields, packed) = match ty.as_ref() {
-                    Type::StructType { element_types, is_packed } => (element_types.clone(), *is_packed),
-                    Type::NamedStructType { name } => match layout::resolve_named(types, name).as_deref() {
-                        Some(Type::StructType { element_types, is_packed }) => (element_types.clone(), *is_packed),
-                        _ => return None,
-                    },
-                    _ => return None,
-                };
-                let offs = layout::field_offsets(types, &fields, packed)?;
-                for ((f, o), v) in fields.iter().zip(offs).zip(values) {
-                    walk(types, f, v, base + o, out)?;
-                }
-                Some(())
-            }
-            _ => None,
-        }
-    }
-    let mut cells = vec![];
-    walk(types, ty, c, 0, &mut cells)?;
-    Some(syncfix_kir::Init { cells })
 }
 
 /// The successor blocks of an LLVM terminator.
@@ -791,87 +602,4 @@ fn rpo(func: &Function) -> Vec<usize> {
     }
     post.reverse();
     post
-}
-
-pub(crate) fn name_str(n: &Name) -> String {
-    match n {
-        Name::Name(s) => s.to_string(),
-        Name::Number(i) => format!("{i}"),
-    }
-}
-
-/// A readable name for an IR global without an AST entry: `_ZZ1kPfE1b` -> `b`, `k.l` -> `l`.
-fn source_name_of_global(ir: &str) -> String {
-    if let Some(rest) = ir.strip_prefix("_ZZ") {
-        if let Some(pos) = rest.rfind('E') {
-            let tail = &rest[pos + 1..];
-            let name: String = tail.chars().skip_while(|c| c.is_ascii_digit()).collect();
-            if !name.is_empty() {
-                return name;
-            }
-        }
-    }
-    ir.rsplit('.').next().unwrap_or(ir).to_string()
-}
-
-/// A best-effort readable name of a (possibly mangled) function.
-pub(crate) fn demangle(name: &str) -> String {
-    // _Z<len><name>...: take the first source name.
-    if let Some(rest) = name.strip_prefix("_Z") {
-        let rest = rest.trim_start_matches('N').trim_start_matches('K');
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let Ok(n) = digits.parse::<usize>() {
-            if let Some(s) = rest.get(digits.len()..digits.len() + n) {
-                return s.to_string();
-            }
-        }
-    }
-    name.to_string()
-}
-
-/// Size in bytes of the pointee of a pointer type as clang spells it (`float *`,
-/// `__global int *restrict`), for printing element indices; 0 when unknown.
-/// The texel size in bytes and the dimensions of an OpenCL image parameter of the prelude's
-/// model (syncfix_opencl_prelude.h): `image2d_t` is rows of 2^20 texels of 16 bytes, printed
-/// `img[y][x]`; `image3d_t` slices of 2^16 x 2^16 texels. The outermost extent is unknown (0,
-/// which also exempts images from `--check-array-bounds`). `None` for other types.
-fn image_layout(qual: &str) -> Option<(u32, Vec<u64>)> {
-    // The desugared type: `__global struct __syncfix_image2d *`.
-    let base = qual.split('*').next().unwrap_or("");
-    Some(match base.split_whitespace().last()? {
-        "__syncfix_image1d" => (16, vec![]),
-        "__syncfix_image2d" => (16, vec![0, 1 << 20]),
-        "__syncfix_image3d" => (16, vec![0, 1 << 16, 1 << 16]),
-        _ => return None,
-    })
-}
-
-pub(crate) fn elem_size_of_pointer_type(qual: &str) -> u32 {
-    let base = qual.split('*').next().unwrap_or("");
-    let words: Vec<&str> = base
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "__global" | "__local" | "__constant" | "global" | "local" | "constant" | "restrict" | "__restrict" | "__restrict__" | "struct"))
-        .collect();
-    let t = words.join(" ");
-    let scalar = |s: &str| -> Option<u32> {
-        Some(match s {
-            "char" | "signed char" | "unsigned char" | "uchar" | "bool" | "int8_t" | "uint8_t" => 1,
-            "short" | "unsigned short" | "ushort" | "half" | "short int" | "int16_t" | "uint16_t" => 2,
-            "int" | "unsigned" | "unsigned int" | "uint" | "float" | "int32_t" | "uint32_t" => 4,
-            "long" | "unsigned long" | "ulong" | "long long" | "unsigned long long" | "double" | "size_t" | "long int"
-            | "int64_t" | "uint64_t" | "long long int" | "unsigned long long int" => 8,
-            _ => return None,
-        })
-    };
-    if let Some(s) = scalar(&t) {
-        return s;
-    }
-    // OpenCL/CUDA vector types: float4, int2, uchar16 ...
-    let digits: String = t.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
-    if !digits.is_empty() {
-        if let (Some(s), Ok(n)) = (scalar(&t[..t.len() - digits.len()]), digits.parse::<u32>()) {
-            return s * n.next_power_of_two();
-        }
-    }
-    0
 }

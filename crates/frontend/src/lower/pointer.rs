@@ -35,6 +35,16 @@ pub(crate) fn sel_of(o: ObjectId) -> u128 {
     o.index() as u128 + 1
 }
 
+/// The private copy of a struct passed to the kernel by value, whose pointers
+/// [`Lowerer::byval_pointees`] points to fresh arrays: its object, the kernel's entry block
+/// (where the pointers are stored), and the parameter's location.
+#[derive(Clone, Copy)]
+pub(crate) struct ByValCopy {
+    pub(crate) entry: BlockId,
+    pub(crate) obj: ObjectId,
+    pub(crate) loc: Option<Loc>,
+}
+
 impl<'a> Lowerer<'a> {
     /// Selector, candidates and offset of a pointer value; `None` for a non-pointer.
     pub(crate) fn dyn_parts(&self, v: &LVal) -> Option<(Operand, Vec<ObjectId>, Operand)> {
@@ -125,7 +135,7 @@ impl<'a> Lowerer<'a> {
             return Ok(Some(LVal::DynPtr { sel: Operand::konst(32, FN_SEL), cands: vec![], off: Operand::konst(64, i as u128 + 1) }));
         }
         if self.m.func_declarations.iter().any(|f| f.name == name) {
-            return Err(unsupported(format!("a pointer to function `{}`, which has no body (unsupported function pointer)", super::demangle(name)), loc));
+            return Err(unsupported(format!("a pointer to function `{}`, which has no body (unsupported function pointer)", crate::names::function_name(name)), loc));
         }
         Ok(None)
     }
@@ -358,7 +368,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             if known.is_empty() {
-                return Err(unsupported(format!("a pointer phi `{}` whose memory object is not known", super::name_str(&x.dest)), loc));
+                return Err(unsupported(format!("a pointer phi `{}` whose memory object is not known", crate::llvm::name_str(&x.dest)), loc));
             }
         }
         let mut cands = learnt.unwrap_or_default();
@@ -394,15 +404,15 @@ impl<'a> Lowerer<'a> {
     /// a fresh global array named by its access path (`q.p`, `q.p[4]`, as GPUVerify names
     /// them), and a store of the pointer to it at kernel entry. `qual` is the type as clang
     /// spells it (for the element size).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn byval_pointees(&mut self, entry: BlockId, obj: ObjectId, ty: &TypeRef, path: &str, base: u64, qual: &str, loc: Option<Loc>) -> Result<(), LowerError> {
+    pub(crate) fn byval_pointees(&mut self, copy: ByValCopy, ty: &TypeRef, path: &str, base: u64, qual: &str) -> Result<(), LowerError> {
+        let ByValCopy { entry, obj, loc } = copy;
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 self.pointer_size(ty, loc)?;
                 let o = self.k.objects.push(MemObject {
                     name: path.to_string(),
                     space: Space::Global,
-                    elem_size: super::elem_size_of_pointer_type(qual),
+                    elem_size: super::memory::elem_size_of_pointer_type(qual),
                     dims: vec![],
                     param: None,
                     init: None,
@@ -415,7 +425,7 @@ impl<'a> Lowerer<'a> {
             Type::ArrayType { element_type, num_elements } => {
                 let stride = layout::alloc_size(&self.m.types, element_type).ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
                 for i in 0..*num_elements as u64 {
-                    self.byval_pointees(entry, obj, element_type, &format!("{path}[{i}]"), base + i * stride, qual, loc)?;
+                    self.byval_pointees(copy, element_type, &format!("{path}[{i}]"), base + i * stride, qual)?;
                 }
             }
             Type::NamedStructType { name } => {
@@ -437,13 +447,13 @@ impl<'a> Lowerer<'a> {
                         }
                         None => (format!("{path}.{i}"), String::new()),
                     };
-                    self.byval_pointees(entry, obj, e, &p, base + off, &q, loc)?;
+                    self.byval_pointees(copy, e, &p, base + off, &q)?;
                 }
             }
             Type::StructType { element_types, is_packed } => {
                 let offs = layout::field_offsets(&self.m.types, element_types, *is_packed).ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
                 for (i, (e, off)) in element_types.iter().zip(offs).enumerate() {
-                    self.byval_pointees(entry, obj, e, &format!("{path}.{i}"), base + off, "", loc)?;
+                    self.byval_pointees(copy, e, &format!("{path}.{i}"), base + off, "")?;
                 }
             }
             _ => {}

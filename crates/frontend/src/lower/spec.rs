@@ -24,28 +24,38 @@
 //! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
 
-use super::{demangle, unsupported, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
 use syncfix_kir::{
-    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, Loc, LogKind, LogQuery, Operand, Pointer, Span,
+    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand, Pointer, Span,
 };
+
+/// How [`Lowerer::reeval`] evaluates a specification again: `subst` replaces instructions by
+/// operands, `local` replaces the thread's local id (dimension 0) and, under `__other_int`,
+/// `other_local` the other thread's; with `full` every computation is emitted again; the new
+/// instructions go at the end of block `at` with span `span`.
+#[derive(Clone, Copy)]
+pub(crate) struct Reeval<'r> {
+    pub(crate) subst: &'r HashMap<InstId, Operand>,
+    pub(crate) local: Option<Operand>,
+    pub(crate) other_local: Option<Operand>,
+    pub(crate) full: bool,
+    pub(crate) at: BlockId,
+    pub(crate) span: &'r Span,
+}
+
+mod placement;
+
+pub(crate) use placement::check_invariant_placement;
 
 impl<'a> Lowerer<'a> {
     /// Lowers a call to an annotation; `Ok(false)` when `name` is not one.
-    pub(crate) fn lower_annotation(
-        &mut self,
-        frame: &mut Frame,
-        c: &Call,
-        name: &str,
-        args: &[LVal],
-        ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
-    ) -> Result<bool, LowerError> {
-        let base = demangle(name);
+    pub(crate) fn lower_annotation(&mut self, frame: &mut Frame, c: &Call, name: &str, args: &[LVal], ret_bits: Option<u16>, at: At<'_>) -> Result<bool, LowerError> {
+        let At { cur, span, loc } = at;
+        let base = function_name(name);
         let base = base.as_str();
         let arg = |i: usize| -> Result<Operand, LowerError> {
             match args.get(i) {
@@ -62,7 +72,7 @@ impl<'a> Lowerer<'a> {
         let mut result: Option<Operand> = None;
         // `--no-annotations` / `--only-requires`: the checks and assumptions go; queries that
         // return values still give them.
-        use crate::driver::Annotations as A;
+        use super::Annotations as A;
         let ignored = match self.input.annotations {
             A::All => false,
             A::OnlyRequires => !matches!(base, "__requires" | "__global_requires"),
@@ -187,11 +197,11 @@ impl<'a> Lowerer<'a> {
             // 0 for null.
             "__ptr_base" => {
                 let (sel, _, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize_to(cur, sel, ret_bits.unwrap_or(32), span));
+                result = Some(self.resize(cur, sel, ret_bits.unwrap_or(32), false, span));
             }
             "__ptr_offset_bytes" => {
                 let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize_to(cur, off, ret_bits.unwrap_or(64), span));
+                result = Some(self.resize(cur, off, ret_bits.unwrap_or(64), false, span));
             }
             "__syncfix_permission" => {
                 let (object, offset) = ptr(0)?;
@@ -262,10 +272,10 @@ impl<'a> Lowerer<'a> {
                 let mut pairs = vec![];
                 let mut i = 1;
                 while i + 1 < args.len() {
-                    let this = self.resize_to(cur, arg(i)?, 32, span);
+                    let this = self.resize(cur, arg(i)?, 32, false, span);
                     let other = match arg(i + 1)? {
                         Operand::Value(v) => match self.k.insts[v].kind.clone() {
-                            InstKind::Other { arg } => self.resize_to(cur, arg, 32, span),
+                            InstKind::Other { arg } => self.resize(cur, arg, 32, false, span),
                             _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
                         },
                         _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
@@ -279,7 +289,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 let mut insts = vec![];
                 for i in 1..args.len() {
-                    insts.push((self.resize_to(cur, arg(i)?, 32, span), None));
+                    insts.push((self.resize(cur, arg(i)?, 32, false, span), None));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
             }
@@ -306,7 +316,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.truth(cur, arg(0)?, span);
                 let (x, y) = (arg(1)?, arg(2)?);
                 let w = self.k.width(x);
-                let y = self.resize_to(cur, y, w, span);
+                let y = self.resize(cur, y, w, false, span);
                 result = Some(Operand::Value(self.push(cur, InstKind::Select { cond: c, then: x, els: y }, w, span)));
             }
             "__atomic_has_taken_value" => {
@@ -316,7 +326,7 @@ impl<'a> Lowerer<'a> {
                 let index = self.sext64(cur, arg(1)?, span);
                 let scaled = self.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
                 let offset = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
-                let value = self.resize_to(cur, arg(2)?, 32, span);
+                let value = self.resize(cur, arg(2)?, 32, false, span);
                 result = Some(Operand::Value(self.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
             }
             "__array_snapshot" => {
@@ -342,16 +352,6 @@ impl<'a> Lowerer<'a> {
             v
         } else {
             Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
-        }
-    }
-
-    pub(crate) fn resize_to(&mut self, cur: BlockId, v: Operand, w: u16, span: &Span) -> Operand {
-        let have = self.k.width(v);
-        match (v, have.cmp(&w)) {
-            (_, std::cmp::Ordering::Equal) => v,
-            (Operand::Const { bits, .. }, _) => Operand::konst(w, bits),
-            (_, std::cmp::Ordering::Less) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
-            (_, std::cmp::Ordering::Greater) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
         }
     }
 
@@ -388,40 +388,19 @@ impl<'a> Lowerer<'a> {
         at: BlockId,
         span: &Span,
     ) -> Operand {
-        self.reeval_pair(op, subst, local, None, full, at, span)
+        self.reeval_pair(op, Reeval { subst, local, other_local: None, full, at, span })
     }
 
     /// [`Self::reeval`] for a relation between the two threads: under `__other_int(...)`
     /// the local id is replaced by `other_local` (an expression evaluated by the other
     /// thread), elsewhere by `local`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn reeval_pair(
-        &mut self,
-        op: Operand,
-        subst: &HashMap<InstId, Operand>,
-        local: Option<Operand>,
-        other_local: Option<Operand>,
-        full: bool,
-        at: BlockId,
-        span: &Span,
-    ) -> Operand {
+    pub(crate) fn reeval_pair(&mut self, op: Operand, r: Reeval<'_>) -> Operand {
         let mut memo: HashMap<InstId, Operand> = HashMap::new();
-        self.reeval_rec(op, subst, local, other_local, full, at, span, &mut memo, 0)
+        self.reeval_rec(op, r, &mut memo, 0)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn reeval_rec(
-        &mut self,
-        op: Operand,
-        subst: &HashMap<InstId, Operand>,
-        local: Option<Operand>,
-        other_local: Option<Operand>,
-        full: bool,
-        at: BlockId,
-        span: &Span,
-        memo: &mut HashMap<InstId, Operand>,
-        depth: u32,
-    ) -> Operand {
+    fn reeval_rec(&mut self, op: Operand, r: Reeval<'_>, memo: &mut HashMap<InstId, Operand>, depth: u32) -> Operand {
+        let Reeval { subst, local, other_local, full, at, span } = r;
         let Operand::Value(v) = op else { return op };
         if let Some(s) = subst.get(&v) {
             return *s;
@@ -439,7 +418,7 @@ impl<'a> Lowerer<'a> {
             k => {
                 let changed = std::cell::Cell::new(full);
                 let mut map = |me: &mut Self, o: Operand| -> Operand {
-                    let n = me.reeval_rec(o, subst, local, other_local, full, at, span, memo, depth + 1);
+                    let n = me.reeval_rec(o, r, memo, depth + 1);
                     if n != o {
                         changed.set(true);
                     }
@@ -456,7 +435,7 @@ impl<'a> Lowerer<'a> {
                     InstKind::Other { arg } if other_local.is_some() => {
                         // The other thread's expression, with its own local id.
                         let mut inner = HashMap::new();
-                        let a = self.reeval_rec(arg, subst, other_local, None, full, at, span, &mut inner, depth + 1);
+                        let a = self.reeval_rec(arg, Reeval { local: other_local, other_local: None, ..r }, &mut inner, depth + 1);
                         changed.set(true);
                         InstKind::Other { arg: a }
                     }
@@ -501,7 +480,7 @@ impl<'a> Lowerer<'a> {
                 }
                 for (p, r) in group.iter().zip(&leaves) {
                     let w = self.k.insts[*p].width;
-                    let r = self.resize_to(cur, *r, w, span);
+                    let r = self.resize(cur, *r, w, false, span);
                     subst.insert(*p, r);
                 }
             }
@@ -528,210 +507,10 @@ impl<'a> Lowerer<'a> {
         emit_barrier(self);
         for (c, insts, span) in &invs {
             for (i, j) in insts {
-                let v = self.reeval_pair(*c, &HashMap::new(), Some(*i), *j, false, cur, span);
+                let v = self.reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
                 self.push(cur, InstKind::Assume { cond: v }, 0, span);
             }
         }
     }
 
-    /// Checks where `func`'s `__function_wide_invariant`s stand and what they use, as
-    /// GPUVerify's front end does: a function-wide invariant holds at every loop head of its
-    /// function, so it must stand at the end of the function (only annotations after it) and
-    /// may only use what every loop head sees: constants, the function's arguments, memory,
-    /// built-in and uninterpreted functions. A value computed in the body (a variable updated
-    /// by a loop, a call of a function with a body) is an error.
-    fn check_function_wide(&mut self, frame: &Frame, func: &llvm_ir::Function) -> Result<(), LowerError> {
-        match self.misplaced_function_wide(func) {
-            None => Ok(()),
-            Some((ins, what)) => {
-                let span = self.span_of(ins.get_debug_loc(), frame);
-                let loc = span.in_main().or(span.top());
-                Err(LowerError::Annotation { what, loc, stage: super::Stage::FrontEnd })
-            }
-        }
-    }
-
-    /// The first misplaced function-wide invariant of `func` and why (see
-    /// [`Self::check_function_wide`]).
-    fn misplaced_function_wide<'f>(&self, func: &'f llvm_ir::Function) -> Option<(&'f llvm_ir::Instruction, String)> {
-        use llvm_ir::Instruction as I;
-        let defs: HashMap<&llvm_ir::Name, &I> =
-            func.basic_blocks.iter().flat_map(|b| b.instrs.iter()).filter_map(|i| i.try_get_result().map(|n| (n, i))).collect();
-        let is_annotation = |c: &Call| {
-            self.callee_name(c).is_some_and(|n| {
-                let d = demangle(&n);
-                d.starts_with("__syncfix_") || d.starts_with("llvm.dbg.") || d.starts_with("llvm.lifetime.")
-            })
-        };
-        for bb in &func.basic_blocks {
-            for (at, ins) in bb.instrs.iter().enumerate() {
-                let I::Call(c) = ins else { continue };
-                if self.callee_name(c).map(|n| demangle(&n)) != Some("__syncfix_function_wide_invariant".to_string()) {
-                    continue;
-                }
-                let reject = |what: String| Some((ins, what));
-                // After it: only other annotations (calls of bodiless functions and the
-                // computations of their arguments).
-                let rest_ok = bb.instrs[at + 1..].iter().all(|i| match i {
-                    I::Call(c) => self.callee_name(c).is_some_and(|n| self.functions.get(n.as_str()).is_none_or(|f| f.basic_blocks.is_empty())),
-                    I::Store(_) | I::AtomicRMW(_) | I::CmpXchg(_) | I::Fence(_) | I::Alloca(_) => false,
-                    _ => true,
-                });
-                if !rest_ok || !matches!(bb.term, llvm_ir::Terminator::Ret(_)) {
-                    return reject("function-wide invariant must appear at the end of its function, after all its statements".into());
-                }
-                // The values the invariant's argument is computed from.
-                let mut todo: Vec<&llvm_ir::Operand> = c.arguments.iter().map(|(a, _)| a).collect();
-                let mut seen: Vec<&llvm_ir::Name> = vec![];
-                while let Some(op) = todo.pop() {
-                    let llvm_ir::Operand::LocalOperand { name, .. } = op else { continue };
-                    if seen.contains(&name) {
-                        continue;
-                    }
-                    seen.push(name);
-                    let Some(def) = defs.get(name) else { continue }; // an argument
-                    match def {
-                        I::Phi(_) => {
-                            return reject(
-                                "function-wide invariant uses a value computed in the function body (a variable the function updates), which its loop heads do not see".into(),
-                            )
-                        }
-                        I::Call(inner) if !is_annotation(inner) => {
-                            let name = self.callee_name(inner).unwrap_or_default();
-                            let has_body = self.functions.get(name.as_str()).is_some_and(|f| !f.basic_blocks.is_empty());
-                            if has_body {
-                                return reject(format!(
-                                    "function-wide invariant calls `{}`, a function with a body (only built-in and uninterpreted functions may be used)",
-                                    demangle(&name)
-                                ));
-                            }
-                            todo.extend(inner.arguments.iter().map(|(a, _)| a));
-                        }
-                        other => todo.extend(operands_of(other)),
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    /// `__function_wide_invariant`s of a lowered function, checked at each of its loop heads.
-    pub(crate) fn function_wide_invariants(&mut self, frame: &Frame, func: &llvm_ir::Function) -> Result<(), LowerError> {
-        if frame.function_wide.is_empty() {
-            return Ok(());
-        }
-        self.check_function_wide(frame, func)?;
-        let pos: HashMap<&llvm_ir::Name, usize> = frame.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
-        let mut heads: Vec<&llvm_ir::Name> = vec![];
-        for bb in &func.basic_blocks {
-            let Some(&from) = pos.get(&bb.name) else { continue };
-            for s in super::successors(&bb.term) {
-                if let Some(&to) = pos.get(s) {
-                    if to <= from && !heads.contains(&s) {
-                        heads.push(s);
-                    }
-                }
-            }
-        }
-        for h in heads {
-            let block = frame.blocks[h];
-            // Emit into a scratch block, then move the instructions to the head's start.
-            let scratch = self.new_block();
-            let span = self.k.blocks[block]
-                .insts
-                .first()
-                .map(|i| self.k.insts[*i].span.clone())
-                .unwrap_or_else(|| frame.call_site.clone());
-            for (c, candidate) in frame.function_wide.clone() {
-                let v = self.reeval(c, &HashMap::new(), None, true, scratch, &span);
-                let kind = if candidate {
-                    InstKind::Candidate { cond: v }
-                } else {
-                    InstKind::Assert { cond: v, kind: AssertKind::LoopInvariant, global: false }
-                };
-                self.push(scratch, kind, 0, &span);
-            }
-            let moved = std::mem::take(&mut self.k.blocks[scratch].insts);
-            self.k.blocks[scratch].term = syncfix_kir::Terminator::Unreachable;
-            for i in &moved {
-                self.k.insts[*i].block = block;
-            }
-            let insts = &mut self.k.blocks[block].insts;
-            let phis = insts.iter().take_while(|i| matches!(self.k.insts[**i].kind, InstKind::Phi { .. })).count();
-            let tail = insts.split_off(phis);
-            insts.extend(moved);
-            insts.extend(tail);
-        }
-        Ok(())
-    }
-}
-
-/// The operands an instruction computes its value from (for the dependence walks of
-/// [`Lowerer::check_function_wide`]); calls and phis are handled by the caller.
-fn operands_of(i: &llvm_ir::Instruction) -> Vec<&llvm_ir::Operand> {
-    use llvm_ir::Instruction as I;
-    match i {
-        I::Add(x) => vec![&x.operand0, &x.operand1],
-        I::Sub(x) => vec![&x.operand0, &x.operand1],
-        I::Mul(x) => vec![&x.operand0, &x.operand1],
-        I::UDiv(x) => vec![&x.operand0, &x.operand1],
-        I::SDiv(x) => vec![&x.operand0, &x.operand1],
-        I::URem(x) => vec![&x.operand0, &x.operand1],
-        I::SRem(x) => vec![&x.operand0, &x.operand1],
-        I::And(x) => vec![&x.operand0, &x.operand1],
-        I::Or(x) => vec![&x.operand0, &x.operand1],
-        I::Xor(x) => vec![&x.operand0, &x.operand1],
-        I::Shl(x) => vec![&x.operand0, &x.operand1],
-        I::LShr(x) => vec![&x.operand0, &x.operand1],
-        I::AShr(x) => vec![&x.operand0, &x.operand1],
-        I::FAdd(x) => vec![&x.operand0, &x.operand1],
-        I::FSub(x) => vec![&x.operand0, &x.operand1],
-        I::FMul(x) => vec![&x.operand0, &x.operand1],
-        I::FDiv(x) => vec![&x.operand0, &x.operand1],
-        I::FRem(x) => vec![&x.operand0, &x.operand1],
-        I::ICmp(x) => vec![&x.operand0, &x.operand1],
-        I::FCmp(x) => vec![&x.operand0, &x.operand1],
-        I::Trunc(x) => vec![&x.operand],
-        I::ZExt(x) => vec![&x.operand],
-        I::SExt(x) => vec![&x.operand],
-        I::BitCast(x) => vec![&x.operand],
-        I::PtrToInt(x) => vec![&x.operand],
-        I::IntToPtr(x) => vec![&x.operand],
-        I::AddrSpaceCast(x) => vec![&x.operand],
-        I::Select(x) => vec![&x.condition, &x.true_value, &x.false_value],
-        I::Load(x) => vec![&x.address],
-        I::GetElementPtr(x) => {
-            let mut v = vec![&x.address];
-            v.extend(x.indices.iter());
-            v
-        }
-        I::ExtractElement(x) => vec![&x.vector, &x.index],
-        I::ExtractValue(x) => vec![&x.aggregate],
-        _ => vec![],
-    }
-}
-
-/// GPUVerify's rule for loop invariants (`__invariant`, `__global_invariant`): one must stand
-/// at the head of its loop (in the loop's condition, before any branch of it; GPUVerifyVCGen:
-/// "user-specified invariant does not appear at loop head"). An invariant elsewhere — in the
-/// body, or after a short-circuit `&&`, `||` or `?:` of the condition, which branches — is
-/// rejected rather than checked where it stands. Function-wide invariants, placed at the
-/// loop heads by the lowering, satisfy it by construction.
-pub(crate) fn check_invariant_placement(k: &syncfix_kir::Kernel) -> Result<(), LowerError> {
-    let Ok(cfg) = syncfix_kir::Cfg::compute(k) else {
-        return Ok(()); // an irreducible CFG is reported by the verifier
-    };
-    for (_, inst) in k.insts.iter() {
-        if !matches!(inst.kind, InstKind::Assert { kind: AssertKind::LoopInvariant, .. }) || !cfg.reachable[inst.block] {
-            continue;
-        }
-        if !cfg.loops.iter().any(|l| l.header == inst.block) {
-            return Err(LowerError::Annotation {
-                what: "user-specified invariant does not appear at loop head".into(),
-                loc: inst.span.in_main().or(inst.span.top()),
-                stage: super::Stage::VcGen,
-            });
-        }
-    }
-    Ok(())
 }

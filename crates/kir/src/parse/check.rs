@@ -3,6 +3,7 @@
 //! fail later, in the verifier's solver, far from its cause).
 
 use super::{ParseError, ParsedInst, Ref};
+use crate::check::{has_value, operand_widths};
 use crate::entity::{BlockId, InstId};
 use crate::ir::*;
 use cranelift_entity::EntityRef;
@@ -20,65 +21,6 @@ pub(super) fn references(k: &Kernel, refs: &[(Ref, usize, usize)], values: &BTre
         return Err(ParseError { line, col, message });
     }
     Ok(())
-}
-
-/// The widths an instruction's operands must have, given its own width `w`: (operand,
-/// required width, what it is).
-fn operand_widths(kind: &InstKind, w: u16) -> Vec<(Operand, u16, &'static str)> {
-    let mut v = vec![];
-    let ptr = |v: &mut Vec<_>, p: &Pointer| v.push((p.offset, 64, "a byte offset"));
-    match kind {
-        InstKind::Bin { lhs, rhs, .. } => {
-            v.push((*lhs, w, "an operand of the result's width"));
-            v.push((*rhs, w, "an operand of the result's width"));
-        }
-        InstKind::Select { cond, then, els } => {
-            v.push((*cond, 1, "a condition"));
-            v.push((*then, w, "an operand of the result's width"));
-            v.push((*els, w, "an operand of the result's width"));
-        }
-        InstKind::Phi { incoming } => v.extend(incoming.iter().map(|(_, o)| (*o, w, "an operand of the result's width"))),
-        InstKind::Other { arg } | InstKind::Old { arg } => v.push((*arg, w, "an operand of the result's width")),
-        InstKind::Assert { cond, .. } | InstKind::Assume { cond } | InstKind::Candidate { cond } => v.push((*cond, 1, "a condition")),
-        InstKind::Load { ptr: p, .. } | InstKind::SpecLoad { ptr: p, .. } | InstKind::Permission { ptr: p, .. } | InstKind::Store { ptr: p, .. } | InstKind::Atomic { ptr: p, .. } | InstKind::AtomicTaken { ptr: p, .. } => ptr(&mut v, p),
-        _ => {}
-    }
-    v
-}
-
-/// Whether the kind produces a value (and so needs `vN:iW =`). The match names every kind, so
-/// that a kind added to KIR stops the build here until the parser reads it (`inst::inst_kind`).
-fn has_value(kind: &InstKind) -> bool {
-    match kind {
-        InstKind::Store { .. }
-        | InstKind::Barrier(_)
-        | InstKind::Anchor(_)
-        | InstKind::Assert { .. }
-        | InstKind::Assume { .. }
-        | InstKind::Candidate { .. }
-        | InstKind::External { .. }
-        | InstKind::Permission { .. }
-        | InstKind::Snapshot { .. }
-        | InstKind::AsyncPending { .. }
-        | InstKind::AsyncWait => false,
-        InstKind::Param { .. }
-        | InstKind::Builtin(_)
-        | InstKind::Havoc
-        | InstKind::Bin { .. }
-        | InstKind::Cmp { .. }
-        | InstKind::Cast { .. }
-        | InstKind::Select { .. }
-        | InstKind::Phi { .. }
-        | InstKind::Float { .. }
-        | InstKind::Load { .. }
-        | InstKind::Atomic { .. }
-        | InstKind::Enabled
-        | InstKind::Other { .. }
-        | InstKind::Old { .. }
-        | InstKind::LogQuery { .. }
-        | InstKind::SpecLoad { .. }
-        | InstKind::AtomicTaken { .. } => true,
-    }
 }
 
 /// Operand widths, value-producing kinds with a result, parameter indices.

@@ -1,4 +1,4 @@
-//! Memory accesses and the memory models (DESIGN §6): private memory is exact per thread,
+//! Memory accesses and the memory models (ARCHITECTURE.md, "crates/verify"): private memory is exact per thread,
 //! equality-abstracted arrays are shared between the threads (one copy per group for shared
 //! memory) and havocked at barriers, adversarial arrays return a fresh value per read.
 

@@ -2,7 +2,7 @@
 //!
 //! Everything a loop can modify lives here, so that a loop's unrolling can be undone (the
 //! state is cloned before an attempt) and a loop cut can replace it by a havocked copy
-//! (DESIGN §6; Betts et al. OOPSLA 2012 §4: "havoc the loop's modset").
+//! (ARCHITECTURE.md, "crates/verify"; Betts et al. OOPSLA 2012 §4: "havoc the loop's modset").
 
 use crate::memory::{Logs, Mem};
 use crate::term::Term;

@@ -1,5 +1,5 @@
 //! Loops: complete unrolling where an unwinding check proves that no further iteration
-//! exists, otherwise a cut at the loop head with invariants (DESIGN §6; Betts et al.,
+//! exists, otherwise a cut at the loop head with invariants (ARCHITECTURE.md, "crates/verify"; Betts et al.,
 //! OOPSLA 2012 §4–5: havoc the modset, assume the invariants, check the body, assert them at
 //! the back edge; candidates are kept by Houdini, see [`crate::Verifier::check`]).
 //!

@@ -20,6 +20,7 @@
 //!   `__activemask`, matches, reductions) and clocks are arbitrary; `__ldg` is a load. Any
 //!   other intrinsic is an error naming it, never dropped.
 
+use super::super::At;
 use super::super::{unsupported, LVal, LowerError, Lowerer};
 use super::IntFn;
 use llvm_ir::TypeRef;
@@ -55,7 +56,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn lower_libdevice_call(&mut self, name: &str, args: &[LVal], ret_bits: Option<u16>, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<Option<Operand>, LowerError> {
         let f = name.strip_prefix("__nv_").unwrap_or(name);
         if let Some((intfn, signed)) = libdevice_int(f) {
-            return self.lib_int_function(name, intfn, signed, args, ret_bits, cur, span, loc);
+            return self.lib_int_function(name, intfn, signed, args, ret_bits, At::new(cur, span, loc));
         }
         if matches!(f, "float_as_int" | "float_as_uint" | "int_as_float" | "uint_as_float" | "double_as_longlong" | "longlong_as_double") {
             let [x] = self.lib_scalars::<1>(name, args, loc)?;
@@ -100,17 +101,15 @@ impl<'a> Lowerer<'a> {
     /// A call to the NVVM intrinsic `name` (`llvm.nvvm.*`) other than the thread and block
     /// ids and `__syncthreads` (see `builtins`). Returns the block where lowering continues
     /// and the call's value. Errors: an intrinsic syncfix does not model, named.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn lower_nvvm_intrinsic(
         &mut self,
         name: &str,
         args: &[LVal],
         ret_ty: Option<&TypeRef>,
         ret_bits: Option<u16>,
-        cur: BlockId,
-        span: &Span,
-        loc: Option<Loc>,
+        at: At<'_>,
     ) -> Result<(BlockId, Option<LVal>), LowerError> {
+        let At { cur, span, loc } = at;
         let rest = name.strip_prefix("llvm.nvvm.").unwrap_or(name);
         let reduction = match rest {
             "barrier0.popc" => Some("__syncthreads_count"),
