@@ -51,7 +51,7 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
             .iter()
             .find(|(s, _)| *s == id)
             .map(|(_, n)| n.as_str());
-        emit(source, nl, stmts, id, p, name, braced_split, &mut pieces);
+        emit(Text { source, nl, stmts }, id, p, name, braced_split, &mut pieces);
     }
     let grid = plans
         .values()
@@ -383,18 +383,17 @@ fn merge_deletions(source: &str, mut edits: Vec<Edit>) -> Vec<Edit> {
     }
 }
 
+/// The file a fix is printed on: its text, its newline, its statement table.
+#[derive(Copy, Clone)]
+struct Text<'a> {
+    source: &'a str,
+    nl: &'a str,
+    stmts: &'a StmtTable,
+}
+
 /// The pieces of one statement's plan. `name` is the temporary's name when the plan splits.
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    source: &str,
-    nl: &str,
-    stmts: &StmtTable,
-    id: StmtId,
-    p: &Plan<'_>,
-    name: Option<&str>,
-    braced_split: bool,
-    out: &mut Pieces,
-) {
+fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_split: bool, out: &mut Pieces) {
+    let Text { source, nl, stmts } = text;
     let s = p.stmt;
     let r = s.range;
     if let (false, Some(close)) = (p.ends.is_empty(), stmts.loop_body_close(source.as_bytes(), id)) {

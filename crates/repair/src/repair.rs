@@ -252,7 +252,7 @@ fn run(
             v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if stats.kept_existing || phi.inexact => {
                 // The clauses do not bound the weight from below (coarse, or the kernel's
                 // barriers were kept): take out every barrier the kernel does without.
-                return descend(inst, verifier, &costs, &mut phi, sol.enabled, bound_of(&v), opts, stats);
+                return descend(inst, verifier, &costs, &mut phi, Verified { on: sol.enabled, bound: bound_of(&v) }, opts, stats);
             }
             v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                 let bound = bound_of(&v);
@@ -272,7 +272,7 @@ fn run(
                 stats.verifier_calls += 1;
                 match verifier.check(&opt.enabled) {
                     v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if phi.inexact => {
-                        return descend(inst, verifier, &costs, &mut phi, opt.enabled, bound_of(&v), opts, stats);
+                        return descend(inst, verifier, &costs, &mut phi, Verified { on: opt.enabled, bound: bound_of(&v) }, opts, stats);
                     }
                     v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
                         return repaired(opt.enabled, opt.weight, bound_of(&v))
@@ -355,22 +355,28 @@ fn verdict_name(v: &Verdict) -> String {
     }
 }
 
+/// An assignment under which the kernel verifies, and the loop bound it holds up to (`None`:
+/// proved).
+struct Verified {
+    on: Vec<bool>,
+    bound: Option<u32>,
+}
+
 /// The final removal pass over a verified assignment `on`: each enabled barrier, heaviest
 /// first, is switched off and the kernel checked again; it stays off when the kernel still
 /// verifies. Counterexamples met on the way are learnt as usual. The result is minimal: no
 /// one of its barriers can be removed (every check failed with the others on, and with fewer
 /// barriers races only grow).
-#[allow(clippy::too_many_arguments)]
 fn descend(
     inst: &Instrumented,
     verifier: &mut Verifier<'_, '_>,
     costs: &Costs,
     phi: &mut Phi,
-    mut on: Vec<bool>,
-    mut bound: Option<u32>,
+    verified: Verified,
     opts: &RepairOptions,
     stats: &mut RepairStats,
 ) -> Outcome {
+    let Verified { mut on, mut bound } = verified;
     let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
     for i in order {

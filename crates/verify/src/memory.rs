@@ -195,17 +195,10 @@ impl<'ctx> Log<'ctx> {
         }
     }
 
-    /// Logs an access when `cond` holds.
-    pub fn log(
-        &mut self,
-        ctx: &'ctx Context,
-        cond: &Bool<'ctx>,
-        off: &BV<'ctx>,
-        width: u32,
-        value: &BV<'ctx>,
-        changed: &Bool<'ctx>,
-        who: u32,
-    ) {
+    /// Logs an access when `cond` holds: `width` bytes at byte offset `off`, `value`, whether
+    /// it `changed` the cell, and the access instance `who`.
+    pub fn log(&mut self, cond: &Bool<'ctx>, off: &BV<'ctx>, width: u32, value: &BV<'ctx>, changed: &Bool<'ctx>, who: u32) {
+        let ctx = cond.get_ctx();
         self.has = cond.ite(&Bool::from_bool(ctx, true), &self.has);
         self.off = cond.ite(off, &self.off);
         self.width = cond.ite(&BV::from_u64(ctx, width as u64, 32), &self.width);

@@ -2,6 +2,7 @@
 //! equality-abstracted arrays are shared between the threads (one copy per group for shared
 //! memory) and havocked at barriers, adversarial arrays return a fresh value per read.
 
+use super::race::AccessAt;
 use super::{Encoder, PropKind};
 use crate::abstraction::Model;
 use crate::memory::{zero, AccessKind, Mem};
@@ -19,7 +20,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let v = self.bits_to_term(&vals[t], width);
             self.define(t, inst, v, &pred[t]);
         }
-        self.race(inst, AccessKind::Read, ptr.object, &off, bytes, &vals, &vals, pred);
+        self.race(AccessAt { inst, kind: AccessKind::Read, object: ptr.object, external: false }, &off, bytes, &vals, &vals, pred);
     }
 
     pub(crate) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
@@ -29,7 +30,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.note_access(ptr.object, &off, bytes, pred);
         let vals: [BV<'ctx>; 2] = std::array::from_fn(|t| resize(&self.bv(t, value), bytes * 8));
         let old: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
-        self.race(inst, AccessKind::Write, ptr.object, &off, bytes, &vals, &old, pred);
+        self.race(AccessAt { inst, kind: AccessKind::Write, object: ptr.object, external: false }, &off, bytes, &vals, &old, pred);
         self.warp_mates_write(ptr.object, pred);
         self.plain_write(ptr.object);
         for t in 0..2 {
@@ -80,7 +81,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.bounds(inst, ptr.object, &off, bytes, pred);
         self.note_access(ptr.object, &off, bytes, pred);
         let z = [zero(ctx, bytes * 8), zero(ctx, bytes * 8)];
-        self.race(inst, AccessKind::Atomic, ptr.object, &off, bytes, &z, &z, pred);
+        self.race(AccessAt { inst, kind: AccessKind::Atomic, object: ptr.object, external: false }, &off, bytes, &z, &z, pred);
         // An atomic on private memory updates it (exactly, per thread): its value is
         // arbitrary, as for every atomic.
         if self.abs.model(ptr.object) == Model::Private {
@@ -319,7 +320,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let bits = self.st.logs[&o].read.value.get_size();
             let value = self.fresh_bv("external_value", bits);
             let changed = self.fresh_bool("external_changed");
-            self.log_access(inst, access, o, &off, width, &value, &changed, &pred[0], true);
+            self.log_access(AccessAt { inst, kind: access, object: o, external: true }, &off, width, &value, &changed, &pred[0]);
         }
         if kind == LogKind::Write {
             self.plain_write(o);

@@ -8,22 +8,30 @@ use crate::term::{and, is_false};
 use syncfix_kir::{InstId, ObjectId, Space};
 use z3::ast::{Ast, Bool, BV};
 
+/// Which access an instance is: its instruction, kind and object, and whether an external
+/// (specified) function makes it.
+#[derive(Copy, Clone)]
+pub(crate) struct AccessAt {
+    pub inst: InstId,
+    pub kind: AccessKind,
+    pub object: ObjectId,
+    pub external: bool,
+}
+
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Records an access instance and lets thread 1 log it (when `pred1` holds and the
-    /// nondeterministic choice says so). Returns the instance's index.
-    #[allow(clippy::too_many_arguments)]
+    /// nondeterministic choice says so): `width` bytes at byte offset `off1`, value `val1`.
+    /// Returns the instance's index.
     pub(crate) fn log_access(
         &mut self,
-        inst: InstId,
-        kind: AccessKind,
-        o: ObjectId,
+        at: AccessAt,
         off1: &BV<'ctx>,
         width: u32,
         val1: &BV<'ctx>,
         changed1: &Bool<'ctx>,
         pred1: &Bool<'ctx>,
-        external: bool,
     ) -> u32 {
+        let AccessAt { inst, kind, object: o, external } = at;
         let ctx = self.ctx;
         let who = self.accesses.len() as u32;
         let value_bits = self.st.logs[&o].read.value.get_size();
@@ -43,29 +51,28 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let choose = self.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
         let logs = self.st.logs.get_mut(&o).expect("logs");
-        logs.get_mut(kind).log(ctx, &cond, off1, width, val1, changed1, who);
+        logs.get_mut(kind).log(&cond, off1, width, val1, changed1, who);
         who
     }
 
-    /// Thread 1 logs the access; thread 2's access is checked against the logs.
-    #[allow(clippy::too_many_arguments)]
+    /// Thread 1 logs the access; thread 2's access is checked against the logs. Per thread:
+    /// the byte offset, the value written (or read) and the cell's old value, the predicate.
     pub(crate) fn race(
         &mut self,
-        inst: InstId,
-        kind: AccessKind,
-        o: ObjectId,
+        at: AccessAt,
         off: &[BV<'ctx>; 2],
         bytes: u32,
         vals: &[BV<'ctx>; 2],
         old: &[BV<'ctx>; 2],
         pred: &[Bool<'ctx>; 2],
     ) {
+        let AccessAt { inst, kind, object: o, .. } = at;
         let ctx = self.ctx;
         if !self.st.logs.contains_key(&o) {
             return;
         }
         let changed = vals[0]._eq(&old[0]).not();
-        let who = self.log_access(inst, kind, o, &off[0], bytes, &vals[0], &changed, &pred[0], false);
+        let who = self.log_access(AccessAt { inst, kind, object: o, external: false }, &off[0], bytes, &vals[0], &changed, &pred[0]);
         let benign = self.opts.benign_tolerance;
         let shared = self.k.objects[o].space == Space::Shared;
         let logs = self.st.logs.get_mut(&o).expect("logs");

@@ -430,7 +430,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let h = head_logs[&o].get(kind).clone();
                 let p = pre_logs[&o].get(kind).clone();
-                let f = self.log_fact(o, kind, &h, &p, &head_fact, &body_fresh, acc_lo, acc_hi);
+                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi };
+                let f = self.log_fact(o, kind, &h, &p, &body);
                 log_facts.push(f);
             }
         }
@@ -519,21 +520,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    /// What the havocked log of `o`'s `kind` accesses holds: nothing, the entry's logged
-    /// access unchanged, or an access of an earlier iteration of this loop (tied to a ghost
-    /// copy of that iteration).
-    #[allow(clippy::too_many_arguments)]
-    fn log_fact(
-        &mut self,
-        o: ObjectId,
-        kind: AccessKind,
-        h: &Log<'ctx>,
-        p: &Log<'ctx>,
-        head_fact: &Bool<'ctx>,
-        body_fresh: &[Dynamic<'ctx>],
-        lo: usize,
-        hi: usize,
-    ) -> Bool<'ctx> {
+    /// What the havocked log `h` (at the head; `p` before the loop) of `o`'s `kind` accesses
+    /// holds: nothing, the entry's logged access unchanged, or an access of an earlier
+    /// iteration of this loop (tied to a ghost copy of that iteration, `body`).
+    fn log_fact(&mut self, o: ObjectId, kind: AccessKind, h: &Log<'ctx>, p: &Log<'ctx>, body: &Body<'_, 'ctx>) -> Bool<'ctx> {
+        let &Body { head_fact, fresh: body_fresh, ref accesses } = body;
+        let (lo, hi) = (accesses.start, accesses.end);
         let ctx = self.ctx;
         let unchanged = and(
             ctx,
@@ -667,4 +659,13 @@ enum ExitForm {
     SameExit { slot: usize },
     /// Both threads that left by this slot carried the same value.
     SameValue { slot: usize, value: usize },
+}
+
+/// One iteration of a cut loop's body, as [`Encoder::log_fact`] ties a log to it: the facts at
+/// the head, the body's fresh values (renamed for a ghost copy), and the access instances the
+/// body logged (indices into the encoder's accesses).
+struct Body<'a, 'ctx> {
+    head_fact: &'a Bool<'ctx>,
+    fresh: &'a [Dynamic<'ctx>],
+    accesses: std::ops::Range<usize>,
 }
