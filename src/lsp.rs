@@ -412,7 +412,7 @@ fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagno
         Ok(h) => h.common,
         Err(e) => return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or(""))),
     };
-    let (_, _, mut opts) = match crate::setup::setup(&common, None) {
+    let (_, _, mut opts) = match crate::setup::setup(&common, None, false) {
         Ok(x) => x,
         Err(e) => return error(line, e.message),
     };

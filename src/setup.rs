@@ -7,9 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 use syncfix::{Abstraction, Annotations, Config, Encoding, ErrorReport, Language, Options, Solver, SourceOptions};
 
-/// Reads the file and builds the options; `Err` is the failure to report.
+/// Reads the file and builds the options; `Err` is the failure to report. `repairs`: the
+/// command is `repair` or `audit`, for which `--verbose` means something.
 /// The text is the file's bytes as [`syncfix::decode_source`] reads them, in `Encoding`.
-pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Encoding, Options), ErrorReport> {
+pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Result<(String, Encoding, Options), ErrorReport> {
     if c.file.is_dir() {
         return Err(ErrorReport::command_line(&format!("{}: is a directory, not a kernel file", c.file.display())));
     }
@@ -60,7 +61,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>) -> Result<(String, Enc
     let mut check_arrays: Option<Vec<String>> = None;
     let mut ignored = ignored_flags(c);
     // `--verbose` says what the repair over-approximated (repair and audit).
-    if c.verbose && (repair.is_some() || std::env::args().nth(1).as_deref() == Some("audit")) {
+    if repairs {
         ignored.retain(|f| f != "--verbose");
     }
     for v in &c.vcgen_opt {

@@ -60,7 +60,7 @@ fn run_repair_like(
 
 pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
     let c = &a.common;
-    let (text, encoding, mut opts) = match setup(c, None) {
+    let (text, encoding, mut opts) = match setup(c, None, true) {
         Ok(x) => x,
         Err(e) => return fail_repair_like(a.format, "audit", &c.file.display().to_string(), e, started),
     };
@@ -151,7 +151,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
 pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
     let c = &a.common;
     let format = a.format;
-    let (text, encoding, opts) = match setup(c, Some(a)) {
+    let (text, encoding, opts) = match setup(c, Some(a), true) {
         Ok(x) => x,
         Err(e) => return fail_repair_like(format, "repair", &c.file.display().to_string(), e, started),
     };
@@ -173,7 +173,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
         let failed: Vec<String> = report
             .kernels
             .iter()
-            .filter(|k| !matches!(k.status, RepairStatus::Repaired | RepairStatus::NoChange))
+            .filter(|k| !k.status.succeeded())
             .map(|k| format!("`{}`", k.kernel))
             .collect();
         if let Err(code) = write_fix(a, &report, &text, encoding, &mut patch) {
@@ -297,7 +297,7 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
 
 /// `the kernel`, or `kernel `k`` when the file has several and `k` is the first that failed.
 fn the_kernel(report: &syncfix::RepairReport) -> String {
-    match report.kernels.iter().find(|k| !matches!(k.status, RepairStatus::Repaired | RepairStatus::NoChange)) {
+    match report.kernels.iter().find(|k| !k.status.succeeded()) {
         Some(k) if report.kernels.len() > 1 => format!("kernel `{}`", k.kernel),
         _ => "the kernel".into(),
     }

@@ -23,7 +23,7 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     let c = &a.common;
     let format = a.format;
     let file = c.file.display().to_string();
-    let (text, _, opts) = match setup(c, None) {
+    let (text, _, opts) = match setup(c, None, false) {
         Ok(x) => x,
         Err(e) => return fail(format, &file, e, started),
     };

@@ -155,14 +155,10 @@ struct KernelOutcome {
 }
 
 impl KernelOutcome {
-    fn failed(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
+    /// An outcome without changes: a kernel left as it is, or one that failed.
+    fn without_changes(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
         KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![] }
     }
-}
-
-/// Whether a kernel's status leaves it verified (with or without changes).
-fn succeeded(s: &RepairStatus) -> bool {
-    matches!(s, RepairStatus::Repaired | RepairStatus::NoChange)
 }
 
 /// Repairs (or audits) one kernel: its changes, or why it has none.
@@ -184,9 +180,9 @@ fn repair_kernel_in(
     let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
         Ok(v) => v,
         Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
-            return Ok(KernelOutcome::failed(RepairStatus::Unknown(e.to_string()), vec![]))
+            return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(e.to_string()), vec![]))
         }
-        Err(VerifyError::Timeout) => return Ok(KernelOutcome::failed(RepairStatus::Timeout, vec![])),
+        Err(VerifyError::Timeout) => return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![])),
         Err(source) => return Err(StageError::Verify { kernel: k.name.clone(), source }),
     };
     // The kernel as written: `repair` leaves a verified kernel alone, `audit` judges only a
@@ -195,21 +191,21 @@ fn repair_kernel_in(
     match (&first, mode) {
         (Verdict::Verified, Mode::Repair) => {
             add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::failed(RepairStatus::NoChange, vec![]));
+            return Ok(KernelOutcome::without_changes(RepairStatus::NoChange, vec![]));
         }
         (Verdict::NoErrorUpTo { bound }, Mode::Repair) => {
             add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome { bounded: Some(*bound), ..KernelOutcome::failed(RepairStatus::NoChange, vec![]) });
+            return Ok(KernelOutcome { bounded: Some(*bound), ..KernelOutcome::without_changes(RepairStatus::NoChange, vec![]) });
         }
         (Verdict::Defect(t), Mode::Audit) => {
             add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::failed(RepairStatus::NotVerified, vec![describe(&inst.kernel, t)]));
+            return Ok(KernelOutcome::without_changes(RepairStatus::NotVerified, vec![describe(&inst.kernel, t)]));
         }
         (Verdict::Unknown(r), _) => {
             add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::failed(RepairStatus::Unknown(r.clone()), vec![]));
+            return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(r.clone()), vec![]));
         }
-        (Verdict::Timeout, _) => return Ok(KernelOutcome::failed(RepairStatus::Timeout, vec![])),
+        (Verdict::Timeout, _) => return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![])),
         _ => {}
     }
     let seed = match first {
@@ -231,13 +227,13 @@ fn repair_kernel_in(
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
             KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![] }
         }
-        Outcome::AssertionFailure(t) => KernelOutcome::failed(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
-        Outcome::OtherError(t) => KernelOutcome::failed(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
+        Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
+        Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
         Outcome::Unrepairable { reason, trace } => {
-            KernelOutcome::failed(RepairStatus::Unrepairable(reason), trace.iter().map(|t| describe(&inst.kernel, t)).collect())
+            KernelOutcome::without_changes(RepairStatus::Unrepairable(reason), trace.iter().map(|t| describe(&inst.kernel, t)).collect())
         }
-        Outcome::Unknown(r) => KernelOutcome::failed(RepairStatus::Unknown(r), vec![]),
-        Outcome::Timeout => KernelOutcome::failed(RepairStatus::Timeout, vec![]),
+        Outcome::Unknown(r) => KernelOutcome::without_changes(RepairStatus::Unknown(r), vec![]),
+        Outcome::Timeout => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
     };
     Ok(KernelOutcome { log, ..outcome })
 }
@@ -255,8 +251,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
         }
         outcomes.push((k.name.clone(), repair_kernel(k, opts, mode, &mut timings, &mut meta)?));
     }
-    let mut bounded = outcomes.iter().filter(|(_, o)| succeeded(&o.status)).filter_map(|(_, o)| o.bounded).max();
-    let failure = outcomes.iter().map(|(_, o)| &o.status).find(|s| !succeeded(s)).cloned();
+    let mut bounded = outcomes.iter().filter(|(_, o)| o.status.succeeded()).filter_map(|(_, o)| o.bounded).max();
+    let failure = outcomes.iter().map(|(_, o)| &o.status).find(|s| !s.succeeded()).cloned();
     let findings: Vec<Finding> = outcomes.iter().flat_map(|(_, o)| o.findings.iter().cloned()).collect();
     // A barrier in a shared `__device__` function is removed only if no kernel keeps it.
     let removals_kept: Vec<StmtId> = outcomes.iter().flat_map(|(_, o)| o.kept.iter().copied()).collect();
@@ -308,7 +304,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
     }
     // Re-verify the patched source through the whole pipeline, in the time left: every kernel
     // that was repaired, or needed no change, must verify.
-    let must_verify: Vec<&str> = outcomes.iter().filter(|(_, o)| succeeded(&o.status)).map(|(n, _)| n.as_str()).collect();
+    let must_verify: Vec<&str> = outcomes.iter().filter(|(_, o)| o.status.succeeded()).map(|(n, _)| n.as_str()).collect();
     match verify(path, &patched, opts) {
         Ok((reports, t)) => {
             timings.add(&t);

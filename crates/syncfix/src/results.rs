@@ -195,6 +195,14 @@ pub struct Removal {
     pub text: String,
 }
 
+impl RepairStatus {
+    /// Whether the kernel verifies after the repair: [`RepairStatus::Repaired`] or
+    /// [`RepairStatus::NoChange`].
+    pub fn succeeded(&self) -> bool {
+        matches!(self, RepairStatus::Repaired | RepairStatus::NoChange)
+    }
+}
+
 impl RepairReport {
     /// Whether `--apply` may write the fix without `--unsafe-fixes` (Ruff's rule): only a
     /// [`Applicability::Safe`] fix (block barriers inserted) that is proved, not bounded.
