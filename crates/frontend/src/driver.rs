@@ -433,7 +433,13 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     //    from a copy with the same file name; clang's messages name the user's path.
     let file_name = setup.file_name.clone();
     let orig = setup.dir().join("orig");
-    std::fs::create_dir_all(&orig).map_err(|e| FrontendError::Tool(format!("cannot create {}: {e}", orig.display())))?;
+    // `create_dir`, not `create_dir_all`: when a signal has removed the scratch folder
+    // (`process::abort`), this fails instead of making the folder again and leaving it behind.
+    match std::fs::create_dir(&orig) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(FrontendError::Tool(format!("cannot create {}: {e}", orig.display()))),
+    }
     setup.write(&format!("orig/{file_name}"), text)?;
     let out = loop {
         let out = run(

@@ -211,6 +211,20 @@ pub fn abort() {
     // A child whose lock is held is being polled: the poller holds it only briefly.
     terminate(&children);
     for (_, d) in r.dirs.drain(..) {
-        let _ = std::fs::remove_dir_all(&d);
+        remove_while_written(&d);
+    }
+}
+
+/// Removes the directory `d` while another thread may still be writing into it (the front
+/// end copying the source when a signal comes): `remove_dir_all` fails when a file appears
+/// between its listing and its last `rmdir`, so it is tried again, for at most 0.2 s. Once
+/// the directory is gone nothing can be created in it.
+fn remove_while_written(d: &Path) {
+    for _ in 0..20 {
+        let _ = std::fs::remove_dir_all(d);
+        if !d.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
