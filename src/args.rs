@@ -246,6 +246,11 @@ pub struct RepairArgs {
     /// weight a warp barrier is preferred to a block barrier).
     #[arg(long = "warp-barrier-weight", value_name = "N")]
     pub warp_barrier_weight: Option<u64>,
+    /// Added to the weight of a barrier that first waits for OpenCL asynchronous copies
+    /// (`wait_group_events(...); barrier(...);`, default 1: a plain barrier is preferred where it
+    /// is enough).
+    #[arg(long = "async-wait-weight", value_name = "N")]
+    pub async_wait_weight: Option<u64>,
     /// Do not consider warp barriers (`__syncwarp()`) for CUDA kernels.
     #[arg(long = "no-warp-barriers")]
     pub no_warp_barriers: bool,

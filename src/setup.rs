@@ -135,6 +135,9 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         if let Some(w) = r.warp_barrier_weight {
             o.warp_barrier_weight = w;
         }
+        if let Some(w) = r.async_wait_weight {
+            o.async_wait_weight = w;
+        }
         if let Some(n) = r.warp_size {
             o.warp_size = n;
         }

@@ -441,3 +441,67 @@ fn repair_prints_the_fix_of_the_kernels_it_repairs_beside_one_it_cannot() {
     let (_, out, _) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "--kernel=good", "two.cu"]);
     assert!(out.contains("1 verified, 0 errors"), "{out}");
 }
+
+/// Applies `patch` with `patch -p1` in `dir`.
+fn apply_patch(dir: &Path, patch: &str) {
+    let applied = std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(dir).stdin(std::process::Stdio::piped()).spawn().and_then(|mut c| {
+        use std::io::Write;
+        c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+        c.wait()
+    });
+    assert!(applied.unwrap().success(), "{patch}");
+}
+
+#[test]
+fn a_copy_still_in_flight_is_repaired_by_waiting_for_its_event_before_the_barrier() {
+    // The read of `tile` races with the asynchronous copy that fills it: a barrier alone does
+    // not order the copy's writes; waiting for `ev` and then a barrier does.
+    let d = tempfile::tempdir().unwrap();
+    let src = "kernel void scale(global float *p) {\n  local float tile[64];\n  event_t ev = async_work_group_copy(tile, p + 64 * get_group_id(0), 64, 0);\n  float x = tile[(get_local_id(0) + 1) % 64];\n  p[get_global_id(0)] = 2 * x;\n}\n";
+    kernel(d.path(), "scale.cl", src);
+    let args = ["repair", "--local_size=64", "--num_groups=8", "scale.cl"];
+    let (code, patch, err) = run(d.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(patch.contains("+  wait_group_events(1, &ev);\n+  barrier("), "{patch}");
+    assert!(err.contains("waited for asynchronous copies at 1 place; the patched kernel verifies"), "{err}");
+    // Each of the two is needed: the kernel with only the barrier, or only the wait, races.
+    for (drop, keep) in [("wait_group_events", "barrier("), ("barrier(", "wait_group_events")] {
+        let partial: String = patch.lines().filter(|l| !(l.starts_with('+') && !l.starts_with("+++") && l.contains(drop))).map(|l| format!("{l}\n")).collect();
+        let partial = partial.replace("@@ -1,6 +1,8 @@", "@@ -1,6 +1,7 @@");
+        assert!(partial.contains(keep));
+        kernel(d.path(), "scale.cl", src);
+        apply_patch(d.path(), &partial);
+        let (code, out, _) = run(d.path(), &["verify", "--local_size=64", "--num_groups=8", "scale.cl"]);
+        assert_eq!(code, 6, "without `{drop}`: {out}");
+    }
+    kernel(d.path(), "scale.cl", src);
+    apply_patch(d.path(), &patch);
+    let (code, out, _) = run(d.path(), &["verify", "--local_size=64", "--num_groups=8", "scale.cl"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_wait_goes_before_the_users_barrier_and_a_later_wait_is_noted() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "kernel void scale(global float *p, global float *q) {\n  local float tile[64];\n  event_t ev = async_work_group_copy(tile, p + 64 * get_group_id(0), 64, 0);\n  barrier(CLK_LOCAL_MEM_FENCE);\n  q[get_global_id(0)] = tile[(get_local_id(0) + 1) % 64];\n  wait_group_events(1, &ev);\n}\n";
+    kernel(d.path(), "scale.cl", src);
+    let (code, patch, err) = run(d.path(), &["repair", "--local_size=64", "--num_groups=8", "scale.cl"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(patch.contains("+  wait_group_events(1, &ev);\n   barrier(CLK_LOCAL_MEM_FENCE);"), "{patch}");
+    assert!(!patch.contains("-  barrier"), "{patch}");
+    assert!(err.contains("inserted 0 barriers, removed 0, waited for asynchronous copies at 1 place"), "{err}");
+    assert!(err.contains("`wait_group_events(1, &ev);` (line 6) waits again for `ev`, which the fix now waits for at line 4"), "{err}");
+    apply_patch(d.path(), &patch);
+    let (code, out, _) = run(d.path(), &["verify", "--local_size=64", "--num_groups=8", "scale.cl"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_copy_whose_event_is_not_kept_cannot_be_waited_for() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "kernel void scale(global float *p) {\n  local float tile[64];\n  async_work_group_copy(tile, p + 64 * get_group_id(0), 64, 0);\n  float x = tile[(get_local_id(0) + 1) % 64];\n  p[get_global_id(0)] = 2 * x;\n}\n";
+    kernel(d.path(), "scale.cl", src);
+    let (code, _, err) = run(d.path(), &["repair", "--local_size=64", "--num_groups=8", "scale.cl"]);
+    assert_eq!(code, 202, "{err}");
+    assert!(err.contains("no copy pending there keeps its event in a variable that a wait could name"), "{err}");
+}

@@ -266,7 +266,10 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
         Some(n) => format!("no error found in the patched kernel up to {n} loop iterations (not a proof)"),
         None => "the patched kernel verifies".into(),
     };
-    let upgraded = if report.upgraded > 0 { format!(", strengthened the fences of {}", report.upgraded) } else { String::new() };
+    let mut upgraded = if report.upgraded > 0 { format!(", strengthened the fences of {}", report.upgraded) } else { String::new() };
+    if report.waited > 0 {
+        upgraded += &format!(", waited for asynchronous copies at {} place{}", report.waited, plural(report.waited));
+    }
     eprintln!(
         "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
         file_name(&file),

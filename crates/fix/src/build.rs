@@ -29,6 +29,8 @@ use syncfix_kir::{BarrierCall, EntityRef, ReadModifyWrite, Stmt, StmtId, StmtKin
 ///   Duplicate changes count once.
 /// - A sole body (`sole_body`, e.g. `if (c) s;`) that gets an insertion is wrapped in braces
 ///   where it stands, split or not: `if (c) { __syncthreads(); s; }`.
+/// - `InsertWait`: `wait_group_events(1, &e);` for each pending event, then its barrier, as an
+///   `Insert` is placed.
 /// - `Remove`: the statement's whole line(s) when it stands alone, else the statement and the
 ///   blanks after it (or before it, at the end of a line); a sole body becomes `{}`. `Remove`
 ///   and `Insert` on one statement replace the barrier by the inserted ones.
@@ -72,13 +74,15 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     Ok(Fix {
         edits,
         applicability,
-        notes: grid_notes(&plans),
+        notes: grid_notes(&plans).into_iter().chain(wait_notes(source, stmts, &plans)).collect(),
     })
 }
 
 /// What happens at one statement.
 struct Plan<'a> {
     stmt: &'a Stmt,
+    /// `wait_group_events(...)` statements before the statement (and before `inserts`).
+    waits: Vec<String>,
     /// Barriers before the statement, block barriers first.
     inserts: Vec<BarrierText>,
     /// Barriers between the read of the RHS and the write, block barriers first.
@@ -110,6 +114,7 @@ fn plan<'a>(
         check_range(source, id, stmt.range)?;
         let p = plans.entry(id).or_insert_with(|| Plan {
             stmt,
+            waits: Vec::new(),
             inserts: Vec::new(),
             splits: Vec::new(),
             ends: Vec::new(),
@@ -124,6 +129,21 @@ fn plan<'a>(
         };
         match change {
             Change::Insert { barrier, .. } => push_unique(&mut p.inserts, barrier),
+            Change::InsertWait { barrier, .. } => {
+                let events = stmts
+                    .pending_events(source, id)
+                    .filter(|e| !e.is_empty())
+                    .ok_or_else(|| misfit("no asynchronous copy pending there keeps its event in a variable"))?;
+                for e in events {
+                    let wait = format!("wait_group_events(1, &{e});");
+                    if !p.waits.contains(&wait) {
+                        p.waits.push(wait);
+                    }
+                }
+                if let Some(b) = barrier {
+                    push_unique(&mut p.inserts, b);
+                }
+            }
             Change::InsertSplit { barrier, .. } => {
                 let split = stmt
                     .split
@@ -415,7 +435,7 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
         }
     }
     let own_line = layout::indentation(source, r.start);
-    let texts: Vec<&str> = p.inserts.iter().map(|b| b.text()).collect();
+    let texts: Vec<&str> = p.waits.iter().map(String::as_str).chain(p.inserts.iter().map(|b| b.text())).collect();
     if p.remove {
         let (range, text) = if texts.is_empty() {
             if s.sole_body {
@@ -487,6 +507,47 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
             format!("{lead}{} ", items.join(" ")),
         );
     }
+}
+
+/// A note for each of the user's `wait_group_events` calls that, after the fix, waits again
+/// for an event the fix now waits for earlier (no copy between the two): OpenCL releases an
+/// event after its wait (OpenCL 1.2 §6.12.10), so the user's later wait can go. Not removed by
+/// the fix: syncfix changes barriers, and the call is harmless to the verdict.
+fn wait_notes(source: &str, stmts: &StmtTable, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<String> {
+    let line = |o: usize| source.get(..o).map_or(0, |t| t.matches('\n').count() + 1);
+    let mut out = vec![];
+    for p in plans.values().filter(|p| !p.waits.is_empty()) {
+        let site = p.stmt.range.start;
+        for w in stmts.stmts.values() {
+            let text = source.get(w.range.start..w.range.end).unwrap_or_default();
+            let leaf = w.children.is_empty() && w.function == p.stmt.function && w.range.start > site;
+            if !leaf || !text.trim_start().starts_with("wait_group_events") {
+                continue;
+            }
+            let copies_between = source.get(site..w.range.start).is_some_and(|t| t.contains("async_work_group"));
+            let again: Vec<&str> = p
+                .waits
+                .iter()
+                .filter_map(|x| x.strip_prefix("wait_group_events(1, &")?.strip_suffix(");"))
+                .filter(|e| {
+                    let base: String = e.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|word| word == base)
+                })
+                .collect();
+            if copies_between || again.is_empty() {
+                continue;
+            }
+            out.push(format!(
+                "`{}` (line {}) waits again for `{}`, which the fix now waits for at line {}; OpenCL releases an event \
+                 after its wait, so that call can be removed",
+                text.trim(),
+                line(w.range.start),
+                again.join("`, `"),
+                line(site)
+            ));
+        }
+    }
+    out
 }
 
 /// One note per kernel that gets a grid barrier, in source order.

@@ -119,6 +119,17 @@ pub enum Change {
         /// The barrier statement.
         stmt: StmtId,
     },
+    /// Insert `wait_group_events(1, &e);` just before statement `stmt` for each event `e` of
+    /// an OpenCL asynchronous copy pending there
+    /// ([`syncfix_kir::StmtTable::pending_events`]), then `barrier` if there is one: a barrier
+    /// orders a copy's accesses only once the work-item has waited for it. `None` before one
+    /// of the user's barriers, which then does the ordering.
+    InsertWait {
+        /// The anchor statement.
+        stmt: StmtId,
+        /// The barrier after the waits.
+        barrier: Option<BarrierText>,
+    },
     /// Rewrite the barrier statement `stmt` (removable, like [`Change::Remove`]'s) as `barrier`:
     /// an OpenCL barrier whose fences were too weak gets the flags it needs, in place.
     Upgrade {
@@ -137,7 +148,8 @@ impl Change {
             | Change::InsertSplit { stmt, .. }
             | Change::InsertEnd { stmt, .. }
             | Change::Remove { stmt }
-            | Change::Upgrade { stmt, .. } => stmt,
+            | Change::Upgrade { stmt, .. }
+            | Change::InsertWait { stmt, .. } => stmt,
         }
     }
 }

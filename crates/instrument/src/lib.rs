@@ -23,7 +23,14 @@
 //! (`__syncwarp`, cooperative groups' tiles) stay as written. Weight of a site:
 //! `sw*lw^depth + gw*[grid]` (GPURepair §2.4, where `sw` = 1), `sw` the scope's weight
 //! (`block_barrier_weight`, `warp_barrier_weight`; both 1 by default, so that weights stay
-//! GPURepair's, and at equal weight the repair prefers the warp barrier).
+//! GPURepair's weights, and at equal weight the repair prefers the warp barrier).
+//!
+//! OpenCL kernels with asynchronous copies (`async_work_group_copy`) get *wait-then-barrier*
+//! variables as well: a barrier does not order a copy's accesses until the work-item waits for
+//! it, so a site (and each of the user's barriers) gets twins that run `wait_group_events` for
+//! the copies pending there (their events as the source names them,
+//! [`syncfix_kir::StmtTable::pending_events`]) and then the barrier; they weigh
+//! `async_wait_weight` more. None where a pending copy keeps no event in a variable.
 
 use std::collections::{BTreeMap, BTreeSet};
 use syncfix_kir::{
@@ -63,6 +70,10 @@ pub struct BarrierVar {
     pub weight: u64,
     /// The anchor lies in a `__device__` function rather than in the kernel.
     pub in_callee: bool,
+    /// A wait-then-barrier site: `wait_group_events` for the asynchronous copies pending at
+    /// the statement, then the barrier (OpenCL, [`SiteKind::Before`] only). At one of the
+    /// user's barriers (same statement, same fences) it adds only the wait.
+    pub waits: bool,
 }
 
 /// Instrumentation settings (GPURepair's flags; defaults from `configs/default.toml`).
@@ -82,6 +93,8 @@ pub struct InstrumentConfig {
     pub block_barrier_weight: u64,
     /// `sw` of warp barriers, `--warp-barrier-weight` (1).
     pub warp_barrier_weight: u64,
+    /// Added to a wait-then-barrier site's weight, `--async-wait-weight` (1).
+    pub async_wait_weight: u64,
     /// Offer `__syncwarp()` twins (CUDA, blocks of more than one warp); `--no-warp-barriers`
     /// turns them off.
     pub warp_barriers: bool,
@@ -102,6 +115,7 @@ impl Default for InstrumentConfig {
             grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
             block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
             warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
+            async_wait_weight: d::REPAIR_ASYNC_WAIT_WEIGHT as u64,
             warp_barriers: d::REPAIR_WARP_BARRIERS,
             warp_size: d::REPAIR_WARP_SIZE as u32,
         }
@@ -147,9 +161,10 @@ impl Instrumented {
             let st = &self.kernel.stmts.stmts[v.stmt];
             let (line, col) = self.kernel.main_file().line_col(st.range.start);
             s.push_str(&format!(
-                "  {} = {:?} {:?} at {}:{} ({}), depth {}, weight {}{}\n",
+                "  {} = {:?}{} {:?} at {}:{} ({}), depth {}, weight {}{}\n",
                 v.id,
                 v.kind,
+                if v.waits { " wait" } else { "" },
                 v.scope,
                 line,
                 col,
@@ -182,34 +197,58 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     // user's claim about that program point: it is never removed.
     let with_invariants = barriers_with_invariants(k);
     // Variables, keyed by (statement, kind, scope, fences), created in a deterministic order.
+    // Wait-then-barrier twins: OpenCL kernels with asynchronous copies, at statements where
+    // a wait can name every pending copy's event.
+    let has_async = k.insts.iter().any(|(_, i)| matches!(i.kind, InstKind::AsyncPending { .. }));
+    let text = k.main_file().text.as_deref();
+    let waits_at = |s: StmtId| -> bool {
+        cfg.new_sites
+            && has_async
+            && k.language == Language::OpenCl
+            && text.and_then(|t| k.stmts.pending_events(t, s)).is_some_and(|e| !e.is_empty())
+    };
+    let fences_of = |i: &syncfix_kir::Inst| match &i.kind {
+        InstKind::Barrier(b) => Some(b.fences),
+        _ => None,
+    };
     let new_fences: &[FenceSel] =
         if k.language == Language::OpenCl { &[FenceSel::Local, FenceSel::Global, FenceSel::All] } else { &[FenceSel::All] };
-    let mut keys: BTreeMap<(StmtId, SiteKind, Scope, FenceSel), (u32, bool)> = BTreeMap::new();
+    let mut keys: BTreeMap<Key, (u32, bool)> = BTreeMap::new();
     for (_, inst) in k.insts.iter() {
         let d = depth_of(inst.block);
         match &inst.kind {
             InstKind::Anchor(a) if chosen.contains(&(a.stmt, site_kind(a))) => {
                 let kind = site_kind(a);
                 for &f in new_fences {
-                    let e = keys.entry((a.stmt, kind, Scope::Block, f)).or_insert((0, false));
+                    let e = keys.entry((a.stmt, kind, Scope::Block, f, false)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
                 if grid {
-                    let e = keys.entry((a.stmt, kind, Scope::Grid, FenceSel::All)).or_insert((0, false));
+                    let e = keys.entry((a.stmt, kind, Scope::Grid, FenceSel::All, false)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
                 if warp {
-                    let e = keys.entry((a.stmt, kind, warp_scope, FenceSel::All)).or_insert((0, false));
+                    let e = keys.entry((a.stmt, kind, warp_scope, FenceSel::All, false)).or_insert((0, false));
                     e.0 = e.0.max(d);
+                }
+                if kind == SiteKind::Before && waits_at(a.stmt) {
+                    for &f in new_fences {
+                        let e = keys.entry((a.stmt, kind, Scope::Block, f, true)).or_insert((0, false));
+                        e.0 = e.0.max(d);
+                    }
                 }
             }
             InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
                 if !cfg.disable_inspect && !is_tile(*scope) && !with_invariants.contains(s) =>
             {
-                let e = keys.entry((*s, SiteKind::Existing, *scope, FenceSel::Own)).or_insert((0, false));
+                let e = keys.entry((*s, SiteKind::Existing, *scope, FenceSel::Own, false)).or_insert((0, false));
                 e.0 = e.0.max(d);
                 if grid && *scope == Scope::Block {
-                    let e = keys.entry((*s, SiteKind::Before, Scope::Grid, FenceSel::All)).or_insert((0, false));
+                    let e = keys.entry((*s, SiteKind::Before, Scope::Grid, FenceSel::All, false)).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                }
+                if *scope == Scope::Block && matches!(fences_of(inst), Some(Fences::Const { .. })) && waits_at(*s) {
+                    let e = keys.entry((*s, SiteKind::Before, Scope::Block, FenceSel::Own, true)).or_insert((0, false));
                     e.0 = e.0.max(d);
                 }
             }
@@ -217,13 +256,14 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
         }
     }
     let mut vars = Vec::new();
-    let mut id_of: BTreeMap<(StmtId, SiteKind, Scope, FenceSel), VarId> = BTreeMap::new();
+    let mut id_of: BTreeMap<Key, VarId> = BTreeMap::new();
     let own_fences = existing_fences(k);
-    for ((stmt, kind, scope, sel), (depth, _)) in &keys {
+    for ((stmt, kind, scope, sel, waits), (depth, _)) in &keys {
         let id = VarId::new(vars.len());
         let scope_weight = if is_tile(*scope) { cfg.warp_barrier_weight } else { cfg.block_barrier_weight };
         let weight = scope_weight.saturating_mul(cfg.loop_depth_weight.saturating_pow(*depth))
-            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 };
+            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 }
+            + if *waits { cfg.async_wait_weight } else { 0 };
         vars.push(BarrierVar {
             id,
             stmt: *stmt,
@@ -238,8 +278,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
             depth: *depth,
             weight,
             in_callee: k.stmts.stmts[*stmt].function != k.name,
+            waits: *waits,
         });
-        id_of.insert((*stmt, *kind, *scope, *sel), id);
+        id_of.insert((*stmt, *kind, *scope, *sel, *waits), id);
     }
 
     // Rewrite the blocks: chosen anchors become guarded candidate barriers; other anchors go.
@@ -255,10 +296,15 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     if !chosen.contains(&(a.stmt, kind)) {
                         continue;
                     }
-                    let others = [(Scope::Grid, FenceSel::All), (warp_scope, FenceSel::All)];
-                    for (scope, sel) in new_fences.iter().map(|f| (Scope::Block, *f)).chain(others) {
-                        if let Some(v) = id_of.get(&(a.stmt, kind, scope, sel)) {
+                    let others = [(Scope::Grid, FenceSel::All, false), (warp_scope, FenceSel::All, false)];
+                    let plain = new_fences.iter().map(|f| (Scope::Block, *f, false));
+                    let waiting = new_fences.iter().map(|f| (Scope::Block, *f, true));
+                    for (scope, sel, waits) in plain.chain(others).chain(waiting) {
+                        if let Some(v) = id_of.get(&(a.stmt, kind, scope, sel, waits)) {
                             let fences = vars[v.index()].fences;
+                            if waits {
+                                new.push(out.make_inst(b, InstKind::AsyncWait { guard: Guard::Var(*v) }, 0, inst.span.clone()));
+                            }
                             let bar = Barrier { scope, fences, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
                             new.push(out.make_inst(b, InstKind::Barrier(bar), 0, inst.span.clone()));
                         }
@@ -268,13 +314,19 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     if !cfg.disable_inspect && !is_tile(bar.scope) && !with_invariants.contains(s) =>
                 {
                     let mut bar = *bar;
-                    if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope, FenceSel::Own)) {
+                    // A wait-then-barrier twin just before the user's barrier.
+                    if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Block, FenceSel::Own, true)) {
+                        new.push(out.make_inst(b, InstKind::AsyncWait { guard: Guard::Var(*v) }, 0, inst.span.clone()));
+                        let twin = Barrier { guard: Guard::Var(*v), origin: BarrierOrigin::Candidate, ..bar };
+                        new.push(out.make_inst(b, InstKind::Barrier(twin), 0, inst.span.clone()));
+                    }
+                    if let Some(v) = id_of.get(&(*s, SiteKind::Existing, bar.scope, FenceSel::Own, false)) {
                         bar.guard = Guard::Var(*v);
                     }
                     out.insts[i].kind = InstKind::Barrier(bar);
                     new.push(i);
                     if bar.scope == Scope::Block {
-                        if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid, FenceSel::All)) {
+                        if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid, FenceSel::All, false)) {
                             let twin = Barrier { scope: Scope::Grid, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
                             new.push(out.make_inst(b, InstKind::Barrier(twin), 0, inst.span.clone()));
                         }
@@ -287,6 +339,9 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     }
     Instrumented { kernel: out, vars }
 }
+
+/// A variable's identity: (statement, kind, scope, fences, waits first).
+type Key = (StmtId, SiteKind, Scope, FenceSel, bool);
 
 /// Which fences a variable's barrier has (see [`BarrierVar::fences`]).
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]

@@ -110,7 +110,7 @@ pub(crate) fn has_value(kind: &InstKind) -> bool {
         | InstKind::Permission { .. }
         | InstKind::Snapshot { .. }
         | InstKind::AsyncPending { .. }
-        | InstKind::AsyncWait => false,
+        | InstKind::AsyncWait { .. } => false,
         InstKind::Param { .. }
         | InstKind::Builtin(_)
         | InstKind::Havoc

@@ -135,7 +135,8 @@ impl Display for InstKind {
             InstKind::AtomicTaken { ptr, value } => write!(f, "atomic_taken {ptr}, {value}"),
             InstKind::Snapshot { dst, src } => write!(f, "snapshot {dst} <- {src}"),
             InstKind::AsyncPending { object } => write!(f, "asyncpending {object}"),
-            InstKind::AsyncWait => write!(f, "asyncwait"),
+            InstKind::AsyncWait { guard: Guard::Always } => write!(f, "asyncwait"),
+            InstKind::AsyncWait { guard: Guard::Var(v) } => write!(f, "asyncwait if {v}"),
         }
     }
 }

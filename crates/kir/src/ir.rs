@@ -399,8 +399,10 @@ pub enum InstKind {
     /// [`InstKind::AsyncWait`].
     AsyncPending { object: ObjectId },
     /// `wait_group_events`: the thread's asynchronous copies are complete (it orders nothing
-    /// by itself; a barrier after it does).
-    AsyncWait,
+    /// by itself; a barrier after it does). `guard` is [`Guard::Always`] for the user's waits;
+    /// the instrumenter's wait-then-barrier candidates (a repair that inserts
+    /// `wait_group_events` before a barrier) guard it by their barrier variable.
+    AsyncWait { guard: Guard },
 }
 
 impl InstKind {
@@ -427,7 +429,7 @@ impl InstKind {
             | InstKind::External { .. }
             | InstKind::Snapshot { .. }
             | InstKind::AsyncPending { .. }
-            | InstKind::AsyncWait => vec![],
+            | InstKind::AsyncWait { .. } => vec![],
             InstKind::AtomicTaken { ptr, value } => vec![ptr.offset, *value],
             InstKind::Other { arg } | InstKind::Old { arg } => vec![*arg],
             InstKind::SpecLoad { ptr, .. } | InstKind::Permission { ptr, .. } => vec![ptr.offset],

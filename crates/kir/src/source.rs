@@ -226,6 +226,64 @@ impl StmtTable {
         s.children.iter().copied().find(|c| self.stmts[*c].kind == StmtKind::Compound && self.stmts[*c].parent == Some(id))
     }
 
+    /// The events a `wait_group_events` inserted just before statement `at` must wait for
+    /// (OpenCL 1.2 §6.12.10): the lvalues that receive the result of each
+    /// `async_work_group_copy` / `async_work_group_strided_copy` of `at`'s function that
+    /// stands before `at` in `src` (the statements' text) and is not waited for by a
+    /// `wait_group_events` naming the lvalue's variable between the copy and `at`. In source
+    /// order, without repeats: `handle` for `event_t handle = async_work_group_copy(...)`,
+    /// `handles[0]` for `handles[0] = async_work_group_copy(...)`.
+    ///
+    /// `None` when a wait could not name every copy: a copy whose event is not kept in a
+    /// variable (`async_work_group_copy(...);` alone), or a copy in another function (its
+    /// event is not in scope). A textual approximation of which copies are pending: a copy
+    /// later in an enclosing loop body is not named (syncfix's model lets a wait complete
+    /// every copy of the work-item, so re-verification does not check the events named).
+    pub fn pending_events(&self, src: &str, at: StmtId) -> Option<Vec<String>> {
+        let site = self.stmts.get(at)?;
+        let function = &site.function;
+        // The innermost statement (not a compound: a mention in a comment) at each call.
+        let calls = |name: &str| -> Vec<(usize, StmtId)> {
+            let mut out = vec![];
+            let mut from = 0;
+            while let Some(i) = src.get(from..).and_then(|t| t.find(name)) {
+                let o = from + i;
+                from = o + name.len();
+                let word_start = o == 0 || !src.as_bytes()[o - 1].is_ascii_alphanumeric() && src.as_bytes()[o - 1] != b'_';
+                let call = src[from..].trim_start().starts_with('(');
+                if let (true, true, Some(s)) = (word_start, call, self.innermost_at(o)) {
+                    if self.stmts[s].kind != StmtKind::Compound {
+                        out.push((o, s));
+                    }
+                }
+            }
+            out
+        };
+        let mut copies: Vec<(usize, StmtId)> = calls("async_work_group_copy");
+        copies.extend(calls("async_work_group_strided_copy"));
+        copies.sort();
+        let waits = calls("wait_group_events");
+        let mut out: Vec<String> = vec![];
+        for (o, s) in copies {
+            if self.stmts[s].function != *function {
+                return None;
+            }
+            if o >= site.range.start {
+                continue;
+            }
+            let lhs = event_lvalue(src.get(self.stmts[s].range.start..o)?)?;
+            let base: String = lhs.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let waited = waits.iter().any(|&(w, ws)| {
+                let r = self.stmts[ws].range;
+                w > o && r.end <= site.range.start && self.stmts[ws].function == *function && mentions(&src[r.start..r.end], &base)
+            });
+            if !waited && !out.contains(&lhs) {
+                out.push(lhs);
+            }
+        }
+        Some(out)
+    }
+
     /// The byte offset in `src` (the statements' text) of the `}` closing loop statement
     /// `id`'s braced body, where a barrier at the end of each iteration goes.
     pub fn loop_body_close(&self, src: &[u8], id: StmtId) -> Option<usize> {
@@ -238,5 +296,52 @@ impl StmtTable {
 impl fmt::Display for TextRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// The lvalue that `text` (a statement's text up to an asynchronous copy's call) assigns the
+/// call's event to: `event_t e =` gives `e`, `evs[1] =` gives `evs[1]`; `None` when the
+/// statement does not assign the call's result (a plain call, or the call inside a larger
+/// expression).
+fn event_lvalue(text: &str) -> Option<String> {
+    let t = text.trim_end().strip_suffix('=')?;
+    if t.ends_with(['=', '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^']) {
+        return None;
+    }
+    let t = t.trim();
+    let lvalue_char = |c: char| c.is_ascii_alphanumeric() || "_[]. ".contains(c);
+    if t.is_empty() || !t.chars().all(lvalue_char) {
+        return None;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let lhs = match words.as_slice() {
+        // `event_t e` (a declaration): the declared name.
+        [.., ty, name] if !ty.ends_with(']') && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => name.to_string(),
+        _ => words.concat(),
+    };
+    lhs.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_').then_some(lhs)
+}
+
+/// Whether `text` mentions the identifier `name` as a whole word.
+fn mentions(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident) && !text[i + name.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::event_lvalue;
+
+    #[test]
+    fn an_event_lvalue_is_the_name_a_copy_assigns() {
+        assert_eq!(event_lvalue("event_t handle = ").as_deref(), Some("handle"));
+        assert_eq!(event_lvalue("  handles[0] = ").as_deref(), Some("handles[0]"));
+        assert_eq!(event_lvalue("ev =").as_deref(), Some("ev"));
+        assert_eq!(event_lvalue(""), None);
+        assert_eq!(event_lvalue("x == "), None);
+        assert_eq!(event_lvalue("f(x) + "), None);
+        assert_eq!(event_lvalue("a = b + "), None);
     }
 }

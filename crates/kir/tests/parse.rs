@@ -335,7 +335,7 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                 32 => (InstKind::External { object: obj, kind: [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3] }, 0),
                 33 => (InstKind::AtomicTaken { ptr, value: pick(0, 32) }, 1),
                 36 => (InstKind::AsyncPending { object: obj }, 0),
-                37 => (InstKind::AsyncWait, 0),
+                37 => (InstKind::AsyncWait { guard: Guard::Always }, 0),
                 35 => (InstKind::Permission { ptr, width: bytes }, 0),
                 34 => (InstKind::Snapshot { dst: obj, src: ObjectId::new(r.picks[0] as usize % 3) }, 0),
                 _ => (InstKind::Bin { op: BinOp::Add, lhs: pick(0, w), rhs: pick(1, w) }, w),

@@ -707,9 +707,16 @@ fn learn(
                      for this kernel"
                         .to_string()
                 } else if is_async_copy(&inst.kernel, r.first.inst) || is_async_copy(&inst.kernel, r.second.inst) {
-                    "one racing access is an asynchronous work-group copy still in flight: only wait_group_events \
-                     completes it, a barrier does not"
-                        .to_string()
+                    if inst.vars.iter().any(|v| v.waits) {
+                        "one racing access is an asynchronous work-group copy still in flight: only wait_group_events \
+                         completes it, and no wait-then-barrier site lies between the two accesses"
+                            .to_string()
+                    } else {
+                        "one racing access is an asynchronous work-group copy still in flight: only wait_group_events \
+                         completes it, a barrier does not, and no copy pending there keeps its event in a variable that \
+                         a wait could name"
+                            .to_string()
+                    }
                 } else {
                     "no barrier site lies between the two racing accesses".to_string()
                 };

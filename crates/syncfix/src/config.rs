@@ -20,6 +20,8 @@ pub struct RepairConfig {
     pub grid_barrier_weight: u64,
     pub block_barrier_weight: u64,
     pub warp_barrier_weight: u64,
+    /// Added to the weight of a wait-then-barrier site (OpenCL `wait_group_events`).
+    pub async_wait_weight: u64,
     /// `__syncwarp()` candidates ([`syncfix_instrument::InstrumentConfig::warp_barriers`]).
     pub warp_barriers: bool,
     /// Threads per warp.

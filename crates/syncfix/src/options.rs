@@ -206,6 +206,9 @@ pub struct RepairOptions {
     pub block_barrier_weight: u64,
     /// `--warp-barrier-weight`.
     pub warp_barrier_weight: u64,
+    /// `--async-wait-weight`: added to a barrier that first waits for OpenCL asynchronous
+    /// copies (`wait_group_events(...); barrier(...);`).
+    pub async_wait_weight: u64,
     /// Offer `__syncwarp()` in CUDA blocks of more than one warp (`--no-warp-barriers`).
     pub warp_barriers: bool,
     /// `--warp-size`: threads per warp.
@@ -236,6 +239,7 @@ impl RepairOptions {
             grid_barrier_weight: r.grid_barrier_weight,
             block_barrier_weight: r.block_barrier_weight,
             warp_barrier_weight: r.warp_barrier_weight,
+            async_wait_weight: r.async_wait_weight,
             warp_barriers: r.warp_barriers,
             warp_size: r.warp_size,
             disable_grid: false,
@@ -355,6 +359,7 @@ impl Options {
                 grid_barrier_weight: r.grid_barrier_weight,
                 block_barrier_weight: r.block_barrier_weight,
                 warp_barrier_weight: r.warp_barrier_weight,
+                async_wait_weight: r.async_wait_weight,
                 warp_barriers: r.warp_barriers,
                 warp_size: r.warp_size,
             },

@@ -284,7 +284,8 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
         return Ok(RepairReport { status: status_or(RepairStatus::NoChange), kernels: kernels_of(&outcomes), findings, bounded, ..RepairReport::failed(RepairStatus::NoChange, vec![], timings) });
     }
     let inserted =
-        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertEnd { .. })).count();
+        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertEnd { .. } | Change::InsertWait { barrier: Some(_), .. })).count();
+    let waited = changes.iter().filter(|c| matches!(c, Change::InsertWait { .. })).count();
     let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
     let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
     let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
@@ -358,6 +359,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
         inserted,
         removed,
         upgraded,
+        waited,
         timings,
         assumptions: vec![],
         bounded,
@@ -395,6 +397,12 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
                     if grid { "grid" } else { "block" },
                 ),
                 Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
+                Change::InsertWait { stmt, barrier } => {
+                    let events = compiled.ast.stmts.pending_events(text, *stmt).unwrap_or_default();
+                    let waits = events.iter().map(|e| format!("wait_group_events(1, &{e});"));
+                    let all: Vec<String> = waits.chain(barrier.map(|b| b.text().to_string())).collect();
+                    ("insert-wait", all.join(" "), "block")
+                }
             };
             (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
         })
@@ -416,6 +424,7 @@ impl RepairReport {
             inserted: 0,
             removed: 0,
             upgraded: 0,
+            waited: 0,
             timings,
             assumptions: vec![],
             bounded: None,
@@ -443,8 +452,21 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
     let mut kept = vec![];
     // OpenCL insertions: (statement, split) -> (local, global, weight, depth).
     let mut opencl: std::collections::BTreeMap<(StmtId, SiteKind), (bool, bool, u64, u32)> = Default::default();
+    // Wait-then-barrier sites: statement -> (local, global, weight, depth).
+    let mut waiting: std::collections::BTreeMap<StmtId, (bool, bool, u64, u32)> = Default::default();
     for (i, v) in inst.vars.iter().enumerate() {
         let on = assignment.get(i).copied().unwrap_or(false);
+        if v.waits {
+            if on {
+                let (local, global) = match v.fences {
+                    syncfix_kir::Fences::Const { local, global } => (local, global),
+                    syncfix_kir::Fences::Dynamic(_) => (true, true),
+                };
+                let e = waiting.entry(v.stmt).or_default();
+                *e = (e.0 || local, e.1 || global, e.2.max(v.weight), e.3.max(v.depth));
+            }
+            continue;
+        }
         let barrier = match (v.scope, lang) {
             (Scope::Grid, _) => BarrierText::CudaGrid,
             (Scope::Block, Language::Cuda) => BarrierText::CudaBlock,
@@ -488,6 +510,25 @@ fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Change, (u64, u
         };
         out.push((c, (weight, depth, false)));
     }
+    for (stmt, (local, global, weight, depth)) in waiting {
+        // Before one of the user's barriers (the twin has its fences): the wait alone, and
+        // the user's barrier stays.
+        let existing = inst.vars.iter().any(|v| v.stmt == stmt && v.kind == SiteKind::Existing);
+        let barrier = if existing {
+            out.retain(|(c, _)| *c != Change::Remove { stmt });
+            if !kept.contains(&stmt) {
+                kept.push(stmt);
+            }
+            None
+        } else {
+            Some(match (local, global) {
+                (true, false) => BarrierText::OpenClLocal,
+                (false, true) => BarrierText::OpenClGlobal,
+                _ => BarrierText::OpenClBlock,
+            })
+        };
+        out.push((Change::InsertWait { stmt, barrier }, (weight, depth, false)));
+    }
     upgrades(inst, &mut out);
     (out, kept)
 }
@@ -506,6 +547,37 @@ fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
         BarrierText::OpenClGlobal => (false, true),
         _ => (true, true),
     };
+    // A wait-then-barrier right after one of the user's barriers that has the fences it
+    // needs: the user's barrier stays, and the wait goes before it.
+    let mut i = 0;
+    while i < out.len() {
+        let Change::Remove { stmt: e } = out[i].0 else {
+            i += 1;
+            continue;
+        };
+        let old = inst.vars.iter().find(|v| v.stmt == e && v.kind == SiteKind::Existing).map(|v| v.fences);
+        let Some(syncfix_kir::Fences::Const { local: l0, global: g0 }) = old else {
+            i += 1;
+            continue;
+        };
+        let end = stmts[e].range.end;
+        let next = out.iter().position(|(c, _)| match *c {
+            Change::InsertWait { stmt, barrier: Some(barrier) } => {
+                let start = stmts[stmt].range.start;
+                let (l, g) = fences_of(barrier);
+                start >= end && text.get(end..start).is_some_and(only_blanks_and_comments) && (l0 || !l) && (g0 || !g)
+            }
+            _ => false,
+        });
+        match next {
+            Some(j) => {
+                out[j].0 = Change::InsertWait { stmt: e, barrier: None };
+                out.remove(i);
+                i = 0;
+            }
+            None => i += 1,
+        }
+    }
     let mut i = 0;
     while i < out.len() {
         let Change::Remove { stmt: e } = out[i].0 else {

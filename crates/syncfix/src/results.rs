@@ -154,6 +154,9 @@ pub struct RepairReport {
     pub inserted: usize,
     pub removed: usize,
     pub upgraded: usize,
+    /// Places where the fix waits for OpenCL asynchronous copies (`wait_group_events`) before
+    /// a barrier (inserted with it, or before the user's).
+    pub waited: usize,
     pub timings: Timings,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
@@ -170,8 +173,10 @@ pub struct RepairReport {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChangeInfo {
     /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
-    /// of an assignment, through a temporary), `remove`, or `upgrade` (an OpenCL barrier's
-    /// flags rewritten; `barrier` is the new statement).
+    /// of an assignment, through a temporary), `insert-end`, `insert-wait` (OpenCL
+    /// `wait_group_events` for pending asynchronous copies, then a barrier unless it stands
+    /// before the user's; `barrier` holds the statements), `remove`, or `upgrade` (an OpenCL
+    /// barrier's flags rewritten; `barrier` is the new statement).
     pub kind: &'static str,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,

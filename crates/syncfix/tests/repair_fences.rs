@@ -51,9 +51,21 @@ fn an_external_write_is_ordered_by_a_barrier_after_the_call() {
 }
 
 #[test]
-fn an_asynchronous_copy_in_flight_is_not_repaired_by_a_barrier() {
-    // GPUVerify's async_work_group_copy/fail/test1: the wait was removed.
+fn an_asynchronous_copy_in_flight_is_repaired_by_a_wait_before_the_barrier() {
+    // GPUVerify's async_work_group_copy/fail/test1: the wait was removed. A barrier alone does
+    // not order the copy; the repair waits for the copy's event, then fences both memories
+    // (the copy reads `p`, which the kernel then writes).
     let src = "#define N 64\nkernel void foo(global float* p) {\n    local float mine[N];\n    event_t handle = async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    p[get_global_id(0)] = 2*mine[get_local_id(0)];\n}\n";
+    let r = repair_with(src, &options(Language::OpenCl, [64, 1, 1], [128, 1, 1]));
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    assert_eq!(r.waited, 1, "{:?}", r.changes);
+    let c = r.changes.iter().find(|c| c.kind == "insert-wait").expect("a wait");
+    assert_eq!((c.line, c.barrier.as_str()), (5, "wait_group_events(1, &handle); barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"));
+}
+
+#[test]
+fn an_asynchronous_copy_without_an_event_variable_cannot_be_waited_for() {
+    let src = "#define N 64\nkernel void foo(global float* p) {\n    local float mine[N];\n    async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    p[get_global_id(0)] = 2*mine[get_local_id(0)];\n}\n";
     let e = inserted(src, 64, 128).unwrap_err();
     assert!(e.contains("asynchronous work-group copy still in flight") && e.contains("wait_group_events"), "{e}");
 }

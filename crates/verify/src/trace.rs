@@ -169,13 +169,31 @@ pub(crate) fn extract<'ctx>(
             let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
             let loops: BTreeSet<usize> =
                 enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
+            // An asynchronous copy's access stays unordered by barriers until thread 1 waits
+            // (OpenCL `wait_group_events`): a barrier orders it only after a wait that is on,
+            // or that the barrier's own variable turns on (a wait-then-barrier candidate).
+            let own_wait = |v: VarId| enc.waits.iter().any(|w| w.var == Some(v));
+            let waited = |b: &crate::encode::BarrierInstance<'ctx>, v: VarId| {
+                !first.async_copy
+                    || enc.waits.iter().any(|w| {
+                        first.pos < w.pos
+                            && w.pos < b.pos
+                            && eval_bool(m, &w.pred1)
+                            && w.var.is_none_or(|x| x == v || !disabled(x))
+                    })
+            };
             for b in &enc.barriers {
                 let Some(v) = b.var else { continue };
                 if !disabled(v) || !fits_static(b) {
                     continue;
                 }
                 let between = first.pos < b.pos && b.pos < second.pos;
-                if between && eval_bool(m, &b.pred[0]) && eval_bool(m, &b.pred[1]) {
+                // A barrier that could not complete the copy (no wait before it in the trace,
+                // and none of its own) orders it in no iteration.
+                if first.async_copy && !own_wait(v) && !(between && waited(b, v)) {
+                    continue;
+                }
+                if between && eval_bool(m, &b.pred[0]) && eval_bool(m, &b.pred[1]) && waited(b, v) {
                     let fence_ok = b.scope == Scope::Grid || eval_bool(m, if shared { &b.local1 } else { &b.global1 });
                     if fence_ok {
                         separating.insert(v);

@@ -220,7 +220,7 @@ impl<'a> Lowerer<'a> {
             }
             ("__syncfix_copy_element", true) => return self.lib_copy_element(args, cur, span, loc).map(|()| Some(None)),
             ("__syncfix_async_wait", true) => {
-                self.push(cur, InstKind::AsyncWait, 0, span);
+                self.push(cur, InstKind::AsyncWait { guard: syncfix_kir::Guard::Always }, 0, span);
                 return Ok(Some(None));
             }
             ("__syncfix_async_element", true) => {

@@ -312,7 +312,9 @@ impl KernelParser {
                 InstKind::AtomicTaken { ptr, value: self.operand(c)? }
             }
             ["asyncpending"] => InstKind::AsyncPending { object: self.object_ref(c)? },
-            ["asyncwait"] => InstKind::AsyncWait,
+            ["asyncwait"] => InstKind::AsyncWait {
+                guard: if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always },
+            },
             ["snapshot"] => {
                 let dst = self.object_ref(c)?;
                 c.expect("<-")?;

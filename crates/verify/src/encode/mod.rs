@@ -55,6 +55,19 @@ pub struct AccessInstance<'ctx> {
     pub width: u32,
     pub val1: BV<'ctx>,
     pub pred1: Bool<'ctx>,
+    /// It is an asynchronous copy's access (OpenCL `async_work_group_copy`): a barrier orders
+    /// it only after thread 1's next wait ([`WaitInstance`]).
+    pub async_copy: bool,
+}
+
+/// One execution of `wait_group_events` (the user's, or a wait-then-barrier candidate's) in
+/// the schedule: thread 1's asynchronous copies so far are complete where `pred1` holds and
+/// the wait is on (`var` enabled, or no variable).
+#[derive(Clone, Debug)]
+pub struct WaitInstance<'ctx> {
+    pub pos: u32,
+    pub var: Option<VarId>,
+    pub pred1: Bool<'ctx>,
 }
 
 /// One execution of a barrier in the schedule.
@@ -145,6 +158,7 @@ pub struct Encoding<'ctx> {
     pub cand_checks: Vec<CandidateCheck<'ctx>>,
     pub accesses: Vec<AccessInstance<'ctx>>,
     pub barriers: Vec<BarrierInstance<'ctx>>,
+    pub waits: Vec<WaitInstance<'ctx>>,
     pub bounded: Vec<BoundedLoop>,
     pub cut: Vec<CutLoop>,
     pub params: Vec<(usize, Term<'ctx>)>,
@@ -206,6 +220,7 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub accesses: Vec<AccessInstance<'ctx>>,
     pub access_loops: Vec<Vec<LoopId>>,
     pub barriers: Vec<BarrierInstance<'ctx>>,
+    pub waits: Vec<WaitInstance<'ctx>>,
     pub bounded: Vec<BoundedLoop>,
     pub cut: Vec<CutLoop>,
     pub pos: u32,
@@ -345,6 +360,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             accesses: Vec::new(),
             access_loops: Vec::new(),
             barriers: Vec::new(),
+            waits: Vec::new(),
             bounded: Vec::new(),
             cut: Vec::new(),
             pos: 0,
@@ -377,6 +393,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             cand_checks: self.cand_checks,
             accesses: self.accesses,
             barriers: self.barriers,
+            waits: self.waits,
             bounded: self.bounded,
             cut: self.cut,
             params,

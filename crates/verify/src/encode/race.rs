@@ -2,10 +2,10 @@
 //! thread 1 may log each of its accesses (a nondeterministic choice), every access of thread 2
 //! is checked against the logs, and GPUVerify's benign races are tolerated.
 
-use super::{AccessInstance, Encoder, PropKind};
+use super::{AccessInstance, Encoder, PropKind, WaitInstance};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false};
-use syncfix_kir::{InstId, ObjectId, Space};
+use syncfix_kir::{EntityRef, Guard, InstId, ObjectId, Space};
 use z3::ast::{Ast, Bool, BV};
 
 /// Which access an instance is: its instruction, kind and object, and whether an external
@@ -45,6 +45,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             width,
             val1: crate::term::resize(val1, value_bits),
             pred1: pred1.clone(),
+            async_copy: false,
         });
         let loops = self.enclosing_loops(self.k.insts[inst].block);
         self.access_loops.push(loops);
@@ -140,6 +141,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let Some(who) = self.accesses.iter().rposition(|a| a.object == o) else { return };
+        self.accesses[who].async_copy = true;
         let Some(logs) = self.st.logs.get_mut(&o) else { return };
         for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = logs.get_mut(kind);
@@ -148,13 +150,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    /// `wait_group_events` by thread 1: its pending copies are complete.
-    pub(crate) fn async_wait(&mut self, pred: &[Bool<'ctx>; 2]) {
+    /// `wait_group_events` by thread 1, when `guard` is on: its pending copies are complete.
+    pub(crate) fn async_wait(&mut self, guard: Guard, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
+        let (var, on) = match guard {
+            Guard::Always => (None, pred[0].clone()),
+            Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], &self.vars[v.index()]])),
+        };
+        self.waits.push(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
         for logs in self.st.logs.values_mut() {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let l = logs.get_mut(kind);
-                l.pending = Bool::and(ctx, &[&l.pending, &pred[0].not()]).simplify();
+                l.pending = Bool::and(ctx, &[&l.pending, &on.not()]).simplify();
             }
         }
     }

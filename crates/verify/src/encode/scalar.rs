@@ -154,7 +154,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::AtomicTaken { ptr, value } => self.atomic_taken(inst, ptr, value, pred),
             InstKind::Snapshot { dst, src } => self.array_snapshot(dst, src, pred),
             InstKind::AsyncPending { object } => self.async_pending(object, pred),
-            InstKind::AsyncWait => self.async_wait(pred),
+            InstKind::AsyncWait { guard } => self.async_wait(guard, pred),
         }
         Ok(())
     }
