@@ -26,6 +26,7 @@ mod pointer;
 mod spec;
 mod vector;
 
+use build::KirBuilder;
 use crate::llvm::name_str;
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
@@ -216,7 +217,8 @@ pub(crate) struct Frame {
 pub(crate) struct Lowerer<'a> {
     m: &'a Module,
     input: &'a LowerInput<'a>,
-    pub(crate) k: Kernel,
+    /// The kernel being built.
+    pub(crate) kir: KirBuilder,
     globals: HashMap<String, ObjectId>,
     stack: Vec<String>,
     files: HashMap<String, FileId>,
@@ -294,8 +296,8 @@ fn lower_once(input: &LowerInput<'_>, hints: PtrHints) -> Result<Kernel, Attempt
         return Err(Attempt::Retry(h));
     }
     result.map_err(Attempt::Failed)?;
-    spec::check_invariant_placement(&l.k).map_err(Attempt::Failed)?;
-    Ok(l.k)
+    spec::check_invariant_placement(&l.kir.k).map_err(Attempt::Failed)?;
+    Ok(l.kir.k)
 }
 
 impl<'a> Lowerer<'a> {
@@ -331,7 +333,7 @@ impl<'a> Lowerer<'a> {
         Ok(Lowerer {
             m,
             input,
-            k,
+            kir: KirBuilder::new(k),
             globals: HashMap::new(),
             stack: vec![],
             files: file_ids,
@@ -346,12 +348,12 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// Lowers the kernel into `self.k`.
+    /// Lowers the kernel into `self.kir.k`.
     fn run(&mut self) -> Result<(), LowerError> {
         let l = self;
         let m = l.m;
         let func = l.kernel;
-        let entry = l.k.entry;
+        let entry = l.kir.k.entry;
         let args = l.kernel_params(func, entry)?;
         // Axioms (`__axiom(e)` defines `__syncfix_axiom_N`): assumed at kernel entry.
         let mut cur = entry;
@@ -360,14 +362,14 @@ impl<'a> Lowerer<'a> {
             let span = Span { frames: ax.debugloc.as_ref().and_then(|d| l.loc(d)).into_iter().collect() };
             let (cont, v) = l.inline_call(ax, vec![], &span, cur)?;
             if let Some(LVal::Scalar(v)) = v {
-                let c = l.truth(cont, v, &span);
-                l.push(cont, InstKind::Assume { cond: c }, 0, &span);
+                let c = l.kir.truth(cont, v, &span);
+                l.kir.push(cont, InstKind::Assume { cond: c }, 0, &span);
             }
             cur = cont;
         }
         l.stack.push(func.name.clone());
         let (body, _) = l.lower_body(func, args, Span::default(), true)?;
-        l.k.blocks[cur].term = Terminator::Br(body);
+        l.kir.k.blocks[cur].term = Terminator::Br(body);
         Ok(())
     }
 }
@@ -385,7 +387,7 @@ impl<'a> Lowerer<'a> {
             Some(id) => *id,
             None => {
                 let text = std::fs::read_to_string(&path).ok();
-                let id = self.k.files.push(SourceFile::new(path.clone(), text));
+                let id = self.kir.k.files.push(SourceFile::new(path.clone(), text));
                 self.files.insert(path, id);
                 id
             }
@@ -433,7 +435,7 @@ impl<'a> Lowerer<'a> {
             frame.values.insert(p.name.clone(), a);
         }
         for bb in &func.basic_blocks {
-            let b = self.new_block();
+            let b = self.kir.new_block();
             frame.blocks.insert(bb.name.clone(), b);
         }
         let entry = frame.blocks[&func.basic_blocks[0].name];
@@ -494,7 +496,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             for (inst, inc) in p.insts.iter().zip(incoming) {
-                if let InstKind::Phi { incoming } = &mut self.k.insts[*inst].kind {
+                if let InstKind::Phi { incoming } = &mut self.kir.k.insts[*inst].kind {
                     *incoming = inc;
                 }
             }
@@ -544,11 +546,11 @@ impl<'a> Lowerer<'a> {
         self.stack.push(callee.name.clone());
         let (entry, returns) = self.lower_body(callee, args, span.clone(), false)?;
         self.stack.pop();
-        self.k.blocks[cur].term = Terminator::Br(entry);
-        self.k.blocks[cur].term_span = span.clone();
-        let cont = self.new_block();
+        self.kir.k.blocks[cur].term = Terminator::Br(entry);
+        self.kir.k.blocks[cur].term_span = span.clone();
+        let cont = self.kir.new_block();
         for (rb, _) in &returns {
-            self.k.blocks[*rb].term = Terminator::Br(cont);
+            self.kir.k.blocks[*rb].term = Terminator::Br(cont);
         }
         let value = match returns.as_slice() {
             [] => None,

@@ -84,16 +84,16 @@ impl<'a> Lowerer<'a> {
                 return Err(unsupported(format!("`{name}`, which reads memory through a pointer (not modelled)"), loc));
             }
             let w = ret_bits.ok_or_else(|| unsupported(format!("`{name}` without a numeric result"), loc))?;
-            return Ok(Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{name}.{w}"), args: scalars }, w, span))));
+            return Ok(Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{name}.{w}"), args: scalars }, w, span))));
         };
         let first_ptr = scalars.len();
         for (i, (func, bits)) in written.into_iter().enumerate() {
             let ptr: Pointer = self.lib_pointer_arg(name, args, first_ptr + i, loc)?;
-            let v = self.push(cur, InstKind::Float { func: format!("{func}.{bits}"), args: scalars.clone() }, bits, span);
-            self.push(cur, InstKind::Store { ptr, value: Operand::Value(v), width: (bits / 8) as u32 }, 0, span);
+            let v = self.kir.push(cur, InstKind::Float { func: format!("{func}.{bits}"), args: scalars.clone() }, bits, span);
+            self.kir.push(cur, InstKind::Store { ptr, value: Operand::Value(v), width: (bits / 8) as u32 }, 0, span);
         }
         Ok(match (returned, ret_bits) {
-            (Some(func), Some(w)) => Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span))),
+            (Some(func), Some(w)) => Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span))),
             _ => None,
         })
     }
@@ -149,7 +149,7 @@ impl<'a> Lowerer<'a> {
         if widths.is_empty() {
             return Ok((cur, None));
         }
-        let leaves: Vec<Operand> = widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
+        let leaves: Vec<Operand> = widths.iter().map(|w| Operand::Value(self.kir.push(cur, InstKind::Havoc, *w, span))).collect();
         Ok((cur, Some(super::super::inst::rebuild(&self.m.types, ty, &mut leaves.into_iter()))))
     }
 }
