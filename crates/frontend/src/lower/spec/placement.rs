@@ -167,7 +167,7 @@ impl<'a> Lowerer<'a> {
         let mut heads: Vec<&llvm_ir::Name> = vec![];
         for bb in &func.basic_blocks {
             let Some(&from) = pos.get(&bb.name) else { continue };
-            for s in crate::lower::successors(&bb.term) {
+            for s in crate::lower::walk::successors(&bb.term) {
                 if let Some(&to) = pos.get(s) {
                     if to <= from && !heads.contains(&s) {
                         heads.push(s);
