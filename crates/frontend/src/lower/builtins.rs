@@ -7,7 +7,7 @@ use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
-    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
+    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind,
     Operand, Scope, Span, StmtId, Terminator, TileMask,
 };
 use syncfix_kir::EntityRef;
@@ -111,7 +111,8 @@ fn classify(name: &str) -> Option<Known> {
 }
 
 impl<'a> Lowerer<'a> {
-    pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let Some(name) = self.callee_name(c) else {
             let Either::Right(callee) = &c.function else {
                 return Err(unsupported("inline assembly", loc));
@@ -186,7 +187,7 @@ impl<'a> Lowerer<'a> {
             }
             Some(Known::TileBarrier) => {
                 let size = scalar_arg(0)?;
-                return self.tile_sync(frame, cur, size, span, loc);
+                return self.tile_sync(frame, size, At::new(cur, span, loc));
             }
             Some(Known::OpenClBarrier) => {
                 let f = scalar_arg(0)?;
@@ -235,15 +236,15 @@ impl<'a> Lowerer<'a> {
             }
             None => {
                 if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
-                    return self.memcpy(cur, &args, span, loc);
+                    return self.memcpy(&args, At::new(cur, span, loc));
                 }
                 if name.starts_with("llvm.memset") {
-                    return self.memset(cur, &args, span, loc);
+                    return self.memset(&args, At::new(cur, span, loc));
                 }
                 if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
                     // The C functions (CUDA device code calls them): as the intrinsics, and
                     // they return their destination.
-                    let next = if name == "memset" { self.memset(cur, &args, span, loc)? } else { self.memcpy(cur, &args, span, loc)? };
+                    let next = if name == "memset" { self.memset(&args, At::new(cur, span, loc))? } else { self.memcpy(&args, At::new(cur, span, loc))? };
                     if let (Some(dest), Some(d)) = (&c.dest, args.first()) {
                         frame.values.insert(dest.clone(), d.clone());
                     }
@@ -403,7 +404,8 @@ impl<'a> Lowerer<'a> {
     /// any other size fails the call's precondition. Neither barrier can be removed by the
     /// repair: the statement that calls it may be a tile's `sync()`. Returns the block where
     /// lowering continues.
-    fn tile_sync(&mut self, frame: &mut Frame, cur: BlockId, size: Operand, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    fn tile_sync(&mut self, frame: &mut Frame, size: Operand, at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let one = |me: &mut Self, frame: &mut Frame, b: BlockId, n: u128| {
             if n == 0 {
                 let bar = Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };

@@ -4,7 +4,7 @@
 
 use super::inst::{elem_bits, same_bits_shape};
 use super::layout;
-use super::{unsupported, LVal, LowerError, Lowerer};
+use super::{unsupported, At, LVal, LowerError, Lowerer};
 use crate::llvm::name_str;
 use llvm_ir::constant::Constant;
 use llvm_ir::types::Type;
@@ -85,7 +85,7 @@ impl<'a> Lowerer<'a> {
                 let to = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("the constant expression `{c}`"), loc))?;
                 let p = self.constant(&x.operand, loc)?;
                 let entry = self.kir.k.entry;
-                let enc = self.encode_ptr(entry, &p, &Span::default(), loc)?;
+                let enc = self.encode_ptr(&p, At::new(entry, &Span::default(), loc))?;
                 let Operand::Const { bits, .. } = enc else {
                     return Err(unsupported(format!("the constant expression `{c}` (a pointer not known when lowering)"), loc));
                 };

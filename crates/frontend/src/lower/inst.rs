@@ -194,8 +194,8 @@ impl<'a> Lowerer<'a> {
                     // Pointers that may be into different objects (or null): compare their
                     // representations (equal exactly when object and offset are).
                     (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
-                        let ea = self.encode_ptr(cur, &a, &span, loc)?;
-                        let eb = self.encode_ptr(cur, &b, &span, loc)?;
+                        let ea = self.encode_ptr(&a, At::new(cur, &span, loc))?;
+                        let eb = self.encode_ptr(&b, At::new(cur, &span, loc))?;
                         LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
                     }
                     (a, b) => self.map2(a, b, &mut |me, a, b| {
@@ -212,7 +212,7 @@ impl<'a> Lowerer<'a> {
                 let from = self.type_of(&x.operand);
                 let v = match v {
                     p @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }) => p,
-                    v => self.bitcast_value(cur, v, &from, &x.to_type, &span, loc)?,
+                    v => self.bitcast_value(v, &from, &x.to_type, At::new(cur, &span, loc))?,
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
@@ -227,7 +227,7 @@ impl<'a> Lowerer<'a> {
             I::PtrToInt(x) => {
                 // The pointer's 64-bit representation, so that converting back recovers it.
                 let v = self.operand(frame, &x.operand, loc)?;
-                let enc = self.encode_ptr(cur, &v, &span, loc)?;
+                let enc = self.encode_ptr(&v, At::new(cur, &span, loc))?;
                 self.escape(&v);
                 let w = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("a pointer converted to {}", x.to_type), loc))?;
                 let r = match (w, enc) {
@@ -319,7 +319,7 @@ impl<'a> Lowerer<'a> {
                 let p = self.operand(frame, &x.address, loc)?;
                 let ty = x.loaded_ty.clone();
                 let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    Ok((b, Some(me.load(b, o, off, &ty, &span, loc)?)))
+                    Ok((b, Some(me.load(o, off, &ty, At::new(b, &span, loc))?)))
                 })?;
                 frame.values.insert(x.dest.clone(), v.expect("a loaded value"));
                 return Ok(next);
@@ -423,18 +423,18 @@ impl<'a> Lowerer<'a> {
                 return Ok(next);
             }
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
-            I::Call(c) => return self.lower_call(frame, c, cur, &span, loc),
+            I::Call(c) => return self.lower_call(frame, c, At::new(cur, &span, loc)),
             I::ExtractElement(x) => {
                 let v = self.operand(frame, &x.vector, loc)?;
                 let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.extract_element(cur, v, i, &span, loc)?;
+                let r = self.extract_element(v, i, At::new(cur, &span, loc))?;
                 frame.values.insert(x.dest.clone(), r);
             }
             I::InsertElement(x) => {
                 let v = self.operand(frame, &x.vector, loc)?;
                 let e = self.operand(frame, &x.element, loc)?;
                 let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.insert_element(cur, v, e, i, &span, loc)?;
+                let r = self.insert_element(v, e, i, At::new(cur, &span, loc))?;
                 frame.values.insert(x.dest.clone(), r);
             }
             I::ShuffleVector(x) => {

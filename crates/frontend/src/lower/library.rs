@@ -98,7 +98,7 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         if self.input.language == Language::Cuda && name.starts_with("__nv_") {
-            let v = self.lower_libdevice_call(name, args, ret_bits, cur, span, loc)?;
+            let v = self.lower_libdevice_call(name, args, ret_bits, At::new(cur, span, loc))?;
             return Ok(Some((cur, v.map(LVal::Scalar))));
         }
         let (base, params) = parse_mangled(name).unwrap_or_else(|| (crate::names::function_name(name), vec![]));
@@ -213,19 +213,19 @@ impl<'a> Lowerer<'a> {
             | ("__threadfence" | "__threadfence_block" | "__threadfence_system", false) => return Ok(Some(None)),
             // A barrier among the threads of one warp that the mask names.
             ("__syncwarp", false) => {
-                self.lib_syncwarp(args, cur, span, loc)?;
+                self.lib_syncwarp(args, At::new(cur, span, loc))?;
                 return Ok(Some(None));
             }
             ("__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or", false) => {
                 return self.lib_syncthreads_reduction(base, args, ret_bits, cur, span, loc).map(Some);
             }
-            ("__syncfix_copy_element", true) => return self.lib_copy_element(args, cur, span, loc).map(|()| Some(None)),
+            ("__syncfix_copy_element", true) => return self.lib_copy_element(args, At::new(cur, span, loc)).map(|()| Some(None)),
             ("__syncfix_async_wait", true) => {
                 self.kir.push(cur, InstKind::AsyncWait, 0, span);
                 return Ok(Some(None));
             }
             ("__syncfix_async_element", true) => {
-                return self.lib_async_element(args, cur, span, loc).map(|e| Some(Some(e)));
+                return self.lib_async_element(args, At::new(cur, span, loc)).map(|e| Some(Some(e)));
             }
             // Reinterpretations of a value's bits: floats are bit-vectors to syncfix.
             (

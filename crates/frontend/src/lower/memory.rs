@@ -287,7 +287,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
-    pub(crate) fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn load(&mut self, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 // A pointer in memory is its 64-bit representation (see `pointer.rs`).
@@ -302,7 +303,7 @@ impl<'a> Lowerer<'a> {
                 let mut v = vec![];
                 for (f, o) in fields.iter().zip(offs) {
                     let fo = self.kir.add_offset(cur, off, Operand::konst(64, o as u128), span);
-                    v.push(self.load(cur, obj, fo, f, span, loc)?);
+                    v.push(self.load(obj, fo, f, At::new(cur, span, loc))?);
                 }
                 Ok(LVal::Agg(v))
             }
@@ -326,7 +327,7 @@ impl<'a> Lowerer<'a> {
         match (ty.as_ref(), val) {
             (Type::PointerType { .. }, v) => {
                 self.pointer_size(ty, loc)?;
-                let enc = self.encode_ptr(cur, &v, span, loc)?;
+                let enc = self.encode_ptr(&v, At::new(cur, span, loc))?;
                 self.escape(&v);
                 self.kir.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: enc, width: 8 }, 0, span);
                 Ok(())
@@ -397,7 +398,8 @@ impl<'a> Lowerer<'a> {
     /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores
     /// (real accesses, checked for races), through pointers that may be dynamic or null.
     /// Returns the block where lowering continues.
-    pub(super) fn memcpy(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(super) fn memcpy(&mut self, args: &[LVal], at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memcpy of unexpected arguments", loc));
         };
@@ -423,7 +425,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `llvm.memset` of a constant length. Returns the block where lowering continues.
-    pub(super) fn memset(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(super) fn memset(&mut self, args: &[LVal], at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memset of unexpected arguments", loc));
         };

@@ -9,7 +9,7 @@
 //! top 16, the byte offset (sign-extended) in the low 48.
 
 use super::build::KirBuilder;
-use super::{layout, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
+use super::{layout, unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use llvm_ir::types::Type;
 use llvm_ir::TypeRef;
 use syncfix_kir::{
@@ -93,7 +93,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The 64-bit representation of a pointer (in memory, or as an integer).
-    pub(crate) fn encode_ptr(&mut self, cur: BlockId, v: &LVal, span: &Span, loc: Option<Loc>) -> Result<Operand, LowerError> {
+    pub(crate) fn encode_ptr(&mut self, v: &LVal, at: At<'_>) -> Result<Operand, LowerError> {
+        let At { cur, span, loc } = at;
         let (sel, _, off) = self.dyn_parts(v).ok_or_else(|| unsupported("a non-pointer used as a pointer", loc))?;
         let mask = Operand::konst(64, (1u128 << OFFSET_BITS) - 1);
         let lo = match off {

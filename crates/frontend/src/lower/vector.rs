@@ -2,10 +2,10 @@
 //! aggregate of its elements, and every vector operation element by element, so the rest of
 //! syncfix only ever sees scalars. A vector load or store is one access per element.
 
-use super::{layout, unsupported, LVal, LowerError, Lowerer};
+use super::{layout, unsupported, At, LVal, LowerError, Lowerer};
 use llvm_ir::types::Type;
 use llvm_ir::TypeRef;
-use syncfix_kir::{BinOp, BlockId, CastOp, CmpPred, InstKind, Loc, Operand, Span};
+use syncfix_kir::{BinOp, CastOp, CmpPred, InstKind, Loc, Operand};
 
 impl<'a> Lowerer<'a> {
     /// Applies `f` to each scalar of `a` (recursively through aggregates).
@@ -52,7 +52,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `extractelement`: a constant index picks the element; a variable one selects.
-    pub(crate) fn extract_element(&mut self, cur: BlockId, v: LVal, idx: Operand, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn extract_element(&mut self, v: LVal, idx: Operand, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let LVal::Agg(elems) = v else { return Err(unsupported("extractelement from a non-vector", loc)) };
         if let Some(i) = idx.as_const() {
             return elems.get(i as usize).cloned().ok_or_else(|| unsupported("extractelement out of range", loc));
@@ -70,7 +71,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `insertelement`.
-    pub(crate) fn insert_element(&mut self, cur: BlockId, v: LVal, el: LVal, idx: Operand, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn insert_element(&mut self, v: LVal, el: LVal, idx: Operand, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let LVal::Agg(mut elems) = v else { return Err(unsupported("insertelement into a non-vector", loc)) };
         if let Some(i) = idx.as_const() {
             let slot = elems.get_mut(i as usize).ok_or_else(|| unsupported("insertelement out of range", loc))?;
@@ -129,7 +131,8 @@ impl<'a> Lowerer<'a> {
 
     /// `bitcast` between types of one size: same-shaped values element by element; other
     /// shapes through their bits (up to 128 bits).
-    pub(crate) fn bitcast_value(&mut self, cur: BlockId, v: LVal, from: &TypeRef, to: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn bitcast_value(&mut self, v: LVal, from: &TypeRef, to: &TypeRef, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let shape = |t: &TypeRef| -> Option<(usize, u16)> {
             match t.as_ref() {
                 Type::VectorType { element_type, num_elements, .. } => Some((*num_elements, layout::scalar_bits(element_type)?)),

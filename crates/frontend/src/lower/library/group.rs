@@ -8,7 +8,8 @@ impl<'a> Lowerer<'a> {
     /// `__syncwarp(mask)` (and `llvm.nvvm.bar.warp.sync`): a tile barrier of 32 threads (a
     /// warp) among the lanes `mask` names; a mask computed at run time is kept as an operand
     /// and evaluated per thread by the verifier (see `Scope::Tile`).
-    pub(crate) fn lib_syncwarp(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+    pub(crate) fn lib_syncwarp(&mut self, args: &[LVal], at: At<'_>) -> Result<(), LowerError> {
+        let At { cur, span, loc } = at;
         let [m] = self.lib_scalars::<1>("__syncwarp", args, loc)?;
         let mask = match m.as_const() {
             Some(c) => TileMask::Const(c as u32),
@@ -61,7 +62,8 @@ impl<'a> Lowerer<'a> {
     /// `j = t + k * size` (`k` arbitrary, `j < n`), rotated by `r`: `(j + r) mod n`, where `r`
     /// (in `[0, n)`) is an uninterpreted function of the site and the group, so the threads of
     /// a group copy different elements and every element may be copied by any of them.
-    pub(super) fn lib_async_element(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<Operand, LowerError> {
+    pub(super) fn lib_async_element(&mut self, args: &[LVal], at: At<'_>) -> Result<Operand, LowerError> {
+        let At { cur, span, loc } = at;
         let [n, site] = self.lib_scalars::<2>("async_work_group_copy", args, loc)?;
         let n = self.kir.resize_unfolded(cur, n, 64, false, span);
         let size = self.lib_group_size(cur, span);
@@ -87,7 +89,8 @@ impl<'a> Lowerer<'a> {
     /// `__syncfix_copy_element(dst, dst_offset, src, src_offset, bytes)`: one element of an
     /// asynchronous copy (the OpenCL prelude decides which): a read of `bytes` bytes at
     /// `src + src_offset` and a write of them at `dst + dst_offset`.
-    pub(super) fn lib_copy_element(&mut self, args: &[LVal], cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<(), LowerError> {
+    pub(super) fn lib_copy_element(&mut self, args: &[LVal], at: At<'_>) -> Result<(), LowerError> {
+        let At { cur, span, loc } = at;
         let what = "async_work_group_copy";
         let dst = self.lib_pointer_arg(what, args, 0, loc)?;
         let src = self.lib_pointer_arg(what, args, 2, loc)?;
