@@ -2,11 +2,12 @@
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
 use crate::names::function_name;
+use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use either::Either;
 use llvm_ir::instruction::Call;
 use syncfix_kir::{
-    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Loc,
+    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind,
     Operand, Scope, Span, StmtId, Terminator, TileMask,
 };
 use syncfix_kir::EntityRef;
@@ -110,7 +111,8 @@ fn classify(name: &str) -> Option<Known> {
 }
 
 impl<'a> Lowerer<'a> {
-    pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let Some(name) = self.callee_name(c) else {
             let Either::Right(callee) = &c.function else {
                 return Err(unsupported("inline assembly", loc));
@@ -143,7 +145,7 @@ impl<'a> Lowerer<'a> {
         if self.lower_annotation(frame, c, &name, &args, ret_bits, At::new(cur, span, loc))? {
             return Ok(cur);
         }
-        let launch = self.k.launch;
+        let launch = self.kir.k.launch;
         let result: Option<Operand> = match classify(&name) {
             Some(Known::LocalId(d)) | Some(Known::GroupId(d)) | Some(Known::LocalSize(d)) | Some(Known::NumGroups(d))
             | Some(Known::GlobalId(d)) | Some(Known::GlobalSize(d)) => {
@@ -185,7 +187,7 @@ impl<'a> Lowerer<'a> {
             }
             Some(Known::TileBarrier) => {
                 let size = scalar_arg(0)?;
-                return self.tile_sync(frame, cur, size, span, loc);
+                return self.tile_sync(frame, size, At::new(cur, span, loc));
             }
             Some(Known::OpenClBarrier) => {
                 let f = scalar_arg(0)?;
@@ -199,8 +201,8 @@ impl<'a> Lowerer<'a> {
             Some(Known::Anchor { split, end }) => {
                 let n = scalar_arg(0)?.as_const().ok_or_else(|| unsupported("a statement marker with a non-constant id", loc))?;
                 let stmt = StmtId::new(n as usize);
-                if stmt.index() < self.k.stmts.stmts.len() {
-                    self.push(cur, InstKind::Anchor(Anchor { stmt, split, end }), 0, span);
+                if stmt.index() < self.kir.k.stmts.stmts.len() {
+                    self.kir.push(cur, InstKind::Anchor(Anchor { stmt, split, end }), 0, span);
                 }
                 None
             }
@@ -213,16 +215,16 @@ impl<'a> Lowerer<'a> {
                     Known::UMax => CmpPred::Ugt,
                     _ => CmpPred::Ult,
                 };
-                let w = self.k.width(a);
-                let c = self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, span);
-                Some(Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(c), then: a, els: b }, w, span)))
+                let w = self.kir.width(a);
+                let c = self.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, span);
+                Some(Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: a, els: b }, w, span)))
             }
             Some(Known::Abs) => {
                 let a = scalar_arg(0)?;
-                let w = self.k.width(a);
-                let neg = self.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
-                let c = self.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
-                Some(Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span)))
+                let w = self.kir.width(a);
+                let neg = self.kir.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
+                let c = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
+                Some(Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span)))
             }
             Some(Known::Math(f)) => {
                 // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
@@ -234,15 +236,15 @@ impl<'a> Lowerer<'a> {
             }
             None => {
                 if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
-                    return self.memcpy(cur, &args, span, loc);
+                    return self.memcpy(&args, At::new(cur, span, loc));
                 }
                 if name.starts_with("llvm.memset") {
-                    return self.memset(cur, &args, span, loc);
+                    return self.memset(&args, At::new(cur, span, loc));
                 }
                 if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
                     // The C functions (CUDA device code calls them): as the intrinsics, and
                     // they return their destination.
-                    let next = if name == "memset" { self.memset(cur, &args, span, loc)? } else { self.memcpy(cur, &args, span, loc)? };
+                    let next = if name == "memset" { self.memset(&args, At::new(cur, span, loc))? } else { self.memcpy(&args, At::new(cur, span, loc))? };
                     if let (Some(dest), Some(d)) = (&c.dest, args.first()) {
                         frame.values.insert(dest.clone(), d.clone());
                     }
@@ -292,8 +294,8 @@ impl<'a> Lowerer<'a> {
                             "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
                             function_name(&name)
                         );
-                        if !self.k.assumptions.contains(&note) {
-                            self.k.assumptions.push(note);
+                        if !self.kir.k.assumptions.contains(&note) {
+                            self.kir.k.assumptions.push(note);
                         }
                     }
                     {
@@ -305,8 +307,8 @@ impl<'a> Lowerer<'a> {
                             if matches!(ty.as_ref(), llvm_ir::Type::PointerType { .. }) {
                                 // An arbitrary pointer: an access through it is a possible
                                 // null-pointer access (GPUVerify's verdict too).
-                                let sel = self.push(cur, InstKind::Havoc, 32, span);
-                                let off = self.push(cur, InstKind::Havoc, 64, span);
+                                let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
+                                let off = self.kir.push(cur, InstKind::Havoc, 64, span);
                                 frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
                                 return Ok(cur);
                             }
@@ -315,7 +317,7 @@ impl<'a> Lowerer<'a> {
                                 return Err(unsupported(format!("`{}` returning {ty}", function_name(&name)), loc));
                             }
                             let leaves: Vec<Operand> =
-                                widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
+                                widths.iter().map(|w| Operand::Value(self.kir.push(cur, InstKind::Havoc, *w, span))).collect();
                             let v = super::inst::rebuild(&self.m.types, &ty, &mut leaves.into_iter());
                             frame.values.insert(dest.clone(), v);
                         }
@@ -337,7 +339,7 @@ impl<'a> Lowerer<'a> {
         } else if let Some(dest) = &c.dest {
             // A call whose value is unused by our model but may be used by the program.
             let w = ret_bits.unwrap_or(32);
-            let v = self.push(cur, InstKind::Havoc, w, span);
+            let v = self.kir.push(cur, InstKind::Havoc, w, span);
             frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
         }
         Ok(cur)
@@ -375,7 +377,7 @@ impl<'a> Lowerer<'a> {
             // Element-wise: one function for every element (a scalar call gives the same
             // value on the same arguments); otherwise one function per result scalar.
             let func = if widths.len() == 1 || elementwise { format!("{}.{w}", name) } else { format!("{}.{w}#{i}", name) };
-            out.push(Operand::Value(self.push(cur, InstKind::Float { func, args: ops }, *w, span)));
+            out.push(Operand::Value(self.kir.push(cur, InstKind::Float { func, args: ops }, *w, span)));
         }
         Ok(super::inst::rebuild(&self.m.types, &ret, &mut out.into_iter()))
     }
@@ -384,46 +386,34 @@ impl<'a> Lowerer<'a> {
         // The statement whose deletion removes this barrier: the innermost statement of the
         // main file that contains the barrier's user-code location and is a bare barrier call.
         let stmt = span.in_main().and_then(|l| {
-            let s = self.k.statement_at(l)?;
-            self.k.stmts.stmts[s].barrier_call.map(|_| s)
+            let s = self.kir.k.statement_at(l)?;
+            self.kir.k.stmts.stmts[s].barrier_call.map(|_| s)
         });
         let kind = InstKind::Barrier(Barrier { scope, fences, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt } });
         let span = span.clone();
         self.with_barrier_invariants(frame, cur, |me| {
-            me.push(cur, kind, 0, &span);
+            me.kir.push(cur, kind, 0, &span);
         });
-    }
-
-    /// The block size (or, `group`, the number of blocks) in dimension `d` (32 bits): a
-    /// constant, or the builtin of a symbolic size (`*`).
-    pub(crate) fn launch_size(&mut self, cur: BlockId, group: bool, d: u8, span: &Span) -> Operand {
-        let l = self.k.launch;
-        match if group { l.grid_dim[d as usize] } else { l.block_dim[d as usize] } {
-            0 => {
-                let b = if group { Builtin::NumGroups(d) } else { Builtin::LocalSize(d) };
-                Operand::Value(self.push(cur, InstKind::Builtin(b), 32, span))
-            }
-            n => Operand::konst(32, n as u128),
-        }
     }
 
     /// `__syncfix_tile_sync(size)`, the prelude's `sync()` of a cooperative group: 0 is the
     /// whole block (a `thread_group` holding a block), `size` a tile of that many threads
-    /// ([`Self::tile_barrier`]). A size only known at run time (a `thread_group` from the
+    /// ([`KirBuilder::tile_barrier`]). A size only known at run time (a `thread_group` from the
     /// dynamic `tiled_partition(parent, n)`, read back from private memory) is a switch over
     /// the sizes CUDA allows there (0 and the powers of two up to 32), each case its barrier;
     /// any other size fails the call's precondition. Neither barrier can be removed by the
     /// repair: the statement that calls it may be a tile's `sync()`. Returns the block where
     /// lowering continues.
-    fn tile_sync(&mut self, frame: &mut Frame, cur: BlockId, size: Operand, span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    fn tile_sync(&mut self, frame: &mut Frame, size: Operand, at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let one = |me: &mut Self, frame: &mut Frame, b: BlockId, n: u128| {
             if n == 0 {
                 let bar = Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
                 me.with_barrier_invariants(frame, b, |me| {
-                    me.push(b, InstKind::Barrier(bar), 0, span);
+                    me.kir.push(b, InstKind::Barrier(bar), 0, span);
                 });
             } else {
-                me.tile_barrier(b, n as u32, TileMask::FULL, span);
+                me.kir.tile_barrier(b, n as u32, TileMask::FULL, span);
             }
         };
         if let Some(n) = size.as_const() {
@@ -433,32 +423,22 @@ impl<'a> Lowerer<'a> {
             one(self, frame, cur, n);
             return Ok(cur);
         }
-        let join = self.new_block();
+        let join = self.kir.new_block();
         let mut cases = vec![];
         for n in [0u128, 1, 2, 4, 8, 16, 32] {
-            let b = self.new_block();
+            let b = self.kir.new_block();
             one(self, frame, b, n);
-            self.k.blocks[b].term = Terminator::Br(join);
-            self.k.blocks[b].term_span = span.clone();
+            self.kir.k.blocks[b].term = Terminator::Br(join);
+            self.kir.k.blocks[b].term_span = span.clone();
             cases.push((n, b));
         }
-        let bad = self.new_block();
-        self.push(bad, InstKind::Assert { cond: Operand::bool(false), kind: AssertKind::Precondition, global: false }, 0, span);
-        self.k.blocks[bad].term = Terminator::Br(join);
-        self.k.blocks[bad].term_span = span.clone();
-        self.k.blocks[cur].term = Terminator::Switch { value: size, default: bad, cases };
-        self.k.blocks[cur].term_span = span.clone();
+        let bad = self.kir.new_block();
+        self.kir.push(bad, InstKind::Assert { cond: Operand::bool(false), kind: AssertKind::Precondition, global: false }, 0, span);
+        self.kir.k.blocks[bad].term = Terminator::Br(join);
+        self.kir.k.blocks[bad].term_span = span.clone();
+        self.kir.k.blocks[cur].term = Terminator::Switch { value: size, default: bad, cases };
+        self.kir.k.blocks[cur].term_span = span.clone();
         Ok(join)
-    }
-
-    /// A barrier among the threads of one tile of `size` consecutive linear thread ids that
-    /// `mask` names (`__syncwarp(mask)`: 32; cooperative groups' tiles: their size, every
-    /// thread). It is part of a library call, not a statement the repair may remove, and takes
-    /// no barrier invariants (they belong to the next block barrier).
-    pub(crate) fn tile_barrier(&mut self, cur: BlockId, size: u32, mask: TileMask, span: &Span) {
-        let scope = Scope::Tile { size, mask };
-        let bar = Barrier { scope, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
-        self.push(cur, InstKind::Barrier(bar), 0, span);
     }
 
     /// `get_local_id(d)` and friends for a possibly non-constant dimension `d`.
@@ -475,33 +455,33 @@ impl<'a> Lowerer<'a> {
                     if (matches!(b, Builtin::LocalId(_)) && launch.block_dim[i] == 1) || (matches!(b, Builtin::GroupId(_)) && launch.grid_dim[i] == 1) {
                         Operand::konst(32, 0)
                     } else {
-                        Operand::Value(this.push(cur, InstKind::Builtin(b), 32, span))
+                        Operand::Value(this.kir.push(cur, InstKind::Builtin(b), 32, span))
                     }
                 }
-                (Known::LocalSize(_), _) => this.launch_size(cur, false, dd, span),
-                (Known::NumGroups(_), _) => this.launch_size(cur, true, dd, span),
+                (Known::LocalSize(_), _) => this.kir.launch_size(cur, false, dd, span),
+                (Known::NumGroups(_), _) => this.kir.launch_size(cur, true, dd, span),
                 (Known::GlobalSize(_), _) if launch.block_dim[i] != 0 && launch.grid_dim[i] != 0 => {
                     Operand::konst(32, launch.block_dim[i] as u128 * launch.grid_dim[i] as u128)
                 }
                 (Known::GlobalSize(_), _) => {
-                    let (b, g) = (this.launch_size(cur, false, dd, span), this.launch_size(cur, true, dd, span));
-                    Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: b, rhs: g }, 32, span))
+                    let (b, g) = (this.kir.launch_size(cur, false, dd, span), this.kir.launch_size(cur, true, dd, span));
+                    Operand::Value(this.kir.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: b, rhs: g }, 32, span))
                 }
                 (Known::GlobalId(_), _) => {
-                    let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
-                    let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
+                    let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
+                    let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
                     let id = match g {
                         Operand::Const { bits: 0, .. } => l,
                         _ => {
-                            let size = this.launch_size(cur, false, dd, span);
-                            let m = this.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: size }, 32, span);
-                            Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: Operand::Value(m), rhs: l }, 32, span))
+                            let size = this.kir.launch_size(cur, false, dd, span);
+                            let m = this.kir.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: g, rhs: size }, 32, span);
+                            Operand::Value(this.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: Operand::Value(m), rhs: l }, 32, span))
                         }
                     };
                     // OpenCL's global offset (`--global_offset`).
                     match launch.global_offset[i] {
                         0 => id,
-                        off => Operand::Value(this.push(cur, InstKind::Bin { op: BinOp::Add, lhs: id, rhs: Operand::konst(32, off as u128) }, 32, span)),
+                        off => Operand::Value(this.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: id, rhs: Operand::konst(32, off as u128) }, 32, span)),
                     }
                 }
                 _ => Operand::konst(32, 0),
@@ -509,8 +489,8 @@ impl<'a> Lowerer<'a> {
             match (value, w) {
                 (v, 32) => v,
                 (Operand::Const { bits, .. }, w) => Operand::konst(w, bits),
-                (v, w) if w > 32 => Operand::Value(this.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
-                (v, w) => Operand::Value(this.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
+                (v, w) if w > 32 => Operand::Value(this.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: v }, w, span)),
+                (v, w) => Operand::Value(this.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: v }, w, span)),
             }
         };
         match d.as_const() {
@@ -522,15 +502,41 @@ impl<'a> Lowerer<'a> {
             }
             None => {
                 let (x, y, z) = (per_dim(self, 0), per_dim(self, 1), per_dim(self, 2));
-                let dw = self.k.width(d);
-                let is1 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 1) }, 1, span);
-                let is2 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 2) }, 1, span);
-                let yz = self.push(cur, InstKind::Select { cond: Operand::Value(is2), then: z, els: y }, w, span);
-                let is0 = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 0) }, 1, span);
+                let dw = self.kir.width(d);
+                let is1 = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 1) }, 1, span);
+                let is2 = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 2) }, 1, span);
+                let yz = self.kir.push(cur, InstKind::Select { cond: Operand::Value(is2), then: z, els: y }, w, span);
+                let is0 = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 0) }, 1, span);
                 let _ = is1;
-                Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(is0), then: x, els: Operand::Value(yz) }, w, span))
+                Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(is0), then: x, els: Operand::Value(yz) }, w, span))
             }
         }
+    }
+}
+
+/// The launch's sizes and tile barriers.
+impl KirBuilder {
+    /// The block size (or, `group`, the number of blocks) in dimension `d` (32 bits): a
+    /// constant, or the builtin of a symbolic size (`*`).
+    pub(crate) fn launch_size(&mut self, cur: BlockId, group: bool, d: u8, span: &Span) -> Operand {
+        let l = self.k.launch;
+        match if group { l.grid_dim[d as usize] } else { l.block_dim[d as usize] } {
+            0 => {
+                let b = if group { Builtin::NumGroups(d) } else { Builtin::LocalSize(d) };
+                Operand::Value(self.push(cur, InstKind::Builtin(b), 32, span))
+            }
+            n => Operand::konst(32, n as u128),
+        }
+    }
+
+    /// A barrier among the threads of one tile of `size` consecutive linear thread ids that
+    /// `mask` names (`__syncwarp(mask)`: 32; cooperative groups' tiles: their size, every
+    /// thread). It is part of a library call, not a statement the repair may remove, and takes
+    /// no barrier invariants (they belong to the next block barrier).
+    pub(crate) fn tile_barrier(&mut self, cur: BlockId, size: u32, mask: TileMask, span: &Span) {
+        let scope = Scope::Tile { size, mask };
+        let bar = Barrier { scope, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
+        self.push(cur, InstKind::Barrier(bar), 0, span);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::inst::{elem_bits, same_bits_shape};
 use super::layout;
-use super::{unsupported, LVal, LowerError, Lowerer};
+use super::{unsupported, At, LVal, LowerError, Lowerer};
 use crate::llvm::name_str;
 use llvm_ir::constant::Constant;
 use llvm_ir::types::Type;
@@ -84,8 +84,8 @@ impl<'a> Lowerer<'a> {
                 // The pointer's 64-bit representation (as the instruction: see `pointer.rs`).
                 let to = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("the constant expression `{c}`"), loc))?;
                 let p = self.constant(&x.operand, loc)?;
-                let entry = self.k.entry;
-                let enc = self.encode_ptr(entry, &p, &Span::default(), loc)?;
+                let entry = self.kir.k.entry;
+                let enc = self.encode_ptr(&p, At::new(entry, &Span::default(), loc))?;
                 let Operand::Const { bits, .. } = enc else {
                     return Err(unsupported(format!("the constant expression `{c}` (a pointer not known when lowering)"), loc));
                 };
@@ -190,10 +190,10 @@ impl<'a> Lowerer<'a> {
             Type::PointerType { .. } => {
                 // An uninitialised pointer: arbitrary, pointing into no object we know (an
                 // access through it is a possible null-pointer access).
-                let entry = self.k.entry;
-                let sel = self.k.make_inst(entry, InstKind::Havoc, 32, Span::default());
-                let off = self.k.make_inst(entry, InstKind::Havoc, 64, Span::default());
-                self.k.blocks[entry].insts.extend([sel, off]);
+                let entry = self.kir.k.entry;
+                let sel = self.kir.k.make_inst(entry, InstKind::Havoc, 32, Span::default());
+                let off = self.kir.k.make_inst(entry, InstKind::Havoc, 64, Span::default());
+                self.kir.k.blocks[entry].insts.extend([sel, off]);
                 LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) }
             }
             _ => {
@@ -203,9 +203,9 @@ impl<'a> Lowerer<'a> {
                 } else {
                     // `undef` / `poison` (e.g. an uninitialised variable): an arbitrary value
                     // per thread, as in GPUVerify, chosen once at kernel entry.
-                    let entry = self.k.entry;
-                    let v = self.k.make_inst(entry, InstKind::Havoc, w, Span::default());
-                    self.k.blocks[entry].insts.push(v);
+                    let entry = self.kir.k.entry;
+                    let v = self.kir.k.make_inst(entry, InstKind::Havoc, w, Span::default());
+                    self.kir.k.blocks[entry].insts.push(v);
                     LVal::Scalar(Operand::Value(v))
                 }
             }

@@ -71,7 +71,7 @@ impl<'a> Lowerer<'a> {
                         let offs = layout::field_offsets(&self.m.types, &fields.0, fields.1)
                             .ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
                         let fo = *offs.get(fi as usize).ok_or_else(|| unsupported("a struct field out of range", loc))?;
-                        off = self.add_offset(cur, off, Operand::konst(64, fo as u128), span);
+                        off = self.kir.add_offset(cur, off, Operand::konst(64, fo as u128), span);
                         ty = fields.0[fi as usize].clone();
                         continue;
                     }
@@ -80,13 +80,13 @@ impl<'a> Lowerer<'a> {
             };
             let stride = layout::alloc_size(&self.m.types, &stride_ty)
                 .ok_or_else(|| unsupported(format!("address arithmetic over type {stride_ty}"), loc))?;
-            let i64v = self.sext64(cur, *i, span);
+            let i64v = self.kir.sext64(cur, *i, span);
             let scaled = match i64v {
                 Operand::Const { bits, .. } => Operand::konst(64, bits.wrapping_mul(stride as u128)),
                 v if stride == 1 => v,
-                v => self.emit(cur, InstKind::Bin { op: BinOp::Mul, lhs: v, rhs: Operand::konst(64, stride as u128) }, 64, span),
+                v => self.kir.emit(cur, InstKind::Bin { op: BinOp::Mul, lhs: v, rhs: Operand::konst(64, stride as u128) }, 64, span),
             };
-            off = self.add_offset(cur, off, scaled, span);
+            off = self.kir.add_offset(cur, off, scaled, span);
         }
         Ok(rebuild_ptr(off))
     }
@@ -101,8 +101,8 @@ impl<'a> Lowerer<'a> {
                 let a = self.operand(frame, &$x.operand0, loc)?;
                 let b = self.operand(frame, &$x.operand1, loc)?;
                 let v = self.map2(a, b, &mut |me, a, b| {
-                    let w = me.k.width(a);
-                    Ok(Operand::Value(me.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span)))
+                    let w = me.kir.width(a);
+                    Ok(Operand::Value(me.kir.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span)))
                 }, loc)?;
                 frame.values.insert($x.dest.clone(), v);
             }};
@@ -116,7 +116,7 @@ impl<'a> Lowerer<'a> {
                 let w = elem_bits(&self.type_of(&$x.operand0), loc)?;
                 let func = format!("{}.{}", $name, w);
                 let v = self.map2(a, b, &mut |me, a, b| {
-                    Ok(Operand::Value(me.push(cur, InstKind::Float { func: func.clone(), args: vec![a, b] }, w, &span)))
+                    Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a, b] }, w, &span)))
                 }, loc)?;
                 frame.values.insert($x.dest.clone(), v);
             }};
@@ -127,7 +127,7 @@ impl<'a> Lowerer<'a> {
                 let w = elem_bits(&$ty, loc)?;
                 let func = format!("{}.{}", $name, w);
                 let v = self.map1(a, &mut |me, a| {
-                    Ok(Operand::Value(me.push(cur, InstKind::Float { func: func.clone(), args: vec![a] }, w, &span)))
+                    Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a] }, w, &span)))
                 }, loc)?;
                 frame.values.insert($x.dest.clone(), v);
             }};
@@ -167,7 +167,7 @@ impl<'a> Lowerer<'a> {
                     Ok(match p.as_str() {
                         "false" => Operand::bool(false),
                         "true" => Operand::bool(true),
-                        _ => Operand::Value(me.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
+                        _ => Operand::Value(me.kir.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
                     })
                 }, loc)?;
                 frame.values.insert(x.dest.clone(), v);
@@ -189,17 +189,17 @@ impl<'a> Lowerer<'a> {
                 let b = self.operand(frame, &x.operand1, loc)?;
                 let v = match (a, b) {
                     (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
-                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
+                        LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
                     }
                     // Pointers that may be into different objects (or null): compare their
                     // representations (equal exactly when object and offset are).
                     (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
-                        let ea = self.encode_ptr(cur, &a, &span, loc)?;
-                        let eb = self.encode_ptr(cur, &b, &span, loc)?;
-                        LVal::Scalar(Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
+                        let ea = self.encode_ptr(&a, At::new(cur, &span, loc))?;
+                        let eb = self.encode_ptr(&b, At::new(cur, &span, loc))?;
+                        LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
                     }
                     (a, b) => self.map2(a, b, &mut |me, a, b| {
-                        Ok(Operand::Value(me.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
+                        Ok(Operand::Value(me.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
                     }, loc)?,
                 };
                 frame.values.insert(x.dest.clone(), v);
@@ -212,7 +212,7 @@ impl<'a> Lowerer<'a> {
                 let from = self.type_of(&x.operand);
                 let v = match v {
                     p @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }) => p,
-                    v => self.bitcast_value(cur, v, &from, &x.to_type, &span, loc)?,
+                    v => self.bitcast_value(v, &from, &x.to_type, At::new(cur, &span, loc))?,
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
@@ -227,20 +227,20 @@ impl<'a> Lowerer<'a> {
             I::PtrToInt(x) => {
                 // The pointer's 64-bit representation, so that converting back recovers it.
                 let v = self.operand(frame, &x.operand, loc)?;
-                let enc = self.encode_ptr(cur, &v, &span, loc)?;
+                let enc = self.encode_ptr(&v, At::new(cur, &span, loc))?;
                 self.escape(&v);
                 let w = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("a pointer converted to {}", x.to_type), loc))?;
                 let r = match (w, enc) {
                     (64, e) => e,
                     (w, Operand::Const { bits, .. }) => Operand::konst(w, bits),
-                    (w, e) if w < 64 => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: e }, w, &span)),
-                    (w, e) => Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: e }, w, &span)),
+                    (w, e) if w < 64 => Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: e }, w, &span)),
+                    (w, e) => Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: e }, w, &span)),
                 };
                 frame.values.insert(x.dest.clone(), LVal::Scalar(r));
             }
             I::IntToPtr(x) => {
                 let v = self.scalar(frame, &x.operand, loc)?;
-                let v = self.resize(cur, v, 64, false, &span);
+                let v = self.kir.resize(cur, v, 64, false, &span);
                 let p = self.decode_ptr(cur, v, &span);
                 frame.values.insert(x.dest.clone(), p);
             }
@@ -258,15 +258,15 @@ impl<'a> Lowerer<'a> {
                         for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
                             let LVal::Scalar(c) = c else { return Err(unsupported("a select on an aggregate condition", loc)) };
                             out.push(self.map2(x, y, &mut |me, a, b| {
-                                let w = me.k.width(a);
-                                Ok(Operand::Value(me.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                                let w = me.kir.width(a);
+                                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
                             }, loc)?);
                         }
                         LVal::Agg(out)
                     }
                     (LVal::Scalar(c), a, b) => self.map2(a, b, &mut |me, a, b| {
-                        let w = me.k.width(a);
-                        Ok(Operand::Value(me.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                        let w = me.kir.width(a);
+                        Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
                     }, loc)?,
                     _ => return Err(unsupported("a select of values of different shapes", loc)),
                 };
@@ -285,14 +285,14 @@ impl<'a> Lowerer<'a> {
                             return Err(unsupported(format!("a phi of type {}", x.to_type), loc));
                         }
                         let insts: Vec<InstId> =
-                            widths.iter().map(|w| self.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
+                            widths.iter().map(|w| self.kir.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
                         let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
                         frame.values.insert(x.dest.clone(), v);
                         frame.phis.push(PendingPhi { dest: x.dest.clone(), insts, incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
                         return Ok(cur);
                     }
                 };
-                let inst = self.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
+                let inst = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
                 frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(inst)));
                 frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
             }
@@ -311,7 +311,7 @@ impl<'a> Lowerer<'a> {
                 let mut leaves = vec![];
                 for f in &fields {
                     let w = layout::scalar_bits(f).ok_or_else(|| unsupported(format!("a vector of {f}"), loc))?;
-                    leaves.push(LVal::Scalar(Operand::Value(self.push(cur, InstKind::Havoc, w, &span))));
+                    leaves.push(LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Havoc, w, &span))));
                 }
                 frame.values.insert(x.dest.clone(), LVal::Agg(leaves));
             }
@@ -319,7 +319,7 @@ impl<'a> Lowerer<'a> {
                 let p = self.operand(frame, &x.address, loc)?;
                 let ty = x.loaded_ty.clone();
                 let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    Ok((b, Some(me.load(b, o, off, &ty, &span, loc)?)))
+                    Ok((b, Some(me.load(o, off, &ty, At::new(b, &span, loc))?)))
                 })?;
                 frame.values.insert(x.dest.clone(), v.expect("a loaded value"));
                 return Ok(next);
@@ -340,7 +340,7 @@ impl<'a> Lowerer<'a> {
                             for &lane in lanes {
                                 let k = lane as usize;
                                 let (Some(f), Some(lo), Some(val)) = (fields.get(k), offs.get(k), vals.get(k)) else { continue };
-                                let fo = me.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
+                                let fo = me.kir.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
                                 me.store(o, fo, f, val.clone(), At::new(b, &span, loc))?;
                             }
                         }
@@ -400,7 +400,7 @@ impl<'a> Lowerer<'a> {
                 };
                 let bytes = layout::size(&self.m.types, &ty).ok_or_else(|| unsupported(format!("an atomic on type {ty}, whose size is not known"), loc))? as u32;
                 let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let v = me.push(b, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
+                    let v = me.kir.push(b, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
                     Ok((b, Some(LVal::Scalar(Operand::Value(v)))))
                 })?;
                 frame.values.insert(x.dest.clone(), v.expect("an atomic's old value"));
@@ -410,31 +410,31 @@ impl<'a> Lowerer<'a> {
                 let p = self.operand(frame, &x.address, loc)?;
                 let e = self.scalar(frame, &x.expected, loc)?;
                 let r = self.scalar(frame, &x.replacement, loc)?;
-                let w = self.k.width(e);
+                let w = self.kir.width(e);
                 let bytes = w.div_ceil(8) as u32;
                 let ty = self.type_of(&x.expected);
                 let (next, old) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let old = me.push(b, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
+                    let old = me.kir.push(b, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
                     Ok((b, Some(LVal::Scalar(Operand::Value(old)))))
                 })?;
                 let Some(LVal::Scalar(old)) = old else { return Err(unsupported("a compare-and-swap of a non-scalar", loc)) };
-                let ok = self.push(next, InstKind::Cmp { pred: CmpPred::Eq, lhs: old, rhs: e }, 1, &span);
+                let ok = self.kir.push(next, InstKind::Cmp { pred: CmpPred::Eq, lhs: old, rhs: e }, 1, &span);
                 frame.values.insert(x.dest.clone(), LVal::Agg(vec![LVal::Scalar(old), LVal::Scalar(Operand::Value(ok))]));
                 return Ok(next);
             }
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
-            I::Call(c) => return self.lower_call(frame, c, cur, &span, loc),
+            I::Call(c) => return self.lower_call(frame, c, At::new(cur, &span, loc)),
             I::ExtractElement(x) => {
                 let v = self.operand(frame, &x.vector, loc)?;
                 let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.extract_element(cur, v, i, &span, loc)?;
+                let r = self.extract_element(v, i, At::new(cur, &span, loc))?;
                 frame.values.insert(x.dest.clone(), r);
             }
             I::InsertElement(x) => {
                 let v = self.operand(frame, &x.vector, loc)?;
                 let e = self.operand(frame, &x.element, loc)?;
                 let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.insert_element(cur, v, e, i, &span, loc)?;
+                let r = self.insert_element(v, e, i, At::new(cur, &span, loc))?;
                 frame.values.insert(x.dest.clone(), r);
             }
             I::ShuffleVector(x) => {
@@ -459,7 +459,7 @@ impl<'a> Lowerer<'a> {
                     CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
                     _ => Operand::konst(w, bits),
                 },
-                _ => Operand::Value(me.push(cur, InstKind::Cast { op, arg: a }, w, span)),
+                _ => Operand::Value(me.kir.push(cur, InstKind::Cast { op, arg: a }, w, span)),
             })
         }, loc)?;
         frame.values.insert(dest.clone(), v);
@@ -505,13 +505,13 @@ impl<'a> Lowerer<'a> {
                 // As GPUVerify (Bugle) translates it: `assert(false)`. clang emits it after a
                 // call to a `noreturn` function and where a value-returning C++ function
                 // falls off its end.
-                self.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: syncfix_kir::AssertKind::Assertion, global: false }, 0, &span);
+                self.kir.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: syncfix_kir::AssertKind::Assertion, global: false }, 0, &span);
                 Terminator::Unreachable
             }
             other => return Err(unsupported(format!("the LLVM terminator `{other}`"), loc)),
         };
-        self.k.blocks[cur].term = t;
-        self.k.blocks[cur].term_span = span;
+        self.kir.k.blocks[cur].term = t;
+        self.kir.k.blocks[cur].term_span = span;
         Ok(())
     }
 

@@ -29,6 +29,7 @@ use curand::is_curand_draw;
 use int::{int_fn, IntFn};
 use mangled::{parse_mangled, MTy};
 
+use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
@@ -97,7 +98,7 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         if self.input.language == Language::Cuda && name.starts_with("__nv_") {
-            let v = self.lower_libdevice_call(name, args, ret_bits, cur, span, loc)?;
+            let v = self.lower_libdevice_call(name, args, ret_bits, At::new(cur, span, loc))?;
             return Ok(Some((cur, v.map(LVal::Scalar))));
         }
         let (base, params) = parse_mangled(name).unwrap_or_else(|| (crate::names::function_name(name), vec![]));
@@ -166,9 +167,9 @@ impl<'a> Lowerer<'a> {
             if base == "select" {
                 // On vectors, `select` tests the most significant bit of each element of c.
                 let [a, b, c] = self.lib_scalars::<3>("select", &elem_args, loc)?;
-                let cw = self.k.width(c);
-                let msb = self.lib_cmp(cur, CmpPred::Slt, c, Operand::konst(cw, 0), span);
-                out.push(LVal::Scalar(self.lib_sel(cur, msb, b, a, span)));
+                let cw = self.kir.width(c);
+                let msb = self.kir.cmp(cur, CmpPred::Slt, c, Operand::konst(cw, 0), span);
+                out.push(LVal::Scalar(self.kir.select(cur, msb, b, a, span)));
                 continue;
             }
             match self.lower_library_call_at(frame, LibCall { params: &elem_params, args: &elem_args, ret_bits, ..call }, at)? {
@@ -212,19 +213,19 @@ impl<'a> Lowerer<'a> {
             | ("__threadfence" | "__threadfence_block" | "__threadfence_system", false) => return Ok(Some(None)),
             // A barrier among the threads of one warp that the mask names.
             ("__syncwarp", false) => {
-                self.lib_syncwarp(args, cur, span, loc)?;
+                self.lib_syncwarp(args, At::new(cur, span, loc))?;
                 return Ok(Some(None));
             }
             ("__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or", false) => {
                 return self.lib_syncthreads_reduction(base, args, ret_bits, cur, span, loc).map(Some);
             }
-            ("__syncfix_copy_element", true) => return self.lib_copy_element(args, cur, span, loc).map(|()| Some(None)),
+            ("__syncfix_copy_element", true) => return self.lib_copy_element(args, At::new(cur, span, loc)).map(|()| Some(None)),
             ("__syncfix_async_wait", true) => {
-                self.push(cur, InstKind::AsyncWait { guard: syncfix_kir::Guard::Always }, 0, span);
+                self.kir.push(cur, InstKind::AsyncWait { guard: syncfix_kir::Guard::Always }, 0, span);
                 return Ok(Some(None));
             }
             ("__syncfix_async_element", true) => {
-                return self.lib_async_element(args, cur, span, loc).map(|e| Some(Some(e)));
+                return self.lib_async_element(args, At::new(cur, span, loc)).map(|e| Some(Some(e)));
             }
             // Reinterpretations of a value's bits: floats are bit-vectors to syncfix.
             (
@@ -237,7 +238,7 @@ impl<'a> Lowerer<'a> {
             }
             ("printf", _) | ("vprintf", false) => {
                 // Output only; its arguments are values already read by the caller.
-                return Ok(Some(ret_bits.map(|w| Operand::Value(self.push(cur, InstKind::Havoc, w, span)))));
+                return Ok(Some(ret_bits.map(|w| Operand::Value(self.kir.push(cur, InstKind::Havoc, w, span)))));
             }
             _ => {}
         }
@@ -277,16 +278,16 @@ impl<'a> Lowerer<'a> {
         }
         if opencl && matches!(base, "select" | "bitselect") && params.len() == 3 && params.iter().all(|p| matches!(p, MTy::Int { .. } | MTy::Float(_))) {
             let [a, b, c] = self.lib_scalars::<3>(base, args, loc)?;
-            let w = self.k.width(a);
+            let w = self.kir.width(a);
             let v = if base == "select" {
-                let cw = self.k.width(c);
-                let nz = self.lib_cmp(cur, CmpPred::Ne, c, Operand::konst(cw, 0), span);
-                self.lib_sel(cur, nz, b, a, span)
+                let cw = self.kir.width(c);
+                let nz = self.kir.cmp(cur, CmpPred::Ne, c, Operand::konst(cw, 0), span);
+                self.kir.select(cur, nz, b, a, span)
             } else {
-                let nc = self.lib_bin(cur, BinOp::Xor, c, Operand::konst(w, u128::MAX), span);
-                let l = self.lib_bin(cur, BinOp::And, a, nc, span);
-                let r = self.lib_bin(cur, BinOp::And, b, c, span);
-                self.lib_bin(cur, BinOp::Or, l, r, span)
+                let nc = self.kir.bin(cur, BinOp::Xor, c, Operand::konst(w, u128::MAX), span);
+                let l = self.kir.bin(cur, BinOp::And, a, nc, span);
+                let r = self.kir.bin(cur, BinOp::And, b, c, span);
+                self.kir.bin(cur, BinOp::Or, l, r, span)
             };
             return Ok(Some(Some(v)));
         }
@@ -315,20 +316,6 @@ impl<'a> Lowerer<'a> {
             Some(LVal::Null) => Err(unsupported(format!("`{what}` on a null pointer"), loc)),
             _ => Err(unsupported(format!("a call to `{what}` with unexpected arguments"), loc)),
         }
-    }
-
-    fn lib_bin(&mut self, cur: BlockId, op: BinOp, lhs: Operand, rhs: Operand, span: &Span) -> Operand {
-        let w = self.k.width(lhs);
-        Operand::Value(self.push(cur, InstKind::Bin { op, lhs, rhs }, w, span))
-    }
-
-    fn lib_cmp(&mut self, cur: BlockId, pred: CmpPred, lhs: Operand, rhs: Operand, span: &Span) -> Operand {
-        Operand::Value(self.push(cur, InstKind::Cmp { pred, lhs, rhs }, 1, span))
-    }
-
-    fn lib_sel(&mut self, cur: BlockId, cond: Operand, then: Operand, els: Operand, span: &Span) -> Operand {
-        let w = self.k.width(then);
-        Operand::Value(self.push(cur, InstKind::Select { cond, then, els }, w, span))
     }
 
     /// OpenCL math functions with a pointer result, on scalars: `sincos(x, &c)` stores
@@ -364,9 +351,9 @@ impl<'a> Lowerer<'a> {
             "modf" => (format!("_Z5trunc{code}.{out_bits}"), format!("{name}.{w}")),
             _ => (format!("{name}.out.{out_bits}"), format!("{name}.{w}")),
         };
-        let s = self.push(cur, InstKind::Float { func: stored, args: ops.clone() }, out_bits, span);
-        self.push(cur, InstKind::Store { ptr, value: Operand::Value(s), width: (out_bits / 8) as u32 }, 0, span);
-        Ok(Some(Operand::Value(self.push(cur, InstKind::Float { func: result, args: ops }, w, span))))
+        let s = self.kir.push(cur, InstKind::Float { func: stored, args: ops.clone() }, out_bits, span);
+        self.kir.push(cur, InstKind::Store { ptr, value: Operand::Value(s), width: (out_bits / 8) as u32 }, 0, span);
+        Ok(Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: result, args: ops }, w, span))))
     }
 }
 

@@ -137,7 +137,7 @@ impl<'a> Lowerer<'a> {
                         // A struct passed by value: each thread's private copy starts with the
                         // same (arbitrary) contents.
                         let (dims, elem) = layout::array_dims(&self.m.types, &t);
-                        let o = self.k.objects.push(MemObject {
+                        let o = self.kir.k.objects.push(MemObject {
                             name: name.clone(),
                             space: Space::Private,
                             elem_size: elem as u32,
@@ -146,14 +146,14 @@ impl<'a> Lowerer<'a> {
                             init: None,
                             uniform: true,
                         });
-                        self.k.params.push(Param { name: name.clone(), kind: ParamKind::Pointer(o) });
+                        self.kir.k.params.push(Param { name: name.clone(), kind: ParamKind::Pointer(o) });
                         if let Some(Some(bits)) = self.input.param_values.get(nth_value) {
                             // The struct's bytes, little-endian, as GPUVerify takes them.
                             let size = layout::size(&self.m.types, &t).unwrap_or(0).min(16);
                             for at in 0..size {
                                 let byte = (bits >> (8 * at)) & 0xff;
                                 let ptr = syncfix_kir::Pointer { object: o, offset: Operand::konst(64, at as u128) };
-                                self.k.push_inst(entry, InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 }, 0, Span::default());
+                                self.kir.k.push_inst(entry, InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 }, 0, Span::default());
                             }
                         }
                         nth_value += 1;
@@ -164,16 +164,16 @@ impl<'a> Lowerer<'a> {
                     if qual.contains("(*)") {
                         // A function pointer: any function or null, as a 64-bit value (see
                         // `pointer.rs`).
-                        let idx = self.k.params.len();
+                        let idx = self.kir.k.params.len();
                         nth_value += 1;
-                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width: 64 } });
-                        let x = self.k.push_inst(entry, InstKind::Param { index: idx }, 64, Span::default());
+                        self.kir.k.params.push(Param { name, kind: ParamKind::Scalar { width: 64 } });
+                        let x = self.kir.k.push_inst(entry, InstKind::Param { index: idx }, 64, Span::default());
                         args.push(self.decode_ptr(entry, Operand::Value(x), &Span::default()));
                         continue;
                     }
                     let space = self.space_of(*addr_space);
                     let mut elem_size = elem_size_of_pointer_type(&qual);
-                    let nth = self.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Pointer(_))).count();
+                    let nth = self.kir.k.params.iter().filter(|p| matches!(p.kind, ParamKind::Pointer(_))).count();
                     let mut dims = match self.input.array_sizes.get(nth).copied().flatten() {
                         Some(bytes) if elem_size > 0 => vec![bytes / elem_size as u64],
                         _ => vec![],
@@ -182,8 +182,8 @@ impl<'a> Lowerer<'a> {
                         // An OpenCL image (the prelude's model): texels, printed by coordinates.
                         (elem_size, dims) = (elem, image_dims);
                     }
-                    let o = self.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
-                    self.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
+                    let o = self.kir.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
+                    self.kir.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                 }
                 Type::VectorType { element_type, num_elements, .. } => {
@@ -194,9 +194,9 @@ impl<'a> Lowerer<'a> {
                     let mut elems = vec![];
                     nth_value += 1;
                     for e in 0..*num_elements {
-                        let idx = self.k.params.len();
-                        self.k.params.push(Param { name: format!("{name}.s{e}"), kind: ParamKind::Scalar { width } });
-                        let v = self.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
+                        let idx = self.kir.k.params.len();
+                        self.kir.k.params.push(Param { name: format!("{name}.s{e}"), kind: ParamKind::Scalar { width } });
+                        let v = self.kir.k.push_inst(entry, InstKind::Param { index: idx }, width, Span::default());
                         elems.push(LVal::Scalar(Operand::Value(v)));
                     }
                     args.push(LVal::Agg(elems));
@@ -205,25 +205,25 @@ impl<'a> Lowerer<'a> {
                     let Some(width) = layout::scalar_bits(&p.ty) else {
                         return Err(unsupported(format!("kernel parameter `{name}` of type {}", p.ty), floc));
                     };
-                    let idx = self.k.params.len();
+                    let idx = self.kir.k.params.len();
                     let nth = nth_value;
                     nth_value += 1;
                     // A function checked on its own has no kernel arguments: its scalar
                     // parameters are arbitrary values of each thread.
                     if !self.input.modular {
-                        self.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
+                        self.kir.k.params.push(Param { name, kind: ParamKind::Scalar { width } });
                     }
                     let kind = if self.input.modular { InstKind::Havoc } else { InstKind::Param { index: idx } };
-                    let v = self.k.push_inst(entry, kind, width, Span::default());
+                    let v = self.kir.k.push_inst(entry, kind, width, Span::default());
                     // `--kernel-args`: the parameter's value is given.
                     if let Some(Some(bits)) = self.input.param_values.get(nth) {
-                        let c = self.k.push_inst(
+                        let c = self.kir.k.push_inst(
                             entry,
                             InstKind::Cmp { pred: syncfix_kir::CmpPred::Eq, lhs: Operand::Value(v), rhs: Operand::konst(width, *bits) },
                             1,
                             Span::default(),
                         );
-                        self.k.push_inst(entry, InstKind::Assume { cond: Operand::Value(c) }, 0, Span::default());
+                        self.kir.k.push_inst(entry, InstKind::Assume { cond: Operand::Value(c) }, 0, Span::default());
                     }
                     args.push(LVal::Scalar(Operand::Value(v)));
                 }
@@ -267,7 +267,7 @@ impl<'a> Lowerer<'a> {
             (Language::OpenCl, Space::Constant, Some(c)) => init_cells(&self.m.types, value_ty, c),
             _ => None,
         };
-        let o = self.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init, uniform: false });
+        let o = self.kir.k.objects.push(MemObject { name: src, space, elem_size: elem as u32, dims, param: None, init, uniform: false });
         self.globals.insert(name.to_string(), o);
         Ok(o)
     }
@@ -275,7 +275,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn new_private(&mut self, ty: &TypeRef) -> ObjectId {
         self.private_count += 1;
         let (dims, elem) = layout::array_dims(&self.m.types, ty);
-        self.k.objects.push(MemObject {
+        self.kir.k.objects.push(MemObject {
             name: format!("private{}", self.private_count),
             space: Space::Private,
             elem_size: elem as u32,
@@ -287,22 +287,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads a value of type `ty` (scalars, or aggregates leaf by leaf).
-    pub(crate) fn load(&mut self, cur: BlockId, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn load(&mut self, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 // A pointer in memory is its 64-bit representation (see `pointer.rs`).
                 self.pointer_size(ty, loc)?;
                 let ptr = Pointer { object: obj, offset: off };
                 let kind = if self.spec_depth > 0 { InstKind::SpecLoad { ptr, width: 8 } } else { InstKind::Load { ptr, width: 8 } };
-                let v = self.push(cur, kind, 64, span);
+                let v = self.kir.push(cur, kind, 64, span);
                 Ok(self.decode_ptr(cur, Operand::Value(v), span))
             }
             Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } | Type::VectorType { .. } => {
                 let (fields, offs) = self.members(ty, loc)?;
                 let mut v = vec![];
                 for (f, o) in fields.iter().zip(offs) {
-                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
-                    v.push(self.load(cur, obj, fo, f, span, loc)?);
+                    let fo = self.kir.add_offset(cur, off, Operand::konst(64, o as u128), span);
+                    v.push(self.load(obj, fo, f, At::new(cur, span, loc))?);
                 }
                 Ok(LVal::Agg(v))
             }
@@ -315,7 +316,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     InstKind::Load { ptr, width: bytes }
                 };
-                let v = self.push(cur, kind, w, span);
+                let v = self.kir.push(cur, kind, w, span);
                 Ok(LVal::Scalar(Operand::Value(v)))
             }
         }
@@ -326,22 +327,22 @@ impl<'a> Lowerer<'a> {
         match (ty.as_ref(), val) {
             (Type::PointerType { .. }, v) => {
                 self.pointer_size(ty, loc)?;
-                let enc = self.encode_ptr(cur, &v, span, loc)?;
+                let enc = self.encode_ptr(&v, At::new(cur, span, loc))?;
                 self.escape(&v);
-                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: enc, width: 8 }, 0, span);
+                self.kir.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: enc, width: 8 }, 0, span);
                 Ok(())
             }
             (_, LVal::Agg(vals)) => {
                 let (fields, offs) = self.members(ty, loc)?;
                 for ((f, o), v) in fields.iter().zip(offs).zip(vals) {
-                    let fo = self.add_offset(cur, off, Operand::konst(64, o as u128), span);
+                    let fo = self.kir.add_offset(cur, off, Operand::konst(64, o as u128), span);
                     self.store(obj, fo, f, v, at)?;
                 }
                 Ok(())
             }
             (_, LVal::Scalar(v)) => {
                 let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a store of type {ty}, whose size is not known"), loc))? as u32;
-                self.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
+                self.kir.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
                 Ok(())
             }
             _ => Err(unsupported("a pointer stored in memory", loc)),
@@ -397,7 +398,8 @@ impl<'a> Lowerer<'a> {
     /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores
     /// (real accesses, checked for races), through pointers that may be dynamic or null.
     /// Returns the block where lowering continues.
-    pub(super) fn memcpy(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(super) fn memcpy(&mut self, args: &[LVal], at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memcpy of unexpected arguments", loc));
         };
@@ -408,13 +410,13 @@ impl<'a> Lowerer<'a> {
         let dst = dst.clone();
         let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
             me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-                let w = Self::chunk(len as u64, me.k.objects[dst].elem_size.min(me.k.objects[src].elem_size.max(1)));
+                let w = Self::chunk(len as u64, me.kir.k.objects[dst].elem_size.min(me.kir.k.objects[src].elem_size.max(1)));
                 for i in 0..(len as u64 / w as u64) {
                     let at = Operand::konst(64, i as u128 * w as u128);
-                    let s_off = me.add_offset(b, soff, at, span);
-                    let d_off = me.add_offset(b, doff, at, span);
-                    let v = me.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
-                    me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
+                    let s_off = me.kir.add_offset(b, soff, at, span);
+                    let d_off = me.kir.add_offset(b, doff, at, span);
+                    let v = me.kir.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
+                    me.kir.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
                 }
                 Ok((b, None))
             })
@@ -423,7 +425,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `llvm.memset` of a constant length. Returns the block where lowering continues.
-    pub(super) fn memset(&mut self, cur: BlockId, args: &[LVal], span: &Span, loc: Option<Loc>) -> Result<BlockId, LowerError> {
+    pub(super) fn memset(&mut self, args: &[LVal], at: At<'_>) -> Result<BlockId, LowerError> {
+        let At { cur, span, loc } = at;
         let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memset of unexpected arguments", loc));
         };
@@ -434,11 +437,11 @@ impl<'a> Lowerer<'a> {
         // C's memset takes the byte as an int.
         let byte = match byte.as_const() {
             Some(c) => Operand::konst(8, c & 0xff),
-            None if self.k.width(*byte) != 8 => self.resize(cur, *byte, 8, false, span),
+            None if self.kir.width(*byte) != 8 => self.kir.resize(cur, *byte, 8, false, span),
             None => *byte,
         };
         let (next, _) = self.through(cur, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-            let w = Self::chunk(len as u64, me.k.objects[dst].elem_size);
+            let w = Self::chunk(len as u64, me.kir.k.objects[dst].elem_size);
             // The byte replicated over the chunk.
             let bits = (w * 8) as u16;
             let value = match byte.as_const() {
@@ -450,18 +453,18 @@ impl<'a> Lowerer<'a> {
                     Operand::konst(bits, v)
                 }
                 None => {
-                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
+                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.kir.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
                     let one = acc;
                     for k in 1..w {
-                        let sh = me.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
-                        acc = Operand::Value(me.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
+                        let sh = me.kir.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
+                        acc = Operand::Value(me.kir.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
                     }
                     acc
                 }
             };
             for i in 0..(len as u64 / w as u64) {
-                let d_off = me.add_offset(b, doff, Operand::konst(64, i as u128 * w as u128), span);
-                me.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
+                let d_off = me.kir.add_offset(b, doff, Operand::konst(64, i as u128 * w as u128), span);
+                me.kir.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value, width: w }, 0, span);
             }
             Ok((b, None))
         })?;

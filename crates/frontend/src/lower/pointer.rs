@@ -8,7 +8,8 @@
 //! reported as GPUVerify does. In memory and as an integer a pointer is 64 bits: `sel` in the
 //! top 16, the byte offset (sign-extended) in the low 48.
 
-use super::{layout, unsupported, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
+use super::build::KirBuilder;
+use super::{layout, unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
 use llvm_ir::types::Type;
 use llvm_ir::TypeRef;
 use syncfix_kir::{
@@ -74,14 +75,14 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn merge_ptrs(&mut self, cur: BlockId, cond: Operand, a: LVal, b: LVal, span: &Span) -> Option<LVal> {
         if let (LVal::Ptr(o1, x), LVal::Ptr(o2, y)) = (&a, &b) {
             if o1 == o2 {
-                let off = self.push(cur, InstKind::Select { cond, then: *x, els: *y }, 64, span);
+                let off = self.kir.push(cur, InstKind::Select { cond, then: *x, els: *y }, 64, span);
                 return Some(LVal::Ptr(*o1, Operand::Value(off)));
             }
         }
         let (s1, c1, o1) = self.dyn_parts(&a)?;
         let (s2, c2, o2) = self.dyn_parts(&b)?;
-        let sel = self.push(cur, InstKind::Select { cond, then: s1, els: s2 }, 32, span);
-        let off = self.push(cur, InstKind::Select { cond, then: o1, els: o2 }, 64, span);
+        let sel = self.kir.push(cur, InstKind::Select { cond, then: s1, els: s2 }, 32, span);
+        let off = self.kir.push(cur, InstKind::Select { cond, then: o1, els: o2 }, 64, span);
         let mut cands = c1;
         for c in c2 {
             if !cands.contains(&c) {
@@ -92,23 +93,24 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The 64-bit representation of a pointer (in memory, or as an integer).
-    pub(crate) fn encode_ptr(&mut self, cur: BlockId, v: &LVal, span: &Span, loc: Option<Loc>) -> Result<Operand, LowerError> {
+    pub(crate) fn encode_ptr(&mut self, v: &LVal, at: At<'_>) -> Result<Operand, LowerError> {
+        let At { cur, span, loc } = at;
         let (sel, _, off) = self.dyn_parts(v).ok_or_else(|| unsupported("a non-pointer used as a pointer", loc))?;
         let mask = Operand::konst(64, (1u128 << OFFSET_BITS) - 1);
         let lo = match off {
             Operand::Const { bits, .. } => Operand::konst(64, bits & ((1u128 << OFFSET_BITS) - 1)),
-            _ => Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::And, lhs: off, rhs: mask }, 64, span)),
+            _ => Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::And, lhs: off, rhs: mask }, 64, span)),
         };
         let hi = match sel {
             Operand::Const { bits, .. } => Operand::konst(64, bits << OFFSET_BITS),
             _ => {
-                let z = self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: sel }, 64, span);
-                Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: Operand::Value(z), rhs: Operand::konst(64, OFFSET_BITS) }, 64, span))
+                let z = self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: sel }, 64, span);
+                Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: Operand::Value(z), rhs: Operand::konst(64, OFFSET_BITS) }, 64, span))
             }
         };
         Ok(match (hi, lo) {
             (Operand::Const { bits: h, .. }, Operand::Const { bits: l, .. }) => Operand::konst(64, h | l),
-            (h, l) => Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: h, rhs: l }, 64, span)),
+            (h, l) => Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: h, rhs: l }, 64, span)),
         })
     }
 
@@ -119,10 +121,10 @@ impl<'a> Lowerer<'a> {
             return LVal::Null;
         }
         let cands = self.escaped_objects();
-        let top = self.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: x, rhs: Operand::konst(64, OFFSET_BITS) }, 64, span);
-        let sel = self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: Operand::Value(top) }, 32, span);
-        let up = self.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: x, rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
-        let off = self.push(cur, InstKind::Bin { op: BinOp::AShr, lhs: Operand::Value(up), rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
+        let top = self.kir.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: x, rhs: Operand::konst(64, OFFSET_BITS) }, 64, span);
+        let sel = self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: Operand::Value(top) }, 32, span);
+        let up = self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: x, rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
+        let off = self.kir.push(cur, InstKind::Bin { op: BinOp::AShr, lhs: Operand::Value(up), rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
         LVal::DynPtr { sel: Operand::Value(sel), cands, off: Operand::Value(off) }
     }
 
@@ -172,50 +174,35 @@ impl<'a> Lowerer<'a> {
             })
             .map(|(i, f)| (i as u128 + 1, f))
             .collect();
-        let join = self.new_block();
-        let null_block = self.null_case(join, span);
+        let join = self.kir.new_block();
+        let null_block = self.kir.null_case(join, span);
         let mut values: Vec<(BlockId, Option<LVal>)> = vec![(null_block, None)];
         let mut cases = vec![];
         for (id, f) in targets {
             if matches!(off, Operand::Const { bits, .. } if bits != id) {
                 continue;
             }
-            let b = self.new_block();
+            let b = self.kir.new_block();
             let (end, v) = self.inline_call(f, args.clone(), span, b)?;
-            self.k.blocks[end].term = Terminator::Br(join);
-            self.k.blocks[end].term_span = span.clone();
+            self.kir.k.blocks[end].term = Terminator::Br(join);
+            self.kir.k.blocks[end].term_span = span.clone();
             cases.push((id, b));
             values.push((end, v));
         }
-        let dispatch = self.new_block();
-        let is_fn = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, FN_SEL) }, 1, span);
-        self.k.blocks[cur].term = Terminator::CondBr { cond: Operand::Value(is_fn), then: dispatch, els: null_block };
-        self.k.blocks[cur].term_span = span.clone();
-        self.k.blocks[dispatch].term = match cases.as_slice() {
+        let dispatch = self.kir.new_block();
+        let is_fn = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, FN_SEL) }, 1, span);
+        self.kir.k.blocks[cur].term = Terminator::CondBr { cond: Operand::Value(is_fn), then: dispatch, els: null_block };
+        self.kir.k.blocks[cur].term_span = span.clone();
+        self.kir.k.blocks[dispatch].term = match cases.as_slice() {
             [] => Terminator::Br(null_block),
             _ => Terminator::Switch { value: off, default: null_block, cases },
         };
-        self.k.blocks[dispatch].term_span = span.clone();
+        self.kir.k.blocks[dispatch].term_span = span.clone();
         let value = match ret.as_ref() {
             Type::VoidType => None,
             _ => Some(self.join_values(join, &ret, values, span, loc)?),
         };
         Ok((join, value))
-    }
-
-    /// A new block with a null-pointer access that continues at `join` (the default case of
-    /// a switch over pointer targets).
-    fn null_case(&mut self, join: BlockId, span: &Span) -> BlockId {
-        let b = self.new_block();
-        self.null_access(b, span);
-        self.k.blocks[b].term = Terminator::Br(join);
-        self.k.blocks[b].term_span = span.clone();
-        b
-    }
-
-    /// A null-pointer access here (GPUVerify: "possible null pointer access").
-    pub(crate) fn null_access(&mut self, cur: BlockId, span: &Span) {
-        self.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: AssertKind::NullPointer, global: false }, 0, span);
     }
 
     /// Performs `f` (an access into one array at a byte offset, lowered into the given block;
@@ -239,7 +226,7 @@ impl<'a> Lowerer<'a> {
             LVal::Null => (Operand::konst(32, 0), vec![], Operand::konst(64, 0)),
             _ => return Err(unsupported("an access through a value that is not a pointer", loc)),
         };
-        let join = self.new_block();
+        let join = self.kir.new_block();
         let mut cases = vec![];
         let mut values: Vec<(BlockId, Option<LVal>)> = vec![];
         for o in cands {
@@ -247,21 +234,21 @@ impl<'a> Lowerer<'a> {
             if matches!(sel, Operand::Const { bits, .. } if bits != sel_of(o)) {
                 continue;
             }
-            let b = self.new_block();
+            let b = self.kir.new_block();
             let (end, v) = f(self, b, o, off)?;
-            self.k.blocks[end].term = Terminator::Br(join);
-            self.k.blocks[end].term_span = span.clone();
+            self.kir.k.blocks[end].term = Terminator::Br(join);
+            self.kir.k.blocks[end].term_span = span.clone();
             cases.push((sel_of(o), b));
             values.push((end, v));
         }
-        let null_block = self.null_case(join, span);
+        let null_block = self.kir.null_case(join, span);
         values.push((null_block, None));
-        self.k.blocks[cur].term = match (sel, cases.as_slice()) {
+        self.kir.k.blocks[cur].term = match (sel, cases.as_slice()) {
             (_, []) => Terminator::Br(null_block),
             (Operand::Const { .. }, [(_, b)]) => Terminator::Br(*b),
             _ => Terminator::Switch { value: sel, default: null_block, cases },
         };
-        self.k.blocks[cur].term_span = span.clone();
+        self.kir.k.blocks[cur].term_span = span.clone();
         let result = match result {
             None => None,
             Some(t) => Some(self.join_values(join, t, values, span, loc)?),
@@ -280,9 +267,9 @@ impl<'a> Lowerer<'a> {
         loc: Option<Loc>,
     ) -> Result<LVal, LowerError> {
         let phi = |me: &mut Self, w: u16, inc: Vec<(BlockId, Operand)>| -> Operand {
-            let v = me.k.make_inst(join, InstKind::Phi { incoming: inc }, w, span.clone());
-            let at = me.k.blocks[join].insts.iter().take_while(|i| matches!(me.k.insts[**i].kind, InstKind::Phi { .. })).count();
-            me.k.blocks[join].insts.insert(at, v);
+            let v = me.kir.k.make_inst(join, InstKind::Phi { incoming: inc }, w, span.clone());
+            let at = me.kir.k.blocks[join].insts.iter().take_while(|i| matches!(me.kir.k.insts[**i].kind, InstKind::Phi { .. })).count();
+            me.kir.k.blocks[join].insts.insert(at, v);
             Operand::Value(v)
         };
         match t.as_ref() {
@@ -361,7 +348,7 @@ impl<'a> Lowerer<'a> {
             if let Some(LVal::Ptr(o, _)) = known.first() {
                 let o = *o;
                 if known.iter().all(|v| matches!(v, LVal::Ptr(p, _) if *p == o)) {
-                    let inst = self.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
+                    let inst = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
                     frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::Value(inst)));
                     frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), shape: PhiShape::Static(o), loc });
                     return Ok(cur);
@@ -380,8 +367,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let sel = self.push(cur, InstKind::Phi { incoming: vec![] }, 32, span);
-        let off = self.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
+        let sel = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 32, span);
+        let off = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
         frame.values.insert(x.dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: cands.clone(), off: Operand::Value(off) });
         frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![sel, off], incoming: x.incoming_values.clone(), shape: PhiShape::Dynamic(cands), loc });
         Ok(cur)
@@ -409,7 +396,7 @@ impl<'a> Lowerer<'a> {
         match ty.as_ref() {
             Type::PointerType { .. } => {
                 self.pointer_size(ty, loc)?;
-                let o = self.k.objects.push(MemObject {
+                let o = self.kir.k.objects.push(MemObject {
                     name: path.to_string(),
                     space: Space::Global,
                     elem_size: super::memory::elem_size_of_pointer_type(qual),
@@ -419,7 +406,7 @@ impl<'a> Lowerer<'a> {
                     uniform: false,
                 });
                 let value = Operand::konst(64, sel_of(o) << OFFSET_BITS);
-                self.push(entry, InstKind::Store { ptr: Pointer { object: obj, offset: Operand::konst(64, base as u128) }, value, width: 8 }, 0, &Span::default());
+                self.kir.push(entry, InstKind::Store { ptr: Pointer { object: obj, offset: Operand::konst(64, base as u128) }, value, width: 8 }, 0, &Span::default());
                 self.escaped.push(o);
             }
             Type::ArrayType { element_type, num_elements } => {
@@ -459,5 +446,23 @@ impl<'a> Lowerer<'a> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Null-pointer accesses.
+impl KirBuilder {
+    /// A new block with a null-pointer access that continues at `join` (the default case of
+    /// a switch over pointer targets).
+    pub(crate) fn null_case(&mut self, join: BlockId, span: &Span) -> BlockId {
+        let b = self.new_block();
+        self.null_access(b, span);
+        self.k.blocks[b].term = Terminator::Br(join);
+        self.k.blocks[b].term_span = span.clone();
+        b
+    }
+
+    /// A null-pointer access here (GPUVerify: "possible null pointer access").
+    pub(crate) fn null_access(&mut self, cur: BlockId, span: &Span) {
+        self.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: AssertKind::NullPointer, global: false }, 0, span);
     }
 }

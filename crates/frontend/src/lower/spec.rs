@@ -25,6 +25,7 @@
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
 
 use crate::names::function_name;
+use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
@@ -97,43 +98,43 @@ impl<'a> Lowerer<'a> {
             "__syncfix_spec_begin" => self.spec_depth += 1,
             "__syncfix_spec_end" => self.spec_depth = self.spec_depth.saturating_sub(1),
             "__assert" | "__global_assert" => {
-                let c = self.truth(cur, arg(0)?, span);
-                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion, global: base == "__global_assert" }, 0, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
+                self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion, global: base == "__global_assert" }, 0, span);
             }
             "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant" | "__candidate_global_invariant" => {
-                let c = self.truth(cur, arg(0)?, span);
-                self.push(cur, InstKind::Candidate { cond: c }, 0, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
+                self.kir.push(cur, InstKind::Candidate { cond: c }, 0, span);
             }
             // A candidate at each loop head of the function.
             "__function_wide_candidate_invariant" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 frame.function_wide.push((c, true));
             }
             "__assume" => {
-                let c = self.truth(cur, arg(0)?, span);
-                self.push(cur, InstKind::Assume { cond: c }, 0, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
+                self.kir.push(cur, InstKind::Assume { cond: c }, 0, span);
             }
             "__requires" | "__global_requires" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 if frame.is_kernel {
-                    self.push(cur, InstKind::Assume { cond: c }, 0, span);
+                    self.kir.push(cur, InstKind::Assume { cond: c }, 0, span);
                 } else {
                     let global = base == "__global_requires";
-                    self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition, global }, 0, span);
+                    self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition, global }, 0, span);
                 }
             }
             "__ensures" | "__global_ensures" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 frame.ensures.push((c, base == "__global_ensures", span.clone()));
             }
             "__return_val_int" | "__return_val_bool" => {
                 let w = ret_bits.unwrap_or(32);
-                let v = self.push(cur, InstKind::Havoc, w, span);
+                let v = self.kir.push(cur, InstKind::Havoc, w, span);
                 frame.ret_placeholders.push(vec![v]);
                 result = Some(Operand::Value(v));
             }
             "__return_val_int4" => {
-                let leaves: Vec<InstId> = (0..4).map(|_| self.push(cur, InstKind::Havoc, 32, span)).collect();
+                let leaves: Vec<InstId> = (0..4).map(|_| self.kir.push(cur, InstKind::Havoc, 32, span)).collect();
                 frame.ret_placeholders.push(leaves.clone());
                 if let Some(dest) = &c.dest {
                     frame.values.insert(dest.clone(), LVal::Agg(leaves.into_iter().map(|i| LVal::Scalar(Operand::Value(i))).collect()));
@@ -142,31 +143,31 @@ impl<'a> Lowerer<'a> {
             }
             "__old_int" | "__old_bool" => {
                 let a = arg(0)?;
-                let w = self.k.width(a);
-                result = Some(Operand::Value(self.push(cur, InstKind::Old { arg: a }, w, span)));
+                let w = self.kir.width(a);
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::Old { arg: a }, w, span)));
             }
             "__syncfix_invariant" | "__syncfix_global_invariant" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 let global = base == "__syncfix_global_invariant";
-                self.push(cur, InstKind::Assert { cond: c, kind: AssertKind::LoopInvariant, global }, 0, span);
+                self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::LoopInvariant, global }, 0, span);
             }
             "__syncfix_function_wide_invariant" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 frame.function_wide.push((c, self.input.invariants_as_candidates));
             }
             "__enabled" | "__dominator_enabled" => {
-                result = Some(Operand::Value(self.push(cur, InstKind::Enabled, 1, span)));
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::Enabled, 1, span)));
             }
             "__implies" => {
-                let (a, b) = (self.truth(cur, arg(0)?, span), self.truth(cur, arg(1)?, span));
-                let na = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: a, rhs: Operand::bool(true) }, 1, span);
-                let v = self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(na), rhs: b }, 1, span);
+                let (a, b) = (self.kir.truth(cur, arg(0)?, span), self.kir.truth(cur, arg(1)?, span));
+                let na = self.kir.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: a, rhs: Operand::bool(true) }, 1, span);
+                let v = self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(na), rhs: b }, 1, span);
                 result = Some(Operand::Value(v));
             }
             "__other_int" | "__other_bool" => {
                 let a = arg(0)?;
-                let w = self.k.width(a);
-                result = Some(Operand::Value(self.push(cur, InstKind::Other { arg: a }, w, span)));
+                let w = self.kir.width(a);
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::Other { arg: a }, w, span)));
             }
             "__read" | "__write" | "__atomic" | "__read_offset_bytes" | "__write_offset_bytes" => {
                 let kind = match base {
@@ -181,13 +182,13 @@ impl<'a> Lowerer<'a> {
                 // null): a choice on the selector when that is only known at run time.
                 let mut v = Operand::konst(w, 0);
                 for object in cands {
-                    let q = Operand::Value(self.push(cur, InstKind::LogQuery { object, kind, query }, w, span));
+                    let q = Operand::Value(self.kir.push(cur, InstKind::LogQuery { object, kind, query }, w, span));
                     v = match sel {
                         Operand::Const { bits, .. } if bits == super::pointer::sel_of(object) => q,
                         Operand::Const { .. } => v,
                         _ => {
-                            let is = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) }, 1, span);
-                            Operand::Value(self.push(cur, InstKind::Select { cond: Operand::Value(is), then: q, els: v }, w, span))
+                            let is = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) }, 1, span);
+                            Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(is), then: q, els: v }, w, span))
                         }
                     };
                 }
@@ -197,11 +198,11 @@ impl<'a> Lowerer<'a> {
             // 0 for null.
             "__ptr_base" => {
                 let (sel, _, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize(cur, sel, ret_bits.unwrap_or(32), false, span));
+                result = Some(self.kir.resize(cur, sel, ret_bits.unwrap_or(32), false, span));
             }
             "__ptr_offset_bytes" => {
                 let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                result = Some(self.resize(cur, off, ret_bits.unwrap_or(64), false, span));
+                result = Some(self.kir.resize(cur, off, ret_bits.unwrap_or(64), false, span));
             }
             "__syncfix_permission" => {
                 let (object, offset) = ptr(0)?;
@@ -210,13 +211,13 @@ impl<'a> Lowerer<'a> {
                     .filter(|b| (1..=128).contains(b))
                     .ok_or_else(|| unsupported(format!("`__read_permission` of something whose size is not known"), loc))?
                     as u32;
-                self.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
+                self.kir.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
             }
             "__syncfix_reads_from" | "__syncfix_writes_to" => {
                 // An external function's effect on the array `p` points into.
                 let (object, _) = ptr(0)?;
                 let kind = if base == "__syncfix_reads_from" { LogKind::Read } else { LogKind::Write };
-                self.push(cur, InstKind::External { object, kind }, 0, span);
+                self.kir.push(cur, InstKind::External { object, kind }, 0, span);
             }
             // Our objects are distinct and their contents arbitrary by construction: a fresh
             // array is what every pointer parameter already is.
@@ -226,11 +227,11 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "__add_noovfl_char" | "__add_noovfl_short" | "__add_noovfl_int" | "__add_noovfl_long" => {
-                result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
+                result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
             }
             "__add_noovfl_unsigned_char" | "__add_noovfl_unsigned_short" | "__add_noovfl_unsigned_int"
             | "__add_noovfl_unsigned_long" => {
-                result = Some(self.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
+                result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
             }
             "__syncfix_add_noovfl_2" | "__syncfix_add_noovfl_3" | "__syncfix_add_noovfl_4" => {
                 // The sum of the 32-bit arguments fits in 32 bits, signed or unsigned as the
@@ -243,39 +244,39 @@ impl<'a> Lowerer<'a> {
                 let mut sum = Operand::konst(64, 0);
                 for i in 1..args.len() {
                     let a = arg(i)?;
-                    let a = if self.k.width(a) < 64 {
-                        Operand::Value(self.push(cur, InstKind::Cast { op: ext, arg: a }, 64, span))
+                    let a = if self.kir.width(a) < 64 {
+                        Operand::Value(self.kir.push(cur, InstKind::Cast { op: ext, arg: a }, 64, span))
                     } else {
                         a
                     };
-                    sum = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
+                    sum = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
                 }
-                let lo = self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
-                let back = self.push(cur, InstKind::Cast { op: ext, arg: Operand::Value(lo) }, 64, span);
-                let ok = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(back), rhs: sum }, 1, span);
+                let lo = self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
+                let back = self.kir.push(cur, InstKind::Cast { op: ext, arg: Operand::Value(lo) }, 64, span);
+                let ok = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(back), rhs: sum }, 1, span);
                 result = Some(Operand::Value(ok));
             }
             b if b.starts_with("__syncfix_barrier_invariant_binary_") => {
                 // Pairs (i, j): this thread's local id is i, the other's j, which must be
                 // `__other_int(x)` (x evaluated by the other thread). The invariant relates
                 // threads of one group (a barrier orders only those).
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 let mut same = Operand::bool(true);
                 for d in 0..3 {
-                    let g = self.push(cur, InstKind::Builtin(Builtin::GroupId(d)), 32, span);
-                    let o = self.push(cur, InstKind::Other { arg: Operand::Value(g) }, 32, span);
-                    let eq = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
-                    same = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
+                    let g = self.kir.push(cur, InstKind::Builtin(Builtin::GroupId(d)), 32, span);
+                    let o = self.kir.push(cur, InstKind::Other { arg: Operand::Value(g) }, 32, span);
+                    let eq = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
+                    same = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
                 }
-                let differ = self.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: same, rhs: Operand::bool(true) }, 1, span);
-                let c = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(differ), rhs: c }, 1, span));
+                let differ = self.kir.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: same, rhs: Operand::bool(true) }, 1, span);
+                let c = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(differ), rhs: c }, 1, span));
                 let mut pairs = vec![];
                 let mut i = 1;
                 while i + 1 < args.len() {
-                    let this = self.resize(cur, arg(i)?, 32, false, span);
+                    let this = self.kir.resize(cur, arg(i)?, 32, false, span);
                     let other = match arg(i + 1)? {
-                        Operand::Value(v) => match self.k.insts[v].kind.clone() {
-                            InstKind::Other { arg } => self.resize(cur, arg, 32, false, span),
+                        Operand::Value(v) => match self.kir.k.insts[v].kind.clone() {
+                            InstKind::Other { arg } => self.kir.resize(cur, arg, 32, false, span),
                             _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
                         },
                         _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
@@ -286,10 +287,10 @@ impl<'a> Lowerer<'a> {
                 frame.barrier_invariants.push((c, pairs, span.clone()));
             }
             b if b.starts_with("__syncfix_barrier_invariant_") => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 let mut insts = vec![];
                 for i in 1..args.len() {
-                    insts.push((self.resize(cur, arg(i)?, 32, false, span), None));
+                    insts.push((self.kir.resize(cur, arg(i)?, 32, false, span), None));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
             }
@@ -299,12 +300,12 @@ impl<'a> Lowerer<'a> {
                     ops.push(arg(i)?);
                 }
                 let w = ret_bits.ok_or_else(|| unsupported(format!("`{b}` returning a non-number"), loc))?;
-                result = Some(Operand::Value(self.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
             }
             "__return_val_ptr" => {
                 // The returned pointer: placeholders of its selector and offset.
-                let sel = self.push(cur, InstKind::Havoc, 32, span);
-                let off = self.push(cur, InstKind::Havoc, 64, span);
+                let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
+                let off = self.kir.push(cur, InstKind::Havoc, 64, span);
                 frame.ret_placeholders.push(vec![sel, off]);
                 if let Some(dest) = &c.dest {
                     frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
@@ -313,26 +314,26 @@ impl<'a> Lowerer<'a> {
             }
             "__ite" | "__ite_char" | "__ite_short" | "__ite_int" | "__ite_long" | "__ite_unsigned_char" | "__ite_unsigned_short"
             | "__ite_unsigned_int" | "__ite_unsigned_long" | "__ite_size_t" => {
-                let c = self.truth(cur, arg(0)?, span);
+                let c = self.kir.truth(cur, arg(0)?, span);
                 let (x, y) = (arg(1)?, arg(2)?);
-                let w = self.k.width(x);
-                let y = self.resize(cur, y, w, false, span);
-                result = Some(Operand::Value(self.push(cur, InstKind::Select { cond: c, then: x, els: y }, w, span)));
+                let w = self.kir.width(x);
+                let y = self.kir.resize(cur, y, w, false, span);
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::Select { cond: c, then: x, els: y }, w, span)));
             }
             "__atomic_has_taken_value" => {
                 // The counter's cell: the pointer plus `offset` elements of the atomic's type
                 // (GPUVerify indexes its `used` map by element).
                 let (object, off) = ptr(0)?;
-                let index = self.sext64(cur, arg(1)?, span);
-                let scaled = self.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
-                let offset = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
-                let value = self.resize(cur, arg(2)?, 32, false, span);
-                result = Some(Operand::Value(self.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
+                let index = self.kir.sext64(cur, arg(1)?, span);
+                let scaled = self.kir.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
+                let offset = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
+                let value = self.kir.resize(cur, arg(2)?, 32, false, span);
+                result = Some(Operand::Value(self.kir.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
             }
             "__array_snapshot" => {
                 let (dst, _) = ptr(0)?;
                 let (src, _) = ptr(1)?;
-                self.push(cur, InstKind::Snapshot { dst, src }, 0, span);
+                self.kir.push(cur, InstKind::Snapshot { dst, src }, 0, span);
             }
             "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));
@@ -344,20 +345,13 @@ impl<'a> Lowerer<'a> {
         }
         Ok(true)
     }
+}
 
-    /// `v` as a Boolean (width 1).
-    pub(crate) fn truth(&mut self, cur: BlockId, v: Operand, span: &Span) -> Operand {
-        let w = self.k.width(v);
-        if w == 1 {
-            v
-        } else {
-            Operand::Value(self.push(cur, InstKind::Cmp { pred: CmpPred::Ne, lhs: v, rhs: Operand::konst(w, 0) }, 1, span))
-        }
-    }
-
+/// The specifications' emission: overflow-free additions, and expressions evaluated again.
+impl KirBuilder {
     /// `x + y`, assuming the addition does not overflow (signed or unsigned).
     fn add_noovfl(&mut self, cur: BlockId, x: Operand, y: Operand, signed: bool, span: &Span) -> Operand {
-        let w = self.k.width(x);
+        let w = self.width(x);
         let r = self.push(cur, InstKind::Bin { op: BinOp::Add, lhs: x, rhs: y }, w, span);
         let ok = if signed {
             // No overflow iff the sign of the result matches when both operands share a sign:
@@ -463,7 +457,9 @@ impl<'a> Lowerer<'a> {
         memo.insert(v, out);
         out
     }
+}
 
+impl<'a> Lowerer<'a> {
     /// Postconditions at a return of `frame` returning `value`: checked, or assumed in a
     /// `__spec_` function.
     pub(crate) fn ensures_at_return(&mut self, frame: &Frame, value: Option<&LVal>, cur: BlockId, span: &Span) {
@@ -479,21 +475,21 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 for (p, r) in group.iter().zip(&leaves) {
-                    let w = self.k.insts[*p].width;
-                    let r = self.resize(cur, *r, w, false, span);
+                    let w = self.kir.k.insts[*p].width;
+                    let r = self.kir.resize(cur, *r, w, false, span);
                     subst.insert(*p, r);
                 }
             }
         }
         for (c, global, at) in frame.ensures.clone() {
-            let c = self.reeval(c, &subst, None, false, cur, span);
+            let c = self.kir.reeval(c, &subst, None, false, cur, span);
             let kind = if frame.is_spec {
                 InstKind::Assume { cond: c }
             } else {
                 InstKind::Assert { cond: c, kind: AssertKind::Postcondition, global }
             };
             // Reported at the `__ensures` (as GPUVerify does), evaluated at this return.
-            self.push(cur, kind, 0, &at);
+            self.kir.push(cur, kind, 0, &at);
         }
     }
 
@@ -502,13 +498,13 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn with_barrier_invariants(&mut self, frame: &mut Frame, cur: BlockId, emit_barrier: impl FnOnce(&mut Self)) {
         let invs = std::mem::take(&mut frame.barrier_invariants);
         for (c, _, span) in &invs {
-            self.push(cur, InstKind::Assert { cond: *c, kind: AssertKind::BarrierInvariant, global: false }, 0, span);
+            self.kir.push(cur, InstKind::Assert { cond: *c, kind: AssertKind::BarrierInvariant, global: false }, 0, span);
         }
         emit_barrier(self);
         for (c, insts, span) in &invs {
             for (i, j) in insts {
-                let v = self.reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
-                self.push(cur, InstKind::Assume { cond: v }, 0, span);
+                let v = self.kir.reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
+                self.kir.push(cur, InstKind::Assume { cond: v }, 0, span);
             }
         }
     }

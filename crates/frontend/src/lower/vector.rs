@@ -2,10 +2,10 @@
 //! aggregate of its elements, and every vector operation element by element, so the rest of
 //! syncfix only ever sees scalars. A vector load or store is one access per element.
 
-use super::{layout, unsupported, LVal, LowerError, Lowerer};
+use super::{layout, unsupported, At, LVal, LowerError, Lowerer};
 use llvm_ir::types::Type;
 use llvm_ir::TypeRef;
-use syncfix_kir::{BinOp, BlockId, CastOp, CmpPred, InstKind, Loc, Operand, Span};
+use syncfix_kir::{BinOp, CastOp, CmpPred, InstKind, Loc, Operand};
 
 impl<'a> Lowerer<'a> {
     /// Applies `f` to each scalar of `a` (recursively through aggregates).
@@ -52,38 +52,40 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `extractelement`: a constant index picks the element; a variable one selects.
-    pub(crate) fn extract_element(&mut self, cur: BlockId, v: LVal, idx: Operand, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn extract_element(&mut self, v: LVal, idx: Operand, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let LVal::Agg(elems) = v else { return Err(unsupported("extractelement from a non-vector", loc)) };
         if let Some(i) = idx.as_const() {
             return elems.get(i as usize).cloned().ok_or_else(|| unsupported("extractelement out of range", loc));
         }
-        let iw = self.k.width(idx);
+        let iw = self.kir.width(idx);
         let mut acc = elems.first().cloned().ok_or_else(|| unsupported("an empty vector", loc))?;
         for (i, e) in elems.into_iter().enumerate().skip(1) {
-            let hit = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
+            let hit = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
             acc = self.map2(e, acc, &mut |me, a, b| {
-                let w = me.k.width(a);
-                Ok(Operand::Value(me.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
+                let w = me.kir.width(a);
+                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
             }, loc)?;
         }
         Ok(acc)
     }
 
     /// `insertelement`.
-    pub(crate) fn insert_element(&mut self, cur: BlockId, v: LVal, el: LVal, idx: Operand, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn insert_element(&mut self, v: LVal, el: LVal, idx: Operand, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let LVal::Agg(mut elems) = v else { return Err(unsupported("insertelement into a non-vector", loc)) };
         if let Some(i) = idx.as_const() {
             let slot = elems.get_mut(i as usize).ok_or_else(|| unsupported("insertelement out of range", loc))?;
             *slot = el;
             return Ok(LVal::Agg(elems));
         }
-        let iw = self.k.width(idx);
+        let iw = self.kir.width(idx);
         let mut out = vec![];
         for (i, e) in elems.into_iter().enumerate() {
-            let hit = self.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
+            let hit = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
             out.push(self.map2(el.clone(), e, &mut |me, a, b| {
-                let w = me.k.width(a);
-                Ok(Operand::Value(me.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
+                let w = me.kir.width(a);
+                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
             }, loc)?);
         }
         Ok(LVal::Agg(out))
@@ -129,7 +131,8 @@ impl<'a> Lowerer<'a> {
 
     /// `bitcast` between types of one size: same-shaped values element by element; other
     /// shapes through their bits (up to 128 bits).
-    pub(crate) fn bitcast_value(&mut self, cur: BlockId, v: LVal, from: &TypeRef, to: &TypeRef, span: &Span, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn bitcast_value(&mut self, v: LVal, from: &TypeRef, to: &TypeRef, at: At<'_>) -> Result<LVal, LowerError> {
+        let At { cur, span, loc } = at;
         let shape = |t: &TypeRef| -> Option<(usize, u16)> {
             match t.as_ref() {
                 Type::VectorType { element_type, num_elements, .. } => Some((*num_elements, layout::scalar_bits(element_type)?)),
@@ -147,7 +150,7 @@ impl<'a> Lowerer<'a> {
         if !Self::leaves_of(&v, &mut parts) {
             return Err(unsupported("a bitcast of a pointer", loc));
         }
-        let total: u32 = parts.iter().map(|p| self.k.width(*p) as u32).sum();
+        let total: u32 = parts.iter().map(|p| self.kir.width(*p) as u32).sum();
         if total > 128 {
             return Err(unsupported(format!("a bitcast of a {total}-bit value"), loc));
         }
@@ -155,18 +158,18 @@ impl<'a> Lowerer<'a> {
         let mut acc = Operand::konst(tw, 0);
         let mut shift = 0u32;
         for p in parts {
-            let pw = self.k.width(p) as u32;
-            let wide = if pw as u16 == tw { p } else { Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: p }, tw, span)) };
-            let sh = if shift == 0 { wide } else { Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: wide, rhs: Operand::konst(tw, shift as u128) }, tw, span)) };
-            acc = Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: sh }, tw, span));
+            let pw = self.kir.width(p) as u32;
+            let wide = if pw as u16 == tw { p } else { Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: p }, tw, span)) };
+            let sh = if shift == 0 { wide } else { Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: wide, rhs: Operand::konst(tw, shift as u128) }, tw, span)) };
+            acc = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: sh }, tw, span));
             shift += pw;
         }
         let count = if n2 == 0 { 1 } else { n2 };
         let mut out = vec![];
         for i in 0..count {
             let s = i as u32 * w2 as u32;
-            let sh = if s == 0 { acc } else { Operand::Value(self.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: acc, rhs: Operand::konst(tw, s as u128) }, tw, span)) };
-            let e = if w2 == tw { sh } else { Operand::Value(self.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sh }, w2, span)) };
+            let sh = if s == 0 { acc } else { Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: acc, rhs: Operand::konst(tw, s as u128) }, tw, span)) };
+            let e = if w2 == tw { sh } else { Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sh }, w2, span)) };
             out.push(LVal::Scalar(e));
         }
         Ok(if n2 == 0 { out.remove(0) } else { LVal::Agg(out) })

@@ -16,10 +16,10 @@
 //! A candidate is a formula over a loop's head state ([`View`]), evaluated on the entry state,
 //! the havocked state and the end-of-iteration state.
 
-use super::cut::View;
-use crate::encode::{Candidate, Encoder};
+use super::head::View;
+use crate::encode::{Candidate, CandidateCheck, Encoder};
 use crate::memory::AccessKind;
-use crate::term::{const_term, Term};
+use crate::term::{const_term, is_false, Term};
 use std::collections::BTreeSet;
 use syncfix_kir::{BinOp, CastOp, CmpPred, InstId, InstKind, LoopId, ObjectId, Operand};
 use z3::ast::{Ast, Bool, BV};
@@ -478,6 +478,19 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         match o {
             Operand::Const { .. } => true,
             Operand::Value(v) => !self.cfg.in_loop(self.k.insts[v].block, l),
+        }
+    }
+
+    /// Checks candidates on a view (violated when the candidate is on and false).
+    pub(super) fn check_candidates(&mut self, cands: &[(usize, Form<'ctx>)], v: &View<'ctx>, entry: &[Bool<'ctx>; 2], guard: &Bool<'ctx>) {
+        let ctx = self.ctx;
+        for (c, f) in cands {
+            let holds = self.eval_form(f, v, entry);
+            let lit = self.candidates[*c].lit.clone();
+            let cond = Bool::and(ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
+            if !is_false(&cond) {
+                self.cand_checks.push(CandidateCheck { cand: *c, cond });
+            }
         }
     }
 }

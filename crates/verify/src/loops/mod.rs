@@ -6,11 +6,14 @@
 //! - [`unroll`]: iteration by iteration, with an unwinding check; bounded under
 //!   `--loop-unwind` / `--findbugs` (never a proof), an attempt otherwise (undone when the
 //!   loop is longer than the limits allow, and the loop is cut instead).
-//! - [`cut`]: one arbitrary iteration of the two threads in lock-step, from a havocked state.
+//! - [`cut`]: one arbitrary iteration of the two threads in lock-step, from a havocked state
+//!   (`cut/exits`: the ways out of the loop; `cut/havoc`: its memory and race logs).
+//! - [`head`]: a loop's head state, the user's specs evaluated on it and its invariants checked.
 //! - [`candidates`]: GPUVerify's families of candidate invariants.
 
 mod candidates;
 mod cut;
+mod head;
 mod unroll;
 
 pub(crate) use cut::CutFrame;

@@ -83,8 +83,8 @@ impl<'a> Lowerer<'a> {
             AtomicKind::Step(op) => (op, vec![Operand::konst(w, 1)]),
             AtomicKind::CmpXchg => (AtomicOp::CmpXchg, vec![scalar(1)?, scalar(2)?]),
         };
-        let ops = ops.into_iter().map(|o| self.resize_unfolded(cur, o, w, true, span)).collect();
-        let v = self.push(cur, InstKind::Atomic { op, ptr, args: ops, width: w.div_ceil(8) as u32 }, w, span);
+        let ops = ops.into_iter().map(|o| self.kir.resize_unfolded(cur, o, w, true, span)).collect();
+        let v = self.kir.push(cur, InstKind::Atomic { op, ptr, args: ops, width: w.div_ceil(8) as u32 }, w, span);
         Ok(Some(Operand::Value(v)))
     }
 }

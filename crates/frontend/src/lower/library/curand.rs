@@ -38,21 +38,21 @@ impl<'a> Lowerer<'a> {
         let state = self.lib_pointer_arg(what, args, i, loc)?;
         let offset = if mtgp {
             let t = self.lib_linear_id(cur, false, span);
-            let t = self.lib_bin(cur, BinOp::And, t, Operand::konst(32, 255), span);
-            let t = self.resize_unfolded(cur, t, 64, false, span);
-            let b = self.lib_bin(cur, BinOp::Mul, t, Operand::konst(64, 4), span);
-            self.lib_bin(cur, BinOp::Add, state.offset, b, span)
+            let t = self.kir.bin(cur, BinOp::And, t, Operand::konst(32, 255), span);
+            let t = self.kir.resize_unfolded(cur, t, 64, false, span);
+            let b = self.kir.bin(cur, BinOp::Mul, t, Operand::konst(64, 4), span);
+            self.kir.bin(cur, BinOp::Add, state.offset, b, span)
         } else {
             state.offset
         };
         let ptr = Pointer { object: state.object, offset };
         if what != "curand_init" {
-            self.push(cur, InstKind::Load { ptr, width: 4 }, 32, span);
+            self.kir.push(cur, InstKind::Load { ptr, width: 4 }, 32, span);
         }
-        let next = self.push(cur, InstKind::Havoc, 32, span);
-        self.push(cur, InstKind::Store { ptr, value: Operand::Value(next), width: 4 }, 0, span);
+        let next = self.kir.push(cur, InstKind::Havoc, 32, span);
+        self.kir.push(cur, InstKind::Store { ptr, value: Operand::Value(next), width: 4 }, 0, span);
         match ret_bits {
-            Some(w) => Ok(Some(Operand::Value(self.push(cur, InstKind::Havoc, w, span)))),
+            Some(w) => Ok(Some(Operand::Value(self.kir.push(cur, InstKind::Havoc, w, span)))),
             None if what == "curand_init" => Ok(None),
             None => Err(unsupported(format!("`{what}` returning a vector (not supported yet)"), loc)),
         }

@@ -24,7 +24,7 @@ use super::super::At;
 use super::super::{unsupported, LVal, LowerError, Lowerer};
 use super::IntFn;
 use llvm_ir::TypeRef;
-use syncfix_kir::{BlockId, InstKind, Loc, Operand, Pointer, Span};
+use syncfix_kir::{BlockId, InstKind, Operand, Pointer};
 
 /// The integer function of a libdevice name (without `__nv_`) and whether its operands are
 /// signed.
@@ -53,7 +53,8 @@ fn libdevice_int(f: &str) -> Option<(IntFn, bool)> {
 impl<'a> Lowerer<'a> {
     /// A call to the libdevice function `name` (`__nv_...`, without a body) with lowered
     /// arguments; `ret_bits` is its result's width. Returns the call's value.
-    pub(super) fn lower_libdevice_call(&mut self, name: &str, args: &[LVal], ret_bits: Option<u16>, cur: BlockId, span: &Span, loc: Option<Loc>) -> Result<Option<Operand>, LowerError> {
+    pub(super) fn lower_libdevice_call(&mut self, name: &str, args: &[LVal], ret_bits: Option<u16>, at: At<'_>) -> Result<Option<Operand>, LowerError> {
+        let At { cur, span, loc } = at;
         let f = name.strip_prefix("__nv_").unwrap_or(name);
         if let Some((intfn, signed)) = libdevice_int(f) {
             return self.lib_int_function(name, intfn, signed, args, ret_bits, At::new(cur, span, loc));
@@ -84,16 +85,16 @@ impl<'a> Lowerer<'a> {
                 return Err(unsupported(format!("`{name}`, which reads memory through a pointer (not modelled)"), loc));
             }
             let w = ret_bits.ok_or_else(|| unsupported(format!("`{name}` without a numeric result"), loc))?;
-            return Ok(Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{name}.{w}"), args: scalars }, w, span))));
+            return Ok(Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{name}.{w}"), args: scalars }, w, span))));
         };
         let first_ptr = scalars.len();
         for (i, (func, bits)) in written.into_iter().enumerate() {
             let ptr: Pointer = self.lib_pointer_arg(name, args, first_ptr + i, loc)?;
-            let v = self.push(cur, InstKind::Float { func: format!("{func}.{bits}"), args: scalars.clone() }, bits, span);
-            self.push(cur, InstKind::Store { ptr, value: Operand::Value(v), width: (bits / 8) as u32 }, 0, span);
+            let v = self.kir.push(cur, InstKind::Float { func: format!("{func}.{bits}"), args: scalars.clone() }, bits, span);
+            self.kir.push(cur, InstKind::Store { ptr, value: Operand::Value(v), width: (bits / 8) as u32 }, 0, span);
         }
         Ok(match (returned, ret_bits) {
-            (Some(func), Some(w)) => Some(Operand::Value(self.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span))),
+            (Some(func), Some(w)) => Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span))),
             _ => None,
         })
     }
@@ -122,7 +123,7 @@ impl<'a> Lowerer<'a> {
             return Ok((cur, v.map(LVal::Scalar)));
         }
         if rest == "bar.warp.sync" {
-            self.lib_syncwarp(args, cur, span, loc)?;
+            self.lib_syncwarp(args, At::new(cur, span, loc))?;
             return Ok((cur, None));
         }
         if rest.starts_with("membar.") || rest.starts_with("fence.") {
@@ -133,7 +134,7 @@ impl<'a> Lowerer<'a> {
                 return Err(unsupported(format!("a call to `{name}` with unexpected arguments"), loc));
             };
             let ty = ty.clone();
-            return self.through(cur, p.clone(), Some(&ty), span, loc, &mut |me, b, o, off| Ok((b, Some(me.load(b, o, off, &ty, span, loc)?))));
+            return self.through(cur, p.clone(), Some(&ty), span, loc, &mut |me, b, o, off| Ok((b, Some(me.load(o, off, &ty, At::new(b, span, loc))?))));
         }
         let arbitrary = ["shfl.", "vote.", "match.", "redux.sync.", "read.ptx.sreg."].iter().any(|p| rest.starts_with(p))
             || matches!(rest, "activemask" | "fns");
@@ -149,7 +150,7 @@ impl<'a> Lowerer<'a> {
         if widths.is_empty() {
             return Ok((cur, None));
         }
-        let leaves: Vec<Operand> = widths.iter().map(|w| Operand::Value(self.push(cur, InstKind::Havoc, *w, span))).collect();
+        let leaves: Vec<Operand> = widths.iter().map(|w| Operand::Value(self.kir.push(cur, InstKind::Havoc, *w, span))).collect();
         Ok((cur, Some(super::super::inst::rebuild(&self.m.types, ty, &mut leaves.into_iter()))))
     }
 }

@@ -167,7 +167,7 @@ impl<'a> Lowerer<'a> {
         let mut heads: Vec<&llvm_ir::Name> = vec![];
         for bb in &func.basic_blocks {
             let Some(&from) = pos.get(&bb.name) else { continue };
-            for s in crate::lower::successors(&bb.term) {
+            for s in crate::lower::walk::successors(&bb.term) {
                 if let Some(&to) = pos.get(s) {
                     if to <= from && !heads.contains(&s) {
                         heads.push(s);
@@ -178,28 +178,28 @@ impl<'a> Lowerer<'a> {
         for h in heads {
             let block = frame.blocks[h];
             // Emit into a scratch block, then move the instructions to the head's start.
-            let scratch = self.new_block();
-            let span = self.k.blocks[block]
+            let scratch = self.kir.new_block();
+            let span = self.kir.k.blocks[block]
                 .insts
                 .first()
-                .map(|i| self.k.insts[*i].span.clone())
+                .map(|i| self.kir.k.insts[*i].span.clone())
                 .unwrap_or_else(|| frame.call_site.clone());
             for (c, candidate) in frame.function_wide.clone() {
-                let v = self.reeval(c, &HashMap::new(), None, true, scratch, &span);
+                let v = self.kir.reeval(c, &HashMap::new(), None, true, scratch, &span);
                 let kind = if candidate {
                     InstKind::Candidate { cond: v }
                 } else {
                     InstKind::Assert { cond: v, kind: AssertKind::LoopInvariant, global: false }
                 };
-                self.push(scratch, kind, 0, &span);
+                self.kir.push(scratch, kind, 0, &span);
             }
-            let moved = std::mem::take(&mut self.k.blocks[scratch].insts);
-            self.k.blocks[scratch].term = syncfix_kir::Terminator::Unreachable;
+            let moved = std::mem::take(&mut self.kir.k.blocks[scratch].insts);
+            self.kir.k.blocks[scratch].term = syncfix_kir::Terminator::Unreachable;
             for i in &moved {
-                self.k.insts[*i].block = block;
+                self.kir.k.insts[*i].block = block;
             }
-            let insts = &mut self.k.blocks[block].insts;
-            let phis = insts.iter().take_while(|i| matches!(self.k.insts[**i].kind, InstKind::Phi { .. })).count();
+            let insts = &mut self.kir.k.blocks[block].insts;
+            let phis = insts.iter().take_while(|i| matches!(self.kir.k.insts[**i].kind, InstKind::Phi { .. })).count();
             let tail = insts.split_off(phis);
             insts.extend(moved);
             insts.extend(tail);

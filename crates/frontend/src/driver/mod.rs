@@ -1,0 +1,243 @@
+//! The front-end pipeline (ARCHITECTURE.md, "crates/frontend": `driver`): clang's JSON AST of the user's file gives the statement
+//! table; a *marked* copy of the source (a marker call before every statement) is compiled by
+//! clang-19 with our force-included prelude, LLVM's `mem2reg,infer-address-spaces` (in-process)
+//! cleans it, `llvm-ir` reads it, and [`crate::lower`] turns each kernel into KIR.
+//!
+//! Parts: `options` (the front end's options, errors and result), `clang` (the scratch folder,
+//! the prelude and clang's runs and diagnostics), `ir` (reading the LLVM IR), `kernels` (which
+//! functions are lowered); this module holds the pipeline ([`compile`], [`clang_baseline`]).
+
+mod clang;
+mod ir;
+mod kernels;
+mod options;
+
+pub use crate::lower::Annotations;
+pub use ir::panic_message;
+pub use options::{language_of, Compiled, FrontendError, FrontendOptions};
+
+use crate::ast::parse_ast;
+use crate::lower::{lower, LocMapper, LowerInput, Names};
+use crate::marks::Marked;
+use clang::{error_lines, run, user_paths, Setup};
+use ir::read_ir;
+use kernels::{choose_kernels, ir_name, with_contracts, Chosen};
+use llvm_ir::DebugLoc;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use syncfix_kir::SourceFile;
+
+/// Maps debug locations in the marked copy of the main file to the user's file.
+struct Mapper<'a> {
+    dir: String,
+    file_name: String,
+    marked: &'a Marked,
+}
+
+impl LocMapper for Mapper<'_> {
+    fn main_loc(&self, dl: &DebugLoc) -> Option<(u32, u32)> {
+        let same_dir = dl.directory.as_deref().map(|d| d == self.dir).unwrap_or(true);
+        let name = dl.filename.rsplit('/').next().unwrap_or(&dl.filename);
+        let full_match = dl.filename == self.file_name || (dl.filename.starts_with(&self.dir) && name == self.file_name);
+        if (same_dir && dl.filename == self.file_name) || full_match {
+            Some(self.marked.to_original(dl.line, dl.col.unwrap_or(1)))
+        } else {
+            None
+        }
+    }
+}
+
+/// The time of one plain clang-19 compile of `text` to LLVM IR, with the flags and prelude of
+/// the front end's own compile (the prelude included, not precompiled) but without its
+/// statement markers: the benchmark's baseline.
+///
+/// Errors: clang's diagnostics ([`FrontendError::Clang`]), [`FrontendError::Timeout`].
+pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Duration, FrontendError> {
+    let setup = Setup::new(path, opts)?;
+    setup.write(&setup.file_name, text)?;
+    let mut time = Duration::ZERO;
+    let out = run(
+        Command::new(&setup.clang)
+            .current_dir(setup.dir())
+            .args(&setup.common)
+            .arg("-include")
+            .arg(&setup.prelude)
+            .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+            .arg(setup.dir().join("kernel.bc"))
+            .arg(&setup.file_name),
+        "clang",
+        opts.deadline,
+        &mut time,
+    )?;
+    if !out.status.success() {
+        return Err(FrontendError::Clang(user_paths(&String::from_utf8_lossy(&out.stderr), &setup.file_name, path)));
+    }
+    Ok(time)
+}
+
+/// Compiles `text` (the contents of the file at `path`) and lowers its kernels.
+///
+/// Errors: clang's diagnostics ([`FrontendError::Clang`]), unsupported constructs
+/// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
+/// ([`FrontendError::Timeout`]), syncfix's own failures ([`FrontendError::Internal`]).
+pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
+    let mut setup = Setup::new(path, opts)?;
+    let language = setup.language;
+    let deadline = opts.deadline;
+    let mut tool_time = Duration::ZERO;
+
+    // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
+    //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
+    //    syncfix does not read), and the prelude is parsed once for both compilations below.
+    let mut pch = setup.pch(false, deadline, &mut tool_time)?;
+    // 1. The AST of the text (which may differ from the file on disk: a patched version),
+    //    from a copy with the same file name; clang's messages name the user's path.
+    let file_name = setup.file_name.clone();
+    let orig = setup.dir().join("orig");
+    // `create_dir`, not `create_dir_all`: when a signal has removed the scratch folder
+    // (`process::abort`), this fails instead of making the folder again and leaving it behind.
+    match std::fs::create_dir(&orig) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(FrontendError::Tool(format!("cannot create {}: {e}", orig.display()))),
+    }
+    setup.write(&format!("orig/{file_name}"), text)?;
+    let out = loop {
+        let out = run(
+            Command::new(&setup.clang)
+                .current_dir(&orig)
+                .args(&setup.common)
+                .arg("-include-pch")
+                .arg(&pch)
+                .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
+                .arg(&file_name),
+            "clang",
+            deadline,
+            &mut tool_time,
+        )?;
+        let diags = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && setup.cached_pch_failed(&pch, &diags) {
+            pch = setup.pch(true, deadline, &mut tool_time)?;
+            continue;
+        }
+        if !out.status.success() {
+            return Err(FrontendError::Clang(user_paths(&diags, &file_name, path)));
+        }
+        break out;
+    };
+    let mut common = setup.common.clone();
+    common.push("-include-pch".into());
+    common.push(pch.display().to_string());
+    let (dir, clang) = (setup.dir(), &setup.clang);
+    let json = String::from_utf8_lossy(&out.stdout);
+    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
+
+    // 2. The marked source, compiled to LLVM IR. Marks that clang rejects (a case the marker
+    //    did not foresee, through a macro say) are left out, statement by statement on the
+    //    lines clang names, then all of them; the text without marks compiles, since its AST
+    //    did. Failing that, syncfix is at fault (an internal error), not the user's code.
+    let bc = dir.join("kernel.bc");
+    use crate::marks::Skip;
+    // Statements on the lines clang rejected: first without their split, then unmarked.
+    let mut skipped: Vec<(syncfix_kir::StmtId, Skip)> = vec![];
+    let mut unmarked = false;
+    let marked = loop {
+        let skip = |id| if unmarked { Skip::All } else { skipped.iter().rev().find(|(s, _)| *s == id).map_or(Skip::Nothing, |(_, k)| *k) };
+        let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
+        setup.write(&file_name, &marked.text)?;
+        let out = run(
+            Command::new(clang)
+                .current_dir(dir)
+                .args(&common)
+                .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+                .arg(&bc)
+                .arg(&file_name),
+            "clang",
+            deadline,
+            &mut tool_time,
+        )?;
+        if out.status.success() {
+            break marked;
+        }
+        let diags = String::from_utf8_lossy(&out.stderr).into_owned();
+        if unmarked {
+            return Err(FrontendError::Internal(format!(
+                "the kernel does not compile to LLVM IR although clang accepted it:\n{}",
+                user_paths(&diags, &file_name, path)
+            )));
+        }
+        let lines = error_lines(&diags, &file_name);
+        let mut more = vec![];
+        for id in crate::marks::stmts_marked_on_lines(text, &ast.stmts, &lines) {
+            let next = match skip(id) {
+                Skip::Nothing if ast.stmts.stmts[id].split.is_some() => Skip::Split,
+                Skip::Nothing | Skip::Split => Skip::All,
+                Skip::All => continue,
+            };
+            more.push((id, next));
+        }
+        unmarked = more.is_empty();
+        skipped.extend(more);
+    };
+    let ir = crate::passes::clean(&bc).map_err(FrontendError::Internal)?;
+    // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
+    let ir = ir.replacen("-G1\"", "\"", 1);
+    let module = read_ir(&ir)?;
+    let gep_offsets = crate::constgep::offsets(&ir).map_err(|e| FrontendError::Internal(format!("reading LLVM IR: {e}")))?;
+
+    // 3. Each kernel to KIR.
+    let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
+    let mut kernels = vec![];
+    let chosen = choose_kernels(path, language, &ast, opts.kernel.as_deref())?;
+    let names_globals = ast
+        .vars
+        .iter()
+        .map(|v| {
+            let key = match (&v.mangled_name, &v.function) {
+                (Some(m), _) => m.clone(),
+                (None, Some(f)) => format!("{f}.{}", v.name),
+                (None, None) => v.name.clone(),
+            };
+            (key, v.name.clone())
+        })
+        .collect::<std::collections::HashMap<String, String>>();
+    let kernel_ir_names: Vec<String> =
+        ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
+    let mut chosen: Vec<(Chosen, bool)> = chosen.into_iter().map(|c| (c, false)).collect();
+    if opts.modular {
+        chosen.extend(with_contracts(language, &ast, &module, opts.kernel.as_deref()).into_iter().map(|c| (c, true)));
+    }
+    for (Chosen { info: f, name: kernel_name }, modular) in chosen {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(FrontendError::Timeout);
+        }
+        let ir_name = ir_name(language, f);
+        let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
+        let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
+        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let input = LowerInput {
+            module: &module,
+            kernel_ir_name: &ir_name,
+            kernel_name: &kernel_name,
+            language,
+            launch: opts.launch,
+            names: &names,
+            mapper: &mapper,
+            main_file: SourceFile::new(path.display().to_string(), Some(text.to_string())),
+            known_files: vec![
+                SourceFile::new(setup.prelude.display().to_string(), crate::prelude::headers(language).last().map(|h| h.1.to_string())),
+            ],
+            stmts: ast.stmts.clone(),
+            annotations: opts.annotations,
+            invariants_as_candidates: opts.invariants_as_candidates,
+            param_values,
+            array_sizes,
+            gep_offsets: &gep_offsets,
+            modular,
+        };
+        kernels.push(lower(&input)?);
+    }
+    Ok(Compiled { kernels, ast, language, tool_time })
+}

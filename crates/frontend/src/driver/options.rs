@@ -1,0 +1,117 @@
+//! The front end's options and results (ARCHITECTURE.md, "crates/frontend": `driver`):
+//! [`FrontendOptions`], [`FrontendError`] (mapped to GPUVerify's exit codes by the caller),
+//! [`Compiled`], and the language of a file.
+
+use crate::ast::AstInfo;
+use crate::lower::{Annotations, LowerError, Stage};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use syncfix_kir::{Kernel, Language, Launch, Loc};
+
+/// Options of the front end.
+#[derive(Clone, Debug)]
+pub struct FrontendOptions {
+    /// The source language; `None` decides by the file extension (`.cl` is OpenCL).
+    pub language: Option<Language>,
+    pub launch: Launch,
+    /// `-D` definitions (`NAME` or `NAME=VALUE`) and `-I` include directories.
+    pub defines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+    /// Extra arguments for clang (`--clang-opt`).
+    pub clang_args: Vec<String>,
+    /// Only this kernel (by source name), if given.
+    pub kernel: Option<String>,
+    /// Which source-level annotations count (`--no-annotations`, `--only-requires`).
+    pub annotations: Annotations,
+    /// `--invariants-as-candidates`: user invariants are only candidates (unchecked).
+    pub invariants_as_candidates: bool,
+    /// `--kernel-args=K,v1,...`: values of kernel K's scalar parameters (`None`: `*`).
+    pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
+    /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
+    pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+    /// `--timeout`: clang and opt are killed at this instant, and the front end then fails
+    /// with [`FrontendError::Timeout`].
+    pub deadline: Option<Instant>,
+    /// `--no-inline`: besides the kernels, each device function of the main file that has a
+    /// contract (`__requires`, `__ensures`) is checked on its own against it, as GPUVerify
+    /// checks procedures modularly (see [`crate::lower::LowerInput::modular`]). Its callers
+    /// still inline it.
+    pub modular: bool,
+}
+
+impl FrontendOptions {
+    /// Defaults for a launch: language by extension, every annotation honoured.
+    pub fn new(launch: Launch) -> FrontendOptions {
+        FrontendOptions {
+            language: None,
+            launch,
+            defines: vec![],
+            include_dirs: vec![],
+            clang_args: vec![],
+            kernel: None,
+            annotations: Annotations::All,
+            invariants_as_candidates: false,
+            kernel_args: vec![],
+            kernel_arrays: vec![],
+            deadline: None,
+            modular: false,
+        }
+    }
+}
+
+/// A front-end failure, mapped to GPUVerify's exit codes by the caller.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    /// clang rejected the kernel (exit 2); its diagnostics are passed through.
+    #[error("{0}")]
+    Clang(String),
+    /// A construct the lowering does not understand (exit 4).
+    #[error("{what}")]
+    Unsupported { what: String, loc: Option<Loc> },
+    /// A misplaced annotation (exit 4 or 5 by `stage`, as GPUVerify).
+    #[error("{what}")]
+    Annotation { what: String, loc: Option<Loc>, stage: Stage },
+    /// The file defines no kernel (exit 4).
+    #[error("{0}")]
+    NoKernel(String),
+    /// clang-19 is missing or failed to run (exit 2).
+    #[error("{0}")]
+    Tool(String),
+    /// A step of syncfix's own failed on input clang accepted: a bug in syncfix, to be
+    /// reported (exit 11, GPUVerify's code for an internal error), never the user's error.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// [`FrontendOptions::deadline`] passed (exit 7).
+    #[error("the time limit was reached in the front end")]
+    Timeout,
+}
+
+impl From<LowerError> for FrontendError {
+    fn from(e: LowerError) -> Self {
+        match e {
+            LowerError::Unsupported { what, loc } => FrontendError::Unsupported { what, loc },
+            LowerError::Annotation { what, loc, stage } => FrontendError::Annotation { what, loc, stage },
+        }
+    }
+}
+
+/// The result of the front end: the statement table, the kernels, and the main file.
+pub struct Compiled {
+    pub kernels: Vec<Kernel>,
+    pub ast: AstInfo,
+    pub language: Language,
+    /// Time spent in the clang-19 processes; the rest of the front end's time is
+    /// syncfix's own (reading the AST and the IR, lowering).
+    pub tool_time: Duration,
+}
+
+/// The language of a file by extension: `.cl` is OpenCL, anything else CUDA.
+pub fn language_of(path: &Path) -> Language {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("cl") => Language::OpenCl,
+        _ => Language::Cuda,
+    }
+}

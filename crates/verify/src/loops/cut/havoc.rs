@@ -1,0 +1,125 @@
+//! The memory and race logs of a loop being cut (ARCHITECTURE.md, "crates/verify"): the memory
+//! the loop may write, havocked at its head, fresh logs, and what a havocked log may hold
+//! (the entry's access, or an access of an earlier iteration tied to a ghost copy of it).
+
+use crate::encode::Encoder;
+use crate::memory::{AccessKind, Log};
+use crate::term::{and, or};
+use syncfix_kir::{LoopId, ObjectId, Space};
+use z3::ast::{Ast, Bool, Dynamic, BV};
+
+impl<'ctx, 'k> Encoder<'ctx, 'k> {
+    /// Havocs the memory loop `l` may write: its written objects, and every written
+    /// equality-abstracted object when it contains a barrier.
+    pub(super) fn havoc_memory(&mut self, l: LoopId) {
+        let info = &self.an.loops[l];
+        let mut objs: Vec<ObjectId> = info.written.iter().copied().collect();
+        if info.has_barrier {
+            objs.extend(self.st.eq.keys().copied().filter(|o| self.abs.written[*o] && self.k.objects[*o].space != Space::Constant));
+        }
+        objs.sort();
+        objs.dedup();
+        for o in objs {
+            let name = self.k.objects[o].name.clone();
+            let g = self.abs.granule[o];
+            if self.st.eq.contains_key(&o) {
+                let a = self.fresh_mem(&name, g);
+                let b = if self.k.objects[o].space == Space::Shared { self.fresh_mem(&name, g) } else { a.clone() };
+                self.st.eq.insert(o, [a, b]);
+            }
+            if self.st.private[0].contains_key(&o) {
+                if self.k.objects[o].uniform {
+                    let m = self.fresh_mem(&name, g);
+                    self.st.private[0].insert(o, m.clone());
+                    self.st.private[1].insert(o, m);
+                } else {
+                    for t in 0..2 {
+                        let m = self.fresh_mem(&format!("{name}${}", t + 1), g);
+                        self.st.private[t].insert(o, m);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn fresh_log(&mut self, o: ObjectId, kind: AccessKind, bits: u32) -> Log<'ctx> {
+        let n = format!("{}.{}", self.k.objects[o].name, kind.name());
+        Log {
+            has: self.fresh_bool(&format!("{n}.has")),
+            off: self.fresh_bv(&format!("{n}.off"), 64),
+            width: self.fresh_bv(&format!("{n}.width"), 32),
+            value: self.fresh_bv(&format!("{n}.value"), bits),
+            changed: self.fresh_bool(&format!("{n}.changed")),
+            who: self.fresh_bv(&format!("{n}.who"), 32),
+            // Only kernels with asynchronous copies have pending accesses.
+            pending: if self.has_async {
+                self.fresh_bool(&format!("{n}.pending"))
+            } else {
+                z3::ast::Bool::from_bool(self.ctx, false)
+            },
+        }
+    }
+
+    /// What the havocked log `h` (at the head; `p` before the loop) of `o`'s `kind` accesses
+    /// holds: nothing, the entry's logged access unchanged, or an access of an earlier
+    /// iteration of this loop (tied to a ghost copy of that iteration, `body`).
+    pub(super) fn log_fact(&mut self, o: ObjectId, kind: AccessKind, h: &Log<'ctx>, p: &Log<'ctx>, body: &Body<'_, 'ctx>) -> Bool<'ctx> {
+        let &Body { head_fact, fresh: body_fresh, ref accesses } = body;
+        let (lo, hi) = (accesses.start, accesses.end);
+        let ctx = self.ctx;
+        let unchanged = and(
+            ctx,
+            &[
+                &p.has,
+                &h.who._eq(&p.who),
+                &h.off._eq(&p.off),
+                &h.width._eq(&p.width),
+                &h.value._eq(&p.value),
+                &h.changed.implies(&p.changed),
+            ],
+        );
+        let mut earlier: Vec<Bool<'ctx>> = vec![];
+        for i in lo..hi {
+            let a = &self.accesses[i];
+            if a.object != o || a.kind != kind {
+                continue;
+            }
+            let who = BV::from_u64(ctx, i as u64, 32);
+            let w = BV::from_u64(ctx, a.width as u64, 32);
+            earlier.push(and(
+                ctx,
+                &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1],
+            ));
+        }
+        let earlier = if earlier.is_empty() {
+            Bool::from_bool(ctx, false)
+        } else {
+            let body = Bool::and(ctx, &[head_fact, &or(ctx, &earlier.iter().collect::<Vec<_>>())]);
+            // The ghost iteration: the body's fresh values (the head state included) renamed;
+            // the log's own fields are the ones being described, so they stay.
+            let own: Vec<Dynamic<'ctx>> =
+                [Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.width), Dynamic::from_ast(&h.value), Dynamic::from_ast(&h.changed)]
+                    .into();
+            let mut pairs: Vec<(Dynamic<'ctx>, Dynamic<'ctx>)> = vec![];
+            for d in body_fresh {
+                if own.iter().any(|x| x == d) {
+                    continue;
+                }
+                let g = self.fresh_like(d, "ghost");
+                pairs.push((d.clone(), g));
+            }
+            let refs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+            body.substitute(&refs)
+        };
+        h.has.implies(&Bool::or(ctx, &[&unchanged, &earlier]))
+    }
+}
+
+/// One iteration of a cut loop's body, as [`Encoder::log_fact`] ties a log to it: the facts at
+/// the head, the body's fresh values (renamed for a ghost copy), and the access instances the
+/// body logged (indices into the encoder's accesses).
+pub(super) struct Body<'a, 'ctx> {
+    pub(super) head_fact: &'a Bool<'ctx>,
+    pub(super) fresh: &'a [Dynamic<'ctx>],
+    pub(super) accesses: std::ops::Range<usize>,
+}
