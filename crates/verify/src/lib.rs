@@ -401,7 +401,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
         }
         let start = Instant::now();
-        while n > 0 {
+        // Rounds until no candidate is violated (none at all: nothing to do).
+        loop {
+            if n == 0 {
+                break;
+            }
             let mut a = lits.to_vec();
             a.push(self.real.not());
             a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
