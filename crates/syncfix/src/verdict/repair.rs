@@ -1,0 +1,254 @@
+//! The result of `repair` and `audit` as data: what `syncfix repair --format json` and
+//! `syncfix audit --format json` print, schema [`REPAIR_SCHEMA`] (GPURepair's summary file, as
+//! data): how the run ended, each kernel, each change, the edits and the statistics.
+
+use super::ms;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The schema of [`RepairSummary`], what `syncfix repair --format json` and
+/// `syncfix audit --format json` print (GPURepair's summary file, as data).
+pub const REPAIR_SCHEMA: &str = "syncfix.repair/1";
+
+/// The result of `repair` or `audit` as data: how it ended, each change, the patch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepairSummary {
+    /// [`REPAIR_SCHEMA`].
+    pub schema: String,
+    /// `repair` or `audit`.
+    pub command: String,
+    pub file: String,
+    /// `repaired` (a change, re-verified), `no-change`, `not-verified` (audit of a kernel
+    /// that does not verify), `assertion` (201), `other-error` (203), `unrepairable` (202),
+    /// `unknown`, `timeout`, `not-reverified` (syncfix's bug, 203), `error`.
+    pub status: String,
+    pub exit_code: u8,
+    /// Why, for every status but `repaired` and `no-change`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The result holds only up to this many loop iterations (not a proof); `null`: proved.
+    pub bound: Option<u32>,
+    /// `safe` (block barriers inserted, proved: `--apply` writes it), `unsafe` (a barrier
+    /// removed), `cooperative-launch` (a grid barrier), `bounded` (not proved); `null` when
+    /// nothing changes.
+    pub applicability: Option<String>,
+    /// Every change, in the order of the file.
+    pub changes: Vec<ChangeSummary>,
+    /// The unified diff, as printed in text mode; `null` when nothing changes.
+    pub patch: Option<String>,
+    /// The fix as text edits of the source as read (what an editor applies, what SARIF's
+    /// `fixes` carry); empty when nothing changes. Non-overlapping, in the order of the file.
+    #[serde(default)]
+    pub edits: Vec<TextEdit>,
+    /// Notes for the user (e.g. that the launch must become cooperative).
+    pub notes: Vec<String>,
+    /// Headlines of the findings that explain a failure.
+    pub findings: Vec<String>,
+    /// Each kernel of the file: how its repair (or audit) ended and its changes. A kernel that
+    /// cannot be repaired does not drop the others' changes: `status` is then the first
+    /// failing kernel's, and `edits` hold the changes of the kernels repaired.
+    #[serde(default)]
+    pub kernels: Vec<KernelRepairSummary>,
+    pub stats: RepairStatsSummary,
+}
+
+/// One kernel of a [`RepairSummary`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRepairSummary {
+    pub kernel: String,
+    /// As [`RepairSummary::status`].
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// This kernel's changes (a change in a function several kernels call is listed under
+    /// each).
+    pub changes: Vec<ChangeSummary>,
+    /// What the repair over-approximated, and when (`--verbose` prints it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+}
+
+/// A repair status's name in [`RepairSummary::status`] and the reason it carries.
+fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>) {
+    use crate::RepairStatus as R;
+    match s {
+        R::Repaired => ("repaired", None),
+        R::NoChange => ("no-change", None),
+        R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
+        R::AssertionFailure => ("assertion", Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it".to_string())),
+        R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
+        R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
+        R::Unknown(r) => ("unknown", Some(r.clone())),
+        R::Timeout => ("timeout", Some("the time limit (--timeout) was reached".to_string())),
+        R::NotReverified(r) => ("not-reverified", Some(r.clone())),
+    }
+}
+
+fn change_summary(file: &str, c: &crate::ChangeInfo) -> ChangeSummary {
+    ChangeSummary {
+        kind: c.kind.into(),
+        file: file.into(),
+        line: c.line,
+        barrier: c.barrier.clone(),
+        scope: c.scope.into(),
+        weight: c.weight,
+        loop_depth: c.loop_depth,
+    }
+}
+
+/// A place in the source text as read (after [`crate::decode_source`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextPoint {
+    /// Byte offset into the UTF-8 text (for a Latin-1 file, into its decoded text).
+    pub byte: usize,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in characters (Unicode scalar values) from the line's start.
+    pub column: u32,
+}
+
+impl TextPoint {
+    /// The point of byte offset `byte` of `text` (clamped to the text's length and moved
+    /// back to a character boundary).
+    pub fn of(text: &str, byte: usize) -> TextPoint {
+        let mut byte = byte.min(text.len());
+        while !text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        let before = &text[..byte];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        TextPoint {
+            byte,
+            line: before.matches('\n').count() as u32 + 1,
+            column: before[line_start..].chars().count() as u32 + 1,
+        }
+    }
+}
+
+/// One edit of a fix: replace the text from `start` up to (not including) `end` by
+/// `replacement` (an insertion when `start == end`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextEdit {
+    pub start: TextPoint,
+    pub end: TextPoint,
+    pub replacement: String,
+}
+
+/// One change of a [`RepairSummary`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeSummary {
+    /// `insert`, `insert-split`, `remove` or `upgrade`.
+    pub kind: String,
+    pub file: String,
+    /// 1-based line of the statement the change is anchored to.
+    pub line: u32,
+    /// The barrier inserted or the statement removed.
+    pub barrier: String,
+    /// `warp`, `block` or `grid`.
+    pub scope: String,
+    pub weight: u64,
+    pub loop_depth: u32,
+}
+
+/// The counters of a repair or audit run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepairStatsSummary {
+    /// Check-sat calls on a full encoding (the repair loop's and the re-verification's).
+    pub verifier_calls: u32,
+    pub solver_calls: u32,
+    pub repair_iterations: u32,
+    pub clauses: usize,
+    pub barrier_variables: usize,
+    /// The whole run, from the start of the process.
+    pub total_ms: f64,
+}
+
+impl RepairSummary {
+    /// The summary of a run that ended before a result: `status` is `error` (the command line,
+    /// the file, the front end; `reason` says which and why) or `timeout`.
+    pub fn failure(command: &str, file: &str, status: &str, reason: &str, exit_code: u8, total: Duration) -> Self {
+        RepairSummary {
+            schema: REPAIR_SCHEMA.into(),
+            command: command.into(),
+            file: file.into(),
+            status: status.into(),
+            exit_code,
+            reason: Some(reason.trim_end().to_string()),
+            bound: None,
+            applicability: None,
+            changes: vec![],
+            patch: None,
+            edits: vec![],
+            notes: vec![],
+            findings: vec![],
+            kernels: vec![],
+            stats: RepairStatsSummary {
+                verifier_calls: 0,
+                solver_calls: 0,
+                repair_iterations: 0,
+                clauses: 0,
+                barrier_variables: 0,
+                total_ms: ms(total),
+            },
+        }
+    }
+
+    /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and
+    /// the run's `exit_code` and `total` time.
+    pub fn of(
+        command: &str,
+        file: &str,
+        report: &crate::RepairReport,
+        patch: Option<String>,
+        exit_code: u8,
+        total: Duration,
+    ) -> Self {
+        let (status, reason) = repair_status_name(&report.status);
+        let applicability = report.applicability.map(|a| {
+            if report.bounded.is_some() {
+                "bounded"
+            } else {
+                match a {
+                    crate::Applicability::Safe => "safe",
+                    crate::Applicability::Unsafe => "unsafe",
+                    crate::Applicability::CooperativeLaunch => "cooperative-launch",
+                }
+            }
+            .to_string()
+        });
+        let t = &report.timings;
+        RepairSummary {
+            reason,
+            bound: report.bounded,
+            applicability,
+            changes: report.changes.iter().map(|c| change_summary(file, c)).collect(),
+            kernels: report
+                .kernels
+                .iter()
+                .map(|k| {
+                    let (status, reason) = repair_status_name(&k.status);
+                    KernelRepairSummary {
+                        kernel: k.kernel.clone(),
+                        status: status.into(),
+                        reason,
+                        changes: k.changes.iter().map(|c| change_summary(file, c)).collect(),
+                        log: k.log.clone(),
+                    }
+                })
+                .collect(),
+            edits: report.edits.clone(),
+            patch,
+            notes: report.notes.clone(),
+            findings: report.findings.iter().map(|f| f.headline()).collect(),
+            stats: RepairStatsSummary {
+                verifier_calls: t.verifier_calls,
+                solver_calls: t.solver_calls,
+                repair_iterations: t.repair_iterations,
+                clauses: t.clauses,
+                barrier_variables: t.barrier_vars,
+                total_ms: ms(total),
+            },
+            ..RepairSummary::failure(command, file, status, "", exit_code, total)
+        }
+    }
+}
