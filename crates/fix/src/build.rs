@@ -30,7 +30,8 @@ use syncfix_kir::{BarrierCall, EntityRef, ReadModifyWrite, Stmt, StmtId, StmtKin
 /// - A sole body (`sole_body`, e.g. `if (c) s;`) that gets an insertion is wrapped in braces
 ///   where it stands, split or not: `if (c) { __syncthreads(); s; }`.
 /// - `InsertWait`: `wait_group_events(1, &e);` for each pending event, then its barrier, as an
-///   `Insert` is placed.
+///   `Insert` is placed; a copy whose event no variable keeps gets `event_t e = ` before its
+///   call (`e` fresh).
 /// - `Remove`: the statement's whole line(s) when it stands alone, else the statement and the
 ///   blanks after it (or before it, at the end of a line); a sole body becomes `{}`. `Remove`
 ///   and `Insert` on one statement replace the barrier by the inserted ones.
@@ -47,6 +48,13 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     let names = temp_names(source, &plans);
     let nl = layout::newline(source);
     let mut pieces = Pieces::default();
+    // `event_t NAME = ` before each copy call whose event a wait names, once.
+    let mut binds: Vec<&(usize, String)> = plans.values().flat_map(|p| &p.binds).collect();
+    binds.sort();
+    binds.dedup();
+    for (at, name) in binds {
+        pieces.insert(*at, Key::BIND, format!("event_t {name} = "));
+    }
     for (&id, p) in &plans {
         let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
         let name = names
@@ -83,6 +91,9 @@ struct Plan<'a> {
     stmt: &'a Stmt,
     /// `wait_group_events(...)` statements before the statement (and before `inserts`).
     waits: Vec<String>,
+    /// Copies whose event the waits name but no variable keeps: (offset of the call, name),
+    /// declared there as `event_t NAME = `.
+    binds: Vec<(usize, String)>,
     /// Barriers before the statement, block barriers first.
     inserts: Vec<BarrierText>,
     /// Barriers between the read of the RHS and the write, block barriers first.
@@ -115,6 +126,7 @@ fn plan<'a>(
         let p = plans.entry(id).or_insert_with(|| Plan {
             stmt,
             waits: Vec::new(),
+            binds: Vec::new(),
             inserts: Vec::new(),
             splits: Vec::new(),
             ends: Vec::new(),
@@ -135,9 +147,14 @@ fn plan<'a>(
                     .filter(|e| !e.is_empty())
                     .ok_or_else(|| misfit("no asynchronous copy pending there keeps its event in a variable"))?;
                 for e in events {
-                    let wait = format!("wait_group_events(1, &{e});");
+                    let wait = format!("wait_group_events(1, &{});", e.name);
                     if !p.waits.contains(&wait) {
                         p.waits.push(wait);
+                    }
+                    if let Some(at) = e.bind_at {
+                        if !p.binds.contains(&(at, e.name.clone())) {
+                            p.binds.push((at, e.name));
+                        }
                     }
                 }
                 if let Some(b) = barrier {
@@ -276,7 +293,8 @@ fn in_switch_body(stmts: &StmtTable, id: StmtId) -> bool {
 }
 
 /// The order of insertions at one offset: the include line, then closing braces (inner
-/// statements first), then text before statements (outer statements first).
+/// statements first), then text before statements (outer statements first), then an event's
+/// declaration before a copy call.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
 struct Key {
     class: u8,
@@ -291,6 +309,14 @@ struct Key {
 impl Key {
     const INCLUDE: Key = Key {
         class: 0,
+        extent: 0,
+        depth: 0,
+        id: 0,
+    };
+
+    /// A copy call's event declaration: last, just before the call.
+    const BIND: Key = Key {
+        class: 3,
         extent: 0,
         depth: 0,
         id: 0,

@@ -227,19 +227,22 @@ impl StmtTable {
     }
 
     /// The events a `wait_group_events` inserted just before statement `at` must wait for
-    /// (OpenCL 1.2 §6.12.10): the lvalues that receive the result of each
-    /// `async_work_group_copy` / `async_work_group_strided_copy` of `at`'s function that
-    /// stands before `at` in `src` (the statements' text) and is not waited for by a
-    /// `wait_group_events` naming the lvalue's variable between the copy and `at`. In source
-    /// order, without repeats: `handle` for `event_t handle = async_work_group_copy(...)`,
-    /// `handles[0]` for `handles[0] = async_work_group_copy(...)`.
+    /// (OpenCL 1.2 §6.12.10): one per `async_work_group_copy` / `async_work_group_strided_copy`
+    /// of `at`'s function that stands before `at` in `src` (the statements' text) and is not
+    /// waited for by a `wait_group_events` naming its event's variable between the copy and
+    /// `at`. In source order, without repeats: `handle` for `event_t handle =
+    /// async_work_group_copy(...)`, `handles[0]` for `handles[0] = async_work_group_copy(...)`;
+    /// a copy whose event is kept in no variable (the statement `async_work_group_copy(...);`)
+    /// gets a fresh name (`ev`, `ev1`, ...: not a word of `src`, the same for every site) and
+    /// [`PendingEvent::bind_at`], where the fix declares it.
     ///
-    /// `None` when a wait could not name every copy: a copy whose event is not kept in a
-    /// variable (`async_work_group_copy(...);` alone), or a copy in another function (its
-    /// event is not in scope). A textual approximation of which copies are pending: a copy
-    /// later in an enclosing loop body is not named (syncfix's model lets a wait complete
-    /// every copy of the work-item, so re-verification does not check the events named).
-    pub fn pending_events(&self, src: &str, at: StmtId) -> Option<Vec<String>> {
+    /// `None` when a wait at `at` could not name every such copy: a copy in another function,
+    /// a copy whose event is declared in (or would be bound in) a block that does not enclose
+    /// `at`, or a copy whose result is used otherwise. A textual approximation of which copies
+    /// are pending: a copy later in an enclosing loop body is not named (syncfix's model lets a
+    /// wait complete every copy of the work-item, so re-verification does not check the events
+    /// named).
+    pub fn pending_events(&self, src: &str, at: StmtId) -> Option<Vec<PendingEvent>> {
         let site = self.stmts.get(at)?;
         let function = &site.function;
         // The innermost statement (not a compound: a mention in a comment) at each call.
@@ -263,22 +266,37 @@ impl StmtTable {
         copies.extend(calls("async_work_group_strided_copy"));
         copies.sort();
         let waits = calls("wait_group_events");
-        let mut out: Vec<String> = vec![];
+        // Fresh names for the copies that keep no event, in file order.
+        let words: std::collections::HashSet<&str> =
+            src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        let mut fresh = (0..).map(|i| if i == 0 { "ev".to_string() } else { format!("ev{i}") }).filter(|n| !words.contains(n.as_str()));
+        let mut out: Vec<PendingEvent> = vec![];
         for (o, s) in copies {
-            if self.stmts[s].function != *function {
+            let st = &self.stmts[s];
+            let before = src.get(st.range.start..o)?;
+            let bare = before.trim().is_empty() && st.kind == StmtKind::Expr;
+            let name = if bare { fresh.next()? } else { String::new() };
+            if st.function != *function {
                 return None;
             }
             if o >= site.range.start {
                 continue;
             }
-            let lhs = event_lvalue(src.get(self.stmts[s].range.start..o)?)?;
+            let (lhs, bind_at) = if bare { (name, Some(o)) } else { (event_lvalue(before)?, None) };
+            // A declared (or bound) event is in scope only inside the block that holds it.
+            // (No parent: the function's body, which holds every statement of the function.)
+            if let (true, Some(block)) = (bare || st.kind == StmtKind::Decl, st.parent) {
+                if self.stmts[block].kind != StmtKind::Compound || !self.ancestors(at).any(|a| a == block) {
+                    return None;
+                }
+            }
             let base: String = lhs.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
             let waited = waits.iter().any(|&(w, ws)| {
                 let r = self.stmts[ws].range;
                 w > o && r.end <= site.range.start && self.stmts[ws].function == *function && mentions(&src[r.start..r.end], &base)
             });
-            if !waited && !out.contains(&lhs) {
-                out.push(lhs);
+            if !waited && !out.iter().any(|e| e.name == lhs) {
+                out.push(PendingEvent { name: lhs, bind_at });
             }
         }
         Some(out)
@@ -297,6 +315,17 @@ impl fmt::Display for TextRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}..{}", self.start, self.end)
     }
+}
+
+/// An asynchronous copy's event that a wait names ([`StmtTable::pending_events`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingEvent {
+    /// The lvalue that holds the event (`handle`, `handles[0]`), or the fresh name to bind it to.
+    pub name: String,
+    /// The byte offset of a copy call whose event is kept in no variable: the fix inserts
+    /// `event_t NAME = ` there (the call is a statement of its own, in a block that encloses
+    /// the wait).
+    pub bind_at: Option<usize>,
 }
 
 /// The lvalue that `text` (a statement's text up to an asynchronous copy's call) assigns the

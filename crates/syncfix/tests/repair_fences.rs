@@ -64,10 +64,12 @@ fn an_asynchronous_copy_in_flight_is_repaired_by_a_wait_before_the_barrier() {
 }
 
 #[test]
-fn an_asynchronous_copy_without_an_event_variable_cannot_be_waited_for() {
+fn an_asynchronous_copy_without_an_event_variable_gets_one() {
     let src = "#define N 64\nkernel void foo(global float* p) {\n    local float mine[N];\n    async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    p[get_global_id(0)] = 2*mine[get_local_id(0)];\n}\n";
-    let e = inserted(src, 64, 128).unwrap_err();
-    assert!(e.contains("asynchronous work-group copy still in flight") && e.contains("wait_group_events"), "{e}");
+    let r = repair_with(src, &options(Language::OpenCl, [64, 1, 1], [128, 1, 1]));
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    let patched = r.patched.clone().unwrap();
+    assert!(patched.contains("    event_t ev = async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    wait_group_events(1, &ev);\n"), "{patched}");
 }
 
 #[test]

@@ -175,8 +175,8 @@ pub(super) fn learn(
                             .to_string()
                     } else {
                         "one racing access is an asynchronous work-group copy still in flight: only wait_group_events \
-                         completes it, a barrier does not, and no copy pending there keeps its event in a variable that \
-                         a wait could name"
+                         completes it, a barrier does not, and a wait could not name every copy pending there (a copy in \
+                         another function, or its event out of scope)"
                             .to_string()
                     }
                 } else {
