@@ -10,7 +10,7 @@ use crate::apply::sorted_checked;
 use crate::layout;
 use crate::{Applicability, BarrierText, Change, Edit, Fix, FixError};
 use std::collections::{BTreeMap, HashSet};
-use syncfix_kir::{BarrierCall, EntityRef, ReadModifyWrite, Stmt, StmtId, StmtKind, StmtTable, TextRange};
+use syncfix_kir::{BarrierCall, EntityRef, PendingEvent, ReadModifyWrite, Stmt, StmtId, StmtKind, StmtTable, TextRange};
 
 /// Builds the edits that print `changes` on `source`.
 ///
@@ -49,11 +49,12 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     let nl = layout::newline(source);
     let mut pieces = Pieces::default();
     // `event_t NAME = ` before each copy call whose event a wait names, once.
-    let mut binds: Vec<&(usize, String)> = plans.values().flat_map(|p| &p.binds).collect();
+    let mut binds: Vec<(usize, &str)> =
+        plans.values().flat_map(|p| &p.events).filter_map(|e| Some((e.bind_at?, e.name.as_str()))).collect();
     binds.sort();
     binds.dedup();
     for (at, name) in binds {
-        pieces.insert(*at, Key::BIND, format!("event_t {name} = "));
+        pieces.insert(at, Key::BIND, format!("event_t {name} = "));
     }
     for (&id, p) in &plans {
         let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
@@ -89,11 +90,9 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
 /// What happens at one statement.
 struct Plan<'a> {
     stmt: &'a Stmt,
-    /// `wait_group_events(...)` statements before the statement (and before `inserts`).
-    waits: Vec<String>,
-    /// Copies whose event the waits name but no variable keeps: (offset of the call, name),
-    /// declared there as `event_t NAME = `.
-    binds: Vec<(usize, String)>,
+    /// The events waited for before the statement (`wait_group_events(1, &e);` each, before
+    /// `inserts`); one kept in no variable is declared at its copy (`event_t e = `).
+    events: Vec<PendingEvent>,
     /// Barriers before the statement, block barriers first.
     inserts: Vec<BarrierText>,
     /// Barriers between the read of the RHS and the write, block barriers first.
@@ -125,8 +124,7 @@ fn plan<'a>(
         check_range(source, id, stmt.range)?;
         let p = plans.entry(id).or_insert_with(|| Plan {
             stmt,
-            waits: Vec::new(),
-            binds: Vec::new(),
+            events: Vec::new(),
             inserts: Vec::new(),
             splits: Vec::new(),
             ends: Vec::new(),
@@ -147,14 +145,8 @@ fn plan<'a>(
                     .filter(|e| !e.is_empty())
                     .ok_or_else(|| misfit("no asynchronous copy pending there keeps its event in a variable"))?;
                 for e in events {
-                    let wait = format!("wait_group_events(1, &{});", e.name);
-                    if !p.waits.contains(&wait) {
-                        p.waits.push(wait);
-                    }
-                    if let Some(at) = e.bind_at {
-                        if !p.binds.contains(&(at, e.name.clone())) {
-                            p.binds.push((at, e.name));
-                        }
+                    if !p.events.contains(&e) {
+                        p.events.push(e);
                     }
                 }
                 if let Some(b) = barrier {
@@ -461,7 +453,8 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
         }
     }
     let own_line = layout::indentation(source, r.start);
-    let texts: Vec<&str> = p.waits.iter().map(String::as_str).chain(p.inserts.iter().map(|b| b.text())).collect();
+    let waits: Vec<String> = p.events.iter().map(PendingEvent::wait).collect();
+    let texts: Vec<&str> = waits.iter().map(String::as_str).chain(p.inserts.iter().map(|b| b.text())).collect();
     if p.remove {
         let (range, text) = if texts.is_empty() {
             if s.sole_body {
@@ -542,7 +535,7 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
 fn wait_notes(source: &str, stmts: &StmtTable, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<String> {
     let line = |o: usize| source.get(..o).map_or(0, |t| t.matches('\n').count() + 1);
     let mut out = vec![];
-    for p in plans.values().filter(|p| !p.waits.is_empty()) {
+    for p in plans.values().filter(|p| !p.events.is_empty()) {
         let site = p.stmt.range.start;
         for w in stmts.stmts.values() {
             let text = source.get(w.range.start..w.range.end).unwrap_or_default();
@@ -551,15 +544,7 @@ fn wait_notes(source: &str, stmts: &StmtTable, plans: &BTreeMap<StmtId, Plan<'_>
                 continue;
             }
             let copies_between = source.get(site..w.range.start).is_some_and(|t| t.contains("async_work_group"));
-            let again: Vec<&str> = p
-                .waits
-                .iter()
-                .filter_map(|x| x.strip_prefix("wait_group_events(1, &")?.strip_suffix(");"))
-                .filter(|e| {
-                    let base: String = e.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|word| word == base)
-                })
-                .collect();
+            let again: Vec<&str> = p.events.iter().filter(|e| e.named_in(text)).map(|e| e.name.as_str()).collect();
             if copies_between || again.is_empty() {
                 continue;
             }

@@ -290,13 +290,13 @@ impl StmtTable {
                     return None;
                 }
             }
-            let base: String = lhs.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let event = PendingEvent { name: lhs, bind_at };
             let waited = waits.iter().any(|&(w, ws)| {
                 let r = self.stmts[ws].range;
-                w > o && r.end <= site.range.start && self.stmts[ws].function == *function && mentions(&src[r.start..r.end], &base)
+                w > o && r.end <= site.range.start && self.stmts[ws].function == *function && event.named_in(&src[r.start..r.end])
             });
-            if !waited && !out.iter().any(|e| e.name == lhs) {
-                out.push(PendingEvent { name: lhs, bind_at });
+            if !waited && !out.iter().any(|e| e.name == event.name) {
+                out.push(event);
             }
         }
         Some(out)
@@ -326,6 +326,24 @@ pub struct PendingEvent {
     /// `event_t NAME = ` there (the call is a statement of its own, in a block that encloses
     /// the wait).
     pub bind_at: Option<usize>,
+}
+
+impl PendingEvent {
+    /// The statement that waits for it: `wait_group_events(1, &NAME);`.
+    pub fn wait(&self) -> String {
+        format!("wait_group_events(1, &{});", self.name)
+    }
+
+    /// The variable that holds it (`handles` for `handles[0]`).
+    pub fn variable(&self) -> &str {
+        let end = self.name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(self.name.len());
+        &self.name[..end]
+    }
+
+    /// Whether `text` mentions its variable as a whole word.
+    pub fn named_in(&self, text: &str) -> bool {
+        mentions(text, self.variable())
+    }
 }
 
 /// The lvalue that `text` (a statement's text up to an asynchronous copy's call) assigns the

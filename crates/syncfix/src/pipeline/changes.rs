@@ -102,13 +102,13 @@ pub(super) fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Chan
 
 /// Turns the removal of an OpenCL barrier and the insertion of a barrier with more fences
 /// right after it (nothing but blanks, `;` and comments between) into one [`Change::Upgrade`]
-/// of the user's barrier: its flags are rewritten in place.
+/// of the user's barrier: its flags are rewritten in place; and the removal with a
+/// wait-then-barrier it covers right after it into the wait alone before the user's barrier.
 fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
     if inst.kernel.language != Language::OpenCl {
         return;
     }
     let Some(text) = inst.kernel.main_file().text.as_deref() else { return };
-    let stmts = &inst.kernel.stmts.stmts;
     let fences_of = |b: BarrierText| match b {
         BarrierText::OpenClLocal => (true, false),
         BarrierText::OpenClGlobal => (false, true),
@@ -116,35 +116,37 @@ fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
     };
     // A wait-then-barrier right after one of the user's barriers that has the fences it
     // needs: the user's barrier stays, and the wait goes before it.
-    let mut i = 0;
-    while i < out.len() {
-        let Change::Remove { stmt: e } = out[i].0 else {
-            i += 1;
-            continue;
-        };
-        let old = inst.vars.iter().find(|v| v.stmt == e && v.kind == SiteKind::Existing).map(|v| v.fences);
-        let Some(syncfix_kir::Fences::Const { local: l0, global: g0 }) = old else {
-            i += 1;
-            continue;
-        };
-        let end = stmts[e].range.end;
-        let next = out.iter().position(|(c, _)| match *c {
-            Change::InsertWait { stmt, barrier: Some(barrier) } => {
-                let start = stmts[stmt].range.start;
-                let (l, g) = fences_of(barrier);
-                start >= end && text.get(end..start).is_some_and(only_blanks_and_comments) && (l0 || !l) && (g0 || !g)
-            }
-            _ => false,
-        });
-        match next {
-            Some(j) => {
-                out[j].0 = Change::InsertWait { stmt: e, barrier: None };
-                out.remove(i);
-                i = 0;
-            }
-            None => i += 1,
+    merge_after_removals(inst, text, out, |c, (l0, g0)| match c {
+        Change::InsertWait { barrier: Some(b), .. } => {
+            let (l, g) = fences_of(*b);
+            (l0 || !l) && (g0 || !g)
         }
-    }
+        _ => false,
+    }, |e, _| Change::InsertWait { stmt: e, barrier: None });
+    // A barrier with more fences right after the user's: the user's barrier's flags.
+    merge_after_removals(inst, text, out, |c, (l0, g0)| match c {
+        Change::Insert { barrier, .. } if !barrier.is_grid() => {
+            let (l, g) = fences_of(*barrier);
+            (l || !l0) && (g || !g0)
+        }
+        _ => false,
+    }, |e, c| match c {
+        Change::Insert { barrier, .. } => Change::Upgrade { stmt: e, barrier },
+        other => other,
+    });
+}
+
+/// Replaces each removal of a user's OpenCL barrier (whose constant fences are `(local,
+/// global)`) and a change that `fits` them right after it (nothing but blanks, `;` and
+/// comments between) by `merge(barrier statement, that change)`, with that change's weight.
+fn merge_after_removals(
+    inst: &Instrumented,
+    text: &str,
+    out: &mut Vec<(Change, (u64, u32, bool))>,
+    fits: impl Fn(&Change, (bool, bool)) -> bool,
+    merge: impl Fn(StmtId, Change) -> Change,
+) {
+    let stmts = &inst.kernel.stmts.stmts;
     let mut i = 0;
     while i < out.len() {
         let Change::Remove { stmt: e } = out[i].0 else {
@@ -152,26 +154,18 @@ fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
             continue;
         };
         let old = inst.vars.iter().find(|v| v.stmt == e && v.kind == SiteKind::Existing).map(|v| v.fences);
-        let Some(syncfix_kir::Fences::Const { local: l0, global: g0 }) = old else {
+        let Some(syncfix_kir::Fences::Const { local, global }) = old else {
             i += 1;
             continue;
         };
         let end = stmts[e].range.end;
-        let next = out.iter().position(|(c, _)| match *c {
-            Change::Insert { stmt, barrier } if !barrier.is_grid() => {
-                let start = stmts[stmt].range.start;
-                let (l, g) = fences_of(barrier);
-                start >= end
-                    && text.get(end..start).is_some_and(only_blanks_and_comments)
-                    && (l || !l0)
-                    && (g || !g0)
-            }
-            _ => false,
+        let next = out.iter().position(|(c, _)| {
+            let start = stmts[c.stmt()].range.start;
+            fits(c, (local, global)) && start >= end && text.get(end..start).is_some_and(only_blanks_and_comments)
         });
         match next {
             Some(j) => {
-                let Change::Insert { barrier, .. } = out[j].0 else { unreachable!("matched above") };
-                out[i] = (Change::Upgrade { stmt: e, barrier }, out[j].1);
+                out[i] = (merge(e, out[j].0), out[j].1);
                 out.remove(j);
                 i = 0;
             }

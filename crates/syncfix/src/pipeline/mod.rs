@@ -402,7 +402,7 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
                 Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
                 Change::InsertWait { stmt, barrier } => {
                     let events = compiled.ast.stmts.pending_events(text, *stmt).unwrap_or_default();
-                    let waits = events.iter().map(|e| format!("wait_group_events(1, &{});", e.name));
+                    let waits = events.iter().map(|e| e.wait());
                     let all: Vec<String> = waits.chain(barrier.map(|b| b.text().to_string())).collect();
                     ("insert-wait", all.join(" "), "block")
                 }
