@@ -97,18 +97,33 @@ pub fn file_name(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
-/// The path to print in the diff headers: as given when relative, else relative to the
-/// current directory when possible.
-pub fn diff_path(p: &Path) -> String {
-    if p.is_relative() {
-        return p.display().to_string();
+/// The path to print in the diff headers (`--- a/PATH`), and the directory the patch applies
+/// from with `patch -p1` when that is not the current one. A path given relative and without
+/// `..` is kept as given; a file below the current directory is named relative to it; any
+/// other file (an absolute path elsewhere, `../k.cu`) is named by its file name, to be applied
+/// from its own directory, so that a header never holds `..` or an absolute path.
+pub fn diff_path(p: &Path) -> (String, Option<std::path::PathBuf>) {
+    use std::path::Component;
+    if p.is_relative() && !p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return (p.display().to_string(), None);
     }
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Ok(rel) = p.strip_prefix(&cwd) {
-            return rel.display().to_string();
+    let file = std::fs::canonicalize(p).ok();
+    let cwd = std::env::current_dir().ok().and_then(|c| std::fs::canonicalize(c).ok());
+    if let (Some(f), Some(c)) = (&file, &cwd) {
+        if let Ok(rel) = f.strip_prefix(c) {
+            return (rel.display().to_string(), None);
         }
     }
-    p.display().to_string()
+    let name = p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let dir = file.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+    (name, dir)
+}
+
+/// Says where a patch whose header names the file by its name alone applies from.
+pub fn say_patch_dir(dir: &Option<std::path::PathBuf>) {
+    if let Some(d) = dir {
+        eprintln!("syncfix: note: the patch names the file relative to its own directory: apply it there (`patch -p1 -d {}`)", d.display());
+    }
 }
 
 /// Prints findings as GPUVerify words them, on stderr.

@@ -519,3 +519,31 @@ fn a_copy_whose_event_is_out_of_scope_cannot_be_waited_for() {
     assert_eq!(code, 202, "{err}");
     assert!(err.contains("a wait could not name every copy pending there"), "{err}");
 }
+
+#[test]
+fn a_patch_never_names_a_path_with_dots_or_an_absolute_path() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("src/sub")).unwrap();
+    std::fs::create_dir_all(d.path().join("build")).unwrap();
+    let k = kernel(&d.path().join("src"), "race.cu", RACE);
+    let build = d.path().join("build");
+    let abs = k.display().to_string();
+    // Below the current directory: the path from there, applied there.
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", &abs]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("--- a/src/race.cu\n+++ b/src/race.cu\n"), "{out}");
+    assert!(!err.contains("apply it there"), "{err}");
+    // Elsewhere, given as `../src/race.cu` or as an absolute path: the file's name, applied in
+    // its own directory, as stderr says.
+    for arg in ["../src/race.cu", abs.as_str()] {
+        let (code, out, err) = run(&build, &["repair", "--blockDim=64", "--gridDim=1", arg]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("--- a/race.cu\n+++ b/race.cu\n"), "{arg}: {out}");
+        let dir = std::fs::canonicalize(d.path().join("src")).unwrap();
+        assert!(err.contains(&format!("apply it there (`patch -p1 -d {}`)", dir.display())), "{err}");
+    }
+    let (_, out, _) = run(&build, &["repair", "--blockDim=64", "--gridDim=1", "../src/race.cu"]);
+    apply_patch(&d.path().join("src"), &out);
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "src/race.cu"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -1,7 +1,7 @@
 //! `syncfix repair` and `syncfix audit`: GPURepair's repair and the barrier audit.
 
 use crate::args::{AuditArgs, CommonArgs, Format, RepairArgs};
-use crate::output::{diff_path, fail_repair_like, file_name, print_findings, print_patch, print_repair, print_stats, TIMEOUT_HINT};
+use crate::output::{diff_path, fail_repair_like, say_patch_dir, file_name, print_findings, print_patch, print_repair, print_stats, TIMEOUT_HINT};
 use crate::setup::setup;
 use crate::stop;
 use std::path::Path;
@@ -94,7 +94,9 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
                 let Some(patched) = &report.patched else {
                     break 'out exit::REPAIR_ERROR;
                 };
-                let diff = syncfix::unified_diff(&text, patched, &diff_path(&c.file));
+                let (name, dir) = diff_path(&c.file);
+                let diff = syncfix::unified_diff(&text, patched, &name);
+                say_patch_dir(&dir);
                 if format != Format::Text {
                     patch = Some(diff);
                 } else {
@@ -255,7 +257,9 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
     let c = &a.common;
     let file = c.file.display().to_string();
     let Some(patched) = &report.patched else { return Ok(()) };
-    let diff = syncfix::unified_diff(text, patched, &diff_path(&c.file));
+    let (name, dir) = diff_path(&c.file);
+    let diff = syncfix::unified_diff(text, patched, &name);
+    say_patch_dir(&dir);
     if a.format != Format::Text {
         *patch = Some(diff);
     } else {
