@@ -94,6 +94,7 @@ impl From<LowerError> for FrontendError {
         match e {
             LowerError::Unsupported { what, loc } => FrontendError::Unsupported { what, loc },
             LowerError::Annotation { what, loc, stage } => FrontendError::Annotation { what, loc, stage },
+            e @ LowerError::IllFormed { .. } => FrontendError::Internal(e.to_string()),
         }
     }
 }

@@ -53,6 +53,10 @@ pub enum LowerError {
     /// the end of its function or uses values computed in its body.
     #[error("{what}")]
     Annotation { what: String, loc: Option<Loc>, stage: Stage },
+    /// The lowered kernel breaks KIR's rules ([`syncfix_kir::check`],
+    /// [`syncfix_kir::check_spans`]): a bug of the lowering, never of the user's code.
+    #[error("the lowering of `{kernel}` broke KIR's rules:\n{errors}")]
+    IllFormed { kernel: String, errors: String },
 }
 
 /// The stage of GPUVerify's tool chain that rejects a misplaced annotation: its exit code
@@ -257,9 +261,7 @@ pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
     for _ in 0..64 {
         match lower_once(input, hints.clone()) {
             Ok(k) => {
-                if cfg!(debug_assertions) {
-                    assert_well_formed(&k);
-                }
+                well_formed(&k)?;
                 return Ok(k);
             }
             Err(Attempt::Retry(h)) => hints = h,
@@ -269,13 +271,18 @@ pub fn lower(input: &LowerInput<'_>) -> Result<Kernel, LowerError> {
     Err(unsupported("pointers whose targets did not settle after 64 attempts", None))
 }
 
-/// Panics with every broken rule when the lowered kernel `k` is not well formed (KIR's
-/// invariants, [`syncfix_kir::check`], and the source locations the front end promises,
-/// [`syncfix_kir::check_spans`]): a bug of the lowering, caught where it is made rather than in
-/// the verifier. Run in debug builds; the tests call the check themselves.
-fn assert_well_formed(k: &Kernel) {
+/// [`LowerError::IllFormed`] with every broken rule when the lowered kernel `k` is not well
+/// formed (KIR's invariants, [`syncfix_kir::check`], and the source locations the front end
+/// promises, [`syncfix_kir::check_spans`]): a bug of the lowering, caught where it is made
+/// rather than in the verifier. Run on every kernel lowered, in every build and test (it costs
+/// a pass over the kernel and its dominator tree).
+fn well_formed(k: &Kernel) -> Result<(), LowerError> {
     let errors: Vec<String> = syncfix_kir::check(k).iter().chain(syncfix_kir::check_spans(k).iter()).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "the lowering of `{}` broke KIR's rules:\n{}", k.name, errors.join("\n"));
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LowerError::IllFormed { kernel: k.name.clone(), errors: errors.join("\n") })
+    }
 }
 
 /// Why a lowering attempt gave no kernel.
