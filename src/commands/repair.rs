@@ -274,6 +274,9 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
     if report.waited > 0 {
         upgraded += &format!(", waited for asynchronous copies at {} place{}", report.waited, plural(report.waited));
     }
+    if report.restructured > 0 {
+        upgraded += &format!(", split {} conditional{} in two", report.restructured, plural(report.restructured));
+    }
     eprintln!(
         "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",
         file_name(&file),

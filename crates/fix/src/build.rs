@@ -222,7 +222,7 @@ fn push_unique(v: &mut Vec<BarrierText>, b: BarrierText) {
     }
 }
 
-fn check_range(source: &str, stmt: StmtId, range: TextRange) -> Result<(), FixError> {
+pub(crate) fn check_range(source: &str, stmt: StmtId, range: TextRange) -> Result<(), FixError> {
     let ok = range.start <= range.end
         && range.end <= source.len()
         && source.is_char_boundary(range.start)

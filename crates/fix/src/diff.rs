@@ -25,6 +25,37 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
         .to_string()
 }
 
+/// The edits that turn `old` into `new`, one per changed run of lines (byte ranges of `old`),
+/// sorted and not overlapping: how a patched text is offered as text edits (an editor's quick
+/// fix) when it was not built from edits of `old`.
+pub fn edits_between(old: &str, new: &str) -> Vec<crate::Edit> {
+    use similar::DiffOp;
+    let diff = TextDiff::from_lines(old, new);
+    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
+    let offsets = |lines: &[&str]| -> Vec<usize> {
+        let mut v = vec![0];
+        for l in lines {
+            v.push(v.last().copied().unwrap_or(0) + l.len());
+        }
+        v
+    };
+    let (old_at, new_at) = (offsets(old_lines), offsets(new_lines));
+    let mut out = vec![];
+    for op in diff.ops() {
+        let (o, n) = match *op {
+            DiffOp::Equal { .. } => continue,
+            DiffOp::Delete { old_index, old_len, new_index } => (old_index..old_index + old_len, new_index..new_index),
+            DiffOp::Insert { old_index, new_index, new_len } => (old_index..old_index, new_index..new_index + new_len),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => (old_index..old_index + old_len, new_index..new_index + new_len),
+        };
+        out.push(crate::Edit::replacement(
+            syncfix_kir::TextRange { start: old_at[o.start], end: old_at[o.end] },
+            &new[new_at[n.start]..new_at[n.end]],
+        ));
+    }
+    out
+}
+
 /// `path` without leading `/` and `./` components.
 fn normalize(path: &str) -> &str {
     let mut p = path;
@@ -48,6 +79,22 @@ mod tests {
         assert_eq!(normalize("./src/k.cu"), "src/k.cu");
         assert_eq!(normalize("/tmp//k.cu"), "tmp//k.cu");
         assert_eq!(normalize("././/k.cu"), "k.cu");
+    }
+
+    #[test]
+    fn edits_between_texts_rebuild_the_new_one() {
+        for (old, new) in [
+            ("a\nb\nc\n", "a\nX\nc\n"),
+            ("a\nb\nc\n", "a\nb\nc\nd\n"),
+            ("a\nb\nc\n", "X\nY\na\nc"),
+            ("", "x\n"),
+            ("x", ""),
+            ("a\nb\n", "a\nb\n"),
+        ] {
+            let edits = edits_between(old, new);
+            assert_eq!(crate::apply_edits(old, &edits).unwrap(), new, "{old:?} -> {new:?}: {edits:?}");
+            assert_eq!(edits.is_empty(), old == new);
+        }
     }
 
     #[test]

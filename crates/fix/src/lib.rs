@@ -26,10 +26,12 @@ mod apply;
 mod build;
 mod diff;
 mod layout;
+mod restructure;
 
 pub use apply::apply_edits;
 pub use build::build_fix;
-pub use diff::unified_diff;
+pub use diff::{edits_between, unified_diff};
+pub use restructure::{split_conditional, Restructure};
 
 use std::fmt;
 use syncfix_kir::{StmtId, TextRange};
@@ -245,6 +247,15 @@ pub enum FixError {
         stmt: StmtId,
         /// The change that does not fit.
         change: Change,
+        /// Why, for the user.
+        reason: String,
+    },
+    /// A conditional cannot be split in two around statement `stmt`
+    /// ([`split_conditional`]).
+    #[error("cannot split the conditional around {stmt}: {reason}")]
+    CannotRestructure {
+        /// The statement the split was asked before.
+        stmt: StmtId,
         /// Why, for the user.
         reason: String,
     },

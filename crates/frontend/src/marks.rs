@@ -284,6 +284,9 @@ mod tests {
             loop_body_start: false,
             split: None,
             barrier_call: None,
+            branch: None,
+            local: None,
+            lvalues: Vec::new(),
         }
     }
 

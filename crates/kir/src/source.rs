@@ -188,6 +188,50 @@ pub struct Stmt {
     pub loop_body_start: bool,
     pub split: Option<Split>,
     pub barrier_call: Option<BarrierCall>,
+    /// An `if` statement's condition and arms (`None` for other statements, and for an `if`
+    /// with an init-statement or a condition variable).
+    pub branch: Option<Branch>,
+    /// A declaration statement that declares one local automatic variable (`None` otherwise).
+    pub local: Option<LocalDecl>,
+    /// The variables and parameters that the statement (with everything in it) declares or
+    /// uses other than by reading their value: assigned, incremented, address taken, bound to
+    /// a reference, a member or element accessed. A superset of those it may change.
+    pub lvalues: Vec<String>,
+}
+
+/// The condition and arms of an `if` statement, for splitting the statement in two around a
+/// barrier (ARCHITECTURE.md, "crates/fix": a barrier moved out of a conditional).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    /// The condition's text, without the parentheses around it.
+    pub cond: TextRange,
+    /// Evaluating the condition has no side effect and reads no memory (only local variables,
+    /// by-value parameters, constants and the thread and group ids), so evaluating it again
+    /// gives the same value as long as none of [`Branch::names`] is assigned in between.
+    pub repeatable: bool,
+    /// The variables and parameters the condition names.
+    pub names: Vec<String>,
+    /// The `then` arm's statement, if it is recorded.
+    pub then_arm: Option<StmtId>,
+    /// The `else` arm's statement, if there is one and it is recorded.
+    pub else_arm: Option<StmtId>,
+}
+
+/// The one local automatic variable a declaration statement declares, as
+/// `TYPE NAME = INIT;` or `TYPE NAME;`, for hoisting the declaration out of a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalDecl {
+    /// The variable's name.
+    pub name: String,
+    /// Where the name stands.
+    pub name_range: TextRange,
+    /// The initializer after `=` (`None` without one).
+    pub init: Option<TextRange>,
+    /// `TYPE` as written before the name, when the declaration can be hoisted as `TYPE NAME;`
+    /// and the initialization left in place as the assignment `NAME = INIT;`: a single
+    /// declarator of a scalar, pointer or struct type, no storage class, `const`, `auto`,
+    /// reference, array or braced initializer. `None` when it cannot.
+    pub hoistable_type: Option<String>,
 }
 
 /// The statements of the main file, as clang's AST gives them.

@@ -102,6 +102,10 @@ pub struct RepairStats {
     /// What the repair over-approximated and when, in order (`--verbose` prints it): clauses
     /// from traces that are not exact, tight clauses widened, the kernel's barriers kept.
     pub log: Vec<String>,
+    /// When the repair ended because the clauses conflict and the conflict is a race whose
+    /// every separating site diverges: those sites. A restructuring of the source (the
+    /// conditional split in two around one of them) may still repair the kernel.
+    pub divergent: Vec<VarId>,
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
@@ -233,7 +237,10 @@ fn run(
                 );
                 continue;
             }
-            Ok(None) => return phi.unsat(inst),
+            Ok(None) => {
+                stats.divergent = learn::blocked(&phi.clauses).map(|(_, c)| c.0.iter().map(|l| l.var).collect()).unwrap_or_default();
+                return phi.unsat(inst);
+            }
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
         stats.verifier_calls += 1;

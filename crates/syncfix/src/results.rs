@@ -157,6 +157,9 @@ pub struct RepairReport {
     /// Places where the fix waits for OpenCL asynchronous copies (`wait_group_events`) before
     /// a barrier (inserted with it, or before the user's).
     pub waited: usize,
+    /// Conditionals split in two around a barrier (the user's barrier moved out of a
+    /// conditional that threads take differently, or a place made for a new one).
+    pub restructured: usize,
     pub timings: Timings,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
@@ -175,8 +178,10 @@ pub struct ChangeInfo {
     /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
     /// of an assignment, through a temporary), `insert-end`, `insert-wait` (OpenCL
     /// `wait_group_events` for pending asynchronous copies, then a barrier unless it stands
-    /// before the user's; `barrier` holds the statements), `remove`, or `upgrade` (an OpenCL
-    /// barrier's flags rewritten; `barrier` is the new statement).
+    /// before the user's; `barrier` holds the statements), `remove`, `upgrade` (an OpenCL
+    /// barrier's flags rewritten; `barrier` is the new statement), or `split-conditional` (the
+    /// `if` at `line` split in two; `barrier` is the user's barrier moved between the halves,
+    /// empty when the place between them takes a new barrier; weight 0).
     pub kind: &'static str,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
@@ -222,6 +227,9 @@ impl RepairReport {
         }
         match self.applicability? {
             Applicability::Safe => None,
+            Applicability::Unsafe if self.restructured > 0 => {
+                Some("it restructures the code (a conditional split in two around a barrier), which deserves a review".into())
+            }
             Applicability::Unsafe => Some("it removes a barrier, which rests on the launch configuration and abstractions verified".into()),
             Applicability::CooperativeLaunch => Some("it inserts a grid barrier, which needs a cooperative launch outside this file".into()),
         }

@@ -41,18 +41,3 @@ fn a_compound_assignment_with_a_constant_operand_is_split_like_an_increment() {
     assert!(patched.contains("  int tmp = s[t / 2 * 2];\n  __syncthreads();\n  s[t / 2 * 2] = tmp + 2;\n"), "{patched}");
     starts(verdict_with(&patched, &opts), "verified");
 }
-
-#[test]
-fn a_race_only_divergent_sites_could_order_is_unrepairable_and_the_reason_names_them() {
-    // GPUVerify's cooperative_groups/fail/divergence_thread_block: the barrier between the read
-    // and the write sits in a conditional half the threads skip. Removing it lets the pair race;
-    // every site between them is inside the conditional.
-    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n}\n";
-    let r = repair_with(src, &options(Language::Cuda, [32, 1, 1], [1, 1, 1]));
-    let RepairStatus::Unrepairable(reason) = &r.status else { panic!("{:?}", r.status) };
-    assert!(
-        reason.contains("every barrier site that would separate the racing accesses (lines 4 and 6) is reached by non-uniform control flow")
-            && reason.contains("the barrier sites at lines 5, 6 are inside a conditional"),
-        "{reason}"
-    );
-}

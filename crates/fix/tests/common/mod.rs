@@ -54,6 +54,9 @@ impl Kernel {
             loop_body_start: false,
             split: None,
             barrier_call: None,
+            branch: None,
+            local: None,
+            lvalues: Vec::new(),
         })
     }
 

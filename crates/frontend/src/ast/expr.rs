@@ -7,7 +7,8 @@ use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
 use super::scan;
 use serde_json::Value;
 use std::collections::HashSet;
-use syncfix_kir::{BarrierCall, ReadModifyWrite, Split, TextRange};
+use syncfix_kir::{BarrierCall, Branch, LocalDecl, ReadModifyWrite, Split, StmtId, TextRange};
+use super::json::{pos, Pos};
 
 /// Free functions whose bare call statement is a barrier.
 const BARRIER_FUNCTIONS: &[&str] = &["__syncthreads", "barrier", "work_group_barrier", "synchronize"];
@@ -180,6 +181,94 @@ impl SplitCx<'_> {
         })
     }
 
+    /// An `if` statement's [`Branch`]: its condition `cond` (an expression node) and its
+    /// recorded arms. `None` when the condition's text is not main-file text.
+    pub(crate) fn branch(&self, cond: &Value, then_arm: Option<StmtId>, else_arm: Option<StmtId>) -> Option<Branch> {
+        let (start, end) = (begin_of(cond, self.src)?, end_of(cond, self.src)?);
+        if start >= end {
+            return None;
+        }
+        let mut names = vec![];
+        referenced_names(cond, &mut names);
+        names.sort();
+        names.dedup();
+        Some(Branch {
+            cond: TextRange { start, end },
+            repeatable: !has_side_effects(cond) && !self.reads_memory_besides_ids(cond),
+            names,
+            then_arm,
+            else_arm,
+        })
+    }
+
+    /// Whether evaluating `e` may read memory, as [`SplitCx::reads_memory`], except that
+    /// OpenCL's work-item functions (`get_local_id(0)`) read nothing.
+    fn reads_memory_besides_ids(&self, e: &Value) -> bool {
+        match kind(e) {
+            "CallExpr" if callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => {
+                inner(e).iter().skip(1).any(|a| self.reads_memory_besides_ids(a))
+            }
+            "PseudoObjectExpr" | "LambdaExpr" | "UnaryExprOrTypeTraitExpr" => false,
+            "ArraySubscriptExpr" | "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" => true,
+            "UnaryOperator" if str_field(e, "opcode") == Some("*") => true,
+            "MemberExpr" | "CXXDependentScopeMemberExpr" if flag(e, "isArrow") => true,
+            "DeclRefExpr" => e.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d)),
+            _ => inner(e).iter().any(|c| self.reads_memory_besides_ids(c)),
+        }
+    }
+
+    /// The [`LocalDecl`] of a `DeclStmt` whose text is `range`: one local automatic variable.
+    pub(crate) fn local_decl(&self, decl_stmt: &Value, range: TextRange) -> Option<LocalDecl> {
+        let [var] = inner(decl_stmt) else { return None };
+        if kind(var) != "VarDecl" || !str_field(var, "id").is_some_and(|id| self.locals.contains(id)) {
+            return None;
+        }
+        let name = str_field(var, "name")?.to_owned();
+        let Pos::Main { offset, len } = pos(var.get("loc")?) else { return None };
+        let name_range = TextRange { start: offset, end: offset + len };
+        let text = std::str::from_utf8(self.src).ok()?;
+        if text.get(name_range.start..name_range.end)? != name || name_range.start < range.start || name_range.end > range.end {
+            return None;
+        }
+        // The initializer: the VarDecl's last child when clang says it has one.
+        let init = match (str_field(var, "init"), inner(var).last()) {
+            (Some(_), Some(e)) => Some(TextRange { start: begin_of(e, self.src)?, end: end_of(e, self.src)? }),
+            _ => None,
+        };
+        let prefix = text.get(range.start..name_range.start)?.trim();
+        let ty = qual_type(var).unwrap_or("");
+        let words: Vec<&str> = prefix.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        let plain = !prefix.is_empty()
+            && !words.iter().any(|w| {
+                matches!(*w, "constexpr" | "auto" | "static" | "extern" | "register" | "thread_local" | "__shared__" | "__constant__" | "__device__" | "__local" | "__constant" | "__global" | "local" | "constant" | "global" | "decltype" | "typeof" | "__typeof__" | "__auto_type" | "volatile")
+            })
+            && !prefix.contains(['&', '(', '[', ',', '='])
+            && !ty.contains(['[', '&']);
+        // A `const` variable is declared without it (it is assigned once, where it was
+        // initialized); a pointer to const keeps its `const`, a const pointer cannot be hoisted.
+        let prefix = if words.contains(&"const") {
+            let top_level = ty.starts_with("const ") && !ty.contains('*');
+            if top_level {
+                without_word(prefix, "const")
+            } else if ty.contains('*') && !ty.trim_end().ends_with("const") {
+                prefix.to_owned()
+            } else {
+                return Some(LocalDecl { name, name_range, init, hoistable_type: None });
+            }
+        } else {
+            prefix.to_owned()
+        };
+        // After the name: `;`, or `=` then the initializer (not braced) then `;`.
+        let after = match init {
+            Some(i) => {
+                let between = text.get(name_range.end..i.start)?.trim();
+                between == "=" && text.as_bytes().get(i.start) != Some(&b'{') && text.get(i.end..range.end)?.trim() == ";"
+            }
+            None => text.get(name_range.end..range.end)?.trim() == ";",
+        };
+        Some(LocalDecl { name, name_range, init, hoistable_type: (plain && after).then_some(prefix) })
+    }
+
     /// Whether an lvalue denotes private memory of the thread: a local automatic variable or
     /// parameter, a field of one, an element of a local array.
     fn is_private_lvalue(&self, lv: &Value) -> bool {
@@ -239,4 +328,57 @@ impl SplitCx<'_> {
             _ => inner(e).iter().any(|c| self.reads_memory(c)),
         }
     }
+}
+
+/// The names of the variables and parameters an expression refers to, in order of appearance
+/// (with repeats).
+fn referenced_names(e: &Value, out: &mut Vec<String>) {
+    if kind(e) == "DeclRefExpr" {
+        if let Some(d) = e.get("referencedDecl").filter(|d| matches!(kind(d), "VarDecl" | "ParmVarDecl")) {
+            out.extend(str_field(d, "name").map(str::to_owned));
+        }
+    }
+    for c in inner(e) {
+        referenced_names(c, out);
+    }
+}
+
+/// The names of the variables and parameters that `e` (a statement or expression, with
+/// everything in it) declares or uses other than to read their value: a `DeclRefExpr` that is
+/// not the operand of an lvalue-to-rvalue conversion (through parentheses) is assigned,
+/// incremented, has its address taken, is bound to a reference or has a member or element
+/// accessed. `read`: `e` is the operand of such a conversion.
+pub(crate) fn lvalue_names(e: &Value, read: bool, out: &mut Vec<String>) {
+    match kind(e) {
+        "DeclRefExpr" if !read => {
+            if let Some(d) = e.get("referencedDecl").filter(|d| matches!(kind(d), "VarDecl" | "ParmVarDecl")) {
+                out.extend(str_field(d, "name").map(str::to_owned));
+            }
+        }
+        "VarDecl" => out.extend(str_field(e, "name").map(str::to_owned)),
+        _ => {}
+    }
+    let to_rvalue = kind(e) == "ImplicitCastExpr" && str_field(e, "castKind") == Some("LValueToRValue");
+    let keep = read && kind(e) == "ParenExpr";
+    for c in inner(e) {
+        lvalue_names(c, to_rvalue || keep, out);
+    }
+}
+
+/// `text` without the whole word `word` (each occurrence), blanks around it collapsed.
+fn without_word(text: &str, word: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(word) {
+        let before_ok = rest[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let after_ok = rest[i + word.len()..].chars().next().is_none_or(|c| !ident(c));
+        out.push_str(&rest[..i]);
+        if !(before_ok && after_ok) {
+            out.push_str(word);
+        }
+        rest = &rest[i + word.len()..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }

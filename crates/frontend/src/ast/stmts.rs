@@ -161,6 +161,9 @@ impl Recorder<'_> {
             loop_body_start: false,
             split: None,
             barrier_call: None,
+            branch: None,
+            local: None,
+            lvalues: Vec::new(),
         });
         let src = self.cx.src;
         let kids = inner(stmt);
@@ -173,13 +176,21 @@ impl Recorder<'_> {
                     // The condition is the child just before the `then` arm.
                     let mut lower = then_at.checked_sub(1).and_then(|c| end_of(&kids[c], src));
                     let lower_then = lower.unwrap_or(start);
-                    children.extend(self.record_slot(function, &kids[then_at], id, lower_then, end));
+                    let then_arm = self.record_slot(function, &kids[then_at], id, lower_then, end);
+                    children.extend(then_arm);
                     lower = self.extent_end(&kids[then_at]).map(|e| e.max(lower_then));
+                    let mut else_arm = None;
                     if let (true, Some(lower), Some(arm)) = (has_else, lower, kids.last()) {
-                        children.extend(self.record_slot(function, arm, id, lower, end));
+                        else_arm = self.record_slot(function, arm, id, lower, end);
+                        children.extend(else_arm);
+                    }
+                    // `if (init; cond)` and `if (T v = e)` have more children: no branch.
+                    if then_at == 1 && !flag(stmt, "hasInit") && !flag(stmt, "hasVar") {
+                        self.table.stmts[id].branch = self.cx.branch(&kids[0], then_arm, else_arm);
                     }
                 }
             }
+            StmtKind::Decl => self.table.stmts[id].local = self.cx.local_decl(stmt, TextRange { start, end }),
             StmtKind::For | StmtKind::While | StmtKind::Do | StmtKind::Switch => {
                 let body_and_lower = if stmt_kind == StmtKind::Do {
                     kids.first().map(|b| (b, start + 1))
@@ -204,6 +215,11 @@ impl Recorder<'_> {
             _ => {}
         }
         self.table.stmts[id].children = children;
+        let mut lvalues = vec![];
+        expr::lvalue_names(stmt, false, &mut lvalues);
+        lvalues.sort();
+        lvalues.dedup();
+        self.table.stmts[id].lvalues = lvalues;
         Some(id)
     }
 

@@ -19,13 +19,7 @@ pub(super) fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace
     if all_exact {
         // Name the cause when it is the usual one: every site that could separate a racing
         // pair is itself reached by non-uniform control flow.
-        let forced_off: BTreeSet<VarId> =
-            clauses.iter().filter(|c| c.0.len() == 1 && !c.0[0].positive).map(|c| c.0[0].var).collect();
-        let blocked = clauses
-            .iter()
-            .enumerate()
-            .find(|(_, c)| !c.0.is_empty() && c.0.iter().all(|l| l.positive && forced_off.contains(&l.var)));
-        if let Some((i, c)) = blocked {
+        if let Some((i, c)) = blocked(clauses) {
             let k = &inst.kernel;
             let line_of = |span: &syncfix_kir::Span| span.in_main().map(|l| l.line);
             let mut lines: Vec<u32> = c
@@ -53,8 +47,7 @@ pub(super) fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace
                 reason: format!(
                     "every barrier site that would separate the racing accesses{pair} is reached by non-uniform \
                      control flow ({sites} inside a conditional that the threads take differently, so a \
-                     barrier there would diverge); the code needs restructuring, e.g. moving the accesses out of the \
-                     conditional"
+                     barrier there would diverge)"
                 ),
                 trace: traces.get(i).cloned().or(trace),
             };
@@ -70,6 +63,13 @@ pub(super) fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace
                 .into(),
         )
     }
+}
+
+/// The first positive clause every site of which is forced off by a negative unit (a site
+/// that diverges), with its index: a defect that only diverging sites could remove.
+pub(super) fn blocked(clauses: &[Clause]) -> Option<(usize, &Clause)> {
+    let forced_off: BTreeSet<VarId> = clauses.iter().filter(|c| c.0.len() == 1 && !c.0[0].positive).map(|c| c.0[0].var).collect();
+    clauses.iter().enumerate().find(|(_, c)| !c.0.is_empty() && c.0.iter().all(|l| l.positive && forced_off.contains(&l.var)))
 }
 
 pub(super) enum Learned {

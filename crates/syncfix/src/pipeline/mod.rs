@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use syncfix_fix::Change;
 use syncfix_frontend::driver::{compile, Compiled, FrontendError};
 use syncfix_instrument::{instrument, InstrumentConfig, SiteKind};
-use syncfix_kir::{Kernel, Scope, StmtId};
+use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
 use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats};
 use syncfix_verify::{Verdict, VerifyError, Verifier};
 
 mod changes;
+mod restructure;
 use changes::changes_of;
 
 /// GPUVerify's verdict for every kernel of a file. Past the deadline the front end fails with
@@ -123,6 +124,14 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
 /// GPURepair's repair (`Mode::Repair`) or the audit of the kernel's own barriers
 /// (`Mode::Audit`: the user's barriers are the only sites) of every kernel of a file.
 pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) -> Result<RepairReport, StageError> {
+    repair_text(path, text, opts, mode, 0)
+}
+
+/// How many conditionals one repair may split in two (nested conditionals, one level each).
+const MAX_SPLIT_CONDITIONALS: u32 = 3;
+
+/// [`repair_file`] on `text`, which is the user's file after `depth` conditionals were split.
+fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, depth: u32) -> Result<RepairReport, StageError> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
     let mut o = opts.clone();
@@ -130,8 +139,26 @@ pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) ->
         o.instrument.new_sites = false;
         o.instrument.disable_inspect = false;
     }
-    let mut report = repair_compiled(path, text, &o, &compiled, t0, mode)?;
+    let (mut report, splits) = repair_compiled(path, text, &o, &compiled, t0, mode)?;
     report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
+    if mode == Mode::Repair
+        && depth < MAX_SPLIT_CONDITIONALS
+        && !splits.is_empty()
+        && matches!(report.status, RepairStatus::Unrepairable(_) | RepairStatus::Unknown(_))
+    {
+        match restructure::repair_split(path, text, opts, &compiled, &report, &splits, depth)? {
+            Ok(r) => return Ok(r),
+            Err(why) if !why.is_empty() => {
+                let statuses = std::iter::once(&mut report.status).chain(report.kernels.iter_mut().map(|k| &mut k.status));
+                for status in statuses {
+                    if let RepairStatus::Unrepairable(r) | RepairStatus::Unknown(r) = status {
+                        *r = format!("{r}; {why}");
+                    }
+                }
+            }
+            Err(_) => {}
+        }
+    }
     Ok(report)
 }
 
@@ -155,12 +182,16 @@ struct KernelOutcome {
     bounded: Option<u32>,
     /// What the repair over-approximated (`RepairStats::log`).
     log: Vec<String>,
+    /// For a kernel that cannot be repaired because every site that would order a race
+    /// diverges: those sites as places to split their conditional (statement, and whether it is
+    /// the user's barrier, which then moves between the halves).
+    splits: Vec<(StmtId, bool)>,
 }
 
 impl KernelOutcome {
     /// An outcome without changes: a kernel left as it is, or one that failed.
     fn without_changes(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
-        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![] }
+        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], splits: vec![] }
     }
 }
 
@@ -228,7 +259,7 @@ fn repair_kernel_in(
                 changes.push(change);
             }
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
-            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![] }
+            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], splits: vec![] }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
@@ -238,13 +269,35 @@ fn repair_kernel_in(
         Outcome::Unknown(r) => KernelOutcome::without_changes(RepairStatus::Unknown(r), vec![]),
         Outcome::Timeout => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
     };
-    Ok(KernelOutcome { log, ..outcome })
+    // Where every site that would order a race diverges: those sites as places to split their
+    // conditional, the user's barriers first (moving one out of its conditional keeps the
+    // code's own synchronisation).
+    let mut splits: Vec<(StmtId, bool)> = stats
+        .divergent
+        .iter()
+        .map(|v| &inst.vars[v.index()])
+        .filter_map(|b| match b.kind {
+            SiteKind::Existing => Some((b.stmt, true)),
+            SiteKind::Before => Some((b.stmt, false)),
+            SiteKind::Split | SiteKind::End => None,
+        })
+        .collect();
+    splits.sort_by_key(|&(s, existing)| (!existing, s));
+    splits.dedup();
+    Ok(KernelOutcome { log, splits, ..outcome })
 }
 
 /// Repairs each kernel of `compiled`, builds one fix from the changes of those repaired, and
 /// re-verifies the patched text through the whole pipeline (a kernel repaired must verify in
 /// it; a kernel that failed is reported as it failed).
-fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, t0: Instant, mode: Mode) -> Result<RepairReport, StageError> {
+fn repair_compiled(
+    path: &Path,
+    text: &str,
+    opts: &Stages,
+    compiled: &Compiled,
+    t0: Instant,
+    mode: Mode,
+) -> Result<(RepairReport, Vec<(StmtId, bool)>), StageError> {
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut meta: Meta = Default::default();
     let mut outcomes = vec![];
@@ -254,6 +307,28 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
         }
         outcomes.push((k.name.clone(), repair_kernel(k, opts, mode, &mut timings, &mut meta)?));
     }
+    let mut splits = vec![];
+    for (_, o) in &outcomes {
+        for s in &o.splits {
+            if !splits.contains(s) {
+                splits.push(*s);
+            }
+        }
+    }
+    let report = fix_and_reverify(path, text, opts, compiled, (outcomes, meta), timings)?;
+    Ok((report, splits))
+}
+
+/// The fix of the kernels' outcomes (with each change's weight, depth and scope in `meta`),
+/// re-verified through the whole pipeline.
+fn fix_and_reverify(
+    path: &Path,
+    text: &str,
+    opts: &Stages,
+    compiled: &Compiled,
+    (outcomes, meta): (Vec<(String, KernelOutcome)>, Meta),
+    mut timings: Timings,
+) -> Result<RepairReport, StageError> {
     let mut bounded = outcomes.iter().filter(|(_, o)| o.status.succeeded()).filter_map(|(_, o)| o.bounded).max();
     let failure = outcomes.iter().map(|(_, o)| &o.status).find(|s| !s.succeeded()).cloned();
     let findings: Vec<Finding> = outcomes.iter().flat_map(|(_, o)| o.findings.iter().cloned()).collect();
@@ -363,6 +438,7 @@ fn repair_compiled(path: &Path, text: &str, opts: &Stages, compiled: &Compiled, 
         removed,
         upgraded,
         waited,
+        restructured: 0,
         timings,
         assumptions: vec![],
         bounded,
@@ -428,6 +504,7 @@ impl RepairReport {
             removed: 0,
             upgraded: 0,
             waited: 0,
+            restructured: 0,
             timings,
             assumptions: vec![],
             bounded: None,

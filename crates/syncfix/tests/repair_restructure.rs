@@ -1,0 +1,137 @@
+//! Barrier divergence repaired by restructuring: when every site that would order a race lies
+//! in a conditional that threads take differently, the conditional is split in two around the
+//! place the barrier needs (the user's barrier moved there, or a new one inserted), and the
+//! restructured, repaired text is verified like any repair.
+
+mod common;
+
+use common::*;
+use syncfix::{Applicability, Language, RepairStatus};
+
+/// Repairs `src`, checks that the repair splits a conditional and that its patched text is
+/// `want` and verifies; returns the report's change kinds.
+#[track_caller]
+fn repaired_as(src: &str, opts: &syncfix::Options, want: &str) -> Vec<&'static str> {
+    let r = repair_with(src, opts);
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}\n{:?}", r.status, r.findings);
+    let patched = r.patched.clone().expect("a patched kernel");
+    assert_eq!(patched, want, "patched:\n{patched}");
+    assert_eq!(r.restructured, 1);
+    // It moves code: never applied without --unsafe-fixes.
+    assert_eq!(r.applicability, Some(Applicability::Unsafe));
+    assert!(r.unsafe_reason().unwrap().contains("restructures the code"), "{:?}", r.unsafe_reason());
+    starts(verdict_with(&patched, opts), "verified");
+    // The edits rebuild the patched text from the user's.
+    assert_eq!(syncfix::apply_edits(src, &r.edits), patched);
+    r.changes.iter().map(|c| c.kind).collect()
+}
+
+fn cuda32() -> syncfix::Options {
+    options(Language::Cuda, [32, 1, 1], [1, 1, 1])
+}
+
+#[test]
+fn a_barrier_in_a_divergent_conditional_moves_out_of_it() {
+    // GPUVerify's cooperative_groups/fail/divergence_thread_block: the barrier between the read
+    // and the write sits in a conditional half the threads skip. Removing it lets the pair race;
+    // every site between them is inside the conditional. Split around the barrier, the
+    // declaration the second half uses hoisted, the condition evaluated again (it reads no
+    // memory and the first half changes none of its variables).
+    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n}\n";
+    let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  int temp;\n  if (idx % 2 == 0) {\n    temp = A[idx + 2];\n  }\n  __syncthreads();\n  if (idx % 2 == 0) {\n    A[idx] = temp;\n  }\n}\n";
+    let kinds = repaired_as(src, &cuda32(), want);
+    assert_eq!(kinds, ["split-conditional"]);
+    let r = repair_with(src, &cuda32());
+    assert_eq!(r.changes[0].line, 3);
+    assert_eq!(r.changes[0].barrier, "__syncthreads();");
+    assert!(r.notes[0].contains("the conditional at line 3 is split in two around `__syncthreads();`"), "{:?}", r.notes);
+    assert!(matches!(r.kernels[0].status, RepairStatus::Repaired), "{:?}", r.kernels[0].status);
+}
+
+#[test]
+fn without_a_barrier_the_split_makes_the_place_for_a_new_one() {
+    // No barrier at all: the race between the read and the write lies in the conditional, so
+    // the conditional is split between them and a barrier inserted between the halves.
+    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    A[idx] = temp;\n  }\n}\n";
+    let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  int temp;\n  if (idx % 2 == 0) {\n    temp = A[idx + 2];\n  }\n  __syncthreads();\n  if (idx % 2 == 0) {\n    A[idx] = temp;\n  }\n}\n";
+    let kinds = repaired_as(src, &cuda32(), want);
+    assert_eq!(kinds, ["split-conditional", "insert"]);
+}
+
+#[test]
+fn a_condition_that_reads_memory_is_saved_before_the_split() {
+    // The condition reads A, which the first half writes: evaluated again it could differ, so
+    // it is evaluated once, into a bool.
+    let src = "__global__ void k(int *A, int *B) {\n  unsigned t = threadIdx.x;\n  if (B[t] > 0) {\n    A[t] = 1;\n    __syncthreads();\n    B[t] = A[(t + 1) % 32];\n  }\n}\n";
+    let want = "__global__ void k(int *A, int *B) {\n  unsigned t = threadIdx.x;\n  bool cond = B[t] > 0;\n  if (cond) {\n    A[t] = 1;\n  }\n  __syncthreads();\n  if (cond) {\n    B[t] = A[(t + 1) % 32];\n  }\n}\n";
+    repaired_as(src, &cuda32(), want);
+}
+
+#[test]
+fn a_condition_whose_variable_the_first_half_assigns_is_saved() {
+    let src = "__global__ void k(int *A, int *B) {\n  unsigned t = threadIdx.x;\n  unsigned u = t;\n  if (u % 2 == 0) {\n    A[t] = 1;\n    u = u + 1;\n    __syncthreads();\n    B[t] = A[(t + 2) % 32] + u;\n  }\n}\n";
+    let want = "__global__ void k(int *A, int *B) {\n  unsigned t = threadIdx.x;\n  unsigned u = t;\n  bool cond = u % 2 == 0;\n  if (cond) {\n    A[t] = 1;\n    u = u + 1;\n  }\n  __syncthreads();\n  if (cond) {\n    B[t] = A[(t + 2) % 32] + u;\n  }\n}\n";
+    repaired_as(src, &cuda32(), want);
+}
+
+#[test]
+fn a_barrier_in_the_else_arm_moves_out_with_the_negated_condition() {
+    let src = "__kernel void k(__local int *A, __global int *B) {\n  int t = get_local_id(0);\n  if (t < 16) {\n    B[t] = 0;\n  } else {\n    int x = A[t - 15];\n    barrier(CLK_LOCAL_MEM_FENCE);\n    A[t - 16] = x + 1;\n  }\n}\n";
+    let want = "__kernel void k(__local int *A, __global int *B) {\n  int t = get_local_id(0);\n  int x;\n  if (t < 16) {\n    B[t] = 0;\n  } else {\n    x = A[t - 15];\n  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  if (!(t < 16)) {\n    A[t - 16] = x + 1;\n  }\n}\n";
+    repaired_as(src, &options(Language::OpenCl, [32, 1, 1], [1, 1, 1]), want);
+}
+
+#[test]
+fn a_hoisted_name_used_elsewhere_keeps_its_scope_in_braces() {
+    // `temp` also names another variable after the `if`: the hoisted declaration must not
+    // reach it, so the halves are wrapped in a block.
+    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n  int temp = 3;\n  A[idx + 64] = temp;\n}\n";
+    let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  {\n    int temp;\n    if (idx % 2 == 0) {\n      temp = A[idx + 2];\n    }\n    __syncthreads();\n    if (idx % 2 == 0) {\n      A[idx] = temp;\n    }\n  }\n  int temp = 3;\n  A[idx + 64] = temp;\n}\n";
+    repaired_as(src, &cuda32(), want);
+}
+
+#[test]
+fn nested_divergent_conditionals_are_split_one_after_the_other() {
+    let src = "__global__ void k(int *A) {\n  unsigned t = threadIdx.x;\n  if (t < 16) {\n    if (t % 2 == 0) {\n      int v = A[t + 2];\n      __syncthreads();\n      A[t] = v;\n    }\n  }\n}\n";
+    let r = repair_with(src, &cuda32());
+    assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
+    let patched = r.patched.clone().unwrap();
+    assert_eq!(r.restructured, 2, "{patched}");
+    starts(verdict_with(&patched, &cuda32()), "verified");
+    // The barrier stands outside both conditionals.
+    let barrier_line = patched.lines().find(|l| l.contains("__syncthreads")).unwrap();
+    assert_eq!(barrier_line, "  __syncthreads();", "{patched}");
+}
+
+#[test]
+fn a_const_local_is_hoisted_without_its_const() {
+    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    const int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n}\n";
+    let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  int temp;\n  if (idx % 2 == 0) {\n    temp = A[idx + 2];\n  }\n  __syncthreads();\n  if (idx % 2 == 0) {\n    A[idx] = temp;\n  }\n}\n";
+    repaired_as(src, &cuda32(), want);
+}
+
+#[test]
+fn a_declaration_that_cannot_be_hoisted_leaves_the_kernel_unrepairable_with_the_reason() {
+    // A local array with an initializer cannot be assigned later: no split, and the reason
+    // says so.
+    let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp[1] = {A[idx + 2]};\n    __syncthreads();\n    A[idx] = temp[0];\n  }\n}\n";
+    let r = repair_with(src, &cuda32());
+    let RepairStatus::Unrepairable(reason) = &r.status else { panic!("{:?}", r.status) };
+    assert!(
+        reason.contains("every barrier site that would separate the racing accesses (lines 4 and 6) is reached by non-uniform control flow")
+            && reason.contains("the barrier sites at lines 5, 6 are inside a conditional")
+            && reason.contains("the conditional around line 5 cannot be split in two there: the declaration of `temp` cannot be moved before the `if`"),
+        "{reason}"
+    );
+    assert!(r.patched.is_none());
+}
+
+#[test]
+fn a_race_across_the_whole_conditional_is_not_restructured() {
+    // Two threads of the same arm write one cell in one statement: no barrier can order them,
+    // split or not (202 as before, and nothing printed).
+    let src = "__global__ void k(int *A) {\n  if (threadIdx.x % 2 == 0) {\n    A[0] = threadIdx.x;\n    __syncthreads();\n  }\n}\n";
+    let r = repair_with(src, &cuda32());
+    assert!(matches!(r.status, RepairStatus::Unrepairable(_)), "{:?}", r.status);
+    assert!(r.patched.is_none());
+}
