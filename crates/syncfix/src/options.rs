@@ -353,7 +353,9 @@ impl Options {
             },
             instrument: syncfix_instrument::InstrumentConfig {
                 new_sites: true,
-                disable_grid: r.disable_grid,
+                // Without inter-group races to order, a grid barrier has nothing to do
+                // (GPURepair: no grid barriers under --only-intra-group).
+                disable_grid: r.disable_grid || v.only_intra_group,
                 disable_inspect: r.disable_inspect,
                 loop_depth_weight: r.loop_depth_weight,
                 grid_barrier_weight: r.grid_barrier_weight,

@@ -110,6 +110,16 @@ fn multi_block_cuda_kernels_get_grid_twins() {
     assert_eq!(s, vec!["2:3 before block w1", "2:3 before grid w13", "3:3 before block w1", "3:3 before grid w13"]);
     let cfg = RepairOptions { disable_grid: true, ..RepairOptions::default() };
     assert_eq!(sites(src, Language::Cuda, 32, 4, cfg).len(), 2);
+    // Nor under --only-intra-group: no race between blocks is checked, so none to order.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.cu");
+    std::fs::write(&path, src).unwrap();
+    let mut opts = Options::new(Launch::new([32, 1, 1], [4, 1, 1]));
+    opts.language = Some(Language::Cuda);
+    opts.repair.warp_barriers = false;
+    opts.verifier.only_intra_group = true;
+    let intra: Vec<&str> = syncfix::sites(&path, src, &opts).unwrap().iter().map(|s| s.scope).collect();
+    assert_eq!(intra, ["block", "block"]);
     // OpenCL has no grid barrier.
     let cl = "__kernel void k(__global int *A) {\n  int t = A[get_global_id(0) + 1];\n  A[get_global_id(0)] = t;\n}\n";
     assert!(!sites(cl, Language::OpenCl, 32, 4, RepairOptions::default()).iter().any(|x| x.contains("grid")));
