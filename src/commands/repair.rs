@@ -275,7 +275,7 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
         upgraded += &format!(", waited for asynchronous copies at {} place{}", report.waited, plural(report.waited));
     }
     if report.restructured > 0 {
-        upgraded += &format!(", split {} conditional{} in two", report.restructured, plural(report.restructured));
+        upgraded += &format!(", restructured the code at {} place{} (see the notes)", report.restructured, plural(report.restructured));
     }
     eprintln!(
         "syncfix: {}: inserted {} barrier{}, removed {}{upgraded}; {proof}",

@@ -1,4 +1,6 @@
-//! A conditional split in two around a barrier (ARCHITECTURE.md, "crates/fix"): the repair of
+//! Restructurings that let every thread reach a barrier (ARCHITECTURE.md, "crates/fix"): a
+//! conditional split in two around it ([`split_conditional`]), an early return moved past it
+//! ([`delay_return`]). The first is the repair of
 //! barrier divergence that removing the barrier cannot give, because the barrier orders a race
 //! inside the conditional. `if (c) { A; B; }` with a barrier needed between `A` and `B` becomes
 //! `if (c) { A; } <barrier> if (c) { B; }`, so that every thread reaches the barrier:
@@ -33,13 +35,34 @@ pub struct Restructure {
     /// The one edit: the `if` statement replaced by its two halves (with the barrier between
     /// them, the saved condition and the hoisted declarations before them).
     pub edit: Edit,
-    /// The `if` statement split.
+    /// What was done.
+    pub kind: RestructureKind,
+    /// The `if` statement split, or the early return moved.
     pub if_stmt: StmtId,
     /// The user's barrier statement moved between the halves, as written (`None` without
     /// `hoist`).
     pub moved_barrier: Option<String>,
     /// What was done, for the user (one sentence).
     pub note: String,
+}
+
+/// The kinds of [`Restructure`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RestructureKind {
+    /// [`split_conditional`].
+    SplitConditional,
+    /// [`delay_return`].
+    DelayReturn,
+}
+
+impl RestructureKind {
+    /// `split-conditional` or `delay-return` (the repair summary's change kinds).
+    pub fn name(self) -> &'static str {
+        match self {
+            RestructureKind::SplitConditional => "split-conditional",
+            RestructureKind::DelayReturn => "delay-return",
+        }
+    }
 }
 
 /// Splits the `if` statement whose braced arm holds statement `at` in two, just before `at`
@@ -104,58 +127,13 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
     let first_text = TextRange { start: open + 1, end: first_end };
     let second_text = TextRange { start: second_start, end: arm.range.end };
 
-    // Declarations of the first half that the second half uses are hoisted.
-    let later: HashSet<&str> = words(&src[second_text.start..second_text.end]);
-    let mut hoisted: Vec<(String, String)> = vec![];
-    let mut first_edits: Vec<Edit> = vec![];
-    for &d in first {
-        let st = get(d)?;
-        if st.kind != StmtKind::Decl {
-            continue;
-        }
-        let Some(local) = &st.local else {
-            let text = &src[st.range.start..st.range.end];
-            if words(text).iter().any(|w| later.contains(w)) {
-                return Err(no(&format!("the declaration `{}` cannot be moved before the `if`", text.trim())));
-            }
-            continue;
-        };
-        if !later.contains(local.name.as_str()) {
-            continue;
-        }
-        let Some(ty) = &local.hoistable_type else {
-            return Err(no(&format!("the declaration of `{}` cannot be moved before the `if`", local.name)));
-        };
-        hoisted.push((ty.clone(), local.name.clone()));
-        first_edits.push(match local.init {
-            Some(_) => Edit::deletion(TextRange { start: st.range.start, end: local.name_range.start }),
-            None => Edit::deletion(whole_lines(src, st.range).unwrap_or(st.range)),
-        });
-    }
-
-    // The condition: evaluated again by the second `if`, or saved.
+    let later = words(&src[second_text.start..second_text.end]);
+    let FirstHalf { hoisted, edits: first_edits, stable } = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
     let cond_text = src[branch.cond.start..branch.cond.end].to_string();
-    // Names the first half may change (clang's view of each statement), or every word of its
-    // text where it holds text that is no recorded statement.
-    let mut changed: HashSet<&str> = HashSet::new();
-    let mut covered = first_text.start;
-    let mut gaps = String::new();
-    for &d in first {
-        let st = get(d)?;
-        gaps.push_str(&src[covered.min(st.range.start)..st.range.start]);
-        covered = covered.max(st.range.end);
-        changed.extend(st.lvalues.iter().map(String::as_str));
-    }
-    gaps.push_str(&src[covered.min(first_text.end)..first_text.end]);
-    let gap_words = words(&gaps);
     let has_first = !first.is_empty();
     let has_second = !rest.is_empty() || (!in_else && branch.else_arm.is_some());
     let moved = has_second && (has_first || hoist);
-    let names_stable = !branch
-        .names
-        .iter()
-        .any(|n| changed.contains(n.as_str()) || gap_words.contains(n.as_str()) || hoisted.iter().any(|(_, h)| h == n));
-    let saved = (moved && !(branch.repeatable && names_stable)).then(|| fresh_name(src, "cond"));
+    let saved = (moved && !(branch.repeatable && stable(&branch.names))).then(|| fresh_name(src, "cond"));
     let cond_ref = saved.clone().unwrap_or_else(|| cond_text.clone());
     // The `if` head with the condition as it is referred to.
     let head = |from: usize, to: usize| -> String {
@@ -237,11 +215,235 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
     } else {
         format!("the conditional at line {line} is split in two, so that a barrier between the halves is reached by every thread")
     };
-    Ok(Restructure { edit: Edit::replacement(TextRange { start: range_start, end: cond_stmt.range.end }, replacement),
+    Ok(Restructure {
+        edit: Edit::replacement(TextRange { start: range_start, end: cond_stmt.range.end }, replacement),
+        kind: RestructureKind::SplitConditional,
         if_stmt: if_id,
         moved_barrier: hoist.then(|| src[s.range.start..s.range.end].trim().to_string()),
         note,
     })
+}
+
+/// Moves an early return past a barrier (the divergence of a barrier that some threads skip by
+/// returning early, `if (c) return;` before it): the statements between the return and the
+/// barrier are guarded by the negated condition, and the `if (c) return;` follows the barrier,
+/// so that every thread reaches it:
+///
+/// ```text
+///   if (t >= n) return;              if (!(t >= n)) {
+///   tile[t] = in[t];          ->       tile[t] = in[t];
+///   __syncthreads();                 }
+///   out[t] = tile[t + 1];            __syncthreads();
+///                                    if (t >= n) return;
+///                                    out[t] = tile[t + 1];
+/// ```
+///
+/// `at` is the barrier (with `hoist`) or, without it, the statement before which the return
+/// moves (the place before it then takes a new barrier); the return is the nearest `if (c)
+/// return;` (no `else`, the arm `return;` or `{ return; }`) before `at` in the same block. Each
+/// thread runs the statements it ran before, as in [`split_conditional`] (the condition
+/// evaluated again or saved, declarations the rest of the block uses hoisted before the
+/// guard). Every statement involved must stand on lines of its own.
+///
+/// Errors: as [`split_conditional`]'s, and [`FixError::CannotRestructure`] when no early return
+/// stands before `at` in its block or the lines are shared.
+pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) -> Result<Restructure, FixError> {
+    let get = |id: StmtId| stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id });
+    let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
+    let src = source;
+    let s = get(at)?;
+    check_stmt_range(src, at, s.range)?;
+    if hoist && s.barrier_call.is_none() {
+        return Err(no("the statement is not a barrier call"));
+    }
+    // The statements of `at`'s block, in order (a function body is not a recorded statement).
+    let (siblings, block_end): (Vec<StmtId>, usize) = match s.parent {
+        Some(p) => {
+            let b = get(p)?;
+            if b.kind != StmtKind::Compound {
+                return Err(no("the statement is not a member of a block"));
+            }
+            (b.children.clone(), b.range.end)
+        }
+        None => {
+            let mut v: Vec<(usize, StmtId)> = stmts
+                .stmts
+                .iter()
+                .filter(|(_, x)| x.parent.is_none() && x.function == s.function)
+                .map(|(id, x)| (x.range.start, id))
+                .collect();
+            v.sort();
+            let end = v.last().map_or(s.range.end, |&(_, id)| stmts.stmts[id].range.end);
+            (v.into_iter().map(|(_, id)| id).collect(), end)
+        }
+    };
+    let pos = siblings.iter().position(|&c| c == at).ok_or_else(|| no("the statement is not a member of its block"))?;
+    let early_return = |id: StmtId| -> Option<&syncfix_kir::Branch> {
+        let st = stmts.stmts.get(id)?;
+        let b = st.branch.as_ref()?;
+        if st.kind != StmtKind::If || b.else_arm.is_some() || st.sole_body {
+            return None;
+        }
+        let arm = stmts.stmts.get(b.then_arm?)?;
+        let ret = match arm.kind {
+            StmtKind::Return => arm,
+            StmtKind::Compound if arm.children.len() == 1 => stmts.stmts.get(arm.children[0])?,
+            _ => return None,
+        };
+        (ret.kind == StmtKind::Return && src.get(ret.range.start..ret.range.end)?.split_whitespace().collect::<String>() == "return;")
+            .then_some(b)
+    };
+    let r_pos = siblings[..pos]
+        .iter()
+        .rposition(|&x| early_return(x).is_some())
+        .ok_or_else(|| no("no early `return` stands before it in its block"))?;
+    let r_id = siblings[r_pos];
+    let r = get(r_id)?;
+    let branch = early_return(r_id).ok_or_else(|| no("no early `return` stands before it in its block"))?;
+    let first = &siblings[r_pos + 1..pos];
+    if !hoist && first.is_empty() {
+        return Err(no("no statement stands between the early return and it"));
+    }
+    let (Some(r_lines), Some((_, ind)), Some(_)) = (whole_lines(src, r.range), indentation(src, r.range.start), indentation(src, s.range.start)) else {
+        return Err(no("the statements do not stand on lines of their own"));
+    };
+    let at_lines = whole_lines(src, s.range);
+    if hoist && at_lines.is_none() {
+        return Err(no("the barrier does not stand on lines of its own"));
+    }
+    let nl = newline(src);
+    let first_text = TextRange { start: r_lines.end, end: line_start(src, s.range.start) };
+    let second_start = if hoist { at_lines.map_or(s.range.end, |l| l.end) } else { first_text.end };
+    let later = words(&src[second_start..block_end.max(second_start)]);
+    let half = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
+    // A hoisted name must not stand for another variable in the condition or before its own
+    // declaration.
+    if let Some((_, n)) = half.hoisted.iter().find(|(_, n)| words(&src[r.range.start..first_text.end]).contains(n.as_str()) && {
+        let decl = first.iter().filter_map(|&d| stmts.stmts.get(d)).find(|d| d.local.as_ref().is_some_and(|l| &l.name == n));
+        decl.is_some_and(|d| words(&src[r.range.start..d.range.start]).contains(n.as_str()))
+    }) {
+        return Err(no(&format!("`{n}` names another variable before its declaration")));
+    }
+    let cond_text = src[branch.cond.start..branch.cond.end].to_string();
+    let repeat = branch.repeatable && (half.stable)(&branch.names);
+    let saved = (!first.is_empty() && !repeat).then(|| fresh_name(src, "cond"));
+    let neg = match &saved {
+        Some(n) => format!("!{n}"),
+        None => format!("!({cond_text})"),
+    };
+    // One level of indentation: the block's statements relative to its `{` line (a function
+    // body's relative to column 1).
+    let outer: &str = match s.parent.and_then(|p| stmts.stmts.get(p)) {
+        Some(b) => {
+            let line = &src[line_start(src, b.range.start)..];
+            &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+        }
+        None => "",
+    };
+    let unit = ind.strip_prefix(outer).filter(|u| !u.is_empty()).unwrap_or("    ").to_string();
+    let mut out = String::new();
+    if let Some(n) = &saved {
+        out.push_str(&format!("{ind}bool {n} = {cond_text};{nl}"));
+    }
+    for (ty, name) in &half.hoisted {
+        out.push_str(&format!("{ind}{ty} {name};{nl}"));
+    }
+    if !first.is_empty() {
+        out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
+        for line in slice_with_edits(src, first_text, &half.edits).split_inclusive('\n') {
+            if line.trim().is_empty() {
+                out.push_str(line);
+            } else {
+                out.push_str(&format!("{unit}{line}"));
+            }
+        }
+        out.push_str(&format!("{ind}}}{nl}"));
+    }
+    if hoist {
+        out.push_str(&src[line_start(src, s.range.start)..second_start]);
+    }
+    // The early return itself, as written (its condition by name when saved).
+    let r_text = match &saved {
+        Some(n) => format!("{}{}{}", &src[r_lines.start..branch.cond.start], n, &src[branch.cond.end..r_lines.end]),
+        None => src[r_lines.start..r_lines.end].to_string(),
+    };
+    out.push_str(&r_text);
+    let line = src[..r.range.start].matches('\n').count() + 1;
+    let note = if hoist {
+        format!(
+            "the early return at line {line} now follows `{}`, so that every thread reaches the barrier (the threads that \
+             returned early skipped it)",
+            src[s.range.start..s.range.end].trim()
+        )
+    } else {
+        format!("the early return at line {line} is moved down, so that a barrier before it is reached by every thread")
+    };
+    Ok(Restructure {
+        edit: Edit::replacement(TextRange { start: r_lines.start, end: second_start }, out),
+        kind: RestructureKind::DelayReturn,
+        if_stmt: r_id,
+        moved_barrier: hoist.then(|| src[s.range.start..s.range.end].trim().to_string()),
+        note,
+    })
+}
+
+/// What splitting after the statements `first` (whose text is `first_text`) takes: the
+/// declarations among them that `later` (the words of the text after the split) uses, hoisted
+/// as `TYPE NAME;`, and the edits of `first_text` that leave their initialization in place.
+struct FirstHalf<F: Fn(&[String]) -> bool> {
+    hoisted: Vec<(String, String)>,
+    edits: Vec<Edit>,
+    /// Whether a condition naming these variables gives the same value after the first half:
+    /// none of them is an lvalue in it (or a word of text in it that is no recorded
+    /// statement), nor hoisted.
+    stable: F,
+}
+
+fn first_half<'a>(
+    src: &'a str,
+    stmts: &'a StmtTable,
+    first: &[StmtId],
+    first_text: TextRange,
+    later: &HashSet<&str>,
+) -> Result<FirstHalf<impl Fn(&[String]) -> bool + 'a>, String> {
+    let mut hoisted: Vec<(String, String)> = vec![];
+    let mut edits: Vec<Edit> = vec![];
+    // Names the first half may change (clang's view of each statement), or every word of its
+    // text where it holds text that is no recorded statement.
+    let mut changed: HashSet<String> = HashSet::new();
+    let mut covered = first_text.start;
+    let mut gaps = String::new();
+    for &d in first {
+        let Some(st) = stmts.stmts.get(d) else { return Err(format!("unknown statement {d}")) };
+        gaps.push_str(&src[covered.min(st.range.start)..st.range.start]);
+        covered = covered.max(st.range.end);
+        changed.extend(st.lvalues.iter().cloned());
+        if st.kind != StmtKind::Decl {
+            continue;
+        }
+        let Some(local) = &st.local else {
+            let text = &src[st.range.start..st.range.end];
+            if words(text).iter().any(|w| later.contains(w)) {
+                return Err(format!("the declaration `{}` cannot be moved before the `if`", text.trim()));
+            }
+            continue;
+        };
+        if !later.contains(local.name.as_str()) {
+            continue;
+        }
+        let Some(ty) = &local.hoistable_type else {
+            return Err(format!("the declaration of `{}` cannot be moved before the `if`", local.name));
+        };
+        hoisted.push((ty.clone(), local.name.clone()));
+        edits.push(match local.init {
+            Some(_) => Edit::deletion(TextRange { start: st.range.start, end: local.name_range.start }),
+            None => Edit::deletion(whole_lines(src, st.range).unwrap_or(st.range)),
+        });
+    }
+    gaps.push_str(&src[covered.min(first_text.end)..first_text.end]);
+    changed.extend(words(&gaps).into_iter().map(str::to_string));
+    changed.extend(hoisted.iter().map(|(_, n)| n.clone()));
+    Ok(FirstHalf { hoisted, edits, stable: move |names: &[String]| !names.iter().any(|n| changed.contains(n)) })
 }
 
 /// `range` of `src` with `edits` (sorted, inside `range`, not overlapping) applied.

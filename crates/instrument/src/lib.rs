@@ -8,7 +8,8 @@
 //! - *scope boundaries*: before a conditional statement whose arms contain sites, and before a
 //!   loop and at the start of its body, for loops containing sites; and at the end of a loop's
 //!   braced body when it ends with a conditional or a loop (after a plain statement the next
-//!   iteration's start and the statement after the loop are the same program points).
+//!   iteration's start and the statement after the loop are the same program points); before
+//!   an early return (`if (c) return;`) that sites follow in its block.
 //!
 //! Each site gets a Boolean barrier variable per scope (block, a grid twin for CUDA kernels
 //! with more than one block, and a warp twin, `__syncwarp()`, for CUDA kernels whose blocks hold
@@ -455,6 +456,12 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
         }
     }
     for (s, st) in stmts.iter() {
+        // An early return (`if (c) return;`) before sites of its block: the last place where
+        // the threads that leave and those that stay can meet (and where moving the return
+        // down makes a place for a barrier every thread reaches).
+        if early_return_before_sites(k, s, &has) {
+            chosen.insert((s, SiteKind::Before));
+        }
         if !has[s] {
             continue;
         }
@@ -478,6 +485,27 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
     // Only boundaries the front end actually marked in the IR can host a site.
     chosen.retain(|x| anchored.contains(x));
     chosen
+}
+
+/// Whether statement `s` is `if (c) return;` (no `else`; the arm `return;` or `{ return; }`)
+/// and a later statement of its block has sites (`has`).
+fn early_return_before_sites(k: &Kernel, s: StmtId, has: &SecondaryMap<StmtId, bool>) -> bool {
+    let stmts = &k.stmts.stmts;
+    let st = &stmts[s];
+    let Some(b) = &st.branch else { return false };
+    if st.kind != StmtKind::If || b.else_arm.is_some() || st.sole_body {
+        return false;
+    }
+    let Some(arm) = b.then_arm.map(|a| &stmts[a]) else { return false };
+    let returns = match arm.kind {
+        StmtKind::Return => true,
+        StmtKind::Compound => arm.children.len() == 1 && stmts[arm.children[0]].kind == StmtKind::Return,
+        _ => false,
+    };
+    returns
+        && stmts.iter().any(|(o, other)| {
+            other.parent == st.parent && other.function == st.function && other.range.start >= st.range.end && has[o]
+        })
 }
 
 /// Whether loop `l`'s braced body ends with a conditional or a loop statement.

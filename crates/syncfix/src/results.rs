@@ -157,8 +157,9 @@ pub struct RepairReport {
     /// Places where the fix waits for OpenCL asynchronous copies (`wait_group_events`) before
     /// a barrier (inserted with it, or before the user's).
     pub waited: usize,
-    /// Conditionals split in two around a barrier (the user's barrier moved out of a
-    /// conditional that threads take differently, or a place made for a new one).
+    /// Places restructured so that every thread reaches a barrier: a conditional split in two
+    /// around it, or an early return moved past it (the user's barrier moved, or a place made
+    /// for a new one).
     pub restructured: usize,
     pub timings: Timings,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
@@ -179,9 +180,10 @@ pub struct ChangeInfo {
     /// of an assignment, through a temporary), `insert-end`, `insert-wait` (OpenCL
     /// `wait_group_events` for pending asynchronous copies, then a barrier unless it stands
     /// before the user's; `barrier` holds the statements), `remove`, `upgrade` (an OpenCL
-    /// barrier's flags rewritten; `barrier` is the new statement), or `split-conditional` (the
+    /// barrier's flags rewritten; `barrier` is the new statement), `split-conditional` (the
     /// `if` at `line` split in two; `barrier` is the user's barrier moved between the halves,
-    /// empty when the place between them takes a new barrier; weight 0).
+    /// empty when the place between them takes a new barrier; weight 0) or `delay-return` (the
+    /// early return at `line` moved past the barrier, the statements before it guarded).
     pub kind: &'static str,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
@@ -228,7 +230,7 @@ impl RepairReport {
         match self.applicability? {
             Applicability::Safe => None,
             Applicability::Unsafe if self.restructured > 0 => {
-                Some("it restructures the code (a conditional split in two around a barrier), which deserves a review".into())
+                Some("it restructures the code (a conditional split in two, or an early return moved, around a barrier), which deserves a review".into())
             }
             Applicability::Unsafe => Some("it removes a barrier, which rests on the launch configuration and abstractions verified".into()),
             Applicability::CooperativeLaunch => Some("it inserts a grid barrier, which needs a cooperative launch outside this file".into()),

@@ -119,8 +119,8 @@ fn a_declaration_that_cannot_be_hoisted_leaves_the_kernel_unrepairable_with_the_
     let RepairStatus::Unrepairable(reason) = &r.status else { panic!("{:?}", r.status) };
     assert!(
         reason.contains("every barrier site that would separate the racing accesses (lines 4 and 6) is reached by non-uniform control flow")
-            && reason.contains("the barrier sites at lines 5, 6 are inside a conditional")
-            && reason.contains("the conditional around line 5 cannot be split in two there: the declaration of `temp` cannot be moved before the `if`"),
+            && reason.contains("the barrier sites at lines 5, 6 are reached by some threads and not by others")
+            && reason.contains("syncfix cannot restructure the code around line 5 so that every thread reaches a barrier there: the declaration of `temp` cannot be moved before the `if`"),
         "{reason}"
     );
     assert!(r.patched.is_none());
@@ -134,4 +134,35 @@ fn a_race_across_the_whole_conditional_is_not_restructured() {
     let r = repair_with(src, &cuda32());
     assert!(matches!(r.status, RepairStatus::Unrepairable(_)), "{:?}", r.status);
     assert!(r.patched.is_none());
+}
+
+#[test]
+fn an_early_return_moves_past_the_barrier_it_made_some_threads_skip() {
+    // The most common divergence of real kernels: threads past the end return before the
+    // barrier. The loads before it are guarded instead, and the return follows the barrier.
+    let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  __syncthreads();\n  out[t] = tile[(t + 1) % n];\n}\n";
+    let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
+    let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
+    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    let r = repair_with(src, &opts);
+    assert!(r.notes[0].contains("the early return at line 4 now follows `__syncthreads();`"), "{:?}", r.notes);
+}
+
+#[test]
+fn an_early_return_in_braces_with_declarations_the_rest_uses() {
+    // The value loaded before the barrier is used after it: its declaration is hoisted above
+    // the guard.
+    let src = "__kernel void k(__global float *out, __global const float *in, __local float *s, int n) {\n  int t = get_local_id(0);\n  if (t >= n) {\n    return;\n  }\n  float v = in[t];\n  s[t] = v;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  out[t] = s[(t + 1) % n] + v;\n}\n";
+    let want = "__kernel void k(__global float *out, __global const float *in, __local float *s, int n) {\n  int t = get_local_id(0);\n  float v;\n  if (!(t >= n)) {\n    v = in[t];\n    s[t] = v;\n  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  if (t >= n) {\n    return;\n  }\n  out[t] = s[(t + 1) % n] + v;\n}\n";
+    let mut opts = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
+    opts.verifier.abstraction = syncfix::Abstraction::Equality;
+    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+}
+
+#[test]
+fn without_a_barrier_an_early_return_moves_down_to_make_a_place_for_one() {
+    let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  out[t] = tile[(t + 1) % n];\n}\n";
+    let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
+    let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
+    assert_eq!(repaired_as(src, &opts, want), ["delay-return", "insert"]);
 }

@@ -124,3 +124,12 @@ fn multi_block_cuda_kernels_get_grid_twins() {
     let cl = "__kernel void k(__global int *A) {\n  int t = A[get_global_id(0) + 1];\n  A[get_global_id(0)] = t;\n}\n";
     assert!(!sites(cl, Language::OpenCl, 32, 4, RepairOptions::default()).iter().any(|x| x.contains("grid")));
 }
+
+#[test]
+fn an_early_return_that_sites_follow_is_a_scope_boundary() {
+    // `if (t >= n) return;` (line 3) before the accesses: a site before it, where the threads
+    // that leave and those that stay last meet. One after the accesses is not.
+    let src = "__global__ void k(int *A, int n) {\n  int t = threadIdx.x;\n  if (t >= n) return;\n  int v = A[t + 1];\n  A[t] = v;\n  if (t == 0) {\n    return;\n  }\n}\n";
+    let s = cuda(src, 32, 1);
+    assert_eq!(s, vec!["3:3 before block w1", "4:3 before block w1", "5:3 before block w1"]);
+}

@@ -371,8 +371,8 @@ fn without_word(text: &str, word: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(i) = rest.find(word) {
-        let before_ok = rest[..i].chars().next_back().is_none_or(|c| !ident(c));
-        let after_ok = rest[i + word.len()..].chars().next().is_none_or(|c| !ident(c));
+        let before_ok = !rest[..i].chars().next_back().is_some_and(ident);
+        let after_ok = !rest[i + word.len()..].chars().next().is_some_and(ident);
         out.push_str(&rest[..i]);
         if !(before_ok && after_ok) {
             out.push_str(word);

@@ -46,8 +46,8 @@ pub(super) fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace
             return Outcome::Unrepairable {
                 reason: format!(
                     "every barrier site that would separate the racing accesses{pair} is reached by non-uniform \
-                     control flow ({sites} inside a conditional that the threads take differently, so a \
-                     barrier there would diverge)"
+                     control flow ({sites} reached by some threads and not by others, inside a conditional they take \
+                     differently or after a return some of them take, so a barrier there would diverge)"
                 ),
                 trace: traces.get(i).cloned().or(trace),
             };

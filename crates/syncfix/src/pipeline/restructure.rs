@@ -32,14 +32,18 @@ pub(super) fn repair_split(
     let mut why = None;
     for &(stmt, hoist) in splits {
         let line = |s: StmtId| compiled.ast.stmts.stmts.get(s).map_or(0, |s| text[..s.range.start.min(text.len())].matches('\n').count() + 1);
-        let split = match syncfix_fix::split_conditional(text, &compiled.ast.stmts, stmt, hoist) {
+        // Out of the conditional that holds it, or past the early return before it.
+        let inside = compiled.ast.stmts.ancestors(stmt).skip(1).any(|a| compiled.ast.stmts.stmts[a].kind == syncfix_kir::StmtKind::If);
+        let attempt = syncfix_fix::split_conditional(text, &compiled.ast.stmts, stmt, hoist)
+            .or_else(|e| syncfix_fix::delay_return(text, &compiled.ast.stmts, stmt, hoist).map_err(|d| if inside { e } else { d }));
+        let split = match attempt {
             Ok(s) => s,
             Err(syncfix_fix::FixError::CannotRestructure { reason, .. }) => {
-                why.get_or_insert_with(|| format!("the conditional around line {} cannot be split in two there: {reason}", line(stmt)));
+                why.get_or_insert_with(|| format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {reason}", line(stmt)));
                 continue;
             }
             Err(e) => {
-                why.get_or_insert_with(|| format!("the conditional around line {} cannot be split in two there: {e}", line(stmt)));
+                why.get_or_insert_with(|| format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {e}", line(stmt)));
                 continue;
             }
         };
@@ -54,7 +58,7 @@ pub(super) fn repair_split(
             // The restructured text does not compile (a hoisted declaration clashes, a type
             // without a default constructor): this split is not a repair.
             Err(e) => {
-                why.get_or_insert_with(|| format!("the conditional at line {at} split in two does not compile: {e}"));
+                why.get_or_insert_with(|| format!("the code restructured at line {at} does not compile: {e}"));
                 continue;
             }
         };
@@ -64,10 +68,10 @@ pub(super) fn repair_split(
                 return Ok(Ok(report_on_original(text, &restructured, &split, inner, failed)))
             }
             RepairStatus::Unrepairable(r) | RepairStatus::Unknown(r) => {
-                why.get_or_insert_with(|| format!("with the conditional at line {at} split in two, the kernel is still not repaired: {r}"));
+                why.get_or_insert_with(|| format!("with the code restructured at line {at}, the kernel is still not repaired: {r}"));
             }
             _ => {
-                why.get_or_insert_with(|| format!("with the conditional at line {at} split in two, the kernel is still not repaired"));
+                why.get_or_insert_with(|| format!("with the code restructured at line {at}, the kernel is still not repaired"));
             }
         }
     }
@@ -96,7 +100,7 @@ fn report_on_original(text: &str, restructured: &str, split: &syncfix_fix::Restr
         }
     };
     let change = ChangeInfo {
-        kind: "split-conditional",
+        kind: split.kind.name(),
         line: first,
         barrier: split.moved_barrier.clone().unwrap_or_default(),
         scope: "block",
