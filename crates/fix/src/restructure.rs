@@ -326,7 +326,9 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     }
     let cond_text = src[branch.cond.start..branch.cond.end].to_string();
     let repeat = branch.repeatable && (half.stable)(&branch.names);
-    let saved = (!first.is_empty() && !repeat).then(|| fresh_name(src, "cond"));
+    // The condition is evaluated after the guarded statements and the barrier: again when
+    // that gives the same value, else once before them (saved).
+    let saved = (!repeat).then(|| fresh_name(src, "cond"));
     let neg = match &saved {
         Some(n) => format!("!{n}"),
         None => format!("!({cond_text})"),

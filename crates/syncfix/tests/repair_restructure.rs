@@ -166,3 +166,12 @@ fn without_a_barrier_an_early_return_moves_down_to_make_a_place_for_one() {
     let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
     assert_eq!(repaired_as(src, &opts, want), ["delay-return", "insert"]);
 }
+
+#[test]
+fn an_early_return_on_a_value_read_from_memory_is_decided_before_the_barrier() {
+    // The condition reads memory: evaluated after the barrier it could see other threads'
+    // writes, so it is evaluated where it was, into a bool.
+    let src = "__global__ void k(float *out, const int *skip) {\n  __shared__ float tile[64];\n  int t = threadIdx.x;\n  if (skip[t] != 0) return;\n  tile[t] = 1.0f;\n  __syncthreads();\n  out[t] = tile[(t + 1) % 64];\n}\n";
+    let want = "__global__ void k(float *out, const int *skip) {\n  __shared__ float tile[64];\n  int t = threadIdx.x;\n  bool cond = skip[t] != 0;\n  if (!cond) {\n    tile[t] = 1.0f;\n  }\n  __syncthreads();\n  if (cond) return;\n  out[t] = tile[(t + 1) % 64];\n}\n";
+    assert_eq!(repaired_as(src, &options(Language::Cuda, [64, 1, 1], [1, 1, 1]), want), ["delay-return"]);
+}
