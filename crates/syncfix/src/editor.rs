@@ -108,6 +108,11 @@ pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, Erro
                 repaired.join(", "),
                 if n == 1 { "" } else { "s" }
             )
+        } else if command == "repair" && summary.changes.iter().any(|c| matches!(c.kind.as_str(), "split-conditional" | "delay-return")) {
+            format!(
+                "Restructure so that every thread reaches the barrier (syncfix repair: {n} change{}, re-verified)",
+                if n == 1 { "" } else { "s" }
+            )
         } else if command == "repair" {
             format!("Insert barriers (syncfix repair: {n} change{}, re-verified)", if n == 1 { "" } else { "s" })
         } else {

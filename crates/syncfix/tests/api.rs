@@ -157,3 +157,21 @@ fn a_repair_says_what_it_over_approximated() {
     let log = coarse.kernels[0].log.join("\n");
     assert!(log.contains("over-approximates") && log.contains("equality abstraction of `A`, `s`"), "{log}");
 }
+
+#[test]
+fn an_editor_is_offered_a_restructuring_as_an_unsafe_quick_fix() {
+    // A barrier in a conditional half the threads skip: the quick fix moves it out (it moves
+    // code, so it is unsafe), and its edits give a text that verifies.
+    let text = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, text);
+    let opts = options(Language::Cuda, [32, 1, 1], [1, 1, 1]);
+    let a = syncfix::analyse(&path, text, &opts).unwrap();
+    let fix = a.fix.expect("a quick fix");
+    assert_eq!(fix.title, "Restructure so that every thread reaches the barrier (syncfix repair: 1 change, re-verified)");
+    assert_eq!(fix.applicability, "unsafe");
+    assert_eq!(fix.summary.changes[0].kind, "split-conditional");
+    let patched = syncfix::apply_edits(text, &fix.edits);
+    let (reports, _) = syncfix::verify(&path, &patched, &opts).unwrap();
+    assert!(matches!(reports[0].status, Status::Verified), "{:?}\n{patched}", reports[0].status);
+}
