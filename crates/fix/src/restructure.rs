@@ -205,15 +205,18 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
             replacement = format!("{ind}{replacement}");
         }
     }
-    let line = src[..cond_stmt.range.start].matches('\n').count() + 1;
+    // Notes name statements by their text: a note of a later round stands in a text whose
+    // lines are no longer the user's.
+    let head_end = src[branch.cond.end..].find(')').map_or(branch.cond.end, |i| branch.cond.end + i + 1);
+    let if_text = one_line(&src[cond_stmt.range.start..head_end]);
     let note = if hoist {
         format!(
-            "the conditional at line {line} is split in two around `{}`, so that every thread reaches the barrier (it was \
-             inside a conditional that threads take differently)",
-            src[s.range.start..s.range.end].trim()
+            "the conditional `{if_text}` is split in two around `{}`, so that every thread reaches the barrier (it was inside a \
+             conditional that threads take differently)",
+            one_line(&src[s.range.start..s.range.end])
         )
     } else {
-        format!("the conditional at line {line} is split in two, so that a barrier between the halves is reached by every thread")
+        format!("the conditional `{if_text}` is split in two, so that a barrier between the halves is reached by every thread")
     };
     Ok(Restructure {
         edit: Edit::replacement(TextRange { start: range_start, end: cond_stmt.range.end }, replacement),
@@ -370,15 +373,15 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
         None => src[r_lines.start..r_lines.end].to_string(),
     };
     out.push_str(&r_text);
-    let line = src[..r.range.start].matches('\n').count() + 1;
+    let r_stmt = one_line(&src[r.range.start..r.range.end]);
     let note = if hoist {
         format!(
-            "the early return at line {line} now follows `{}`, so that every thread reaches the barrier (the threads that \
-             returned early skipped it)",
-            src[s.range.start..s.range.end].trim()
+            "the early return `{r_stmt}` now follows `{}`, so that every thread reaches the barrier (the threads that returned \
+             early skipped it)",
+            one_line(&src[s.range.start..s.range.end])
         )
     } else {
-        format!("the early return at line {line} is moved down, so that a barrier before it is reached by every thread")
+        format!("the early return `{r_stmt}` is moved down, so that a barrier before it is reached by every thread")
     };
     Ok(Restructure {
         edit: Edit::replacement(TextRange { start: r_lines.start, end: second_start }, out),
@@ -446,6 +449,16 @@ fn first_half<'a>(
     changed.extend(words(&gaps).into_iter().map(str::to_string));
     changed.extend(hoisted.iter().map(|(_, n)| n.clone()));
     Ok(FirstHalf { hoisted, edits, stable: move |names: &[String]| !names.iter().any(|n| changed.contains(n)) })
+}
+
+/// `text` on one line (runs of whitespace as one space), at most 60 characters.
+fn one_line(text: &str) -> String {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.chars().count() > 60 {
+        format!("{}...", t.chars().take(57).collect::<String>())
+    } else {
+        t
+    }
 }
 
 /// `range` of `src` with `edits` (sorted, inside `range`, not overlapping) applied.

@@ -44,7 +44,7 @@ fn a_barrier_in_a_divergent_conditional_moves_out_of_it() {
     let r = repair_with(src, &cuda32());
     assert_eq!(r.changes[0].line, 3);
     assert_eq!(r.changes[0].barrier, "__syncthreads();");
-    assert!(r.notes[0].contains("the conditional at line 3 is split in two around `__syncthreads();`"), "{:?}", r.notes);
+    assert!(r.notes[0].contains("the conditional `if (idx % 2 == 0)` is split in two around `__syncthreads();`"), "{:?}", r.notes);
     assert!(matches!(r.kernels[0].status, RepairStatus::Repaired), "{:?}", r.kernels[0].status);
 }
 
@@ -145,7 +145,7 @@ fn an_early_return_moves_past_the_barrier_it_made_some_threads_skip() {
     let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
     assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
     let r = repair_with(src, &opts);
-    assert!(r.notes[0].contains("the early return at line 4 now follows `__syncthreads();`"), "{:?}", r.notes);
+    assert!(r.notes[0].contains("the early return `if (t >= n) return;` now follows `__syncthreads();`"), "{:?}", r.notes);
 }
 
 #[test]
