@@ -258,14 +258,17 @@ pub struct RepairArgs {
     #[arg(long = "warp-size", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub warp_size: Option<u32>,
     /// Rewrite FILE with the repair (atomically) as well as printing the diff; only a safe fix
-    /// (block barriers inserted, proved) unless --unsafe-fixes is given.
+    /// (block barriers inserted, proved) unless --unsafe-fixes / --bounded-fixes is given.
     #[arg(long)]
     pub apply: bool,
     /// With --apply, also write fixes that are not safe: barrier removals, grid barriers (the
-    /// launch must become cooperative) and repairs checked only up to a loop bound (as Ruff's
-    /// --unsafe-fixes).
+    /// launch must become cooperative) and restructured code (as Ruff's --unsafe-fixes).
     #[arg(long = "unsafe-fixes", requires = "apply")]
     pub unsafe_fixes: bool,
+    /// With --apply, also write a repair checked only up to the loop-unwinding bound
+    /// (--loop-unwind, --findbugs): not a proof.
+    #[arg(long = "bounded-fixes", requires = "apply")]
+    pub bounded_fixes: bool,
 }
 
 #[derive(Args, Debug)]

@@ -164,10 +164,20 @@ fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("__syncthreads();"), "{out}");
     assert!(err.contains("up to 2 loop iterations (not a proof)") && !err.contains("the patched kernel verifies"), "{err}");
-    assert!(err.contains("not rewritten"), "{err}");
+    assert!(err.contains("b.cu not rewritten: the fix is not proved") && err.contains("add --bounded-fixes"), "{err}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), bounded);
-    // --unsafe-fixes alone is a command-line error.
+    // A bound is not a proof whatever the fix's kind: --unsafe-fixes does not apply it, its own
+    // flag does.
+    let (_, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "--unsafe-fixes", "b.cu"]);
+    assert!(err.contains("add --bounded-fixes"), "{err}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), bounded);
+    let (code, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "--bounded-fixes", "b.cu"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("b.cu rewritten"), "{err}");
+    assert!(std::fs::read_to_string(&p).unwrap().contains("__syncthreads();"));
+    // --unsafe-fixes or --bounded-fixes alone is a command-line error.
     assert_eq!(run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--unsafe-fixes", "b.cu"]).0, 1);
+    assert_eq!(run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--bounded-fixes", "b.cu"]).0, 1);
 }
 
 #[test]

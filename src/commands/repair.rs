@@ -252,7 +252,8 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
 
 /// Prints the fix of `report` (a repair of every kernel, or of some) as a diff, or keeps it in
 /// `patch` for the machine formats; says what it changes and notes; applies it with `--apply`
-/// when it is safe (or `--unsafe-fixes`). Err: the exit code of a failed write.
+/// when it is safe and proved (or `--unsafe-fixes`, `--bounded-fixes`). Err: the exit code of a
+/// failed write.
 fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encoding: syncfix::Encoding, patch: &mut Option<String>) -> Result<(), u8> {
     let c = &a.common;
     let file = c.file.display().to_string();
@@ -289,6 +290,12 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
     }
     if !a.apply {
         return Ok(());
+    }
+    if !a.bounded_fixes {
+        if let Some(why) = report.bounded_reason() {
+            eprintln!("syncfix: warning: {} not rewritten: the fix is not proved: {why}; add --bounded-fixes to apply it", c.file.display());
+            return Ok(());
+        }
     }
     if !a.unsafe_fixes {
         if let Some(why) = report.unsafe_reason() {

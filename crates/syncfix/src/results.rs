@@ -216,17 +216,23 @@ impl RepairStatus {
 }
 
 impl RepairReport {
-    /// Whether `--apply` may write the fix without `--unsafe-fixes` (Ruff's rule): only a
-    /// [`Applicability::Safe`] fix (block barriers inserted) that is proved, not bounded.
+    /// Whether `--apply` may write the fix without `--unsafe-fixes` or `--bounded-fixes` (Ruff's
+    /// rule): only a [`Applicability::Safe`] fix (block barriers inserted) that is proved, not
+    /// bounded.
     pub fn applies_safely(&self) -> bool {
         self.bounded.is_none() && self.applicability == Some(Applicability::Safe)
     }
 
-    /// Why `--apply` needs `--unsafe-fixes` for this fix (None: it does not).
+    /// Why `--apply` needs `--bounded-fixes` for this fix: it is checked only up to a loop
+    /// bound, not proved (None: it is proved).
+    pub fn bounded_reason(&self) -> Option<String> {
+        self.bounded.map(|n| format!("the patched kernel is checked only up to {n} loop iterations (not a proof)"))
+    }
+
+    /// Why `--apply` needs `--unsafe-fixes` for this fix (None: it does not): it removes a
+    /// barrier, inserts a grid barrier or restructures the code. (A bounded fix needs
+    /// `--bounded-fixes` as well: [`RepairReport::bounded_reason`].)
     pub fn unsafe_reason(&self) -> Option<String> {
-        if let Some(n) = self.bounded {
-            return Some(format!("the patched kernel is checked only up to {n} loop iterations (not a proof)"));
-        }
         match self.applicability? {
             Applicability::Safe => None,
             Applicability::Unsafe if self.restructured > 0 => {
