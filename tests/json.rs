@@ -263,16 +263,19 @@ fn repair_and_audit_summaries() {
     assert_eq!(v["applicability"], "safe");
     let c = &v["changes"][0];
     assert_eq!((c["kind"].as_str(), c["line"].as_u64(), c["barrier"].as_str()), (Some("insert"), Some(3), Some("__syncthreads();")), "{v:#}");
+    assert_eq!(c["applicability"], "safe", "{v:#}");
     assert!(v["patch"].as_str().unwrap().contains("+  __syncthreads();"), "{v:#}");
     // Bounded: said so, and not safe.
     let looped = "__global__ void k(int *A, int n) {\n  for (int i = 0; i < n; i++) {\n    int t = A[threadIdx.x + 1];\n    A[threadIdx.x] = t;\n  }\n}\n";
     let (_, v) = summary("repair", looped, &["--loop-unwind=2"]);
     assert_eq!((v["bound"].as_u64(), v["applicability"].as_str()), (Some(2), Some("bounded")), "{v:#}");
+    assert_eq!(v["changes"][0]["applicability"], "bounded", "{v:#}");
     // Audit of a kernel with a barrier it does not need, and of one that races.
     let extra = "__global__ void k(int *A) {\n  A[threadIdx.x] = 1;\n  __syncthreads();\n  A[threadIdx.x] = 2;\n}\n";
     let (code, v) = summary("audit", extra, &[]);
     assert_eq!((code, v["status"].as_str(), v["applicability"].as_str()), (0, Some("repaired"), Some("unsafe")), "{v:#}");
     assert_eq!((v["changes"][0]["kind"].as_str(), v["changes"][0]["line"].as_u64()), (Some("remove"), Some(3)), "{v:#}");
+    assert_eq!(v["changes"][0]["applicability"], "unsafe", "{v:#}");
     let (code, v) = summary("audit", race, &[]);
     assert_eq!((code, v["status"].as_str()), (6, Some("not-verified")), "{v:#}");
     assert!(v["findings"][0].as_str().unwrap().contains("race"), "{v:#}");

@@ -84,9 +84,20 @@ fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>)
     }
 }
 
-fn change_summary(file: &str, c: &crate::ChangeInfo) -> ChangeSummary {
+fn change_summary(file: &str, c: &crate::ChangeInfo, bounded: bool) -> ChangeSummary {
+    // The change's own applicability, in the levels of the fix's (Ruff's).
+    let applicability = if bounded {
+        "bounded"
+    } else if matches!(c.kind, "remove" | "split-conditional" | "delay-return") {
+        "unsafe"
+    } else if c.scope == "grid" {
+        "cooperative-launch"
+    } else {
+        "safe"
+    };
     ChangeSummary {
         kind: c.kind.into(),
+        applicability: applicability.into(),
         file: file.into(),
         line: c.line,
         barrier: c.barrier.clone(),
@@ -137,8 +148,13 @@ pub struct TextEdit {
 /// One change of a [`RepairSummary`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeSummary {
-    /// `insert`, `insert-split`, `remove` or `upgrade`.
+    /// `insert`, `insert-split`, `insert-end`, `insert-wait`, `remove`, `upgrade`,
+    /// `split-conditional` or `delay-return` ([`crate::ChangeInfo::kind`]).
     pub kind: String,
+    /// This change's applicability: `safe` (a block or warp barrier inserted, fences
+    /// strengthened, a wait), `unsafe` (a barrier removed, code restructured),
+    /// `cooperative-launch` (a grid barrier) or `bounded` (the fix is not proved).
+    pub applicability: String,
     pub file: String,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
@@ -221,7 +237,7 @@ impl RepairSummary {
             reason,
             bound: report.bounded,
             applicability,
-            changes: report.changes.iter().map(|c| change_summary(file, c)).collect(),
+            changes: report.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
             kernels: report
                 .kernels
                 .iter()
@@ -231,7 +247,7 @@ impl RepairSummary {
                         kernel: k.kernel.clone(),
                         status: status.into(),
                         reason,
-                        changes: k.changes.iter().map(|c| change_summary(file, c)).collect(),
+                        changes: k.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
                         log: k.log.clone(),
                     }
                 })
