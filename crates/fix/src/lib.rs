@@ -31,7 +31,7 @@ mod restructure;
 pub use apply::apply_edits;
 pub use build::build_fix;
 pub use diff::{edits_between, unified_diff};
-pub use restructure::{delay_return, split_conditional, Restructure, RestructureKind};
+pub use restructure::{delay_return, restructure, split_conditional, Restructure, RestructureKind};
 
 use std::fmt;
 use syncfix_kir::{StmtId, TextRange};

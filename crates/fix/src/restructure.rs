@@ -17,23 +17,24 @@
 //! ```
 //!
 //! Each thread runs the statements it ran before, in the same order: the condition is
-//! evaluated once (saved in a `bool` unless it reads no memory, has no side effect and names no
-//! variable that the first half mentions), and the declarations of the first half that the
+//! evaluated once (saved in a `bool` unless it reads no memory, has no side effect and the
+//! first half uses none of its variables as an lvalue), and the declarations of the first half that the
 //! second half uses are hoisted before the `if` (`TYPE NAME;`, the initialization left in place
 //! as an assignment). What changes is only where the barrier stands; whether the result is free
 //! of races and divergence is for the verifier to say, on the patched text.
 
 use crate::layout::{indentation, line_start, newline, whole_lines, words};
-use crate::build::check_range as check_stmt_range;
+use crate::build::check_range;
 use crate::{Edit, FixError};
 use std::collections::HashSet;
 use syncfix_kir::{StmtId, StmtKind, StmtTable, TextRange};
 
-/// A conditional split in two by [`split_conditional`].
+/// A restructuring by [`split_conditional`] or [`delay_return`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Restructure {
-    /// The one edit: the `if` statement replaced by its two halves (with the barrier between
-    /// them, the saved condition and the hoisted declarations before them).
+    /// The one edit: the `if` statement replaced by its two halves, or the early return and
+    /// the statements up to the barrier replaced by their guarded form (with the barrier, the
+    /// saved condition and the hoisted declarations).
     pub edit: Edit,
     /// What was done.
     pub kind: RestructureKind,
@@ -65,6 +66,16 @@ impl RestructureKind {
     }
 }
 
+/// Lets every thread reach a barrier at statement `at` (`hoist`: the user's barrier there;
+/// else a new one before it): [`split_conditional`] when `at` stands in an `if` statement,
+/// else [`delay_return`]. The error is the one of the restructuring that fits where `at`
+/// stands.
+pub fn restructure(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) -> Result<Restructure, FixError> {
+    let inside_if = stmts.ancestors(at).skip(1).any(|a| stmts.stmts.get(a).is_some_and(|s| s.kind == StmtKind::If));
+    split_conditional(source, stmts, at, hoist)
+        .or_else(|split| delay_return(source, stmts, at, hoist).map_err(|delay| if inside_if { split } else { delay }))
+}
+
 /// Splits the `if` statement whose braced arm holds statement `at` in two, just before `at`
 /// (see the module doc). With `hoist`, `at` is a barrier statement of that arm and moves
 /// between the two halves; without it the halves are split before `at`, and the place between
@@ -74,7 +85,7 @@ impl RestructureKind {
 /// [`syncfix_kir::Branch`] and [`syncfix_kir::LocalDecl`]). Returns one edit of `source`.
 ///
 /// Errors: [`FixError::UnknownStmt`] / [`FixError::BadRange`] for a statement not in the table
-/// or outside the text; [`FixError::DoesNotFit`] (with the reason) when `at` is not a member of
+/// or outside the text; [`FixError::CannotRestructure`] (with the reason) when `at` is not a member of
 /// an `if` arm in braces, the `if` has an init-statement or condition variable, `hoist` names a
 /// statement that is not a barrier call, nothing of the arm stands before `at` (without
 /// `hoist`: a site before the `if` is already there), or a declaration of the first half that
@@ -83,7 +94,7 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
     let get = |id: StmtId| stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id });
     let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
     let s = get(at)?;
-    check_stmt_range(source, at, s.range)?;
+    check_range(source, at, s.range)?;
     let arm_id = s.parent.ok_or_else(|| no("the statement is not inside a conditional"))?;
     let arm = get(arm_id)?;
     let if_id = arm.parent.ok_or_else(|| no("the statement is not inside a conditional"))?;
@@ -92,8 +103,8 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
         (StmtKind::If, Some(b), StmtKind::Compound) => b,
         _ => return Err(no("the statement is not a member of a braced arm of an `if` statement")),
     };
-    check_stmt_range(source, arm_id, arm.range)?;
-    check_stmt_range(source, if_id, cond_stmt.range)?;
+    check_range(source, arm_id, arm.range)?;
+    check_range(source, if_id, cond_stmt.range)?;
     let in_else = branch.else_arm == Some(arm_id);
     if !in_else && branch.then_arm != Some(arm_id) {
         return Err(no("the statement is not a member of a braced arm of an `if` statement"));
@@ -191,9 +202,9 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
     if hoisted.iter().any(|(_, n)| outside.contains(n.as_str())) {
         // A hoisted name is used elsewhere in the file: keep its scope to the two halves.
         replacement = if line_mode {
-            let unit = indent_unit(src, arm, stmts, &ind);
-            let inner: Vec<String> = replacement.split(nl).map(|l| if l.is_empty() { l.to_string() } else { format!("{unit}{l}") }).collect();
-            format!("{ind}{{{nl}{}{nl}{ind}}}", inner.join(nl))
+            let member = arm.children.first().and_then(|&c| stmts.stmts.get(c)).and_then(|c| indentation(src, c.range.start));
+            let unit = indent_unit(&ind, member.map_or("", |(_, i)| i));
+            format!("{ind}{{{nl}{}{nl}{ind}}}", indent_lines(&replacement, &unit))
         } else {
             format!("{{ {replacement} }}")
         };
@@ -255,54 +266,24 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
     let src = source;
     let s = get(at)?;
-    check_stmt_range(src, at, s.range)?;
+    check_range(src, at, s.range)?;
     if hoist && s.barrier_call.is_none() {
         return Err(no("the statement is not a barrier call"));
     }
-    // The statements of `at`'s block, in order (a function body is not a recorded statement).
-    let (siblings, block_end): (Vec<StmtId>, usize) = match s.parent {
-        Some(p) => {
-            let b = get(p)?;
-            if b.kind != StmtKind::Compound {
-                return Err(no("the statement is not a member of a block"));
-            }
-            (b.children.clone(), b.range.end)
-        }
-        None => {
-            let mut v: Vec<(usize, StmtId)> = stmts
-                .stmts
-                .iter()
-                .filter(|(_, x)| x.parent.is_none() && x.function == s.function)
-                .map(|(id, x)| (x.range.start, id))
-                .collect();
-            v.sort();
-            let end = v.last().map_or(s.range.end, |&(_, id)| stmts.stmts[id].range.end);
-            (v.into_iter().map(|(_, id)| id).collect(), end)
-        }
-    };
+    // The statements of `at`'s block, in order; it ends where its last statement ends.
+    if s.parent.is_some_and(|p| stmts.stmts.get(p).is_some_and(|b| b.kind != StmtKind::Compound)) {
+        return Err(no("the statement is not a member of a block"));
+    }
+    let siblings = stmts.siblings(at);
+    let block_end = siblings.last().and_then(|&l| stmts.stmts.get(l)).map_or(s.range.end, |l| l.range.end);
     let pos = siblings.iter().position(|&c| c == at).ok_or_else(|| no("the statement is not a member of its block"))?;
-    let early_return = |id: StmtId| -> Option<&syncfix_kir::Branch> {
-        let st = stmts.stmts.get(id)?;
-        let b = st.branch.as_ref()?;
-        if st.kind != StmtKind::If || b.else_arm.is_some() || st.sole_body {
-            return None;
-        }
-        let arm = stmts.stmts.get(b.then_arm?)?;
-        let ret = match arm.kind {
-            StmtKind::Return => arm,
-            StmtKind::Compound if arm.children.len() == 1 => stmts.stmts.get(arm.children[0])?,
-            _ => return None,
-        };
-        (ret.kind == StmtKind::Return && src.get(ret.range.start..ret.range.end)?.split_whitespace().collect::<String>() == "return;")
-            .then_some(b)
-    };
     let r_pos = siblings[..pos]
         .iter()
-        .rposition(|&x| early_return(x).is_some())
+        .rposition(|&x| stmts.early_return(x).is_some())
         .ok_or_else(|| no("no early `return` stands before it in its block"))?;
     let r_id = siblings[r_pos];
     let r = get(r_id)?;
-    let branch = early_return(r_id).ok_or_else(|| no("no early `return` stands before it in its block"))?;
+    let branch = stmts.early_return(r_id).ok_or_else(|| no("no early `return` stands before it in its block"))?;
     let first = &siblings[r_pos + 1..pos];
     if !hoist && first.is_empty() {
         return Err(no("no statement stands between the early return and it"));
@@ -321,11 +302,11 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     let half = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
     // A hoisted name must not stand for another variable in the condition or before its own
     // declaration.
-    if let Some((_, n)) = half.hoisted.iter().find(|(_, n)| words(&src[r.range.start..first_text.end]).contains(n.as_str()) && {
+    for (_, n) in &half.hoisted {
         let decl = first.iter().filter_map(|&d| stmts.stmts.get(d)).find(|d| d.local.as_ref().is_some_and(|l| &l.name == n));
-        decl.is_some_and(|d| words(&src[r.range.start..d.range.start]).contains(n.as_str()))
-    }) {
-        return Err(no(&format!("`{n}` names another variable before its declaration")));
+        if decl.is_some_and(|d| words(&src[r.range.start..d.range.start]).contains(n.as_str())) {
+            return Err(no(&format!("`{n}` names another variable before its declaration")));
+        }
     }
     let cond_text = src[branch.cond.start..branch.cond.end].to_string();
     let repeat = branch.repeatable && (half.stable)(&branch.names);
@@ -338,14 +319,11 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     };
     // One level of indentation: the block's statements relative to its `{` line (a function
     // body's relative to column 1).
-    let outer: &str = match s.parent.and_then(|p| stmts.stmts.get(p)) {
-        Some(b) => {
-            let line = &src[line_start(src, b.range.start)..];
-            &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
-        }
+    let outer = match s.parent.and_then(|p| stmts.stmts.get(p)) {
+        Some(b) => line_indentation(src, b.range.start),
         None => "",
     };
-    let unit = ind.strip_prefix(outer).filter(|u| !u.is_empty()).unwrap_or("    ").to_string();
+    let unit = indent_unit(outer, ind);
     let mut out = String::new();
     if let Some(n) = &saved {
         out.push_str(&format!("{ind}bool {n} = {cond_text};{nl}"));
@@ -355,13 +333,7 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     }
     if !first.is_empty() {
         out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
-        for line in slice_with_edits(src, first_text, &half.edits).split_inclusive('\n') {
-            if line.trim().is_empty() {
-                out.push_str(line);
-            } else {
-                out.push_str(&format!("{unit}{line}"));
-            }
-        }
+        out.push_str(&indent_lines(&slice_with_edits(src, first_text, &half.edits), &unit));
         out.push_str(&format!("{ind}}}{nl}"));
     }
     if hoist {
@@ -483,13 +455,19 @@ fn fresh_name(src: &str, base: &str) -> String {
     (0..).map(|i| if i == 0 { base.to_string() } else { format!("{base}{i}") }).find(|n| !taken.contains(n.as_str())).unwrap_or_default()
 }
 
-/// One level of indentation as the arm's statements are indented relative to the `if`
-/// (four spaces when that cannot be told).
-fn indent_unit(src: &str, arm: &syncfix_kir::Stmt, stmts: &StmtTable, ind: &str) -> String {
-    arm.children
-        .first()
-        .and_then(|&c| stmts.stmts.get(c))
-        .and_then(|c| indentation(src, c.range.start))
-        .and_then(|(_, i)| i.strip_prefix(ind).filter(|u| !u.is_empty()).map(str::to_string))
-        .unwrap_or_else(|| "    ".to_string())
+/// One level of indentation: what `inner` (a member's indentation) adds to `outer` (its
+/// block's), or four spaces when that cannot be told.
+fn indent_unit(outer: &str, inner: &str) -> String {
+    inner.strip_prefix(outer).filter(|u| !u.is_empty()).unwrap_or("    ").to_string()
+}
+
+/// The spaces and tabs that begin the line holding `offset`.
+fn line_indentation(src: &str, offset: usize) -> &str {
+    let line = &src[line_start(src, offset)..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `text` with `unit` before each line that is not blank.
+fn indent_lines(text: &str, unit: &str) -> String {
+    text.split_inclusive('\n').map(|l| if l.trim().is_empty() { l.to_string() } else { format!("{unit}{l}") }).collect()
 }

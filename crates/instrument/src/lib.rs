@@ -487,25 +487,10 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
     chosen
 }
 
-/// Whether statement `s` is `if (c) return;` (no `else`; the arm `return;` or `{ return; }`)
-/// and a later statement of its block has sites (`has`).
+/// Whether statement `s` is an early return (`if (c) return;`) and a later statement of its
+/// block has sites (`has`).
 fn early_return_before_sites(k: &Kernel, s: StmtId, has: &SecondaryMap<StmtId, bool>) -> bool {
-    let stmts = &k.stmts.stmts;
-    let st = &stmts[s];
-    let Some(b) = &st.branch else { return false };
-    if st.kind != StmtKind::If || b.else_arm.is_some() || st.sole_body {
-        return false;
-    }
-    let Some(arm) = b.then_arm.map(|a| &stmts[a]) else { return false };
-    let returns = match arm.kind {
-        StmtKind::Return => true,
-        StmtKind::Compound => arm.children.len() == 1 && stmts[arm.children[0]].kind == StmtKind::Return,
-        _ => false,
-    };
-    returns
-        && stmts.iter().any(|(o, other)| {
-            other.parent == st.parent && other.function == st.function && other.range.start >= st.range.end && has[o]
-        })
+    k.stmts.early_return(s).is_some() && k.stmts.siblings(s).iter().skip_while(|&&o| o != s).skip(1).any(|&o| has[o])
 }
 
 /// Whether loop `l`'s braced body ends with a conditional or a loop statement.

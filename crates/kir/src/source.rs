@@ -260,6 +260,40 @@ impl StmtTable {
         std::iter::successors(Some(id), move |s| self.stmts[*s].parent)
     }
 
+    /// The statements of the block that holds `id` (its parent compound, or its function's
+    /// body: the top-level statements of `id`'s function), in source order; `id` among them.
+    pub fn siblings(&self, id: StmtId) -> Vec<StmtId> {
+        let Some(st) = self.stmts.get(id) else { return vec![] };
+        if let Some(p) = st.parent {
+            return self.stmts[p].children.clone();
+        }
+        let mut v: Vec<(usize, StmtId)> = self
+            .stmts
+            .iter()
+            .filter(|(_, x)| x.parent.is_none() && x.function == st.function)
+            .map(|(i, x)| (x.range.start, i))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// When `id` is an early return, `if (c) return;` (no `else`, not the sole body of another
+    /// statement, its arm `return ...;` or `{ return ...; }`): its condition.
+    pub fn early_return(&self, id: StmtId) -> Option<&Branch> {
+        let st = self.stmts.get(id)?;
+        let b = st.branch.as_ref()?;
+        if st.kind != StmtKind::If || b.else_arm.is_some() || st.sole_body {
+            return None;
+        }
+        let arm = self.stmts.get(b.then_arm?)?;
+        let returns = match arm.kind {
+            StmtKind::Return => true,
+            StmtKind::Compound => arm.children.len() == 1 && self.stmts[arm.children[0]].kind == StmtKind::Return,
+            _ => false,
+        };
+        returns.then_some(b)
+    }
+
     /// The compound statement that is loop statement `id`'s body (`None` for another
     /// statement, or a body that is a single statement).
     pub fn loop_body(&self, id: StmtId) -> Option<StmtId> {

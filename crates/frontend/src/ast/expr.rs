@@ -194,27 +194,11 @@ impl SplitCx<'_> {
         names.dedup();
         Some(Branch {
             cond: TextRange { start, end },
-            repeatable: !has_side_effects(cond) && !self.reads_memory_besides_ids(cond),
+            repeatable: !has_side_effects(cond) && !self.reads_memory_in(cond, true),
             names,
             then_arm,
             else_arm,
         })
-    }
-
-    /// Whether evaluating `e` may read memory, as [`SplitCx::reads_memory`], except that
-    /// OpenCL's work-item functions (`get_local_id(0)`) read nothing.
-    fn reads_memory_besides_ids(&self, e: &Value) -> bool {
-        match kind(e) {
-            "CallExpr" if callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => {
-                inner(e).iter().skip(1).any(|a| self.reads_memory_besides_ids(a))
-            }
-            "PseudoObjectExpr" | "LambdaExpr" | "UnaryExprOrTypeTraitExpr" => false,
-            "ArraySubscriptExpr" | "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" => true,
-            "UnaryOperator" if str_field(e, "opcode") == Some("*") => true,
-            "MemberExpr" | "CXXDependentScopeMemberExpr" if flag(e, "isArrow") => true,
-            "DeclRefExpr" => e.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d)),
-            _ => inner(e).iter().any(|c| self.reads_memory_besides_ids(c)),
-        }
     }
 
     /// The [`LocalDecl`] of a `DeclStmt` whose text is `range`: one local automatic variable.
@@ -307,7 +291,16 @@ impl SplitCx<'_> {
     /// static variable), unless it is `const`. `sizeof`, lambda bodies and clang's built-in
     /// index variables (`threadIdx.x`, a pseudo-object) read nothing.
     fn reads_memory(&self, e: &Value) -> bool {
+        self.reads_memory_in(e, false)
+    }
+
+    /// [`SplitCx::reads_memory`]; with `ids_read_nothing`, OpenCL's work-item functions
+    /// (`get_local_id(0)`) count as reading nothing, as CUDA's `threadIdx.x` does.
+    fn reads_memory_in(&self, e: &Value, ids_read_nothing: bool) -> bool {
         match kind(e) {
+            "CallExpr" if ids_read_nothing && callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => {
+                inner(e).iter().skip(1).any(|a| self.reads_memory_in(a, true))
+            }
             "PseudoObjectExpr" | "LambdaExpr" | "UnaryExprOrTypeTraitExpr" => false,
             "ArraySubscriptExpr" | "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" => true,
             "UnaryOperator" if str_field(e, "opcode") == Some("*") => true,
@@ -321,22 +314,26 @@ impl SplitCx<'_> {
                     Some(d) if kind(d) == "DeclRefExpr" => {
                         d.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d))
                     }
-                    Some(v) => self.reads_memory(v),
+                    Some(v) => self.reads_memory_in(v, ids_read_nothing),
                     None => false,
                 }
             }
-            _ => inner(e).iter().any(|c| self.reads_memory(c)),
+            _ => inner(e).iter().any(|c| self.reads_memory_in(c, ids_read_nothing)),
         }
     }
+}
+
+/// The name of the variable or parameter a `DeclRefExpr` refers to (`None` for a function, an
+/// enumerator...).
+fn variable_name(decl_ref: &Value) -> Option<&str> {
+    decl_ref.get("referencedDecl").filter(|d| matches!(kind(d), "VarDecl" | "ParmVarDecl")).and_then(|d| str_field(d, "name"))
 }
 
 /// The names of the variables and parameters an expression refers to, in order of appearance
 /// (with repeats).
 fn referenced_names(e: &Value, out: &mut Vec<String>) {
     if kind(e) == "DeclRefExpr" {
-        if let Some(d) = e.get("referencedDecl").filter(|d| matches!(kind(d), "VarDecl" | "ParmVarDecl")) {
-            out.extend(str_field(d, "name").map(str::to_owned));
-        }
+        out.extend(variable_name(e).map(str::to_owned));
     }
     for c in inner(e) {
         referenced_names(c, out);
@@ -350,11 +347,7 @@ fn referenced_names(e: &Value, out: &mut Vec<String>) {
 /// accessed. `read`: `e` is the operand of such a conversion.
 pub(crate) fn lvalue_names(e: &Value, read: bool, out: &mut Vec<String>) {
     match kind(e) {
-        "DeclRefExpr" if !read => {
-            if let Some(d) = e.get("referencedDecl").filter(|d| matches!(kind(d), "VarDecl" | "ParmVarDecl")) {
-                out.extend(str_field(d, "name").map(str::to_owned));
-            }
-        }
+        "DeclRefExpr" if !read => out.extend(variable_name(e).map(str::to_owned)),
         "VarDecl" => out.extend(str_field(e, "name").map(str::to_owned)),
         _ => {}
     }

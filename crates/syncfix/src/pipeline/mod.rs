@@ -127,10 +127,11 @@ pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) ->
     repair_text(path, text, opts, mode, 0)
 }
 
-/// How many conditionals one repair may split in two (nested conditionals, one level each).
-const MAX_SPLIT_CONDITIONALS: u32 = 3;
+/// How many restructurings one repair may make, one after the other (nested conditionals, one
+/// level each; early returns past one barrier each).
+const MAX_RESTRUCTURINGS: u32 = 3;
 
-/// [`repair_file`] on `text`, which is the user's file after `depth` conditionals were split.
+/// [`repair_file`] on `text`, which is the user's file after `depth` restructurings.
 fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, depth: u32) -> Result<RepairReport, StageError> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
@@ -142,7 +143,7 @@ fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, depth: u32) -
     let (mut report, splits) = repair_compiled(path, text, &o, &compiled, t0, mode)?;
     report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
     if mode == Mode::Repair
-        && depth < MAX_SPLIT_CONDITIONALS
+        && depth < MAX_RESTRUCTURINGS
         && !splits.is_empty()
         && matches!(report.status, RepairStatus::Unrepairable(_) | RepairStatus::Unknown(_))
     {
@@ -183,8 +184,8 @@ struct KernelOutcome {
     /// What the repair over-approximated (`RepairStats::log`).
     log: Vec<String>,
     /// For a kernel that cannot be repaired because every site that would order a race
-    /// diverges: those sites as places to split their conditional (statement, and whether it is
-    /// the user's barrier, which then moves between the halves).
+    /// diverges: those sites as places to restructure (statement, and whether it is the user's
+    /// barrier, which then moves).
     splits: Vec<(StmtId, bool)>,
 }
 
@@ -269,8 +270,8 @@ fn repair_kernel_in(
         Outcome::Unknown(r) => KernelOutcome::without_changes(RepairStatus::Unknown(r), vec![]),
         Outcome::Timeout => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
     };
-    // Where every site that would order a race diverges: those sites as places to split their
-    // conditional, the user's barriers first (moving one out of its conditional keeps the
+    // Where every site that would order a race diverges: those sites as places to restructure,
+    // the user's barriers first (moving one out of its conditional keeps the
     // code's own synchronisation).
     let mut splits: Vec<(StmtId, bool)> = stats
         .divergent

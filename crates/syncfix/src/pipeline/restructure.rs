@@ -1,7 +1,8 @@
-//! A repair through a restructured source (ARCHITECTURE.md, "crates/fix": a conditional split
-//! in two around a barrier): when a kernel cannot be repaired because every site that would
-//! order a race lies in a conditional the threads take differently, the conditional is split in
-//! two there (`syncfix_fix::split_conditional`) and the whole repair runs again on that text.
+//! A repair through a restructured source (ARCHITECTURE.md, "crates/fix": restructure): when a
+//! kernel cannot be repaired because every site that would order a race is reached by some
+//! threads and not others, the code is restructured there (`syncfix_fix::restructure`: the
+//! conditional split in two, or the early return moved past the place) and the whole repair
+//! runs again on that text.
 //! The result is the user's file -> the restructured and repaired text, verified through the
 //! whole pipeline like any repair; it is never applied without `--unsafe-fixes`, since it moves
 //! code.
@@ -15,7 +16,7 @@ use std::path::Path;
 use syncfix_frontend::driver::{Compiled, FrontendError};
 use syncfix_kir::StmtId;
 
-/// Tries each split of `splits` (statement, and whether it is the user's barrier that moves) on
+/// Tries each place of `splits` (statement, and whether it is the user's barrier that moves) on
 /// `text` in turn, and returns the first whose restructured text is repaired (or verifies as it
 /// is): the report of the user's file. `Err` with why, when none is (the first split's
 /// reason). `failed` is the report of the repair of `text` that did not succeed (its time is
@@ -30,20 +31,18 @@ pub(super) fn repair_split(
     depth: u32,
 ) -> Result<Result<RepairReport, String>, StageError> {
     let mut why = None;
+    let line = |s: StmtId| compiled.ast.stmts.stmts.get(s).map_or(0, |s| text[..s.range.start.min(text.len())].matches('\n').count() + 1);
     for &(stmt, hoist) in splits {
-        let line = |s: StmtId| compiled.ast.stmts.stmts.get(s).map_or(0, |s| text[..s.range.start.min(text.len())].matches('\n').count() + 1);
-        // Out of the conditional that holds it, or past the early return before it.
-        let inside = compiled.ast.stmts.ancestors(stmt).skip(1).any(|a| compiled.ast.stmts.stmts[a].kind == syncfix_kir::StmtKind::If);
-        let attempt = syncfix_fix::split_conditional(text, &compiled.ast.stmts, stmt, hoist)
-            .or_else(|e| syncfix_fix::delay_return(text, &compiled.ast.stmts, stmt, hoist).map_err(|d| if inside { e } else { d }));
-        let split = match attempt {
+        let split = match syncfix_fix::restructure(text, &compiled.ast.stmts, stmt, hoist) {
             Ok(s) => s,
-            Err(syncfix_fix::FixError::CannotRestructure { reason, .. }) => {
-                why.get_or_insert_with(|| format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {reason}", line(stmt)));
-                continue;
-            }
             Err(e) => {
-                why.get_or_insert_with(|| format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {e}", line(stmt)));
+                let reason = match e {
+                    syncfix_fix::FixError::CannotRestructure { reason, .. } => reason,
+                    e => e.to_string(),
+                };
+                why.get_or_insert_with(|| {
+                    format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {reason}", line(stmt))
+                });
                 continue;
             }
         };
