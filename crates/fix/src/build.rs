@@ -10,7 +10,7 @@ use crate::apply::sorted_checked;
 use crate::layout;
 use crate::{Applicability, BarrierText, Change, Edit, Fix, FixError};
 use std::collections::{BTreeMap, HashSet};
-use syncfix_kir::{BarrierCall, EntityRef, PendingEvent, ReadModifyWrite, Stmt, StmtId, StmtKind, StmtTable, TextRange};
+use syncfix_kir::{BarrierCall, CopyCall, EntityRef, PendingEvent, ReadModifyWrite, Stmt, StmtId, StmtKind, StmtTable, TextRange};
 
 /// Builds the edits that print `changes` on `source`.
 ///
@@ -56,17 +56,21 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     for (at, name) in binds {
         pieces.insert(at, Key::BIND, format!("event_t {name} = "));
     }
+    let step_names = step_names(source, &plans, &names);
     for (&id, p) in &plans {
         let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
         let name = names
             .iter()
             .find(|(s, _)| *s == id)
             .map(|(_, n)| n.as_str());
+        if let (Some(copy), Some((_, d, s))) = (p.copy, step_names.iter().find(|(s, _, _)| *s == id)) {
+            emit_steps(Text { source, nl, stmts }, p, copy, (d, s), &mut pieces);
+        }
         emit(Text { source, nl, stmts }, id, p, name, braced_split, &mut pieces);
     }
     let grid = plans
         .values()
-        .any(|p| p.inserts.iter().chain(&p.splits).any(|b| b.is_grid()));
+        .any(|p| p.inserts.iter().chain(&p.splits).chain(p.steps.values().flatten()).any(|b| b.is_grid()));
     if grid {
         if let Some((at, text)) = layout::cooperative_groups_include(source, nl) {
             pieces.insert(at, Key::INCLUDE, text);
@@ -83,7 +87,7 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     Ok(Fix {
         edits,
         applicability,
-        notes: grid_notes(&plans).into_iter().chain(wait_notes(source, stmts, &plans)).collect(),
+        notes: grid_notes(&plans).into_iter().chain(wait_notes(source, stmts, &plans)).chain(step_notes(source, &plans)).collect(),
     })
 }
 
@@ -106,6 +110,10 @@ struct Plan<'a> {
     /// The RHS range, the temporary's type and the read-modify-write (if it is one), when
     /// `splits` is not empty.
     split: Option<(TextRange, String, Option<ReadModifyWrite>)>,
+    /// Barriers inside a copy call, by the byte offset they stand before.
+    steps: BTreeMap<u32, Vec<BarrierText>>,
+    /// The copy call, when `steps` is not empty.
+    copy: Option<&'a CopyCall>,
 }
 
 /// Groups `changes` by statement (in id order) and checks that each fits its statement.
@@ -131,6 +139,8 @@ fn plan<'a>(
             remove: false,
             upgrade: false,
             split: None,
+            steps: BTreeMap::new(),
+            copy: None,
         });
         let misfit = |reason: &str| FixError::DoesNotFit {
             stmt: id,
@@ -180,6 +190,20 @@ fn plan<'a>(
                 p.split = Some((split.rhs, ty, split.rmw.clone()));
                 push_unique(&mut p.splits, barrier);
             }
+            Change::InsertStep { offset, barrier, .. } => {
+                let copy = stmt.copy.as_ref().ok_or_else(|| misfit("the statement is not a copy call"))?;
+                for r in [copy.callee, copy.dst, copy.src, copy.len] {
+                    check_range(source, id, r)?;
+                    if !stmt.range.contains_range(&r) {
+                        return Err(misfit("the copy call's arguments are not inside the statement"));
+                    }
+                }
+                if offset == 0 {
+                    return Err(misfit("a step boundary at the copy's first byte"));
+                }
+                p.copy = Some(copy);
+                push_unique(p.steps.entry(offset).or_default(), barrier);
+            }
             Change::Remove { .. } => {
                 if stmt.barrier_call != Some(BarrierCall::Removable) {
                     return Err(misfit("the statement is not a removable barrier call"));
@@ -203,7 +227,7 @@ fn plan<'a>(
                 push_unique(&mut p.inserts, barrier);
             }
         }
-        if p.remove && !p.splits.is_empty() {
+        if p.remove && (!p.splits.is_empty() || !p.steps.is_empty()) {
             return Err(misfit("a statement cannot be both split and removed"));
         }
     }
@@ -212,6 +236,9 @@ fn plan<'a>(
         p.inserts.sort_by_key(|b| b.is_grid());
         p.splits.sort_by_key(|b| b.is_grid());
         p.ends.sort_by_key(|b| b.is_grid());
+        for b in p.steps.values_mut() {
+            b.sort_by_key(|b| b.is_grid());
+        }
     }
     Ok(plans)
 }
@@ -270,6 +297,74 @@ fn temp_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<(StmtId, 
         names.push((id, name));
     }
     names
+}
+
+/// The pointers' names of the copies printed in steps, in source order: (statement,
+/// destination, source), `dst`/`src` or the first of `dst1`, ... that is neither a word of the
+/// source nor a temporary's name (`temps`).
+fn step_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>, temps: &[(StmtId, String)]) -> Vec<(StmtId, String, String)> {
+    let mut taken = layout::words(source);
+    taken.extend(temps.iter().map(|(_, n)| n.as_str()));
+    let mut stepped: Vec<(usize, StmtId)> = plans.iter().filter(|(_, p)| !p.steps.is_empty()).map(|(&id, p)| (p.stmt.range.start, id)).collect();
+    stepped.sort();
+    let mut names: Vec<(StmtId, String, String)> = Vec::new();
+    for (_, id) in stepped {
+        let given: HashSet<&str> = names.iter().flat_map(|(_, d, s)| [d.as_str(), s.as_str()]).collect();
+        let all: HashSet<&str> = taken.union(&given).copied().collect();
+        let d = layout::fresh_name_among(&all, "dst");
+        let s = layout::fresh_name_among(&all, "src");
+        names.push((id, d, s));
+    }
+    names
+}
+
+/// The copy call of `p` as a block that copies in steps, the plan's barriers between them
+/// (see [`Change::InsertStep`]): the statement's text is replaced. `names`: the destination and
+/// source pointers' names.
+fn emit_steps(text: Text<'_>, p: &Plan<'_>, copy: &CopyCall, names: (&str, &str), out: &mut Pieces) {
+    let Text { source, nl, stmts } = text;
+    let r = p.stmt.range;
+    let t = |r: TextRange| source.get(r.start..r.end).unwrap_or_default().trim();
+    let (f, len) = (t(copy.callee), t(copy.len));
+    let (d, s) = names;
+    let simple = |e: &str| e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    let literal = layout::integer_literal(len);
+    let mut lines = vec![
+        format!("char *{d} = (char *)({});", t(copy.dst)),
+        format!("const char *{s} = (const char *)({});", t(copy.src)),
+    ];
+    let mut from = 0u32;
+    let bounds: Vec<u32> = p.steps.keys().copied().collect();
+    for (i, &to) in bounds.iter().chain(std::iter::once(&u32::MAX)).enumerate() {
+        let last = i == bounds.len();
+        let count = if !last {
+            (to - from).to_string()
+        } else if let Some(n) = literal.filter(|n| *n >= from as u64) {
+            (n - from as u64).to_string()
+        } else if from == 0 {
+            len.to_string()
+        } else if simple(len) {
+            format!("{len} - {from}")
+        } else {
+            format!("({len}) - {from}")
+        };
+        let at = |base: &str| if from == 0 { base.to_string() } else { format!("{base} + {from}") };
+        lines.push(format!("{f}({}, {}, {count});", at(d), at(s)));
+        if !last {
+            lines.extend(p.steps[&to].iter().map(|b| b.text().to_string()));
+            from = to;
+        }
+    }
+    let replacement = match layout::indentation(source, r.start) {
+        Some((_, ind)) => {
+            let outer = p.stmt.parent.and_then(|q| stmts.stmts.get(q)).map_or("", |q| layout::line_indentation(source, q.range.start));
+            let unit = layout::indent_unit(outer, ind);
+            let body: String = lines.iter().map(|l| format!("{ind}{unit}{l}{nl}")).collect();
+            format!("{{{nl}{body}{ind}}}")
+        }
+        None => format!("{{ {} }}", lines.join(" ")),
+    };
+    out.replace(r, replacement);
 }
 
 /// Whether a declaration at statement `id` could be jumped over by a `case` label: its parent
@@ -559,6 +654,24 @@ fn wait_notes(source: &str, stmts: &StmtTable, plans: &BTreeMap<StmtId, Plan<'_>
         }
     }
     out
+}
+
+/// One note per copy call printed in steps: why, and the other fix when the overlap is a
+/// mistake.
+fn step_notes(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<String> {
+    let line = |o: usize| source.get(..o).map_or(0, |t| t.matches('\n').count() + 1);
+    plans
+        .values()
+        .filter_map(|p| Some((p, p.copy?)))
+        .map(|(p, c)| {
+            let callee = source.get(c.callee.start..c.callee.end).unwrap_or("memcpy");
+            format!(
+                "the `{callee}` at line {} now copies in steps with a barrier between them, because the bytes that \
+                 different threads copy overlap; if they are not meant to, copy fewer bytes instead",
+                line(p.stmt.range.start)
+            )
+        })
+        .collect()
 }
 
 /// One note per kernel that gets a grid barrier, in source order.

@@ -333,6 +333,43 @@ pub(crate) fn cooperative_groups_include(src: &str, nl: &str) -> Option<(usize, 
     })
 }
 
+/// `base`, or `base1`, `base2`, ...: the first that is not a word of `src`.
+pub(crate) fn fresh_name(src: &str, base: &str) -> String {
+    fresh_name_among(&words(src), base)
+}
+
+/// `base`, or `base1`, `base2`, ...: the first not in `taken`.
+pub(crate) fn fresh_name_among(taken: &HashSet<&str>, base: &str) -> String {
+    (0..).map(|i| if i == 0 { base.to_string() } else { format!("{base}{i}") }).find(|n| !taken.contains(n.as_str())).unwrap_or_default()
+}
+
+/// One level of indentation: what `inner` (a member's indentation) adds to `outer` (its
+/// block's), or four spaces when that cannot be told.
+pub(crate) fn indent_unit(outer: &str, inner: &str) -> String {
+    inner.strip_prefix(outer).filter(|u| !u.is_empty()).unwrap_or("    ").to_string()
+}
+
+/// The spaces and tabs that begin the line holding `offset`.
+pub(crate) fn line_indentation(src: &str, offset: usize) -> &str {
+    let line = &src[line_start(src, offset)..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// The value of a C integer literal (decimal, hexadecimal or octal, with `u`/`l` suffixes),
+/// `None` for any other text.
+pub(crate) fn integer_literal(text: &str) -> Option<u64> {
+    let t = text.trim().trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else if t.len() > 1 && t.starts_with('0') {
+        u64::from_str_radix(&t[1..], 8).ok()
+    } else if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        t.parse().ok()
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +407,17 @@ mod tests {
         let w = words("int tmp1 = tmp_x + ptmp; é");
         assert!(w.contains("tmp1") && w.contains("tmp_x") && w.contains("ptmp"));
         assert!(!w.contains("tmp"));
+    }
+
+    #[test]
+    fn integer_literals() {
+        assert_eq!(integer_literal(" 12 "), Some(12));
+        assert_eq!(integer_literal("0x10u"), Some(16));
+        assert_eq!(integer_literal("010"), Some(8));
+        assert_eq!(integer_literal("12UL"), Some(12));
+        assert_eq!(integer_literal("len"), None);
+        assert_eq!(integer_literal("4 * 3"), None);
+        assert_eq!(integer_literal("u"), None);
     }
 
     #[test]

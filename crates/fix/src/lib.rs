@@ -109,6 +109,19 @@ pub enum Change {
         /// The barrier between the read and the write.
         barrier: BarrierText,
     },
+    /// `stmt` is a copy call `F(DST, SRC, LEN);` ([`syncfix_kir::CopyCall`]): copy the bytes
+    /// before `offset` first, then the barrier, then the rest. The statement is printed as a
+    /// block of copies, one per step, the barriers of all its `InsertStep`s between them:
+    /// `{ char *dst = (char *)(DST); const char *src = (const char *)(SRC); F(dst, src, 6);
+    /// <barrier> F(dst + 6, src + 6, LEN - 6); }`.
+    InsertStep {
+        /// The copy call statement.
+        stmt: StmtId,
+        /// The byte offset in the copy (`0 < offset < LEN`).
+        offset: u32,
+        /// The barrier between the steps.
+        barrier: BarrierText,
+    },
     /// Insert a barrier at the end of loop statement `stmt`'s braced body, before its `}`.
     InsertEnd {
         /// The loop statement.
@@ -148,6 +161,7 @@ impl Change {
         match *self {
             Change::Insert { stmt, .. }
             | Change::InsertSplit { stmt, .. }
+            | Change::InsertStep { stmt, .. }
             | Change::InsertEnd { stmt, .. }
             | Change::Remove { stmt }
             | Change::Upgrade { stmt, .. }

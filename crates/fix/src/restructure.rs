@@ -23,7 +23,7 @@
 //! as an assignment). What changes is only where the barrier stands; whether the result is free
 //! of races and divergence is for the verifier to say, on the patched text.
 
-use crate::layout::{indentation, line_start, newline, whole_lines, words};
+use crate::layout::{fresh_name, indent_unit, indentation, line_indentation, line_start, newline, whole_lines, words};
 use crate::build::check_range;
 use crate::{Edit, FixError};
 use std::collections::HashSet;
@@ -447,24 +447,6 @@ fn slice_with_edits(src: &str, range: TextRange, edits: &[Edit]) -> String {
     }
     out.push_str(&src[at..range.end]);
     out
-}
-
-/// `base`, or `base1`, `base2`, ...: the first that is not a word of `src`.
-fn fresh_name(src: &str, base: &str) -> String {
-    let taken = words(src);
-    (0..).map(|i| if i == 0 { base.to_string() } else { format!("{base}{i}") }).find(|n| !taken.contains(n.as_str())).unwrap_or_default()
-}
-
-/// One level of indentation: what `inner` (a member's indentation) adds to `outer` (its
-/// block's), or four spaces when that cannot be told.
-fn indent_unit(outer: &str, inner: &str) -> String {
-    inner.strip_prefix(outer).filter(|u| !u.is_empty()).unwrap_or("    ").to_string()
-}
-
-/// The spaces and tabs that begin the line holding `offset`.
-fn line_indentation(src: &str, offset: usize) -> &str {
-    let line = &src[line_start(src, offset)..];
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
 }
 
 /// `text` with `unit` before each line that is not blank.

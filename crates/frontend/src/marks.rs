@@ -287,6 +287,7 @@ mod tests {
             branch: None,
             local: None,
             lvalues: Vec::new(),
+            copy: None,
         }
     }
 

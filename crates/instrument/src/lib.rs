@@ -4,7 +4,9 @@
 //! left in KIR ([`syncfix_kir::Anchor`]), so that every site can be printed:
 //! - *access points*: before a statement that accesses shared or global memory that is
 //!   written somewhere (directly, or through a call: the call statement), and between the
-//!   read and the write of an assignment whose right-hand side reads such memory;
+//!   read and the write of an assignment whose right-hand side reads such memory, and
+//!   between the bytes of a copy call statement (`memcpy(d, s, n);`, printed as the copy in
+//!   steps);
 //! - *scope boundaries*: before a conditional statement whose arms contain sites, and before a
 //!   loop and at the start of its body, for loops containing sites; and at the end of a loop's
 //!   braced body when it ends with a conditional or a loop (after a plain statement the next
@@ -48,6 +50,9 @@ pub enum SiteKind {
     Split,
     /// A new barrier at the end of the loop statement's braced body (before its `}`).
     End,
+    /// A new barrier inside the copy call statement, between the bytes it copies before this
+    /// byte offset and those from it on (the copy printed in steps).
+    Step(u32),
     /// The user's barrier statement itself (disabling it removes the statement).
     Existing,
 }
@@ -446,6 +451,12 @@ fn choose_sites(k: &Kernel) -> BTreeSet<(StmtId, SiteKind)> {
             chosen.insert((s, SiteKind::Split));
         }
     }
+    // Inside a copy call that accesses racy memory: between each two of its bytes.
+    for &(s, kind) in &anchored {
+        if matches!(kind, SiteKind::Step(_)) && access[s] {
+            chosen.insert((s, kind));
+        }
+    }
     // Scope boundaries, bottom-up: a statement "has sites" if it or a descendant does.
     let mut has: SecondaryMap<StmtId, bool> = SecondaryMap::new();
     for (s, _) in stmts.iter() {
@@ -504,7 +515,9 @@ fn ends_with_control(k: &Kernel, l: StmtId) -> bool {
 
 /// The site kind an anchor marks.
 fn site_kind(a: &syncfix_kir::Anchor) -> SiteKind {
-    if a.end {
+    if a.step > 0 {
+        SiteKind::Step(a.step)
+    } else if a.end {
         SiteKind::End
     } else if a.split {
         SiteKind::Split

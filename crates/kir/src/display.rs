@@ -118,7 +118,11 @@ impl Display for InstKind {
                 }
             }
             InstKind::Anchor(a) => {
-                write!(f, "anchor {}{}{}", a.stmt, if a.split { " split" } else { "" }, if a.end { " end" } else { "" })
+                write!(f, "anchor {}{}{}", a.stmt, if a.split { " split" } else { "" }, if a.end { " end" } else { "" })?;
+                if a.step > 0 {
+                    write!(f, " step {}", a.step)?;
+                }
+                Ok(())
             }
             InstKind::Assert { cond, kind, global } => {
                 write!(f, "assert.{}{} {cond}", lower(kind), if *global { ".global" } else { "" })

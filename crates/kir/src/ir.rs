@@ -323,13 +323,16 @@ pub enum LogQuery {
 /// A source statement boundary left by the front end: the program point just before the
 /// statement (`split == false`), or between the read and the write of an assignment
 /// (`split == true`), or, for a loop statement (`end == true`), the end of its body (after
-/// the body's last statement, before the next iteration). It has no semantics; the
-/// instrumenter turns chosen ones into sites.
+/// the body's last statement, before the next iteration), or, in a copy call statement
+/// (`step > 0`, [`crate::CopyCall`]), between the bytes it copies before offset `step` and
+/// those from it on. It has no semantics; the instrumenter turns chosen ones into sites.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Anchor {
     pub stmt: StmtId,
     pub split: bool,
     pub end: bool,
+    /// The byte offset in the copy where the step boundary lies (0: not a step boundary).
+    pub step: u32,
 }
 
 #[derive(Clone, PartialEq, Debug)]

@@ -162,6 +162,20 @@ pub struct ReadModifyWrite {
     pub operand: Option<TextRange>,
 }
 
+/// A statement that is a bare call of a copy function, `F(DST, SRC, LEN);` with `F` `memcpy`
+/// or `__builtin_memcpy` (or a macro that stands for one, as the text spells it): a copy whose destinations overlap between threads can be done in steps
+/// with barriers between them (GPURepair §2.2's sites between the accesses of one statement,
+/// spelled in the source as one copy call per step).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyCall {
+    /// The callee as written (`memcpy`).
+    pub callee: TextRange,
+    /// The destination, source and length arguments' texts.
+    pub dst: TextRange,
+    pub src: TextRange,
+    pub len: TextRange,
+}
+
 /// How a statement that is a bare barrier call can be removed.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum BarrierCall {
@@ -197,6 +211,8 @@ pub struct Stmt {
     /// uses other than by reading their value: assigned, incremented, address taken, bound to
     /// a reference, a member or element accessed. A superset of those it may change.
     pub lvalues: Vec<String>,
+    /// A bare copy call statement (`None` for other statements).
+    pub copy: Option<CopyCall>,
 }
 
 /// The condition and arms of an `if` statement, for splitting the statement in two around a

@@ -316,7 +316,7 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                     let scope = if r.tag == 22 { Scope::Grid } else { Scope::Block };
                     (InstKind::Barrier(Barrier { scope, fences, guard, origin }), 0)
                 }
-                23 => (InstKind::Anchor(Anchor { stmt: StmtId::new(r.picks[0] as usize % 20), split: r.picks[1] % 2 == 0, end: r.picks[1] % 3 == 0 }), 0),
+                23 => (InstKind::Anchor(Anchor { stmt: StmtId::new(r.picks[0] as usize % 20), split: r.picks[1] % 2 == 0, end: r.picks[1] % 3 == 0, step: (r.picks[1] % 5) as u32 * 4 }), 0),
                 24 => {
                     let kinds = [AssertKind::Assertion, AssertKind::Precondition, AssertKind::Postcondition, AssertKind::LoopInvariant, AssertKind::BarrierInvariant, AssertKind::NullPointer];
                     (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2] % 2 == 0 }, 0)

@@ -110,7 +110,8 @@ pub struct RepairStats {
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
 /// keeping existing barriers, then anchors in the kernel over anchors in callees, then one
-/// OpenCL fence over both and a warp barrier over a block barrier, then the earliest anchor
+/// OpenCL fence over both and a warp barrier over a block barrier, then the earliest anchor,
+/// and inside a copy call the latest step boundary (the most bytes copied before the barrier)
 /// (ARCHITECTURE.md, "crates/repair": the tie-break).
 pub fn costs(inst: &Instrumented) -> Costs {
     let n = inst.vars.len() as u64 + 1;
@@ -118,7 +119,11 @@ pub fn costs(inst: &Instrumented) -> Costs {
     order.sort_by_key(|&i| {
         let v = &inst.vars[i];
         let r = inst.kernel.stmts.stmts[v.stmt].range;
-        (if v.kind == SiteKind::End { r.end } else { r.start }, v.kind, v.scope)
+        let (kind, step) = match v.kind {
+            SiteKind::Step(o) => (SiteKind::Step(0), o),
+            k => (k, 0),
+        };
+        (if v.kind == SiteKind::End { r.end } else { r.start }, kind, std::cmp::Reverse(step), v.scope)
     });
     let mut rank = vec![0u64; inst.vars.len()];
     for (r, i) in order.into_iter().enumerate() {

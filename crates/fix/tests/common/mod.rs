@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use syncfix_fix::{apply_edits, build_fix, Change, Fix, FixError};
-use syncfix_kir::{BarrierCall, Split, Stmt, StmtId, StmtKind, StmtTable, TextRange};
+use syncfix_kir::{BarrierCall, CopyCall, Split, Stmt, StmtId, StmtKind, StmtTable, TextRange};
 
 /// A source text and its statement table.
 pub struct Kernel {
@@ -57,6 +57,7 @@ impl Kernel {
             branch: None,
             local: None,
             lvalues: Vec::new(),
+            copy: None,
         })
     }
 
@@ -130,6 +131,23 @@ impl Kernel {
                 operand,
             }),
         });
+        id
+    }
+
+    /// A copy call statement `needle` (`F(DST, SRC, LEN);`, arguments split at `, `).
+    pub fn copy(&mut self, needle: &str) -> StmtId {
+        let id = self.stmt(needle);
+        let start = self.table.stmts[id].range.start;
+        let open = needle.find('(').expect("a call");
+        let close = needle.rfind(')').expect("a call");
+        let mut at = start + open + 1;
+        let mut args = vec![];
+        for a in needle[open + 1..close].split(", ") {
+            args.push(TextRange { start: at, end: at + a.len() });
+            at += a.len() + 2;
+        }
+        let [dst, src, len] = args[..] else { panic!("three arguments") };
+        self.table.stmts[id].copy = Some(CopyCall { callee: TextRange { start, end: start + open }, dst, src, len });
         id
     }
 

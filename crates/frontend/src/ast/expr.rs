@@ -7,7 +7,7 @@ use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
 use super::scan;
 use serde_json::Value;
 use std::collections::HashSet;
-use syncfix_kir::{BarrierCall, Branch, LocalDecl, ReadModifyWrite, Split, StmtId, TextRange};
+use syncfix_kir::{BarrierCall, Branch, CopyCall, LocalDecl, ReadModifyWrite, Split, StmtId, TextRange};
 use super::json::{pos, Pos};
 
 /// Free functions whose bare call statement is a barrier.
@@ -93,6 +93,29 @@ pub(crate) fn barrier_call(expr: &Value) -> Option<BarrierCall> {
     };
     let names = if member { BARRIER_MEMBERS } else { BARRIER_FUNCTIONS };
     names.contains(&name).then_some(BarrierCall::Removable)
+}
+
+/// Functions whose bare call statement is a copy that can be done in steps ([`CopyCall`]).
+/// Not `memmove`: its source and destination may overlap, and a copy in steps would then
+/// read bytes an earlier step wrote.
+const COPY_FUNCTIONS: &[&str] = &["memcpy", "__builtin_memcpy"];
+
+/// The [`CopyCall`] of an expression statement `expr` whose text is `src[range]`: a call of a
+/// copy function spelled `F(DST, SRC, LEN);` (F may be a macro for one), whose length has no
+/// side effects (the steps evaluate it again).
+pub(crate) fn copy_call(expr: &Value, src: &[u8], range: TextRange) -> Option<CopyCall> {
+    let call = strip(expr);
+    if kind(call) != "CallExpr" || !callee_name(call).is_some_and(|n| COPY_FUNCTIONS.contains(&n)) {
+        return None;
+    }
+    let [_, _, _, len] = inner(call) else { return None };
+    if has_side_effects(len) {
+        return None;
+    }
+    let (callee, args) = scan::call_statement(src, range.start, range.end)?;
+    let [dst, from, len] = args.as_slice() else { return None };
+    let r = |r: &std::ops::Range<usize>| TextRange { start: r.start, end: r.end };
+    Some(CopyCall { callee: r(&callee), dst: r(dst), src: r(from), len: r(len) })
 }
 
 /// Context of the split analysis.

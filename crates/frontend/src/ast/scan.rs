@@ -160,6 +160,75 @@ pub(crate) fn prev_token_end(src: &[u8], from: usize, to: usize) -> usize {
     last
 }
 
+/// A call statement `NAME ( ARG, ... ) ;` spelled in `src[from..to]` (whitespace and comments
+/// between tokens): the name's range and each argument's range (trimmed of whitespace and
+/// comments at either end), split at the commas outside parentheses, brackets and braces.
+/// `None` when the text is not such a call (another token before the name, unbalanced
+/// brackets, anything after the `;`, an empty argument).
+pub(crate) fn call_statement(src: &[u8], from: usize, to: usize) -> Option<(std::ops::Range<usize>, Vec<std::ops::Range<usize>>)> {
+    let to = to.min(src.len());
+    let text = &src[..to];
+    let start = skip_trivia(text, from);
+    let mut i = start;
+    while i < to && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {
+        i += 1;
+    }
+    if i == start || text[start].is_ascii_digit() {
+        return None;
+    }
+    let name = start..i;
+    let mut j = skip_trivia(text, i);
+    if text.get(j) != Some(&b'(') {
+        return None;
+    }
+    j += 1;
+    let mut args = Vec::new();
+    let mut arg_start = j;
+    let mut depth = 0usize;
+    let close = loop {
+        let b = *text.get(j)?;
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth > 0 => depth -= 1,
+            b')' if depth == 0 => {
+                args.push(arg_start..j);
+                break j;
+            }
+            b')' | b']' | b'}' => return None,
+            b',' if depth == 0 => {
+                args.push(arg_start..j);
+                arg_start = j + 1;
+            }
+            b'"' | b'\'' => {
+                j = literal_end(text, j);
+                continue;
+            }
+            _ => {
+                if let Some(k) = trivia_at(text, j) {
+                    j = k;
+                    continue;
+                }
+            }
+        }
+        j += 1;
+    };
+    if semicolon_after(text, close + 1).map(|e| skip_trivia(text, e)) != Some(to) {
+        return None;
+    }
+    // Trim each argument: leading trivia, and trailing trivia (the end of its last token).
+    let args: Vec<_> = args
+        .into_iter()
+        .map(|r| {
+            let s = skip_trivia(&text[..r.end], r.start);
+            s..prev_token_end(text, s, r.end)
+        })
+        .collect();
+    if args.iter().any(|r| r.start >= r.end) {
+        return None;
+    }
+    Some((name, args))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +246,22 @@ mod tests {
         assert_eq!(after_macro_invocation(s, 3), Some(18));
         assert_eq!(after_macro_invocation(b"N + 1", 1), Some(1));
         assert_eq!(after_macro_invocation(b"F(a", 1), None);
+    }
+
+    #[test]
+    fn call_statements() {
+        let s = b"  memcpy (&out[f(a, b)], /* c */ in + 1 ,12) ; ";
+        let (name, args) = call_statement(s, 0, s.len() - 1).unwrap();
+        assert_eq!(&s[name], b"memcpy");
+        let args: Vec<&[u8]> = args.into_iter().map(|r| &s[r]).collect();
+        assert_eq!(args, [&b"&out[f(a, b)]"[..], b"in + 1", b"12"]);
+        assert!(call_statement(b"x = f(a);", 0, 9).is_none());
+        assert!(call_statement(b"f(a, );", 0, 7).is_none());
+        assert!(call_statement(b"f(a)) ;", 0, 7).is_none());
+        assert!(call_statement(b"f(a); g();", 0, 10).is_none());
+        let s = b"f(\",\", ')');";
+        let (_, args) = call_statement(s, 0, s.len()).unwrap();
+        assert_eq!(args.len(), 2);
     }
 
     #[test]

@@ -164,6 +164,7 @@ impl Recorder<'_> {
             branch: None,
             local: None,
             lvalues: Vec::new(),
+            copy: None,
         });
         let src = self.cx.src;
         let kids = inner(stmt);
@@ -211,6 +212,7 @@ impl Recorder<'_> {
                     self.table.stmts[id].split = self.cx.split(stmt, expr_end);
                 }
                 self.table.stmts[id].barrier_call = expr::barrier_call(stmt);
+                self.table.stmts[id].copy = expr::copy_call(stmt, src, TextRange { start, end });
             }
             _ => {}
         }

@@ -202,7 +202,7 @@ impl<'a> Lowerer<'a> {
                 let n = scalar_arg(0)?.as_const().ok_or_else(|| unsupported("a statement marker with a non-constant id", loc))?;
                 let stmt = StmtId::new(n as usize);
                 if stmt.index() < self.kir.k.stmts.stmts.len() {
-                    self.kir.push(cur, InstKind::Anchor(Anchor { stmt, split, end }), 0, span);
+                    self.kir.push(cur, InstKind::Anchor(Anchor { stmt, split, end, step: 0 }), 0, span);
                 }
                 None
             }

@@ -383,6 +383,10 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// The longest copy call, in bytes, that is offered in steps (a barrier site between each two
+/// bytes): a longer copy gets no sites inside it.
+const MAX_COPY_STEPS: u64 = 32;
+
 /// LLVM's memory intrinsics (`llvm.memcpy`, `llvm.memmove`, `llvm.memset`) of a constant length.
 impl<'a> Lowerer<'a> {
     /// The chunk size in bytes for copying `len` bytes of an object with elements of `elem`
@@ -403,15 +407,28 @@ impl<'a> Lowerer<'a> {
         let (Some(dst), Some(src), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memcpy of unexpected arguments", loc));
         };
-        let Some(len) = len.as_const() else { return Err(unsupported("a memcpy of a run-time length", loc)) };
+        let Some(len) = self.constant_value(*len, 8) else { return Err(unsupported("a memcpy of a run-time length", loc)) };
         if len > 65536 {
             return Err(unsupported(format!("a memcpy of {len} bytes"), loc));
         }
         let dst = dst.clone();
+        let steps_of = self.copy_statement(span);
         let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
             me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-                let w = Self::chunk(len as u64, me.kir.k.objects[dst].elem_size.min(me.kir.k.objects[src].elem_size.max(1)));
+                // A copy that may be done in steps is copied byte by byte, with a step
+                // boundary between each two bytes, so that a barrier can stand wherever the
+                // copies of two threads stop overlapping.
+                let stepped = steps_of.filter(|_| len as u64 <= MAX_COPY_STEPS);
+                let w = if stepped.is_some() {
+                    1
+                } else {
+                    Self::chunk(len as u64, me.kir.k.objects[dst].elem_size.min(me.kir.k.objects[src].elem_size.max(1)))
+                };
                 for i in 0..(len as u64 / w as u64) {
+                    if let (Some(stmt), true) = (stepped, i > 0) {
+                        let step = (i * w as u64) as u32;
+                        me.kir.push(b, InstKind::Anchor(syncfix_kir::Anchor { stmt, split: false, end: false, step }), 0, span);
+                    }
                     let at = Operand::konst(64, i as u128 * w as u128);
                     let s_off = me.kir.add_offset(b, soff, at, span);
                     let d_off = me.kir.add_offset(b, doff, at, span);
@@ -424,13 +441,50 @@ impl<'a> Lowerer<'a> {
         Ok(next)
     }
 
+    /// The value of `op` when it is a constant, or integer arithmetic and casts over constants
+    /// at most `depth` operations deep (at `-O0`, `n - 4` with `n` a constant local is an
+    /// instruction). `None` otherwise, and where LLVM gives no value (a division by zero).
+    fn constant_value(&self, op: Operand, depth: u32) -> Option<u128> {
+        if let Some(c) = op.as_const() {
+            return Some(c);
+        }
+        let Operand::Value(v) = op else { return None };
+        if depth == 0 {
+            return None;
+        }
+        let k = &self.kir.k;
+        match &k.insts[v].kind {
+            InstKind::Bin { op: bop, lhs, rhs } => {
+                let (a, b) = (self.constant_value(*lhs, depth - 1)?, self.constant_value(*rhs, depth - 1)?);
+                super::fold::bin(*bop, k.width(*lhs), a, b).ok()
+            }
+            InstKind::Cast { op: cop, arg } => {
+                let a = self.constant_value(*arg, depth - 1)?;
+                Some(super::fold::cast(*cop, k.width(*arg), k.insts[v].width, a))
+            }
+            _ => None,
+        }
+    }
+
+    /// The statement of a copy at `span` when the copy can be done in steps: a CUDA kernel's
+    /// bare copy call statement ([`syncfix_kir::CopyCall`]; OpenCL C has no such call, and its
+    /// pointers would need their address spaces spelled).
+    fn copy_statement(&self, span: &Span) -> Option<syncfix_kir::StmtId> {
+        let k = &self.kir.k;
+        if k.language != syncfix_kir::Language::Cuda {
+            return None;
+        }
+        let s = k.statement_at(span.in_main()?)?;
+        k.stmts.stmts[s].copy.is_some().then_some(s)
+    }
+
     /// `llvm.memset` of a constant length. Returns the block where lowering continues.
     pub(super) fn memset(&mut self, args: &[LVal], at: At<'_>) -> Result<BlockId, LowerError> {
         let At { cur, span, loc } = at;
         let (Some(dst), Some(LVal::Scalar(byte)), Some(LVal::Scalar(len))) = (args.first(), args.get(1), args.get(2)) else {
             return Err(unsupported("a memset of unexpected arguments", loc));
         };
-        let Some(len) = len.as_const() else { return Err(unsupported("a memset of a run-time length", loc)) };
+        let Some(len) = self.constant_value(*len, 8) else { return Err(unsupported("a memset of a run-time length", loc)) };
         if len > 65536 {
             return Err(unsupported(format!("a memset of {len} bytes"), loc));
         }

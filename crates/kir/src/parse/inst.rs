@@ -282,7 +282,9 @@ impl KernelParser {
             ["anchor"] => {
                 let stmt = StmtId::from_u32(c.entity("stmt", "a statement (`stmt3`)")?);
                 let split = c.eat("split");
-                InstKind::Anchor(Anchor { stmt, split, end: c.eat("end") })
+                let end = c.eat("end");
+                let step = if c.eat("step") { c.number("a step's byte offset")? } else { 0 };
+                InstKind::Anchor(Anchor { stmt, split, end, step })
             }
             ["assert", kind, rest @ ..] => {
                 let kind = by_name(&ASSERT_KINDS, kind).ok_or_else(|| c.error_at(at, format!("unknown assertion kind `{kind}`")))?;

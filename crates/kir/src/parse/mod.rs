@@ -474,7 +474,7 @@ impl KernelParser {
                 }
             };
         }
-        let filler = Inst { kind: InstKind::Anchor(Anchor { stmt: StmtId::new(0), split: false, end: false }), width: 0, block: entry, span: Span::default() };
+        let filler = Inst { kind: InstKind::Anchor(Anchor { stmt: StmtId::new(0), split: false, end: false, step: 0 }), width: 0, block: entry, span: Span::default() };
         let mut insts = PrimaryMap::new();
         for slot in &slots {
             insts.push(slot.map_or_else(|| filler.clone(), |n| self.insts[n].inst.clone()));

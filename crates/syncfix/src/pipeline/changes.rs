@@ -59,6 +59,7 @@ pub(super) fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Chan
             (SiteKind::Before, true) => out.push((Change::Insert { stmt: v.stmt, barrier }, m)),
             (SiteKind::End, true) => out.push((Change::InsertEnd { stmt: v.stmt, barrier }, m)),
             (SiteKind::Split, true) => out.push((Change::InsertSplit { stmt: v.stmt, barrier }, m)),
+            (SiteKind::Step(offset), true) => out.push((Change::InsertStep { stmt: v.stmt, offset, barrier }, m)),
             (SiteKind::Existing, false) => out.push((Change::Remove { stmt: v.stmt }, m)),
             (SiteKind::Existing, true) => kept.push(v.stmt),
             _ => {}
@@ -72,6 +73,7 @@ pub(super) fn changes_of(inst: &Instrumented, assignment: &[bool]) -> (Vec<(Chan
         };
         let c = match kind {
             SiteKind::Split => Change::InsertSplit { stmt, barrier },
+            SiteKind::Step(offset) => Change::InsertStep { stmt, offset, barrier },
             SiteKind::End => Change::InsertEnd { stmt, barrier },
             _ => Change::Insert { stmt, barrier },
         };

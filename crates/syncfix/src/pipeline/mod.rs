@@ -280,7 +280,7 @@ fn repair_kernel_in(
         .filter_map(|b| match b.kind {
             SiteKind::Existing => Some((b.stmt, true)),
             SiteKind::Before => Some((b.stmt, false)),
-            SiteKind::Split | SiteKind::End => None,
+            SiteKind::Split | SiteKind::End | SiteKind::Step(_) => None,
         })
         .collect();
     splits.sort_by_key(|&(s, existing)| (!existing, s));
@@ -363,7 +363,7 @@ fn fix_and_reverify(
         return Ok(RepairReport { status: status_or(RepairStatus::NoChange), kernels: kernels_of(&outcomes), findings, bounded, ..RepairReport::failed(RepairStatus::NoChange, vec![], timings) });
     }
     let inserted =
-        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertEnd { .. } | Change::InsertWait { barrier: Some(_), .. })).count();
+        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertStep { .. } | Change::InsertEnd { .. } | Change::InsertWait { barrier: Some(_), .. })).count();
     let waited = changes.iter().filter(|c| matches!(c, Change::InsertWait { .. })).count();
     let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
     let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
@@ -462,9 +462,10 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
             };
             let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
             let (kind, barrier, scope) = match c {
-                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } | Change::InsertEnd { barrier, .. } => (
+                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } | Change::InsertStep { barrier, .. } | Change::InsertEnd { barrier, .. } => (
                     match c {
                         Change::InsertSplit { .. } => "insert-split",
+                        Change::InsertStep { .. } => "insert-step",
                         Change::InsertEnd { .. } => "insert-end",
                         _ => "insert",
                     },
@@ -536,6 +537,7 @@ pub(crate) fn sites(path: &Path, text: &str, opts: &Stages) -> Result<Vec<Site>,
                 kind: match v.kind {
                     SiteKind::Before => "before",
                     SiteKind::Split => "split",
+                    SiteKind::Step(_) => "step",
                     SiteKind::End => "end",
                     SiteKind::Existing => "existing",
                 },
