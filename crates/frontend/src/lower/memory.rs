@@ -384,7 +384,7 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The longest copy call, in bytes, that is offered in steps (a barrier site between each two
-/// bytes): a longer copy gets no sites inside it.
+/// of its chunks): a longer copy gets no sites inside it.
 const MAX_COPY_STEPS: u64 = 32;
 
 /// LLVM's memory intrinsics (`llvm.memcpy`, `llvm.memmove`, `llvm.memset`) of a constant length.
@@ -415,14 +415,16 @@ impl<'a> Lowerer<'a> {
         let steps_of = self.copy_statement(span);
         let (next, _) = self.through(cur, src.clone(), None, span, loc, &mut |me, b, src, soff| {
             me.through(b, dst.clone(), None, span, loc, &mut |me, b, dst, doff| {
-                // A copy that may be done in steps is copied byte by byte, with a step
-                // boundary between each two bytes, so that a barrier can stand wherever the
-                // copies of two threads stop overlapping.
+                // A copy that may be done in steps has a step boundary between each two
+                // chunks, so that a barrier can stand where the copies of two threads stop
+                // overlapping: chunks of the objects' element size (the threads' copies lie
+                // whole elements apart), byte by byte when the size is not known.
                 let stepped = steps_of.filter(|_| len as u64 <= MAX_COPY_STEPS);
-                let w = if stepped.is_some() {
-                    1
-                } else {
-                    Self::chunk(len as u64, me.kir.k.objects[dst].elem_size.min(me.kir.k.objects[src].elem_size.max(1)))
+                let (de, se) = (me.kir.k.objects[dst].elem_size, me.kir.k.objects[src].elem_size);
+                let w = match (stepped, [de, se].into_iter().filter(|e| *e > 0).min()) {
+                    (Some(_), Some(elem)) => Self::chunk(len as u64, elem),
+                    (Some(_), None) => 1,
+                    (None, _) => Self::chunk(len as u64, de.min(se.max(1))),
                 };
                 for i in 0..(len as u64 / w as u64) {
                     if let (Some(stmt), true) = (stepped, i > 0) {
