@@ -77,34 +77,40 @@ pub(crate) fn semicolon_after(src: &[u8], i: usize) -> Option<usize> {
 /// significant byte is `(` (a function-like invocation), otherwise `i` itself. `None` if the
 /// parentheses are not balanced before the end of the text.
 pub(crate) fn after_macro_invocation(src: &[u8], i: usize) -> Option<usize> {
-    let mut j = skip_trivia(src, i);
+    let j = skip_trivia(src, i);
     if src.get(j) != Some(&b'(') {
         return Some(i.min(src.len()));
     }
     let mut depth = 0usize;
-    while j < src.len() {
-        match src[j] {
+    for (at, b) in code_bytes(src, j) {
+        match b {
             b'(' => depth += 1,
             b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(j + 1);
+                    return Some(at + 1);
                 }
             }
-            b'"' | b'\'' => {
-                j = literal_end(src, j);
-                continue;
-            }
-            _ => {
-                if let Some(k) = trivia_at(src, j) {
-                    j = k;
-                    continue;
-                }
-            }
+            _ => {}
         }
-        j += 1;
     }
     None
+}
+
+/// The bytes of `src` from `i` on that lie outside comments and string and character
+/// literals, with their offsets (a literal's opening quote is not yielded).
+fn code_bytes(src: &[u8], mut i: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    std::iter::from_fn(move || loop {
+        let b = *src.get(i)?;
+        if b == b'"' || b == b'\'' {
+            i = literal_end(src, i);
+        } else if let Some(k) = trivia_at(src, i) {
+            i = k;
+        } else {
+            i += 1;
+            return Some((i - 1, b));
+        }
+    })
 }
 
 /// Whether `src[from..to]` holds exactly the token `tok`, with only whitespace and comments
@@ -177,41 +183,33 @@ pub(crate) fn call_statement(src: &[u8], from: usize, to: usize) -> Option<(std:
         return None;
     }
     let name = start..i;
-    let mut j = skip_trivia(text, i);
+    let j = skip_trivia(text, i);
     if text.get(j) != Some(&b'(') {
         return None;
     }
-    j += 1;
+    let j = j + 1;
     let mut args = Vec::new();
     let mut arg_start = j;
     let mut depth = 0usize;
-    let close = loop {
-        let b = *text.get(j)?;
+    let mut close = None;
+    for (at, b) in code_bytes(text, j) {
         match b {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' if depth > 0 => depth -= 1,
-            b')' if depth == 0 => {
-                args.push(arg_start..j);
-                break j;
+            b')' => {
+                args.push(arg_start..at);
+                close = Some(at);
+                break;
             }
-            b')' | b']' | b'}' => return None,
+            b']' | b'}' => return None,
             b',' if depth == 0 => {
-                args.push(arg_start..j);
-                arg_start = j + 1;
+                args.push(arg_start..at);
+                arg_start = at + 1;
             }
-            b'"' | b'\'' => {
-                j = literal_end(text, j);
-                continue;
-            }
-            _ => {
-                if let Some(k) = trivia_at(text, j) {
-                    j = k;
-                    continue;
-                }
-            }
+            _ => {}
         }
-        j += 1;
-    };
+    }
+    let close = close?;
     if semicolon_after(text, close + 1).map(|e| skip_trivia(text, e)) != Some(to) {
         return None;
     }
