@@ -112,3 +112,15 @@ fn a_copy_into_a_shared_tile_in_a_loop_steps_by_whole_elements() {
     assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), ["insert-step", "remove"]);
     starts(verdict_with(&patched, &opts), "verified");
 }
+
+#[test]
+fn a_copy_through_a_macro_of_another_name_is_not_done_in_steps() {
+    // `COPY` scales its length: printing `COPY(dst + 4, src + 4, ...)` in steps would copy other
+    // bytes than the user's call. Only calls spelled with a copy function's name get steps.
+    let src = "#define COPY(d, s, n) memcpy(d, s, (n) * 4)\n__global__ void k(int *in, int *out) {\n  COPY(&out[threadIdx.x], &in[threadIdx.x], 2);\n}\n";
+    let r = repair_with(src, &cuda(32));
+    match &r.status {
+        RepairStatus::Unrepairable(why) => assert!(why.contains("made by one statement"), "{why}"),
+        s => panic!("{s:?}"),
+    }
+}

@@ -101,8 +101,8 @@ pub(crate) fn barrier_call(expr: &Value) -> Option<BarrierCall> {
 const COPY_FUNCTIONS: &[&str] = &["memcpy", "__builtin_memcpy"];
 
 /// The [`CopyCall`] of an expression statement `expr` whose text is `src[range]`: a call of a
-/// copy function spelled `F(DST, SRC, LEN);` (F may be a macro for one), whose length has no
-/// side effects (the steps evaluate it again).
+/// copy function spelled `F(DST, SRC, LEN);` with `F` one of their names (it may be a macro of
+/// that name for another), whose length has no side effects (the steps evaluate it again).
 pub(crate) fn copy_call(expr: &Value, src: &[u8], range: TextRange) -> Option<CopyCall> {
     let call = strip(expr);
     if kind(call) != "CallExpr" || !callee_name(call).is_some_and(|n| COPY_FUNCTIONS.contains(&n)) {
@@ -113,6 +113,11 @@ pub(crate) fn copy_call(expr: &Value, src: &[u8], range: TextRange) -> Option<Co
         return None;
     }
     let (callee, args) = scan::call_statement(src, range.start, range.end)?;
+    // Spelled as a copy function (a macro `memcpy` for `__builtin_memcpy` included): another
+    // macro could do anything with its arguments, and the steps repeat its name.
+    if !std::str::from_utf8(&src[callee.clone()]).is_ok_and(|n| COPY_FUNCTIONS.contains(&n)) {
+        return None;
+    }
     let [dst, from, len] = args.as_slice() else { return None };
     let r = |r: &std::ops::Range<usize>| TextRange { start: r.start, end: r.end };
     Some(CopyCall { callee: r(&callee), dst: r(dst), src: r(from), len: r(len) })
