@@ -274,13 +274,35 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     if s.parent.is_some_and(|p| stmts.stmts.get(p).is_some_and(|b| b.kind != StmtKind::Compound)) {
         return Err(no("the statement is not a member of a block"));
     }
-    let siblings = stmts.siblings(at);
+    // The statement the return moves past: `at`, or the loop that holds it (through loops and
+    // their braced bodies only) when the early return stands before that loop in its block.
+    let early_before = |x: StmtId| {
+        let sib = stmts.siblings(x);
+        let pos = sib.iter().position(|&c| c == x)?;
+        sib[..pos].iter().rposition(|&y| stmts.early_return(y).is_some()).map(|r| (sib, pos, r))
+    };
+    let mut target = at;
+    let mut found = early_before(at);
+    if found.is_none() {
+        let mut cur = at;
+        while let Some(body) = stmts.stmts.get(cur).and_then(|c| c.parent) {
+            let Some(l) = stmts.stmts.get(body).and_then(|b| b.parent) else { break };
+            if stmts.stmts[body].kind != StmtKind::Compound || stmts.loop_body(l) != Some(body) {
+                break;
+            }
+            if let Some(f) = early_before(l) {
+                target = l;
+                found = Some(f);
+                break;
+            }
+            cur = l;
+        }
+    }
+    let (siblings, pos, r_pos) = found.ok_or_else(|| no("no early `return` stands before it in its block or before a loop that holds it"))?;
     let block_end = siblings.last().and_then(|&l| stmts.stmts.get(l)).map_or(s.range.end, |l| l.range.end);
-    let pos = siblings.iter().position(|&c| c == at).ok_or_else(|| no("the statement is not a member of its block"))?;
-    let r_pos = siblings[..pos]
-        .iter()
-        .rposition(|&x| stmts.early_return(x).is_some())
-        .ok_or_else(|| no("no early `return` stands before it in its block"))?;
+    if target != at {
+        return delay_return_past_loop(source, stmts, at, hoist, target, (&siblings, pos, r_pos), block_end);
+    }
     let r_id = siblings[r_pos];
     let r = get(r_id)?;
     let branch = stmts.early_return(r_id).ok_or_else(|| no("no early `return` stands before it in its block"))?;
@@ -362,6 +384,216 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
         moved_barrier: hoist.then(|| src[s.range.start..s.range.end].trim().to_string()),
         note,
     })
+}
+
+/// [`delay_return`] when the barrier place `at` lies in loop `l` (through loops and their
+/// braced bodies), and the early return stands before `l` in its block (`siblings`, `l` at
+/// `pos`, the return at `r_pos`; the block ends at `block_end`). The statements between the
+/// return and the loop are guarded as before the barrier; inside the loop, every run of
+/// statements that holds no barrier is guarded (`if (!(c)) { ... }`), the barriers and the
+/// loops on the way to `at` stay for every thread; the return follows the loop:
+///
+/// ```text
+///   if (row >= n) return;            if (!(row >= n)) {
+///   float acc = 0;                     acc = 0;            (float acc; hoisted before)
+///   for (t = 0; t < T; ++t) {        }
+///     tile[ty][tx] = A[..];          for (t = 0; t < T; ++t) {
+///     __syncthreads();                 if (!(row >= n)) {
+///     acc += tile[..][tx];               tile[ty][tx] = A[..];
+///     __syncthreads();        ->       }
+///   }                                  __syncthreads();
+///   C[row] = acc;                      if (!(row >= n)) {
+///                                        acc += tile[..][tx];
+///                                      }
+///                                      __syncthreads();
+///                                    }
+///                                    if (row >= n) return;
+///                                    C[row] = acc;
+/// ```
+///
+/// The threads that returned now run the loops' headers, so each header must read no memory
+/// and call nothing (no `[`, `->` or call parentheses), and none of the condition's variables
+/// may change in the loop (else the condition is saved first). Whether every thread then runs
+/// the loop alike is for the verifier to say on the restructured text.
+fn delay_return_past_loop(
+    src: &str,
+    stmts: &StmtTable,
+    at: StmtId,
+    hoist: bool,
+    l: StmtId,
+    (siblings, pos, r_pos): (&[StmtId], usize, usize),
+    block_end: usize,
+) -> Result<Restructure, FixError> {
+    let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
+    let get = |id: StmtId| stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id });
+    let (r_id, lp) = (siblings[r_pos], get(l)?);
+    let r = get(r_id)?;
+    let branch = stmts.early_return(r_id).ok_or_else(|| no("no early `return` stands before the loop"))?;
+    let first = &siblings[r_pos + 1..pos];
+    let (Some(r_lines), Some((_, ind)), Some(l_lines)) = (whole_lines(src, r.range), indentation(src, r.range.start), whole_lines(src, lp.range))
+    else {
+        return Err(no("the statements do not stand on lines of their own"));
+    };
+    let nl = newline(src);
+    let first_text = TextRange { start: r_lines.end, end: l_lines.start };
+    let later = words(&src[lp.range.start..block_end.max(lp.range.start)]);
+    let half = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
+    for (_, n) in &half.hoisted {
+        let decl = first.iter().filter_map(|&d| stmts.stmts.get(d)).find(|d| d.local.as_ref().is_some_and(|l| &l.name == n));
+        if decl.is_some_and(|d| words(&src[r.range.start..d.range.start]).contains(n.as_str())) {
+            return Err(no(&format!("`{n}` names another variable before its declaration")));
+        }
+    }
+    let cond_text = src[branch.cond.start..branch.cond.end].to_string();
+    let in_loop = |n: &String| lp.lvalues.contains(n);
+    let repeat = branch.repeatable && (half.stable)(&branch.names) && !branch.names.iter().any(in_loop);
+    let saved = (!repeat).then(|| fresh_name(src, "cond"));
+    let neg = match &saved {
+        Some(n) => format!("!{n}"),
+        None => format!("!({cond_text})"),
+    };
+    let outer = match lp.parent.and_then(|p| stmts.stmts.get(p)) {
+        Some(b) => line_indentation(src, b.range.start),
+        None => "",
+    };
+    let unit = indent_unit(outer, ind);
+    let mut out = String::new();
+    if let Some(n) = &saved {
+        out.push_str(&format!("{ind}bool {n} = {cond_text};{nl}"));
+    }
+    for (ty, name) in &half.hoisted {
+        out.push_str(&format!("{ind}{ty} {name};{nl}"));
+    }
+    if !first.is_empty() {
+        out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
+        out.push_str(&indent_lines(&slice_with_edits(src, first_text, &half.edits), &unit));
+        out.push_str(&format!("{ind}}}{nl}"));
+    }
+    let path: HashSet<StmtId> = stmts.ancestors(at).collect();
+    let cx = GuardCx { src, stmts, at, hoist, path: &path, neg: &neg, nl };
+    out.push_str(&cx.guard_loop(l).map_err(|r| no(&r))?);
+    let r_text = match &saved {
+        Some(n) => format!("{}{}{}", &src[r_lines.start..branch.cond.start], n, &src[branch.cond.end..r_lines.end]),
+        None => src[r_lines.start..r_lines.end].to_string(),
+    };
+    out.push_str(&r_text);
+    let line = src[..lp.range.start].matches('\n').count() + 1;
+    let note = format!(
+        "the early return `{}` now follows the loop at line {line}, whose statements are guarded by `{neg}`, so that \
+         every thread reaches the loop's barriers (the threads that returned early skipped them)",
+        one_line(&src[r.range.start..r.range.end])
+    );
+    Ok(Restructure {
+        edit: Edit::replacement(TextRange { start: r_lines.start, end: l_lines.end }, out),
+        kind: RestructureKind::DelayReturn,
+        if_stmt: r_id,
+        moved_barrier: None,
+        note,
+    })
+}
+
+/// What guarding a loop's statements for [`delay_return_past_loop`] needs.
+struct GuardCx<'a> {
+    src: &'a str,
+    stmts: &'a StmtTable,
+    /// The barrier place, and whether it is the user's barrier (else a statement a new barrier
+    /// goes before).
+    at: StmtId,
+    hoist: bool,
+    /// `at` and its ancestors.
+    path: &'a HashSet<StmtId>,
+    /// The guard's condition (`!(c)` or `!cond`).
+    neg: &'a str,
+    nl: &'a str,
+}
+
+impl GuardCx<'_> {
+    /// The whole lines of loop `l` with the runs of its body's statements that hold no barrier
+    /// guarded, the loops on the way to `at` guarded the same way.
+    fn guard_loop(&self, l: StmtId) -> Result<String, String> {
+        let (src, stmts) = (self.src, self.stmts);
+        let lp = &stmts.stmts[l];
+        if !matches!(lp.kind, StmtKind::For | StmtKind::While) {
+            return Err("only `for` and `while` loops can be run by threads that returned early".to_string());
+        }
+        let body = stmts.loop_body(l).map(|b| &stmts.stmts[b]).ok_or("the loop's body is not in braces")?;
+        let header = &src[lp.range.start..body.range.start];
+        if header.matches('(').count() != 1 || header.contains('[') || header.contains("->") {
+            return Err(format!(
+                "the loop header `{}` may read memory or call a function, and the threads that returned early would run it",
+                one_line(header)
+            ));
+        }
+        let lines = whole_lines(src, lp.range).ok_or("the loop does not stand on lines of its own")?;
+        let open_end = body.range.start + 1;
+        let open_line_end = src[open_end..].find('\n').map(|i| open_end + i + 1).ok_or("the loop's body does not span lines")?;
+        let close = body.range.end - 1;
+        let close_line = line_start(src, close);
+        if !src[open_end..open_line_end].trim().is_empty() || !src[close_line..close].trim().is_empty() || close_line < open_line_end {
+            return Err("the loop's braces do not stand at the ends of their lines".to_string());
+        }
+        let kids: Vec<StmtId> = body.children.clone();
+        let (kid_ind, unit) = match kids.first().and_then(|&k| indentation(src, stmts.stmts[k].range.start)) {
+            Some((_, i)) => (i.to_string(), indent_unit(line_indentation(src, lp.range.start), i)),
+            None => return Err("the loop's statements do not stand on lines of their own".to_string()),
+        };
+        let mut out = src[lines.start..open_line_end].to_string();
+        let mut at = open_line_end;
+        let mut run: Vec<StmtId> = vec![];
+        for &k in &kids {
+            let st = &stmts.stmts[k];
+            let k_lines = whole_lines(src, st.range).ok_or("the loop's statements do not stand on lines of their own")?;
+            let on_path = self.path.contains(&k);
+            if k == self.at && !self.hoist {
+                // The new barrier's place: a run starts at `at`.
+                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
+                run.push(k);
+                continue;
+            }
+            if (on_path && k == self.at) || (!on_path && st.barrier_call.is_some()) {
+                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
+                out.push_str(&src[at..k_lines.end]);
+                at = k_lines.end;
+                continue;
+            }
+            if on_path {
+                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
+                out.push_str(&src[at..k_lines.start]);
+                out.push_str(&self.guard_loop(k)?);
+                at = k_lines.end;
+                continue;
+            }
+            if stmts.stmts.values().any(|d| d.barrier_call.is_some() && st.range.contains_range(&d.range)) {
+                return Err(format!("`{}` holds a barrier that the threads that returned early would skip", one_line(&src[st.range.start..st.range.end])));
+            }
+            run.push(k);
+        }
+        self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
+        out.push_str(&src[at..lines.end]);
+        Ok(out)
+    }
+
+    /// Appends the text since `at` and the statements of `run` guarded (their declarations that
+    /// the rest of the body, up to `body_end`, uses hoisted before the guard); empties `run`.
+    fn flush(&self, run: &mut Vec<StmtId>, out: &mut String, at: &mut usize, body_end: usize, ind: &str, unit: &str) -> Result<(), String> {
+        let (Some(&a), Some(&b)) = (run.first(), run.last()) else { return Ok(()) };
+        let (src, nl) = (self.src, self.nl);
+        let start = line_start(src, self.stmts.stmts[a].range.start);
+        let end = whole_lines(src, self.stmts.stmts[b].range).map_or(self.stmts.stmts[b].range.end, |l| l.end);
+        out.push_str(&src[*at..start]);
+        let text = TextRange { start, end };
+        let later = words(&src[end..body_end.max(end)]);
+        let half = first_half(src, self.stmts, run, text, &later)?;
+        for (ty, name) in &half.hoisted {
+            out.push_str(&format!("{ind}{ty} {name};{nl}"));
+        }
+        out.push_str(&format!("{ind}if ({}) {{{nl}", self.neg));
+        out.push_str(&indent_lines(&slice_with_edits(src, text, &half.edits), unit));
+        out.push_str(&format!("{ind}}}{nl}"));
+        *at = end;
+        run.clear();
+        Ok(())
+    }
 }
 
 /// What splitting after the statements `first` (whose text is `first_text`) takes: the

@@ -160,6 +160,29 @@ fn an_early_return_in_braces_with_declarations_the_rest_uses() {
 }
 
 #[test]
+fn an_early_return_before_a_loop_with_barriers_moves_past_the_loop() {
+    // The tiled loop of real kernels: the barriers stand in a loop after the return. The
+    // loop's statements between the barriers are guarded (a declaration the rest of the body
+    // uses hoisted before its guard), the loop and its barriers run for every thread, and the
+    // return follows the loop.
+    let src = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  int sum = 0;\n  for (int b = 0; b < 4; ++b) {\n    tile[t] = in[b * 64 + t];\n    __syncthreads();\n    int v = tile[63 - t];\n    __syncthreads();\n    sum += v;\n  }\n  out[t] = sum;\n}\n";
+    let want = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  int sum;\n  if (!(t >= n)) {\n    sum = 0;\n  }\n  for (int b = 0; b < 4; ++b) {\n    if (!(t >= n)) {\n      tile[t] = in[b * 64 + t];\n    }\n    __syncthreads();\n    int v;\n    if (!(t >= n)) {\n      v = tile[63 - t];\n    }\n    __syncthreads();\n    if (!(t >= n)) {\n      sum += v;\n    }\n  }\n  if (t >= n) return;\n  out[t] = sum;\n}\n";
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    let r = repair_with(src, &opts);
+    assert!(r.notes[0].contains("now follows the loop at line 6, whose statements are guarded by `!(t >= n)`"), "{:?}", r.notes);
+    // A header that reads memory would be run by the threads that returned: not restructured,
+    // and the 202 reason says why.
+    let src = src.replace("b < 4", "b < lens[0]").replace("int n)", "int n, const int *lens)");
+    match repair_with(&src, &opts).status {
+        RepairStatus::Unrepairable(why) | RepairStatus::Unknown(why) => {
+            assert!(why.contains("the loop header `for (int b = 0; b < lens[0]; ++b)` may read memory"), "{why}")
+        }
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
 fn without_a_barrier_an_early_return_moves_down_to_make_a_place_for_one() {
     let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  out[t] = tile[(t + 1) % n];\n}\n";
     let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
