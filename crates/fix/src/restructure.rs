@@ -259,8 +259,39 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
 /// evaluated again or saved, declarations the rest of the block uses hoisted before the
 /// guard). Every statement involved must stand on lines of its own.
 ///
+/// When `at` lies in a loop (through loops and their braced bodies) that the early return
+/// precedes in its block, the return moves past that loop instead: inside it every run of
+/// statements that holds no barrier is guarded, while the barriers and the loops on the way to
+/// `at` stay for every thread (declarations the rest of a body uses hoisted before their guard):
+///
+/// ```text
+///   if (row >= n) return;            float acc;
+///   float acc = 0;                   if (!(row >= n)) {
+///   for (t = 0; t < T; ++t) {          acc = 0;
+///     tile[ty][tx] = A[..];          }
+///     __syncthreads();               for (t = 0; t < T; ++t) {
+///     acc += tile[..][tx];             if (!(row >= n)) {
+///     __syncthreads();        ->         tile[ty][tx] = A[..];
+///   }                                  }
+///   C[row] = acc;                      __syncthreads();
+///                                      if (!(row >= n)) {
+///                                        acc += tile[..][tx];
+///                                      }
+///                                      __syncthreads();
+///                                    }
+///                                    if (row >= n) return;
+///                                    C[row] = acc;
+/// ```
+///
+/// The threads that returned now run the loops' headers, so each header must read no memory
+/// and call nothing (no `[`, `->` or call parentheses), and the condition is saved first when
+/// the loop changes one of its variables. Whether every thread then runs the loop alike is for
+/// the verifier to say on the restructured text.
+///
 /// Errors: as [`split_conditional`]'s, and [`FixError::CannotRestructure`] when no early return
-/// stands before `at` in its block or the lines are shared.
+/// stands before `at` in its block (or before a loop holding it), the lines are shared, a loop
+/// on the way is no braced `for`/`while` loop, its header may read memory, or a statement of
+/// it holds a barrier off the way to `at`.
 pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) -> Result<Restructure, FixError> {
     let get = |id: StmtId| stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id });
     let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
@@ -300,27 +331,27 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     }
     let (siblings, pos, r_pos) = found.ok_or_else(|| no("no early `return` stands before it in its block or before a loop that holds it"))?;
     let block_end = siblings.last().and_then(|&l| stmts.stmts.get(l)).map_or(s.range.end, |l| l.range.end);
-    if target != at {
-        return delay_return_past_loop(source, stmts, at, hoist, target, (&siblings, pos, r_pos), block_end);
-    }
     let r_id = siblings[r_pos];
     let r = get(r_id)?;
+    let t = get(target)?;
     let branch = stmts.early_return(r_id).ok_or_else(|| no("no early `return` stands before it in its block"))?;
     let first = &siblings[r_pos + 1..pos];
-    if !hoist && first.is_empty() {
+    let past_loop = target != at;
+    if !hoist && !past_loop && first.is_empty() {
         return Err(no("no statement stands between the early return and it"));
     }
-    let (Some(r_lines), Some((_, ind)), Some(_)) = (whole_lines(src, r.range), indentation(src, r.range.start), indentation(src, s.range.start)) else {
+    let (Some(r_lines), Some((_, ind)), Some(_)) = (whole_lines(src, r.range), indentation(src, r.range.start), indentation(src, t.range.start)) else {
         return Err(no("the statements do not stand on lines of their own"));
     };
-    let at_lines = whole_lines(src, s.range);
-    if hoist && at_lines.is_none() {
-        return Err(no("the barrier does not stand on lines of its own"));
+    let t_lines = whole_lines(src, t.range);
+    if (hoist || past_loop) && t_lines.is_none() {
+        return Err(no("the barrier or its loop does not stand on lines of its own"));
     }
     let nl = newline(src);
-    let first_text = TextRange { start: r_lines.end, end: line_start(src, s.range.start) };
-    let second_start = if hoist { at_lines.map_or(s.range.end, |l| l.end) } else { first_text.end };
-    let later = words(&src[second_start..block_end.max(second_start)]);
+    let first_text = TextRange { start: r_lines.end, end: line_start(src, t.range.start) };
+    // The end of the replaced text: after the barrier (with `hoist`) or the loop.
+    let second_start = if hoist || past_loop { t_lines.map_or(t.range.end, |l| l.end) } else { first_text.end };
+    let later = words(&src[first_text.end..block_end.max(first_text.end)]);
     let half = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
     // A hoisted name must not stand for another variable in the condition or before its own
     // declaration.
@@ -331,9 +362,11 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
         }
     }
     let cond_text = src[branch.cond.start..branch.cond.end].to_string();
-    let repeat = branch.repeatable && (half.stable)(&branch.names);
-    // The condition is evaluated after the guarded statements and the barrier: again when
-    // that gives the same value, else once before them (saved).
+    // The condition is evaluated after the guarded statements and the barrier (or, past a
+    // loop, in each of its guards): again when that gives the same value, else once before
+    // them (saved).
+    let loop_changes = |names: &[String]| past_loop && names.iter().any(|n| t.lvalues.contains(n));
+    let repeat = branch.repeatable && (half.stable)(&branch.names) && !loop_changes(&branch.names);
     let saved = (!repeat).then(|| fresh_name(src, "cond"));
     let neg = match &saved {
         Some(n) => format!("!{n}"),
@@ -341,7 +374,7 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     };
     // One level of indentation: the block's statements relative to its `{` line (a function
     // body's relative to column 1).
-    let outer = match s.parent.and_then(|p| stmts.stmts.get(p)) {
+    let outer = match t.parent.and_then(|p| stmts.stmts.get(p)) {
         Some(b) => line_indentation(src, b.range.start),
         None => "",
     };
@@ -358,7 +391,11 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
         out.push_str(&indent_lines(&slice_with_edits(src, first_text, &half.edits), &unit));
         out.push_str(&format!("{ind}}}{nl}"));
     }
-    if hoist {
+    if past_loop {
+        let path: HashSet<StmtId> = stmts.ancestors(at).collect();
+        let cx = GuardCx { src, stmts, at, hoist, path: &path, neg: &neg, nl };
+        out.push_str(&cx.guard_loop(target).map_err(|r| no(&r))?);
+    } else if hoist {
         out.push_str(&src[line_start(src, s.range.start)..second_start]);
     }
     // The early return itself, as written (its condition by name when saved).
@@ -368,7 +405,13 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     };
     out.push_str(&r_text);
     let r_stmt = one_line(&src[r.range.start..r.range.end]);
-    let note = if hoist {
+    let note = if past_loop {
+        format!(
+            "the early return `{r_stmt}` now follows the loop at line {}, whose statements are guarded by `{neg}`, so that \
+             every thread reaches the loop's barriers (the threads that returned early skipped them)",
+            src[..t.range.start].matches('\n').count() + 1
+        )
+    } else if hoist {
         format!(
             "the early return `{r_stmt}` now follows `{}`, so that every thread reaches the barrier (the threads that returned \
              early skipped it)",
@@ -381,118 +424,12 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
         edit: Edit::replacement(TextRange { start: r_lines.start, end: second_start }, out),
         kind: RestructureKind::DelayReturn,
         if_stmt: r_id,
-        moved_barrier: hoist.then(|| src[s.range.start..s.range.end].trim().to_string()),
+        moved_barrier: (hoist && !past_loop).then(|| src[s.range.start..s.range.end].trim().to_string()),
         note,
     })
 }
 
-/// [`delay_return`] when the barrier place `at` lies in loop `l` (through loops and their
-/// braced bodies), and the early return stands before `l` in its block (`siblings`, `l` at
-/// `pos`, the return at `r_pos`; the block ends at `block_end`). The statements between the
-/// return and the loop are guarded as before the barrier; inside the loop, every run of
-/// statements that holds no barrier is guarded (`if (!(c)) { ... }`), the barriers and the
-/// loops on the way to `at` stay for every thread; the return follows the loop:
-///
-/// ```text
-///   if (row >= n) return;            if (!(row >= n)) {
-///   float acc = 0;                     acc = 0;            (float acc; hoisted before)
-///   for (t = 0; t < T; ++t) {        }
-///     tile[ty][tx] = A[..];          for (t = 0; t < T; ++t) {
-///     __syncthreads();                 if (!(row >= n)) {
-///     acc += tile[..][tx];               tile[ty][tx] = A[..];
-///     __syncthreads();        ->       }
-///   }                                  __syncthreads();
-///   C[row] = acc;                      if (!(row >= n)) {
-///                                        acc += tile[..][tx];
-///                                      }
-///                                      __syncthreads();
-///                                    }
-///                                    if (row >= n) return;
-///                                    C[row] = acc;
-/// ```
-///
-/// The threads that returned now run the loops' headers, so each header must read no memory
-/// and call nothing (no `[`, `->` or call parentheses), and none of the condition's variables
-/// may change in the loop (else the condition is saved first). Whether every thread then runs
-/// the loop alike is for the verifier to say on the restructured text.
-fn delay_return_past_loop(
-    src: &str,
-    stmts: &StmtTable,
-    at: StmtId,
-    hoist: bool,
-    l: StmtId,
-    (siblings, pos, r_pos): (&[StmtId], usize, usize),
-    block_end: usize,
-) -> Result<Restructure, FixError> {
-    let no = |reason: &str| FixError::CannotRestructure { stmt: at, reason: reason.to_string() };
-    let get = |id: StmtId| stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id });
-    let (r_id, lp) = (siblings[r_pos], get(l)?);
-    let r = get(r_id)?;
-    let branch = stmts.early_return(r_id).ok_or_else(|| no("no early `return` stands before the loop"))?;
-    let first = &siblings[r_pos + 1..pos];
-    let (Some(r_lines), Some((_, ind)), Some(l_lines)) = (whole_lines(src, r.range), indentation(src, r.range.start), whole_lines(src, lp.range))
-    else {
-        return Err(no("the statements do not stand on lines of their own"));
-    };
-    let nl = newline(src);
-    let first_text = TextRange { start: r_lines.end, end: l_lines.start };
-    let later = words(&src[lp.range.start..block_end.max(lp.range.start)]);
-    let half = first_half(src, stmts, first, first_text, &later).map_err(|r| no(&r))?;
-    for (_, n) in &half.hoisted {
-        let decl = first.iter().filter_map(|&d| stmts.stmts.get(d)).find(|d| d.local.as_ref().is_some_and(|l| &l.name == n));
-        if decl.is_some_and(|d| words(&src[r.range.start..d.range.start]).contains(n.as_str())) {
-            return Err(no(&format!("`{n}` names another variable before its declaration")));
-        }
-    }
-    let cond_text = src[branch.cond.start..branch.cond.end].to_string();
-    let in_loop = |n: &String| lp.lvalues.contains(n);
-    let repeat = branch.repeatable && (half.stable)(&branch.names) && !branch.names.iter().any(in_loop);
-    let saved = (!repeat).then(|| fresh_name(src, "cond"));
-    let neg = match &saved {
-        Some(n) => format!("!{n}"),
-        None => format!("!({cond_text})"),
-    };
-    let outer = match lp.parent.and_then(|p| stmts.stmts.get(p)) {
-        Some(b) => line_indentation(src, b.range.start),
-        None => "",
-    };
-    let unit = indent_unit(outer, ind);
-    let mut out = String::new();
-    if let Some(n) = &saved {
-        out.push_str(&format!("{ind}bool {n} = {cond_text};{nl}"));
-    }
-    for (ty, name) in &half.hoisted {
-        out.push_str(&format!("{ind}{ty} {name};{nl}"));
-    }
-    if !first.is_empty() {
-        out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
-        out.push_str(&indent_lines(&slice_with_edits(src, first_text, &half.edits), &unit));
-        out.push_str(&format!("{ind}}}{nl}"));
-    }
-    let path: HashSet<StmtId> = stmts.ancestors(at).collect();
-    let cx = GuardCx { src, stmts, at, hoist, path: &path, neg: &neg, nl };
-    out.push_str(&cx.guard_loop(l).map_err(|r| no(&r))?);
-    let r_text = match &saved {
-        Some(n) => format!("{}{}{}", &src[r_lines.start..branch.cond.start], n, &src[branch.cond.end..r_lines.end]),
-        None => src[r_lines.start..r_lines.end].to_string(),
-    };
-    out.push_str(&r_text);
-    let line = src[..lp.range.start].matches('\n').count() + 1;
-    let note = format!(
-        "the early return `{}` now follows the loop at line {line}, whose statements are guarded by `{neg}`, so that \
-         every thread reaches the loop's barriers (the threads that returned early skipped them)",
-        one_line(&src[r.range.start..r.range.end])
-    );
-    Ok(Restructure {
-        edit: Edit::replacement(TextRange { start: r_lines.start, end: l_lines.end }, out),
-        kind: RestructureKind::DelayReturn,
-        if_stmt: r_id,
-        moved_barrier: None,
-        note,
-    })
-}
-
-/// What guarding a loop's statements for [`delay_return_past_loop`] needs.
+/// What guarding a loop's statements for [`delay_return`] needs (the barrier past a loop).
 struct GuardCx<'a> {
     src: &'a str,
     stmts: &'a StmtTable,
