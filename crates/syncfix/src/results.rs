@@ -177,13 +177,15 @@ pub struct RepairReport {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChangeInfo {
     /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
-    /// of an assignment, through a temporary), `insert-end`, `insert-wait` (OpenCL
+    /// of an assignment, through a temporary), `insert-step` (inside a `memcpy` call, which is
+    /// printed as a copy in steps), `insert-end`, `insert-wait` (OpenCL
     /// `wait_group_events` for pending asynchronous copies, then a barrier unless it stands
     /// before the user's; `barrier` holds the statements), `remove`, `upgrade` (an OpenCL
     /// barrier's flags rewritten; `barrier` is the new statement), `split-conditional` (the
     /// `if` at `line` split in two; `barrier` is the user's barrier moved between the halves,
     /// empty when the place between them takes a new barrier; weight 0) or `delay-return` (the
-    /// early return at `line` moved past the barrier, the statements before it guarded).
+    /// early return at `line` moved past the barrier, or past the loop that holds it, the
+    /// statements before it guarded).
     pub kind: &'static str,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
