@@ -284,7 +284,9 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
 /// ```
 ///
 /// The threads that returned now run the loops' headers, so each header must read no memory
-/// and call nothing (no `[`, `->` or call parentheses), and the condition is saved first when
+/// and call nothing (no `[`, `->` or call parentheses); a statement that sets a variable of
+/// such a header (`int j = 0;`, `j++;` for a `while` inside) runs for every thread too, and
+/// must compute it from header variables and constants only; the condition is saved first when
 /// the loop changes one of its variables. Whether every thread then runs the loop alike is for
 /// the verifier to say on the restructured text.
 ///
@@ -393,7 +395,16 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     }
     if past_loop {
         let path: HashSet<StmtId> = stmts.ancestors(at).collect();
-        let cx = GuardCx { src, stmts, at, hoist, path: &path, neg: &neg, nl };
+        // The words of the headers of the loops on the way to `at` (their control variables).
+        let mut control: HashSet<&str> = HashSet::new();
+        for &a in &path {
+            if let (Some(l), Some(b)) = (stmts.stmts.get(a), stmts.loop_body(a).and_then(|b| stmts.stmts.get(b))) {
+                if t.range.contains_range(&l.range) {
+                    control.extend(words(&src[l.range.start..b.range.start.max(l.range.start)]));
+                }
+            }
+        }
+        let cx = GuardCx { src, stmts, at, hoist, path: &path, control: &control, neg: &neg, nl };
         out.push_str(&cx.guard_loop(target).map_err(|r| no(&r))?);
     } else if hoist {
         out.push_str(&src[line_start(src, s.range.start)..second_start]);
@@ -429,6 +440,9 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     })
 }
 
+/// The words of scalar types a loop's control variable may be declared with.
+const SCALAR_TYPE_WORDS: &[&str] = &["int", "unsigned", "signed", "long", "short", "char", "size_t", "uint", "bool"];
+
 /// What guarding a loop's statements for [`delay_return`] needs (the barrier past a loop).
 struct GuardCx<'a> {
     src: &'a str,
@@ -439,6 +453,8 @@ struct GuardCx<'a> {
     hoist: bool,
     /// `at` and its ancestors.
     path: &'a HashSet<StmtId>,
+    /// The words of the headers of the loops on the way to `at`.
+    control: &'a HashSet<&'a str>,
     /// The guard's condition (`!(c)` or `!cond`).
     neg: &'a str,
     nl: &'a str,
@@ -497,6 +513,25 @@ impl GuardCx<'_> {
                 self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
                 out.push_str(&src[at..k_lines.start]);
                 out.push_str(&self.guard_loop(k)?);
+                at = k_lines.end;
+                continue;
+            }
+            // A statement that sets a variable of a loop header on the way (`int j = 0;`, `j++;`
+            // in a `while` body) is the loops' own control: every thread runs it when it only
+            // computes such variables from each other and constants; anything else is not
+            // restructured.
+            let text = &src[st.range.start..st.range.end];
+            if st.lvalues.iter().any(|n| self.control.contains(n.as_str())) {
+                let known = |w: &str| self.control.contains(w) || w.starts_with(|c: char| c.is_ascii_digit()) || SCALAR_TYPE_WORDS.contains(&w);
+                let pure = !text.contains(['[', '(', '*', '&']) && !text.contains("->") && words(text).iter().all(|w| known(w));
+                if !pure {
+                    return Err(format!(
+                        "`{}` changes a variable of the loop's header, and the threads that returned early would skip it",
+                        one_line(text)
+                    ));
+                }
+                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
+                out.push_str(&src[at..k_lines.end]);
                 at = k_lines.end;
                 continue;
             }

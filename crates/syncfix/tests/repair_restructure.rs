@@ -183,6 +183,24 @@ fn an_early_return_before_a_loop_with_barriers_moves_past_the_loop() {
 }
 
 #[test]
+fn past_nested_loops_the_loops_own_counters_run_for_every_thread() {
+    // The barriers stand in a `while` inside a `for`: both loops run for every thread, and so
+    // do the statements that only set their counters (`int j = 0;`, `j++;`); a counter set from
+    // memory cannot be, and the reason says so.
+    let src = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  int acc = 0;\n  for (int i = 0; i < 2; ++i) {\n    int j = 0;\n    while (j < 3) {\n      tile[t] = in[(i * 3 + j) * 64 + t];\n      __syncthreads();\n      acc += tile[63 - t];\n      __syncthreads();\n      j++;\n    }\n  }\n  out[t] = acc;\n}\n";
+    let want = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  int acc;\n  if (!(t >= n)) {\n    acc = 0;\n  }\n  for (int i = 0; i < 2; ++i) {\n    int j = 0;\n    while (j < 3) {\n      if (!(t >= n)) {\n        tile[t] = in[(i * 3 + j) * 64 + t];\n      }\n      __syncthreads();\n      if (!(t >= n)) {\n        acc += tile[63 - t];\n      }\n      __syncthreads();\n      j++;\n    }\n  }\n  if (t >= n) return;\n  out[t] = acc;\n}\n";
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    let src = src.replace("      j++;", "      j = in[j] + 1;");
+    match repair_with(&src, &opts).status {
+        RepairStatus::Unrepairable(why) | RepairStatus::Unknown(why) => {
+            assert!(why.contains("`j = in[j] + 1;` changes a variable of the loop's header"), "{why}")
+        }
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
 fn without_a_barrier_an_early_return_moves_down_to_make_a_place_for_one() {
     let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  out[t] = tile[(t + 1) % n];\n}\n";
     let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
