@@ -46,6 +46,17 @@ pub fn repair_with(src: &str, opts: &Options) -> RepairReport {
     syncfix::repair(&path, src, opts).expect("the repair runs")
 }
 
+/// The reason [`repair_with`] gives for not repairing `src`, asserting it contains `want`:
+/// `Unrepairable` (exit 202) only, or `Unknown` too when `maybe_unknown`.
+#[track_caller]
+pub fn unrepaired_because(src: &str, opts: &Options, maybe_unknown: bool, want: &str) {
+    match repair_with(src, opts).status {
+        syncfix::RepairStatus::Unrepairable(why) => assert!(why.contains(want), "{why}"),
+        syncfix::RepairStatus::Unknown(why) if maybe_unknown => assert!(why.contains(want), "{why}"),
+        s => panic!("{s:?}"),
+    }
+}
+
 /// [`verdict_with`] for a 1-D CUDA launch.
 pub fn cuda(src: &str, block: u32, grid: u32) -> String {
     verdict_with(src, &options(Language::Cuda, [block, 1, 1], [grid, 1, 1]))
