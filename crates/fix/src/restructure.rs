@@ -497,19 +497,23 @@ impl GuardCx<'_> {
             let st = &stmts.stmts[k];
             let k_lines = whole_lines(src, st.range).ok_or("the loop's statements do not stand on lines of their own")?;
             let on_path = self.path.contains(&k);
-            if k == self.at && !self.hoist {
+            let holds_barrier = stmts.stmts.values().any(|d| d.barrier_call.is_some() && st.range.contains_range(&d.range));
+            if k == self.at && !self.hoist && !holds_barrier {
                 // The new barrier's place: a run starts at `at`.
                 self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
                 run.push(k);
                 continue;
             }
-            if (on_path && k == self.at) || (!on_path && st.barrier_call.is_some()) {
+            if (k == self.at && self.hoist) || (!on_path && st.barrier_call.is_some()) {
+                // A barrier: every thread runs it.
                 self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
                 out.push_str(&src[at..k_lines.end]);
                 at = k_lines.end;
                 continue;
             }
             if on_path {
+                // A loop on the way to `at` (or `at` itself, a loop with barriers, before which
+                // the new barrier goes): its statements are guarded the same way.
                 self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
                 out.push_str(&src[at..k_lines.start]);
                 out.push_str(&self.guard_loop(k)?);
@@ -535,7 +539,7 @@ impl GuardCx<'_> {
                 at = k_lines.end;
                 continue;
             }
-            if stmts.stmts.values().any(|d| d.barrier_call.is_some() && st.range.contains_range(&d.range)) {
+            if holds_barrier {
                 return Err(format!("`{}` holds a barrier that the threads that returned early would skip", one_line(&src[st.range.start..st.range.end])));
             }
             run.push(k);
