@@ -45,7 +45,7 @@ use syncfix_kir::{BarrierCall, CopyCall, EntityRef, PendingEvent, ReadModifyWrit
 /// [`FixError::Overlap`] (changes whose edits collide, e.g. inside the RHS of a split).
 pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<Fix, FixError> {
     let plans = plan(source, stmts, changes)?;
-    let names = temp_names(source, &plans);
+    let (names, step_names) = temp_names(source, &plans);
     let nl = layout::newline(source);
     let mut pieces = Pieces::default();
     // `event_t NAME = ` before each copy call whose event a wait names, once.
@@ -56,7 +56,6 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     for (at, name) in binds {
         pieces.insert(at, Key::BIND, format!("event_t {name} = "));
     }
-    let step_names = step_names(source, &plans, &names);
     for (&id, p) in &plans {
         let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
         let name = names
@@ -266,56 +265,24 @@ pub(crate) fn check_range(source: &str, stmt: StmtId, range: TextRange) -> Resul
 }
 
 /// The temporaries' names, given to split statements in source order: `tmp`, `tmp1`, ...,
-/// skipping every word of the source and of the temporaries' types.
-fn temp_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> Vec<(StmtId, String)> {
-    let mut taken: HashSet<String> = layout::words(source)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    let mut split: Vec<(usize, StmtId)> = Vec::new();
-    for (&id, p) in plans {
+/// skipping every word of the source and of the temporaries' types; then the pointers' names
+/// of the copies printed in steps, in source order: `dst`/`src` or the first of `dst1`, ...
+/// not taken.
+fn temp_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>) -> (Vec<(StmtId, String)>, Vec<(StmtId, String, String)>) {
+    let mut names = layout::FreshNames::new(source);
+    let in_order = |has: &dyn Fn(&Plan<'_>) -> bool| {
+        let mut v: Vec<(usize, StmtId)> = plans.iter().filter(|(_, p)| has(p)).map(|(&id, p)| (p.stmt.range.start, id)).collect();
+        v.sort();
+        v.into_iter().map(|(_, id)| id).collect::<Vec<_>>()
+    };
+    for p in plans.values() {
         if let Some((_, ty, _)) = &p.split {
-            taken.extend(layout::words(ty).into_iter().map(str::to_string));
-            split.push((p.stmt.range.start, id));
+            names.avoid(ty);
         }
     }
-    split.sort();
-    let mut next = 0usize;
-    let mut names = Vec::new();
-    for (_, id) in split {
-        let name = loop {
-            let candidate = if next == 0 {
-                "tmp".to_string()
-            } else {
-                format!("tmp{next}")
-            };
-            next += 1;
-            if !taken.contains(&candidate) {
-                break candidate;
-            }
-        };
-        names.push((id, name));
-    }
-    names
-}
-
-/// The pointers' names of the copies printed in steps, in source order: (statement,
-/// destination, source), `dst`/`src` or the first of `dst1`, ... that is neither a word of the
-/// source nor a temporary's name (`temps`).
-fn step_names(source: &str, plans: &BTreeMap<StmtId, Plan<'_>>, temps: &[(StmtId, String)]) -> Vec<(StmtId, String, String)> {
-    let mut taken = layout::words(source);
-    taken.extend(temps.iter().map(|(_, n)| n.as_str()));
-    let mut stepped: Vec<(usize, StmtId)> = plans.iter().filter(|(_, p)| !p.steps.is_empty()).map(|(&id, p)| (p.stmt.range.start, id)).collect();
-    stepped.sort();
-    let mut names: Vec<(StmtId, String, String)> = Vec::new();
-    for (_, id) in stepped {
-        let given: HashSet<&str> = names.iter().flat_map(|(_, d, s)| [d.as_str(), s.as_str()]).collect();
-        let all: HashSet<&str> = taken.union(&given).copied().collect();
-        let d = layout::fresh_name_among(&all, "dst");
-        let s = layout::fresh_name_among(&all, "src");
-        names.push((id, d, s));
-    }
-    names
+    let temps = in_order(&|p| p.split.is_some()).into_iter().map(|id| (id, names.fresh("tmp"))).collect();
+    let pointers = in_order(&|p| !p.steps.is_empty()).into_iter().map(|id| (id, names.fresh("dst"), names.fresh("src"))).collect();
+    (temps, pointers)
 }
 
 /// The copy call of `p` as a block that copies in steps, the plan's barriers between them
@@ -327,34 +294,26 @@ fn emit_steps(text: Text<'_>, p: &Plan<'_>, copy: &CopyCall, names: (&str, &str)
     let t = |r: TextRange| source.get(r.start..r.end).unwrap_or_default().trim();
     let (f, len) = (t(copy.callee), t(copy.len));
     let (d, s) = names;
-    let simple = |e: &str| e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-    let literal = layout::integer_literal(len);
+    let call = |from: u32, count: String| {
+        let at = |base: &str| if from == 0 { base.to_string() } else { format!("{base} + {from}") };
+        format!("{f}({}, {}, {count});", at(d), at(s))
+    };
     let mut lines = vec![
         format!("char *{d} = (char *)({});", t(copy.dst)),
         format!("const char *{s} = (const char *)({});", t(copy.src)),
     ];
     let mut from = 0u32;
-    let bounds: Vec<u32> = p.steps.keys().copied().collect();
-    for (i, &to) in bounds.iter().chain(std::iter::once(&u32::MAX)).enumerate() {
-        let last = i == bounds.len();
-        let count = if !last {
-            (to - from).to_string()
-        } else if let Some(n) = literal.filter(|n| *n >= from as u64) {
-            (n - from as u64).to_string()
-        } else if from == 0 {
-            len.to_string()
-        } else if simple(len) {
-            format!("{len} - {from}")
-        } else {
-            format!("({len}) - {from}")
-        };
-        let at = |base: &str| if from == 0 { base.to_string() } else { format!("{base} + {from}") };
-        lines.push(format!("{f}({}, {}, {count});", at(d), at(s)));
-        if !last {
-            lines.extend(p.steps[&to].iter().map(|b| b.text().to_string()));
-            from = to;
-        }
+    for (&to, barriers) in &p.steps {
+        lines.push(call(from, (to - from).to_string()));
+        lines.extend(barriers.iter().map(|b| b.text().to_string()));
+        from = to;
     }
+    // The rest: the user's length less the bytes copied, folded when it is a literal.
+    let rest = match layout::integer_literal(len) {
+        Some(n) if n >= from as u64 => (n - from as u64).to_string(),
+        _ => format!("{} - {from}", layout::operand(len)),
+    };
+    lines.push(call(from, rest));
     let replacement = match layout::indentation(source, r.start) {
         Some((_, ind)) => {
             let outer = p.stmt.parent.and_then(|q| stmts.stmts.get(q)).map_or("", |q| layout::line_indentation(source, q.range.start));
@@ -581,14 +540,7 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
             Some(rmw) => {
                 let operand = match rmw.operand {
                     None => "1".to_string(),
-                    Some(o) => {
-                        let t = source.get(o.start..o.end).unwrap_or_default().trim();
-                        if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
-                            t.to_string()
-                        } else {
-                            format!("({t})")
-                        }
-                    }
+                    Some(o) => layout::operand(source.get(o.start..o.end).unwrap_or_default()),
                 };
                 out.replace(rmw.expr, format!("{rhs_text} = {name} {} {operand}", rmw.op));
             }

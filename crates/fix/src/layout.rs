@@ -335,12 +335,45 @@ pub(crate) fn cooperative_groups_include(src: &str, nl: &str) -> Option<(usize, 
 
 /// `base`, or `base1`, `base2`, ...: the first that is not a word of `src`.
 pub(crate) fn fresh_name(src: &str, base: &str) -> String {
-    fresh_name_among(&words(src), base)
+    FreshNames::new(src).fresh(base)
 }
 
-/// `base`, or `base1`, `base2`, ...: the first not in `taken`.
-pub(crate) fn fresh_name_among(taken: &HashSet<&str>, base: &str) -> String {
-    (0..).map(|i| if i == 0 { base.to_string() } else { format!("{base}{i}") }).find(|n| !taken.contains(n.as_str())).unwrap_or_default()
+/// The names a fix gives its temporaries: none a word of the source (or of other text added
+/// with [`FreshNames::avoid`]), none given twice.
+pub(crate) struct FreshNames {
+    taken: HashSet<String>,
+}
+
+impl FreshNames {
+    pub(crate) fn new(src: &str) -> FreshNames {
+        FreshNames { taken: words(src).into_iter().map(str::to_string).collect() }
+    }
+
+    /// Avoids the words of `text` too.
+    pub(crate) fn avoid(&mut self, text: &str) {
+        self.taken.extend(words(text).into_iter().map(str::to_string));
+    }
+
+    /// `base`, or `base1`, `base2`, ...: the first not taken; taken from now on.
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
+        let name = (0..)
+            .map(|i| if i == 0 { base.to_string() } else { format!("{base}{i}") })
+            .find(|n| !self.taken.contains(n))
+            .unwrap_or_default();
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
+/// An expression's text as an operand of a binary operator: as it is when it is one token (a
+/// name, a number, a member `a.b`), else in parentheses.
+pub(crate) fn operand(text: &str) -> String {
+    let t = text.trim();
+    if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+        t.to_string()
+    } else {
+        format!("({t})")
+    }
 }
 
 /// One level of indentation: what `inner` (a member's indentation) adds to `outer` (its

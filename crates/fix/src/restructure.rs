@@ -385,13 +385,8 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     if let Some(n) = &saved {
         out.push_str(&format!("{ind}bool {n} = {cond_text};{nl}"));
     }
-    for (ty, name) in &half.hoisted {
-        out.push_str(&format!("{ind}{ty} {name};{nl}"));
-    }
     if !first.is_empty() {
-        out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
-        out.push_str(&indent_lines(&slice_with_edits(src, first_text, &half.edits), &unit));
-        out.push_str(&format!("{ind}}}{nl}"));
+        out.push_str(&half.guarded(src, first_text, &neg, (ind, &unit, nl)));
     }
     if past_loop {
         let path: HashSet<StmtId> = stmts.ancestors(at).collect();
@@ -504,38 +499,19 @@ impl GuardCx<'_> {
                 run.push(k);
                 continue;
             }
-            if (k == self.at && self.hoist) || (!on_path && st.barrier_call.is_some()) {
-                // A barrier: every thread runs it.
+            // Every thread runs a barrier, and a statement of the loops' own control; a loop on
+            // the way to `at` (or `at` itself, a loop with barriers, before which the new barrier
+            // goes) is guarded inside the same way.
+            let barrier = (k == self.at && self.hoist) || (!on_path && st.barrier_call.is_some());
+            let keep = barrier || (!on_path && self.is_control(st)?);
+            if keep || on_path {
                 self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
-                out.push_str(&src[at..k_lines.end]);
-                at = k_lines.end;
-                continue;
-            }
-            if on_path {
-                // A loop on the way to `at` (or `at` itself, a loop with barriers, before which
-                // the new barrier goes): its statements are guarded the same way.
-                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
-                out.push_str(&src[at..k_lines.start]);
-                out.push_str(&self.guard_loop(k)?);
-                at = k_lines.end;
-                continue;
-            }
-            // A statement that sets a variable of a loop header on the way (`int j = 0;`, `j++;`
-            // in a `while` body) is the loops' own control: every thread runs it when it only
-            // computes such variables from each other and constants; anything else is not
-            // restructured.
-            let text = &src[st.range.start..st.range.end];
-            if st.lvalues.iter().any(|n| self.control.contains(n.as_str())) {
-                let known = |w: &str| self.control.contains(w) || w.starts_with(|c: char| c.is_ascii_digit()) || SCALAR_TYPE_WORDS.contains(&w);
-                let pure = !text.contains(['[', '(', '*', '&']) && !text.contains("->") && words(text).iter().all(|w| known(w));
-                if !pure {
-                    return Err(format!(
-                        "`{}` changes a variable of the loop's header, and the threads that returned early would skip it",
-                        one_line(text)
-                    ));
+                if keep {
+                    out.push_str(&src[at..k_lines.end]);
+                } else {
+                    out.push_str(&src[at..k_lines.start]);
+                    out.push_str(&self.guard_loop(k)?);
                 }
-                self.flush(&mut run, &mut out, &mut at, body.range.end, &kid_ind, &unit)?;
-                out.push_str(&src[at..k_lines.end]);
                 at = k_lines.end;
                 continue;
             }
@@ -549,6 +525,22 @@ impl GuardCx<'_> {
         Ok(out)
     }
 
+    /// Whether statement `st` sets a variable of a loop header on the way (`int j = 0;`, `j++;`
+    /// in a `while` body): it is the loops' own control, which every thread runs, when it
+    /// computes such variables from each other and constants only; any other change of them
+    /// is an error.
+    fn is_control(&self, st: &syncfix_kir::Stmt) -> Result<bool, String> {
+        if !st.lvalues.iter().any(|n| self.control.contains(n.as_str())) {
+            return Ok(false);
+        }
+        let text = &self.src[st.range.start..st.range.end];
+        let known = |w: &str| self.control.contains(w) || w.starts_with(|c: char| c.is_ascii_digit()) || SCALAR_TYPE_WORDS.contains(&w);
+        if text.contains(['[', '(', '*', '&']) || text.contains("->") || !words(text).iter().all(|w| known(w)) {
+            return Err(format!("`{}` changes a variable of the loop's header, and the threads that returned early would skip it", one_line(text)));
+        }
+        Ok(true)
+    }
+
     /// Appends the text since `at` and the statements of `run` guarded (their declarations that
     /// the rest of the body, up to `body_end`, uses hoisted before the guard); empties `run`.
     fn flush(&self, run: &mut Vec<StmtId>, out: &mut String, at: &mut usize, body_end: usize, ind: &str, unit: &str) -> Result<(), String> {
@@ -560,12 +552,7 @@ impl GuardCx<'_> {
         let text = TextRange { start, end };
         let later = words(&src[end..body_end.max(end)]);
         let half = first_half(src, self.stmts, run, text, &later)?;
-        for (ty, name) in &half.hoisted {
-            out.push_str(&format!("{ind}{ty} {name};{nl}"));
-        }
-        out.push_str(&format!("{ind}if ({}) {{{nl}", self.neg));
-        out.push_str(&indent_lines(&slice_with_edits(src, text, &half.edits), unit));
-        out.push_str(&format!("{ind}}}{nl}"));
+        out.push_str(&half.guarded(src, text, self.neg, (ind, unit, nl)));
         *at = end;
         run.clear();
         Ok(())
@@ -582,6 +569,19 @@ struct FirstHalf<F: Fn(&[String]) -> bool> {
     /// none of them is an lvalue in it (or a word of text in it that is no recorded
     /// statement), nor hoisted.
     stable: F,
+}
+
+impl<F: Fn(&[String]) -> bool> FirstHalf<F> {
+    /// The hoisted declarations, then the statements (`text`, with the edits that leave their
+    /// initializations in place) in `if (neg) { ... }`; `(ind, unit, nl)`: the statements'
+    /// indentation, one more level, the newline.
+    fn guarded(&self, src: &str, text: TextRange, neg: &str, (ind, unit, nl): (&str, &str, &str)) -> String {
+        let mut out: String = self.hoisted.iter().map(|(ty, name)| format!("{ind}{ty} {name};{nl}")).collect();
+        out.push_str(&format!("{ind}if ({neg}) {{{nl}"));
+        out.push_str(&indent_lines(&slice_with_edits(src, text, &self.edits), unit));
+        out.push_str(&format!("{ind}}}{nl}"));
+        out
+    }
 }
 
 fn first_half<'a>(
