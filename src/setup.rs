@@ -40,13 +40,23 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     };
     let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
         .map_err(|m| ErrorReport::command_line(&m))?;
-    if c.block_dim.is_none() || (c.grid_dim.is_none() && c.global_size.is_none()) {
-        let (b, g) = if language == Language::OpenCl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+    // No size at all: CUDA kernels take their launch from the host code's launches where
+    // their sizes are constants (each taken launch said in a note).
+    let no_sizes = c.block_dim.is_none() && c.grid_dim.is_none() && c.global_size.is_none() && language == Language::Cuda;
+    let (b, g) = if language == Language::OpenCl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
+    let missing: Vec<&str> = [(c.block_dim.is_none(), b), (c.grid_dim.is_none() && c.global_size.is_none(), g)]
+        .iter()
+        .filter(|(m, _)| *m)
+        .map(|(_, f)| *f)
+        .collect();
+    if !missing.is_empty() {
         eprintln!(
-            "syncfix: warning: {}: no {} given: that size is symbolic in every dimension, and the verdict holds for every launch \
-             (give the sizes, or __requires on them, to narrow it)",
+            "syncfix: warning: {}: no {} given: {} symbolic in every dimension, and the verdict holds for every launch \
+             (give the sizes, or __requires on them, to narrow it){}",
             c.file.display(),
-            if c.block_dim.is_none() { b } else { g }
+            missing.join(" or "),
+            if missing.len() == 1 { "that size is" } else { "those sizes are" },
+            if no_sizes { ", except where the host code launches a kernel with constant sizes" } else { "" }
         );
     }
     if let Some(o) = &c.global_offset {
@@ -98,6 +108,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         },
         invariants_as_candidates: c.invariants_as_candidates,
         modular: c.no_inline,
+        launch_from_host: no_sizes,
         kernel_args,
         kernel_arrays,
     };

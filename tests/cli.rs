@@ -34,7 +34,10 @@ fn command_line_errors_exit_1_with_a_message() {
     // No launch configuration: every size is symbolic, and the user is told.
     let (code, _, err) = run(d.path(), &["verify", "k.cu"]);
     assert_eq!(code, 6, "{err}");
-    assert!(err.contains("no --blockDim given: that size is symbolic"), "{err}");
+    assert!(err.contains("no --blockDim or --gridDim given: those sizes are symbolic"), "{err}");
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "k.cu"]);
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("no --gridDim given: that size is symbolic"), "{err}");
     let (code, _, err) = run(d.path(), &["verify", "--blockDim=0", "--gridDim=1", "k.cu"]);
     assert_eq!(code, 1);
     assert!(err.contains("zero"), "{err}");

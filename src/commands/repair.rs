@@ -40,6 +40,9 @@ fn run_repair_like(
         }
         Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started)),
     };
+    for n in &report.frontend_notes {
+        eprintln!("syncfix: note: {n}");
+    }
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
     }

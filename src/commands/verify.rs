@@ -46,6 +46,13 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     };
     let total = started.elapsed();
     let lang = opts.language.unwrap_or(Language::Cuda);
+    let mut noted: Vec<&String> = vec![];
+    for n in reports.iter().flat_map(|r| &r.notes) {
+        if !noted.contains(&n) {
+            eprintln!("syncfix: note: {n}");
+            noted.push(n);
+        }
+    }
     for a in reports.iter().flat_map(|r| &r.assumptions) {
         eprintln!("syncfix: warning: {a}");
     }

@@ -38,9 +38,11 @@
 
 mod expr;
 mod json;
+mod launch;
 pub(crate) mod scan;
 mod stmts;
 
+pub use launch::LaunchSite;
 use json::{desugared_type, inner, kind, loc_in_main, qual_type, str_field};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -66,6 +68,14 @@ pub struct FunctionInfo {
     /// parameters in order, each a name and, for a non-type parameter, its type (`None` for a
     /// type parameter). Empty for every other function.
     pub template_params: Vec<(String, Option<String>)>,
+    /// A CUDA host function: neither `__device__` nor `__global__`, and not `constexpr` (which
+    /// clang makes host and device). Device code cannot call it, so its body can be left
+    /// out when it does not compile (see `driver::host`).
+    pub host_only: bool,
+    /// It is defined (has a body) in a header of the user's (not a system or toolkit header):
+    /// a kernel there is verified like one of the main file, but has no statements to
+    /// instrument or edit.
+    pub in_user_header: bool,
 }
 
 impl FunctionInfo {
@@ -106,6 +116,8 @@ pub struct AstInfo {
     /// Complete struct and class definitions by name (the first of a name wins): how the
     /// front end names the arrays that pointer fields of by-value kernel parameters point to.
     pub records: HashMap<String, RecordInfo>,
+    /// The kernel launches of the host code (`k<<<grid, block>>>(...)`), in document order.
+    pub launches: Vec<LaunchSite>,
 }
 
 /// The members of a struct or class in declaration order, as LLVM lays them out: the base
@@ -199,11 +211,18 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         }
     }
     let stmts = recorder.table;
+    // Outside CUDA (OpenCL) there is no host code.
+    if !decls.cuda {
+        for f in &mut decls.functions {
+            f.host_only = false;
+        }
+    }
     Ok(AstInfo {
         stmts,
         functions: decls.functions,
         vars: decls.vars,
         records: decls.records,
+        launches: launch::launches(&tu, source.as_bytes()),
     })
 }
 
@@ -321,6 +340,8 @@ impl<'v> Decls<'v> {
             body: None,
             params: Vec::new(),
             template_params: template_params.unwrap_or_default(),
+            host_only: false,
+            in_user_header: false,
         };
         let mut body = None;
         let mut device = false;
@@ -341,13 +362,15 @@ impl<'v> Decls<'v> {
                 _ => {}
             }
         }
+        let constant = json::flag(f, "constexpr") || json::flag(f, "consteval");
+        info.host_only = !device && !info.is_kernel && !constant;
+        info.in_user_header = body.is_some() && !implicit && !info.in_main && json::loc_in_user_file(f.get("loc"));
         if let Some(b) = body {
             if let (Some(start), Some(end), false) = (json::begin_of(b, self.src), json::end_of(b, self.src), implicit)
             {
                 if start < end {
                     info.body = Some(TextRange { start, end });
                     // A marker call would make a constexpr function invalid.
-                    let constant = json::flag(f, "constexpr") || json::flag(f, "consteval");
                     if record && !constant {
                         self.bodies.push(Body {
                             function: name.clone(),

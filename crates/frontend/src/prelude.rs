@@ -24,22 +24,49 @@ use syncfix_kir::Language;
 pub type Header = (&'static str, &'static str);
 
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
+const CUDA_RUNTIME_H: &str = include_str!("../prelude/cuda/syncfix_cuda_runtime.h");
 const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
 const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
 const SM_70_RT_HPP: &str = include_str!("../prelude/cuda/crt/sm_70_rt.hpp");
 const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
 const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
+/// A header of `prelude/cuda/` under its own path.
+macro_rules! cuda_header {
+    ($path:literal) => {
+        ($path, include_str!(concat!("../prelude/cuda/", $path)))
+    };
+}
+const CUB_PART: &str = "/* syncfix: part of syncfix's CUB stand-in. */\n#include <cub/cub.cuh>\n";
 
 /// The headers of `language`'s prelude; the last one is the prelude itself, which every
-/// compile includes first (precompiled or with `-include`).
+/// compile includes first (precompiled or with `-include`). The CUDA ones other than the
+/// prelude stand in for the CUDA toolkit's headers of the same names (without a toolkit):
+/// `cuda.h`, `cuda_runtime.h`, `cooperative_groups.h` (empty: the prelude declares what they
+/// declare), `cooperative_groups/reduce.h`, `math_constants.h`, `cuda_fp16.h`, `curand.h`,
+/// `curand_kernel.h` and CUB's block and warp primitives (`cub/cub.cuh`).
 pub fn headers(language: Language) -> &'static [Header] {
     match language {
         Language::Cuda => &[
             ("syncfix_annotations.h", ANNOTATIONS_H),
             ("cuda.h", CUDA_H),
             ("cuda_runtime.h", CUDA_H),
+            ("cuda_runtime_api.h", CUDA_H),
             ("cooperative_groups.h", COOPERATIVE_GROUPS_H),
+            cuda_header!("cooperative_groups/reduce.h"),
+            cuda_header!("cooperative_groups/scan.h"),
+            cuda_header!("math_constants.h"),
+            cuda_header!("cuda_fp16.h"),
+            cuda_header!("curand.h"),
+            cuda_header!("curand_kernel.h"),
+            cuda_header!("cub/cub.cuh"),
+            ("cub/block/block_reduce.cuh", CUB_PART),
+            ("cub/block/block_scan.cuh", CUB_PART),
+            ("cub/warp/warp_reduce.cuh", CUB_PART),
+            ("cub/device/device_reduce.cuh", CUB_PART),
+            ("cub/device/device_scan.cuh", CUB_PART),
+            ("cub/device/device_radix_sort.cuh", CUB_PART),
             ("crt/sm_70_rt.hpp", SM_70_RT_HPP),
+            ("syncfix_cuda_runtime.h", CUDA_RUNTIME_H),
             ("syncfix_cuda_prelude.h", CUDA_PRELUDE),
         ],
         Language::OpenCl => &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_opencl_prelude.h", OPENCL_PRELUDE)],
@@ -96,9 +123,11 @@ pub fn key(language: Language, clang: &Path, args: &[String]) -> String {
 /// Errors: the file system's.
 pub fn write_headers(dir: &Path, headers: &[Header]) -> std::io::Result<()> {
     let inc = dir.join("include");
-    std::fs::create_dir_all(inc.join("crt"))?;
     for (name, text) in headers {
         let path = inc.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
         if path.exists() {
             continue;
         }

@@ -123,6 +123,11 @@ pub struct SourceOptions {
     pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
     /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
     pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+    /// No launch size was given: each kernel is verified with the configurations the host
+    /// code launches it with (`k<<<grid, block>>>`), where their sizes are compile-time
+    /// constants; a size that is not constant, or a kernel nothing launches, keeps
+    /// [`Options::launch`]. Each launch taken is said in [`crate::KernelReport::notes`].
+    pub launch_from_host: bool,
 }
 
 /// The verifier's knobs (GPUVerify's flags and syncfix's limits).
@@ -324,6 +329,7 @@ impl Options {
                 kernel_arrays: s.kernel_arrays.clone(),
                 deadline,
                 modular: s.modular,
+                launch_from_host: s.launch_from_host,
             },
             verify: syncfix_verify::VerifyOptions {
                 abstraction: match v.abstraction {

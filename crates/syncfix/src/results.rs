@@ -63,6 +63,10 @@ pub struct KernelReport {
     pub inter_group: bool,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
+    /// The front end's notes (`syncfix: note:` lines): what it left out of a whole program
+    /// to reach its device code, and where the kernel's launch came from when the host code
+    /// gave it.
+    pub notes: Vec<String>,
     /// The kernel's scalar arguments in the counterexample of the first finding (name, value
     /// as an unsigned integer of the parameter's width), as GPUVerify prints them.
     pub param_values: Vec<(String, u128)>,
@@ -164,6 +168,9 @@ pub struct RepairReport {
     pub timings: Timings,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
+    /// The front end's notes on the file (`syncfix: note:` lines; see
+    /// [`KernelReport::notes`]), each once.
+    pub frontend_notes: Vec<String>,
     /// The result holds only up to this many loop iterations (`--loop-unwind`, `--findbugs`):
     /// the repair, or "no change needed", is then not a proof.
     pub bounded: Option<u32>,

@@ -18,6 +18,18 @@
 #ifndef SYNCFIX_CUDA_PRELUDE_H
 #define SYNCFIX_CUDA_PRELUDE_H
 
+/* The C and C++ standard headers that host code includes, first, as clang's CUDA runtime
+ * wrapper includes them (__clang_cuda_runtime_wrapper.h): the forward declarations that let
+ * device code call <cmath>'s functions, then <cmath> and <cstdlib> with __CUDACC__ defined
+ * (libstdc++ then leaves out __float128), so that clang's cuda_wrappers/new finds malloc. */
+#include <__clang_cuda_math_forward_declares.h>
+#define __CUDACC__ 1
+#include <cmath>
+#include <cstdlib>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
@@ -289,7 +301,6 @@ __SYNCFIX_BUILTIN_CONVERSIONS(gridDim)
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 12040
 #endif
-#define __CUDACC__ 1
 typedef unsigned int cuuint32_t;
 typedef unsigned long long cuuint64_t;
 #include <limits.h>
@@ -302,8 +313,8 @@ typedef unsigned long long cuuint64_t;
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
+#include <__clang_cuda_cmath.h>
 #include <__clang_cuda_intrinsics.h>
-typedef long clock_t;
 
 /* Device-side printf: output only (lowered by syncfix to nothing). */
 extern "C" __device__ int printf(const char *format, ...);
@@ -599,5 +610,8 @@ __SYNCFIX_TEX(tex2DLod, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float le
 __SYNCFIX_TEX(tex3DLod, float x __SYNCFIX_COMMA float y __SYNCFIX_COMMA float z __SYNCFIX_COMMA float level, x __SYNCFIX_COMMA y __SYNCFIX_COMMA z __SYNCFIX_COMMA level)
 #undef __SYNCFIX_TEX
 #undef __SYNCFIX_COMMA
+
+/* The host side of the CUDA runtime API, for the host code of a whole program. */
+#include "syncfix_cuda_runtime.h"
 
 #endif /* SYNCFIX_CUDA_PRELUDE_H */

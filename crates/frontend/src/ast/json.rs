@@ -14,6 +14,15 @@ use serde_json::Value;
 
 /// The member [`parse`] adds to every location object: `true` iff it lies in the main file.
 const MAIN_KEY: &str = "syncfix.main";
+/// The member [`parse`] adds to every location object: `true` iff it lies in a user's file
+/// (the main file, or a header that is not a system or toolkit header).
+const USER_KEY: &str = "syncfix.user";
+
+/// Whether a file clang names is a system or toolkit header: under `/usr/` or `/opt/`, or
+/// in a Python package (NVIDIA's toolkit wheels).
+fn system_file(file: &str) -> bool {
+    file.starts_with("/usr/") || file.starts_with("/opt/") || file.contains("/site-packages/") || file.starts_with('<')
+}
 
 /// Deepest JSON nesting accepted (clang nests one or two levels per AST node).
 pub(crate) const MAX_DEPTH: usize = 20_000;
@@ -30,7 +39,7 @@ pub(crate) fn parse(json: &str, main_file: &str) -> Result<Value, AstError> {
     de.disable_recursion_limit();
     let mut value: Value = serde::Deserialize::deserialize(&mut de)?;
     de.end()?;
-    let mut in_main = false;
+    let mut in_main = (false, false);
     tag_locations(&mut value, main_file, &mut in_main);
     Ok(value)
 }
@@ -67,13 +76,14 @@ fn is_bare_location(v: &serde_json::Map<String, Value>) -> bool {
 }
 
 /// Tags every bare location under `v`, in document order, tracking the current file.
-fn tag_locations(v: &mut Value, main_file: &str, in_main: &mut bool) {
+fn tag_locations(v: &mut Value, main_file: &str, in_main: &mut (bool, bool)) {
     match v {
         Value::Object(map) if is_bare_location(map) => {
             if let Some(file) = map.get("file").and_then(Value::as_str) {
-                *in_main = file == main_file;
+                *in_main = (file == main_file, file == main_file || !system_file(file));
             }
-            map.insert(MAIN_KEY.to_owned(), Value::Bool(*in_main));
+            map.insert(MAIN_KEY.to_owned(), Value::Bool(in_main.0));
+            map.insert(USER_KEY.to_owned(), Value::Bool(in_main.1));
         }
         Value::Object(map) => {
             for member in map.values_mut() {
@@ -215,6 +225,14 @@ pub(crate) fn end_of(node: &Value, src: &[u8]) -> Option<usize> {
         Pos::Other => return None,
     };
     (end <= src.len()).then_some(end)
+}
+
+/// Whether a (tagged) bare location, or a macro location's expansion, lies in a user's file
+/// (the main file or a header that is not a system or toolkit header).
+pub(crate) fn loc_in_user_file(loc: Option<&Value>) -> bool {
+    let Some(map) = loc.and_then(Value::as_object) else { return false };
+    let map = map.get("expansionLoc").and_then(Value::as_object).unwrap_or(map);
+    map.get(USER_KEY) == Some(&Value::Bool(true))
 }
 
 /// Whether a (tagged) location lies in the main file, directly or through a macro invocation.

@@ -27,6 +27,38 @@ fn tool(env: &str, name: &str) -> PathBuf {
     PathBuf::from(format!("/usr/lib/llvm-19/bin/{name}"))
 }
 
+/// `p` made absolute from the directory syncfix runs in (unchanged if that is unknown).
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// clang arguments with the relative paths of the path-taking flags (`-I`, `-isystem`,
+/// `-iquote`, `-idirafter`, `-include`, joined or as the next argument) made absolute.
+pub(super) fn absolute_paths(args: &[String]) -> Vec<String> {
+    const FLAGS: [&str; 5] = ["-isystem", "-iquote", "-idirafter", "-include", "-I"];
+    let mut out = Vec::with_capacity(args.len());
+    let mut next_is_path = false;
+    for a in args {
+        if next_is_path {
+            out.push(absolute(Path::new(a)).display().to_string());
+            next_is_path = false;
+            continue;
+        }
+        match FLAGS.iter().find(|f| a.starts_with(*f)) {
+            Some(f) if a.len() == f.len() => {
+                next_is_path = true;
+                out.push(a.clone());
+            }
+            Some(f) => out.push(format!("{f}{}", absolute(Path::new(&a[f.len()..])).display())),
+            None => out.push(a.clone()),
+        }
+    }
+    out
+}
+
 /// Runs a tool until `deadline`, adding its time to `time`.
 pub(super) fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time: &mut Duration) -> Result<std::process::Output, FrontendError> {
     match process::run(cmd, deadline) {
@@ -142,11 +174,14 @@ impl Setup {
         let n = args.len() - opts.clang_args.len();
         let mut common: Vec<String> = args[..n].to_vec();
         common.push(format!("-I{}", inc.display()));
+        // clang runs in the scratch folder: a relative `-I` (and a relative path after `-I`,
+        // `-isystem`, `-iquote`, `-idirafter` or `-include` in `--clang-opt`) means what it
+        // means to clang run where syncfix runs, so it is made absolute from there.
         for i in &opts.include_dirs {
-            common.push(format!("-I{}", i.display()));
+            common.push(format!("-I{}", absolute(i).display()));
         }
         common.push(format!("-I{}", src_dir.display()));
-        common.extend(opts.clang_args.iter().cloned());
+        common.extend(absolute_paths(&opts.clang_args));
         Ok(Setup {
             scratch,
             language,

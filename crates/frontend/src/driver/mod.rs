@@ -8,7 +8,9 @@
 //! functions are lowered); this module holds the pipeline ([`compile`], [`clang_baseline`]).
 
 mod clang;
+mod host;
 mod ir;
+mod launches;
 mod kernels;
 mod options;
 
@@ -20,13 +22,14 @@ use crate::ast::parse_ast;
 use crate::lower::{lower, LocMapper, LowerInput, Names};
 use crate::marks::Marked;
 use clang::{error_lines, run, user_paths, Setup};
+use host::HostFallback;
 use ir::read_ir;
 use kernels::{choose_kernels, ir_name, with_contracts, Chosen};
 use llvm_ir::DebugLoc;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use syncfix_kir::SourceFile;
+use syncfix_kir::{Language, SourceFile};
 
 /// Maps debug locations in the marked copy of the main file to the user's file.
 struct Mapper<'a> {
@@ -102,12 +105,20 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(FrontendError::Tool(format!("cannot create {}: {e}", orig.display()))),
     }
-    setup.write(&format!("orig/{file_name}"), text)?;
-    let out = loop {
+    // A whole program's host code that does not compile is left out, and headers that
+    // cannot be found are stubbed (`host`), round by round; `text` is then `effective`, of
+    // the same length and lines, with host bodies blanked.
+    let mut effective = text.to_string();
+    let mut fallback = HostFallback::new(setup.dir().join("stubs"));
+    let mut first_failure: Option<String> = None;
+    let mut rounds = 0;
+    let (out, ast) = loop {
+        setup.write(&format!("orig/{file_name}"), &effective)?;
         let out = run(
             Command::new(&setup.clang)
                 .current_dir(&orig)
                 .args(&setup.common)
+                .args(fallback.args())
                 .arg("-include-pch")
                 .arg(&pch)
                 .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
@@ -121,17 +132,43 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             pch = setup.pch(true, deadline, &mut tool_time)?;
             continue;
         }
-        if !out.status.success() {
-            return Err(FrontendError::Clang(user_paths(&diags, &file_name, path)));
+        if out.status.success() {
+            let json = String::from_utf8_lossy(&out.stdout);
+            let ast = parse_ast(&json, &file_name, &effective).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
+            break (out, ast);
         }
-        break out;
+        let first = first_failure.get_or_insert_with(|| user_paths(&diags, &file_name, path)).clone();
+        if language != Language::Cuda || rounds >= host::MAX_ROUNDS {
+            return Err(FrontendError::Clang(first));
+        }
+        rounds += 1;
+        match fallback.stub_missing(&diags) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(_) => return Err(FrontendError::Clang(first)),
+        }
+        // Errors only in the main file's host functions: leave their bodies out.
+        let lines = error_lines(&diags, &file_name);
+        let errors = diags.lines().filter(|l| l.contains(": error:") || l.contains(": fatal error:")).count();
+        if errors == lines.len() {
+            let json = String::from_utf8_lossy(&out.stdout);
+            if let Ok(ast) = parse_ast(&json, &file_name, &effective) {
+                if fallback.leave_out_bodies(&mut effective, &ast.functions, &lines) {
+                    continue;
+                }
+            }
+        }
+        return Err(FrontendError::Clang(first));
     };
+    // The user's text, for messages; `text` is what clang compiles.
+    let original = text;
+    let text = effective.as_str();
     let mut common = setup.common.clone();
+    common.extend(fallback.args());
     common.push("-include-pch".into());
     common.push(pch.display().to_string());
     let (dir, clang) = (setup.dir(), &setup.clang);
-    let json = String::from_utf8_lossy(&out.stdout);
-    let ast = parse_ast(&json, &file_name, text).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
+    drop(out);
 
     // 2. The marked source, compiled to LLVM IR. Marks that clang rejects (a case the marker
     //    did not foresee, through a macro say) are left out, statement by statement on the
@@ -208,6 +245,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     if opts.modular {
         chosen.extend(with_contracts(language, &ast, &module, opts.kernel.as_deref()).into_iter().map(|c| (c, true)));
     }
+    let file_notes = fallback.notes(&path.display().to_string());
+    let mut kernel_notes = vec![];
     for (Chosen { info: f, name: kernel_name }, modular) in chosen {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(FrontendError::Timeout);
@@ -217,27 +256,33 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
         let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
-        let input = LowerInput {
-            module: &module,
-            kernel_ir_name: &ir_name,
-            kernel_name: &kernel_name,
-            language,
-            launch: opts.launch,
-            names: &names,
-            mapper: &mapper,
-            main_file: SourceFile::new(path.display().to_string(), Some(text.to_string())),
-            known_files: vec![
-                SourceFile::new(setup.prelude.display().to_string(), crate::prelude::headers(language).last().map(|h| h.1.to_string())),
-            ],
-            stmts: ast.stmts.clone(),
-            annotations: opts.annotations,
-            invariants_as_candidates: opts.invariants_as_candidates,
-            param_values,
-            array_sizes,
-            gep_offsets: &gep_offsets,
-            modular,
-        };
-        kernels.push(lower(&input)?);
+        let launches = if modular { vec![(opts.launch, None)] } else { launches::of_kernel(&ast.launches, &ir_name, opts, path) };
+        for (launch, note) in launches {
+            let input = LowerInput {
+                module: &module,
+                kernel_ir_name: &ir_name,
+                kernel_name: &kernel_name,
+                language,
+                launch,
+                names: &names,
+                mapper: &mapper,
+                main_file: SourceFile::new(path.display().to_string(), Some(original.to_string())),
+                known_files: vec![
+                    SourceFile::new(setup.prelude.display().to_string(), crate::prelude::headers(language).last().map(|h| h.1.to_string())),
+                ],
+                stmts: ast.stmts.clone(),
+                annotations: opts.annotations,
+                invariants_as_candidates: opts.invariants_as_candidates,
+                param_values: param_values.clone(),
+                array_sizes: array_sizes.clone(),
+                gep_offsets: &gep_offsets,
+                modular,
+            };
+            kernels.push(lower(&input)?);
+            let mut notes = file_notes.clone();
+            notes.extend(note);
+            kernel_notes.push(notes);
+        }
     }
-    Ok(Compiled { kernels, ast, language, tool_time })
+    Ok(Compiled { kernels, ast, language, tool_time, kernel_notes })
 }

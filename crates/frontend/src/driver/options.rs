@@ -37,6 +37,10 @@ pub struct FrontendOptions {
     /// checks procedures modularly (see [`crate::lower::LowerInput::modular`]). Its callers
     /// still inline it.
     pub modular: bool,
+    /// No launch size was given: each kernel's launch is taken from the host code's launches
+    /// of it where their sizes are compile-time constants (each distinct configuration one
+    /// kernel of [`Compiled::kernels`]), else it stays [`FrontendOptions::launch`].
+    pub launch_from_host: bool,
 }
 
 impl FrontendOptions {
@@ -55,6 +59,7 @@ impl FrontendOptions {
             kernel_arrays: vec![],
             deadline: None,
             modular: false,
+            launch_from_host: false,
         }
     }
 }
@@ -107,6 +112,11 @@ pub struct Compiled {
     /// Time spent in the clang-19 processes; the rest of the front end's time is
     /// syncfix's own (reading the AST and the IR, lowering).
     pub tool_time: Duration,
+    /// For each kernel of `kernels`, the front end's notes, one sentence each, for
+    /// `syncfix: note:` lines: what it left out of a whole program to reach its device code
+    /// (host bodies that do not compile, headers not found) and where the kernel's launch
+    /// came from when the host code gave it.
+    pub kernel_notes: Vec<Vec<String>>,
 }
 
 /// The language of a file by extension: `.cl` is OpenCL, anything else CUDA.

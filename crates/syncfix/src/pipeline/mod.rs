@@ -28,11 +28,13 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
     let compiled = compile(path, text, &opts.frontend)?;
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut out = vec![];
-    for k in &compiled.kernels {
+    for (i, k) in compiled.kernels.iter().enumerate() {
         if opts.cancelled() {
             return Err(StageError::Cancelled);
         }
-        out.push(verify_kernel(k, opts, &mut timings)?);
+        let mut report = verify_kernel(k, opts, &mut timings)?;
+        report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
+        out.push(report);
     }
     Ok((out, timings))
 }
@@ -118,7 +120,7 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),
     };
-    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone(), param_values }
+    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone(), notes: vec![], param_values }
 }
 
 /// GPURepair's repair (`Mode::Repair`) or the audit of the kernel's own barriers
@@ -142,6 +144,7 @@ fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, depth: u32) -
     }
     let (mut report, splits) = repair_compiled(path, text, &o, &compiled, t0, mode)?;
     report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
+    report.frontend_notes = unique(compiled.kernel_notes.iter().flatten());
     if mode == Mode::Repair
         && depth < MAX_RESTRUCTURINGS
         && !splits.is_empty()
@@ -442,6 +445,7 @@ fn fix_and_reverify(
         restructured: 0,
         timings,
         assumptions: vec![],
+        frontend_notes: vec![],
         bounded,
         removals,
         changes,
@@ -509,6 +513,7 @@ impl RepairReport {
             restructured: 0,
             timings,
             assumptions: vec![],
+            frontend_notes: vec![],
             bounded: None,
             removals: vec![],
             changes: vec![],
@@ -576,4 +581,15 @@ pub(crate) fn dump(path: &Path, text: &str, opts: &Stages, instrumented: bool) -
         }
     }
     Ok(s)
+}
+
+/// `notes` in their order, each once.
+pub(crate) fn unique<'a>(notes: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for n in notes {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
 }

@@ -133,6 +133,10 @@ pub struct KernelVerdict {
     pub bound: Option<u32>,
     /// The defects found (one, today), each with its accesses.
     pub defects: Vec<Defect>,
+    /// The front end's notes on this kernel (where its launch came from, what was left out
+    /// of the program to reach it).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// A defect, as GPUVerify reports it.
@@ -369,7 +373,7 @@ fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
         Status::Unknown(why) => (VerdictStatus::Unknown, Some(why.clone()), None),
         Status::Timeout => (VerdictStatus::Timeout, Some("the time limit was reached".into()), None),
     };
-    KernelVerdict { kernel: r.kernel.clone(), status, reason, bound, defects: r.findings.iter().map(defect).collect() }
+    KernelVerdict { kernel: r.kernel.clone(), status, reason, bound, defects: r.findings.iter().map(defect).collect(), notes: r.notes.clone() }
 }
 
 /// The status a finding gives its kernel. A barrier invariant counts as an invariant, a write
@@ -489,6 +493,7 @@ mod tests {
             findings: vec![],
             inter_group: false,
             assumptions: vec![],
+            notes: vec![],
         };
         let v = Verdict::of_reports("a.cu", &[k("a", Status::Verified), k("b", Status::NoErrorUpTo(2))], Stats::default(), 0);
         assert_eq!(v.status, VerdictStatus::Bounded);

@@ -1,0 +1,176 @@
+//! Whole CUDA programs as their authors write them (issue 24): host code with the runtime API
+//! and `<<<...>>>` launches, the launch configuration read from the host code, templates
+//! instantiated by their launches, kernels in included headers, host code that does not
+//! compile left out, the toolkit headers' stand-ins, and a program's own definitions of what
+//! CUDA's headers define.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(p, text).unwrap();
+}
+
+/// A program with host code: the runtime API, C++ standard headers, a launch whose sizes are
+/// `#define`d constants. The kernel writes `tile[threadIdx.x % BLOCK]`, which two threads of
+/// a block of more than BLOCK threads share: verified only with the launch taken from the
+/// host code (symbolic sizes, or a block of 512, race).
+const PROGRAM: &str = r#"#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <chrono>
+#include <cuda.h>
+#define BLOCK 256
+
+__global__ void shift(const float *in, float *out, int n) {
+  __shared__ float tile[BLOCK];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x % BLOCK] = in[i];
+  __syncthreads();
+  out[i] = tile[(threadIdx.x + 1) % BLOCK];
+}
+
+int main(int argc, char **argv) {
+  const int n = 1 << 16;
+  std::vector<float> h(n, 1.0f);
+  float *d_in, *d_out;
+  cudaMalloc((void **)&d_in, n * sizeof(float));
+  cudaMalloc(&d_out, n * sizeof(float));
+  cudaMemcpy(d_in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  auto start = std::chrono::steady_clock::now();
+  shift<<<n / BLOCK, BLOCK>>>(d_in, d_out, n);
+  cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) { printf("%s\n", cudaGetErrorString(err)); return 1; }
+  cudaMemcpy(h.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(d_in);
+  cudaFree(d_out);
+  free(malloc(4));
+  return 0;
+}
+"#;
+
+#[test]
+fn host_code_compiles_away_and_the_launch_comes_from_the_host_code() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "main.cu", PROGRAM);
+    let (code, out, err) = run(d.path(), &["verify", "main.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("syncfix: note: blockDim=256, gridDim=256 taken from the launch at main.cu:24"), "{err}");
+    // Launch flags win over the host code's launch, and say nothing of it.
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=512", "--gridDim=1", "main.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(format!("{out}{err}").contains("write-write race on tile["), "{out}{err}");
+    assert!(!err.contains("taken from the launch"), "{err}");
+    // The block size alone given: the grid stays symbolic (in y too, where blocks that differ
+    // only in blockIdx.y write the same out[i]), and the host code is not read.
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=256", "main.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(err.contains("no --gridDim given") && !err.contains("taken from the launch"), "{err}");
+}
+
+#[test]
+fn launches_with_different_constants_are_each_verified() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "__global__ void k(int *a) {\n  __shared__ int s[64];\n  s[threadIdx.x] = a[threadIdx.x];\n  __syncthreads();\n  a[threadIdx.x] = s[63 - threadIdx.x];\n}\nint main() {\n  int *p;\n  k<<<1, 64>>>(p);\n  k<<<2, dim3(32)>>>(p);\n  k<<<1, 128>>>(p);\n}\n";
+    write(d.path(), "k.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "k.cu"]);
+    // With 128 threads, s[63 - 127] lies outside the tile: the third launch fails, the first
+    // two are verified.
+    assert!(err.contains("blockDim=64, gridDim=1 taken from the launch at k.cu:9"), "{err}");
+    assert!(err.contains("blockDim=32, gridDim=2 taken from the launch at k.cu:10"), "{err}");
+    assert!(err.contains("blockDim=128, gridDim=1 taken from the launch at k.cu:11"), "{err}");
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(out.contains("2 verified, 1 error"), "{out}{err}");
+}
+
+#[test]
+fn a_kernel_template_is_instantiated_by_its_launch() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "template <class T, int N>\n__global__ void fill(T *a) {\n  __shared__ T s[N];\n  s[threadIdx.x] = a[threadIdx.x];\n  __syncthreads();\n  a[threadIdx.x] = s[N - 1 - threadIdx.x];\n}\nint main() {\n  float *p;\n  fill<float, 128><<<1, 128>>>(p);\n}\n";
+    write(d.path(), "t.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "t.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("blockDim=128, gridDim=1 taken from the launch at t.cu:10"), "{err}");
+    let (code, out, err) = run(d.path(), &["verify", "--kernel=fill<float, 128>", "t.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn a_kernel_in_an_included_header_is_verified() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "include/kernels.h", "__global__ void racy(int *a) { a[threadIdx.x] = a[threadIdx.x + 1]; }\n");
+    write(d.path(), "src/main.cu", "#include \"kernels.h\"\nint main() { int *p; racy<<<1, 32>>>(p); }\n");
+    // A relative -I is relative to the directory syncfix runs in, as for clang.
+    let (code, out, err) = run(d.path(), &["verify", "-Iinclude", "src/main.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(format!("{out}{err}").contains("race on a["), "{out}{err}");
+    assert!(format!("{out}{err}").contains("kernels.h:1"), "{out}{err}");
+}
+
+#[test]
+fn host_code_that_does_not_compile_is_left_out_with_a_note() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "#include <cublas_v2.h>\n#include \"helper_timer.h\"\n__global__ void k(int *a) { a[threadIdx.x] = 1; }\nint main() {\n  cublasHandle_t h;\n  cublasCreate(&h);\n  StopWatchInterface *t = 0;\n  return 0;\n}\n";
+    write(d.path(), "p.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "p.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("`cublas_v2.h`, `helper_timer.h` not found; device code compiles without them"), "{err}");
+    assert!(err.contains("host code that does not compile was left out (the bodies of main)"), "{err}");
+    // A device function that does not compile is still clang's error, as it is written.
+    let text = "#include <cublas_v2.h>\n__global__ void k(cublasHandle_t h, int *a) { a[threadIdx.x] = 1; }\n";
+    write(d.path(), "q.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "q.cu"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("'cublas_v2.h' file not found"), "{err}");
+}
+
+#[test]
+fn a_program_may_define_what_cuda_headers_define() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "#include <time.h>\ntypedef long clock_t;\nstruct V { float x, y, z; };\n__host__ __device__ inline float3 make_float3(float s) { return make_float3(s, s, s); }\n__host__ __device__ inline float dot(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }\n__host__ __device__ inline float3 cross(float3 a, float3 b) { return make_float3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }\n__global__ void k(float3 *a) { a[threadIdx.x] = cross(make_float3(1.0f), a[threadIdx.x]); }\n";
+    write(d.path(), "own.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "own.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn cooperative_groups_reduce_over_a_tile_is_a_value_and_no_barrier() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n__global__ void sum(const int *in, int *out) {\n  __shared__ int partial[8];\n  cg::thread_block block = cg::this_thread_block();\n  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);\n  int v = cg::reduce(tile, in[block.thread_rank()], cg::plus<int>());\n  if (tile.thread_rank() == 0) partial[tile.meta_group_rank()] = v;\n  block.sync();\n  if (block.thread_rank() == 0) { int s = 0; for (int i = 0; i < 8; ++i) s += partial[i]; *out = s; }\n}\n";
+    write(d.path(), "cg.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=256", "--gridDim=1", "cg.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Without block.sync(), thread 0 reads what the other tiles' leaders write: cg::reduce
+    // orders no memory.
+    write(d.path(), "cg2.cu", &text.replace("  block.sync();\n", ""));
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=256", "--gridDim=1", "cg2.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(format!("{out}{err}").contains("race on partial["), "{out}{err}");
+}
+
+#[test]
+fn cub_block_reduce_and_the_reuse_of_its_temp_storage() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "#include <cub/cub.cuh>\n#define THREADS 128\n__global__ void twice(const float *in, float *out) {\n  typedef cub::BlockReduce<float, THREADS> BlockReduce;\n  __shared__ typename BlockReduce::TempStorage temp;\n  float a = BlockReduce(temp).Sum(in[threadIdx.x]);\n  __syncthreads();\n  float b = BlockReduce(temp).Sum(in[THREADS + threadIdx.x]);\n  if (threadIdx.x == 0) { out[0] = a; out[1] = b; }\n}\nint main() { float *p; twice<<<1, THREADS>>>(p, p + 256); }\n";
+    write(d.path(), "cub.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "cub.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // CUB's documentation: a TempStorage reused without a barrier between is a race.
+    write(d.path(), "cub2.cu", &text.replace("  __syncthreads();\n", ""));
+    let (code, out, err) = run(d.path(), &["verify", "cub2.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(format!("{out}{err}").contains("race on temp"), "{out}{err}");
+}
