@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// At most this many rounds of stubbing and leaving out (each round may expose new errors:
 /// a caller of a function whose body was left out, a header included by a stubbed one).
-pub(super) const MAX_ROUNDS: usize = 12;
+pub(super) const MAX_ROUNDS: usize = 64;
 
 /// What the fallback did so far, and the folder of its stub headers.
 pub(super) struct HostFallback {

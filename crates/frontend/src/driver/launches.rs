@@ -35,6 +35,10 @@ pub(super) fn of_kernel(sites: &[LaunchSite], symbol: &str, opts: &FrontendOptio
     };
     let kept: Vec<(Launch, Vec<Option<u32>>)> =
         configs.iter().filter(|(b, _)| !configs.iter().any(|(a, _)| covers(a, b))).cloned().collect();
+    // A launch none of whose sizes is constant says nothing the options do not.
+    if kept.iter().all(|(l, _)| l.block_dim == [0; 3] && l.grid_dim == [0; 3]) {
+        return vec![(opts.launch, None)];
+    }
     let file = path.display().to_string();
     kept.into_iter()
         .map(|(l, lines)| {
@@ -92,5 +96,8 @@ mod tests {
         assert_eq!(of_kernel(&sites, "_Z1kPi", &opts, Path::new("main.cu")), vec![(opts.launch, None)]);
         opts.launch_from_host = true;
         assert_eq!(of_kernel(&sites, "_Z1jPi", &opts, Path::new("main.cu")), vec![(opts.launch, None)]);
+        // A launch with no constant size at all gives no note.
+        let unknown = [site([None; 3], [None; 3], 7)];
+        assert_eq!(of_kernel(&unknown, "_Z1kPi", &opts, Path::new("main.cu")), vec![(opts.launch, None)]);
     }
 }

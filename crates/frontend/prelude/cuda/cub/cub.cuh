@@ -96,6 +96,22 @@ public:
   template <class Op> __device__ __forceinline__ void ExclusiveScan(T input, T &output, T initial, Op op, T &block_aggregate) { output = scan(input, op, &block_aggregate); }
   template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op) { output = scan(input, op, (T *)0); }
   template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op, T &block_aggregate) { output = scan(input, op, &block_aggregate); }
+  /* Several items per thread: the thread's items are combined, scanned across the block as
+   * one value, and each output item is the scan's (arbitrary) value. */
+  template <int ITEMS, class Op> __device__ __forceinline__ void items(T (&input)[ITEMS], T (&output)[ITEMS], Op op, T *block_aggregate) {
+    T partial = input[0];
+    for (int i = 1; i < ITEMS; ++i) partial = op(partial, input[i]);
+    T prefix = scan(partial, op, block_aggregate);
+    for (int i = 0; i < ITEMS; ++i) output[i] = op(prefix, input[i]);
+  }
+  template <int ITEMS> __device__ __forceinline__ void ExclusiveSum(T (&input)[ITEMS], T (&output)[ITEMS]) { items(input, output, cub::Sum(), (T *)0); }
+  template <int ITEMS> __device__ __forceinline__ void ExclusiveSum(T (&input)[ITEMS], T (&output)[ITEMS], T &block_aggregate) { items(input, output, cub::Sum(), &block_aggregate); }
+  template <int ITEMS> __device__ __forceinline__ void InclusiveSum(T (&input)[ITEMS], T (&output)[ITEMS]) { items(input, output, cub::Sum(), (T *)0); }
+  template <int ITEMS> __device__ __forceinline__ void InclusiveSum(T (&input)[ITEMS], T (&output)[ITEMS], T &block_aggregate) { items(input, output, cub::Sum(), &block_aggregate); }
+  template <int ITEMS, class Op> __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS], T (&output)[ITEMS], Op op) { items(input, output, op, (T *)0); }
+  template <int ITEMS, class Op> __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS], T (&output)[ITEMS], Op op, T &block_aggregate) { items(input, output, op, &block_aggregate); }
+  template <int ITEMS, class Op> __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS], T (&output)[ITEMS], T initial, Op op) { items(input, output, op, (T *)0); }
+  template <int ITEMS, class Op> __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS], T (&output)[ITEMS], T initial, Op op, T &block_aggregate) { items(input, output, op, &block_aggregate); }
 };
 
 template <typename T, int LOGICAL_WARP_THREADS = 32, int LEGACY_PTX_ARCH = 0>
