@@ -174,3 +174,18 @@ fn cub_block_reduce_and_the_reuse_of_its_temp_storage() {
     assert_eq!(code, 6, "{out}{err}");
     assert!(format!("{out}{err}").contains("race on temp"), "{out}{err}");
 }
+
+#[test]
+fn an_opencl_kernel_defined_in_an_included_header_under_if() {
+    let d = tempfile::tempdir().unwrap();
+    // The layout of several AMD SDK kernels of GPUVerify's benchmark set: the file sets a
+    // macro and includes the header that defines the kernels under `#if`.
+    write(d.path(), "common.h", "#if mykernel == 1\n__kernel void k(__global int *a) { a[get_global_id(0)] = a[get_global_id(0) + 1]; }\n#endif\n");
+    write(d.path(), "sub/kernel.cl", "#define mykernel 1\n#include \"../common.h\"\n");
+    let (code, out, err) = run(d.path(), &["verify", "--local_size=64", "--num_groups=4", "sub/kernel.cl"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(format!("{out}{err}").contains("race on a[") && format!("{out}{err}").contains("common.h:2"), "{out}{err}");
+    write(d.path(), "sub/none.cl", "#define mykernel 2\n#include \"../common.h\"\n");
+    let (code, out, err) = run(d.path(), &["verify", "--local_size=64", "--num_groups=4", "sub/none.cl"]);
+    assert_eq!(code, 4, "{out}{err}");
+}
