@@ -407,21 +407,28 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// A fresh solver works on this query's formulas only; on the shared solver every query
     /// paid for the whole encoding (the arrays family at n = 320: 7.9 s against 0.5 s). How
     /// it is solved was measured on the scaling families (`scripts/scaling`): a query of at
-    /// most [`SMALL_QUERY`] properties is solved by Z3's preprocessing tactics for QF_AUFBV
-    /// (`check` without assumptions: simplification, elimination of unconstrained terms,
-    /// bit-blasting), which dispose of a barrier interval's value terms at once (a query of
-    /// the 160-interval family: 0.01 s, against 0.1–2 s in Z3's incremental core); a larger
+    /// most [`SMALL_QUERY`] properties is solved by Z3's tactic for QF_AUFBV (`check` without
+    /// assumptions, the assignment asserted: simplification, elimination of unconstrained
+    /// terms, bit-blasting),
+    /// which disposes of a barrier interval's value terms at once (a query of the
+    /// 160-interval family: 0.01 s, against 0.1–2 s in Z3's incremental core); a larger
     /// one by the incremental core under assumptions, whose work grows about linearly with the
     /// query where the tactics' grows quadratically (1,919 properties of a straight-line run
     /// on one array: 1.0 s against 4.0 s).
-    fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    ///
+    /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
+    fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let query = &self.queries[q];
+        let small = upto <= SMALL_QUERY;
+        // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
+        // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
+        // (Tactic::solver) costs nothing to set up but solved some queries several times
+        // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
         let solver = Solver::new_for_logic(self.ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(self.ctx));
         for b in &self.enc.background {
             solver.assert(b);
         }
-        let query = &self.queries[q];
-        solver.assert(&query.violated(self.ctx, &self.enc));
-        let small = query.props.len() <= SMALL_QUERY;
+        solver.assert(&query.violated(self.ctx, &self.enc, upto));
         let mut assumptions = base.to_vec();
         if small {
             for b in base {
@@ -443,6 +450,36 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let r = timed_check(&solver, &self.opts, &mut self.stats, |s| if small { s.check() } else { s.check_assumptions(&assumptions) });
         let model = matches!(r, Ok(SatResult::Sat)).then(|| solver.get_model()).flatten();
         (r, model)
+    }
+
+    /// A model of the earliest position in the schedule at which satisfiable query `q` can be
+    /// violated: the shortest satisfiable prefix of its properties that ends at a position
+    /// boundary, by bisection (a few more solver calls, on a defect only). The defect reported
+    /// is then the kernel's first in schedule order, whatever model Z3 happened to give for
+    /// the whole query; among the properties of that one position the model decides, as
+    /// before (`trace::extract`). `None` when a call did not answer, or the whole query is
+    /// the shortest (its model stands).
+    fn earliest(&mut self, base: &[Bool<'ctx>], q: usize) -> Option<z3::Model<'ctx>> {
+        let props = &self.queries[q].props;
+        // The prefix lengths that end at a position boundary, shortest first.
+        let ends: Vec<usize> = (1..=props.len())
+            .filter(|&n| n == props.len() || self.enc.props[props[n]].pos != self.enc.props[props[n - 1]].pos)
+            .collect();
+        // Invariant: the prefix `ends[hi]` is satisfiable, those before `ends[lo]` are not.
+        let (mut lo, mut hi) = (0, ends.len() - 1);
+        let mut model = None;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.solve_query(base, q, ends[mid]) {
+                (Ok(SatResult::Sat), m) => {
+                    hi = mid;
+                    model = m;
+                }
+                (Ok(SatResult::Unsat), _) => lo = mid + 1,
+                _ => return None,
+            }
+        }
+        model
     }
 
     /// Houdini (Flanagan & Leino 2001, as GPUVerify uses it): the largest subset of the
@@ -556,7 +593,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut model = None;
         for q in 0..self.queries.len() {
             let t0 = Instant::now();
-            let (res, m) = self.solve_query(&base, q);
+            let (res, m) = self.solve_query(&base, q, self.queries[q].props.len());
             let took = t0.elapsed();
             r = res;
             model = m;
@@ -569,6 +606,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 eprintln!("query: {} ({} properties) took {:.3}s: {:?}", q.label, q.props.len(), took.as_secs_f64(), r.as_ref().ok());
             }
             if !matches!(r, Ok(SatResult::Unsat)) {
+                if matches!(r, Ok(SatResult::Sat)) {
+                    model = self.earliest(&base, q).or(model);
+                }
                 break;
             }
         }

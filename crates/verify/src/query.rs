@@ -4,11 +4,12 @@
 //! A property's violation condition is a formula of the one encoding; the kernel is correct
 //! when no condition can hold. The conditions are partitioned by barrier interval (the number
 //! of barrier instances before the property in the lock-step schedule) and memory object (a
-//! race's; the other properties of an interval form one query), and each part is selected by
-//! a literal of its own: [`crate::Verifier::check`] solves one part at a time under
-//! assumptions, so that each solver call searches for one small violation instead of the
-//! disjunction of all. Any partition is sound (the parts' disjunction is the whole); this one
-//! keeps each call's search to the accesses of one object in one interval.
+//! race's; the other properties of an interval form one query): [`crate::Verifier::check`]
+//! solves one part at a time, each on a solver of its own holding the encoding's background
+//! facts and the part's disjunction, so that each solver call searches for one small
+//! violation instead of the disjunction of all. Any partition is sound (the parts'
+//! disjunction is the whole); this one keeps each call's search to the accesses of one object
+//! in one interval.
 
 use crate::encode::{Encoding, PropKind};
 use std::collections::BTreeMap;
@@ -16,21 +17,22 @@ use syncfix_kir::{Kernel, ObjectId};
 use z3::ast::Bool;
 use z3::Context;
 
-/// One part of the properties: solved when its literal is assumed (and the others' negations).
+/// One part of the properties.
 pub(crate) struct Query<'ctx> {
-    /// Selects this part's disjunction of violation conditions.
+    /// Guards this part's disjunction of violation conditions (assumed when the query is
+    /// solved by Z3's incremental core).
     pub lit: Bool<'ctx>,
-    /// Indices into [`Encoding::props`].
+    /// Indices into [`Encoding::props`], in schedule order.
     pub props: Vec<usize>,
-    /// "race on `s`, interval 3" or "interval 3": for `--stats` and debugging.
+    /// "races on `s`, interval 3" or "interval 3": for `--stats` and debugging.
     pub label: String,
 }
 
 impl<'ctx> Query<'ctx> {
-    /// `lit ∧ (one of the part's conditions holds)`: asserted as one disjunct of the encoding's
-    /// property assertion.
-    pub fn violated(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>) -> Bool<'ctx> {
-        let conds: Vec<&Bool<'ctx>> = self.props.iter().map(|&i| &enc.props[i].cond).collect();
+    /// `lit ∧ (one of the part's conditions holds)`: asserted on the query's solver.
+    /// Only the first `upto` properties (in schedule order) count.
+    pub fn violated(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, upto: usize) -> Bool<'ctx> {
+        let conds: Vec<&Bool<'ctx>> = self.props[..upto].iter().map(|&i| &enc.props[i].cond).collect();
         Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
     }
 }
@@ -58,7 +60,8 @@ pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) 
     parts
         .into_iter()
         .enumerate()
-        .map(|(n, ((interval, object), (_, props)))| {
+        .map(|(n, ((interval, object), (_, mut props)))| {
+            props.sort_by_key(|&i| (enc.props[i].pos, i));
             let label = match object {
                 None => format!("interval {interval}"),
                 Some(o) => format!("races on `{}`, interval {interval}", k.objects[o].name),
