@@ -204,7 +204,8 @@ impl<'ctx> Log<'ctx> {
     /// them without an `ite`; and a field that already holds the same term (the same offset
     /// for every access of a straight-line run, the same width) keeps it. Before, every access
     /// added an `ite` level to every field, and the solver's work on the offsets grew
-    /// quadratically (a straight-line run of 960 accesses to one array: 2.3 s per query).
+    /// quadratically (the scaling benchmark's `straight` family at n = 320, 640 accesses to
+    /// each array, 959 properties per query: 2.3 s per query before, 0.9 s after).
     pub fn log(&mut self, cond: &Bool<'ctx>, off: &BV<'ctx>, width: u32, value: &BV<'ctx>, changed: &Bool<'ctx>, who: u32) {
         let ctx = cond.get_ctx();
         let value = resize(value, self.value.get_size());
