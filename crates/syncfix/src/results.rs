@@ -61,7 +61,7 @@ impl Timings {
     /// Keeps `q` as the slowest query if it took longer than the one kept.
     pub fn note_slowest(&mut self, q: &Option<(String, Duration)>) {
         if let Some((label, took)) = q {
-            if self.slowest_query.as_ref().map_or(true, |(_, s)| took > s) {
+            if self.slowest_query.as_ref().is_none_or(|(_, s)| took > s) {
                 self.slowest_query = Some((label.clone(), *took));
             }
         }

@@ -598,7 +598,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             r = res;
             model = m;
             self.stats.queries += 1;
-            if self.stats.slowest_query.as_ref().map_or(true, |(_, t)| took > *t) {
+            if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
                 self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
             }
             if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {

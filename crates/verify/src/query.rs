@@ -44,7 +44,8 @@ pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) 
     let mut barrier_pos: Vec<u32> = enc.barriers.iter().map(|b| b.pos).collect();
     barrier_pos.sort_unstable();
     // (interval, a race's object or none for the rest) -> (first position, properties).
-    let mut parts: BTreeMap<(usize, Option<ObjectId>), (u32, Vec<usize>)> = BTreeMap::new();
+    type Key = (usize, Option<ObjectId>);
+    let mut parts: BTreeMap<Key, (u32, Vec<usize>)> = BTreeMap::new();
     for (i, p) in enc.props.iter().enumerate() {
         let interval = barrier_pos.partition_point(|&b| b < p.pos);
         let object = match &p.kind {
@@ -55,7 +56,7 @@ pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) 
         e.0 = e.0.min(p.pos);
         e.1.push(i);
     }
-    let mut parts: Vec<((usize, Option<ObjectId>), (u32, Vec<usize>))> = parts.into_iter().collect();
+    let mut parts: Vec<(Key, (u32, Vec<usize>))> = parts.into_iter().collect();
     parts.sort_by_key(|(key, (first, _))| (*first, *key));
     parts
         .into_iter()
