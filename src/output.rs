@@ -79,6 +79,9 @@ pub fn print_stats(t: &syncfix::Timings) {
         t.repair_iterations,
         t.clauses
     );
+    if let Some((label, took)) = &t.slowest_query {
+        eprintln!("syncfix: stats: queries {}, the slowest {:.3}s ({label})", t.queries, took.as_secs_f64());
+    }
 }
 
 pub const TIMEOUT_HINT: &str = "use --timeout=N with a larger N, or --timeout=0 to disable the limit";

@@ -394,23 +394,23 @@ fn diagnostics_are_drawn_on_a_terminal_and_gpuverifys_text_when_piped() {
     let flags = ["verify", "--blockDim=64", "--gridDim=1", "race.cu"];
     let (code, _, plain) = run(dir.path(), &flags);
     assert_eq!(code, 6);
-    assert!(plain.starts_with("race.cu: error: possible read-write race on A[1]:\n\nWrite by thread 1 in thread block 0 (global id 1), "), "{plain}");
-    assert!(plain.contains(":3:18:\n  A[threadIdx.x] = t;\n\nRead by thread 0"), "{plain}");
+    assert!(plain.starts_with("race.cu: error: possible read-write race on A[56]:\n\nWrite by thread 56 in thread block 0 (global id 56), "), "{plain}");
+    assert!(plain.contains(":3:18:\n  A[threadIdx.x] = t;\n\nRead by thread 55"), "{plain}");
     assert!(!plain.contains('\x1b') && !plain.contains(" | "), "{plain}");
 
     let (_, _, drawn) = run(dir.path(), &[&flags[..], &["--color=always"]].concat());
-    assert!(drawn.contains("\x1b[") && drawn.contains("\x1b[1;91merror\x1b[0m: possible read-write race on A[1]"), "{drawn}");
+    assert!(drawn.contains("\x1b[") && drawn.contains("\x1b[1;91merror\x1b[0m: possible read-write race on A[56]"), "{drawn}");
     let stripped = String::from_utf8(strip_ansi(drawn.as_bytes())).unwrap();
     // Each access's expression is underlined: the store's lvalue (clang's column is its `=`),
     // the load's `A[threadIdx.x + 1]`.
-    assert!(stripped.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 1 of block 0\n"), "{stripped}");
-    assert!(stripped.contains("2 |   int t = A[threadIdx.x + 1];\n  |           ^^^^^^^^^^^^^^^^^^ read by thread 0 of block 0\n"), "{stripped}");
+    assert!(stripped.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 56 of block 0\n"), "{stripped}");
+    assert!(stripped.contains("2 |   int t = A[threadIdx.x + 1];\n  |           ^^^^^^^^^^^^^^^^^^ read by thread 55 of block 0\n"), "{stripped}");
 
     // A terminal (util-linux's `script` gives the process one) with NO_COLOR: drawn, no colour.
     let cmd = format!("{} {} --color=auto", env!("CARGO_BIN_EXE_syncfix"), flags.join(" "));
     let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env("NO_COLOR", "1").current_dir(dir.path()).output().unwrap();
     let tty = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
-    assert!(tty.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 1 of block 0"), "{tty}");
+    assert!(tty.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 56 of block 0"), "{tty}");
     assert!(!tty.contains("\x1b[1;91m"), "NO_COLOR is honoured:\n{tty}");
     let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env_remove("NO_COLOR").current_dir(dir.path()).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("\x1b[1;91merror"), "colour on a terminal");

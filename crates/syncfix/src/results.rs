@@ -34,6 +34,10 @@ pub struct Timings {
     /// Every solver call (unwinding checks and Houdini's included).
     pub solver_calls: u32,
     pub houdini_rounds: u32,
+    /// Queries the verifier calls solved (the properties split by barrier interval and
+    /// object, one solver call each), and the slowest: its label and time.
+    pub queries: u32,
+    pub slowest_query: Option<(String, Duration)>,
     pub barrier_vars: usize,
     pub repair_iterations: u32,
     pub clauses: usize,
@@ -50,6 +54,17 @@ impl Timings {
         self.verifier_calls += t.verifier_calls;
         self.solver_calls += t.solver_calls;
         self.houdini_rounds += t.houdini_rounds;
+        self.queries += t.queries;
+        self.note_slowest(&t.slowest_query);
+    }
+
+    /// Keeps `q` as the slowest query if it took longer than the one kept.
+    pub fn note_slowest(&mut self, q: &Option<(String, Duration)>) {
+        if let Some((label, took)) = q {
+            if self.slowest_query.as_ref().is_none_or(|(_, s)| took > s) {
+                self.slowest_query = Some((label.clone(), *took));
+            }
+        }
     }
 }
 

@@ -105,6 +105,8 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.verifier_calls += s.checks;
     t.solver_calls += s.solver_calls;
     t.houdini_rounds += s.houdini_rounds;
+    t.queries += s.queries;
+    t.note_slowest(&s.slowest_query);
 }
 
 fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {

@@ -148,6 +148,9 @@ pub struct CutLoop {
 /// The encoder's output: a solver holding the background constraints, and the properties.
 pub struct Encoding<'ctx> {
     pub solver: Solver<'ctx>,
+    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes, the
+    /// loop cuts' log facts), asserted on `solver` too: a query's own solver starts from them.
+    pub background: Vec<Bool<'ctx>>,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
     /// Block and grid sizes per dimension (constants, or symbols for `*`).
@@ -196,6 +199,9 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub un: crate::uniformity::Uniformity,
     pub un_group: crate::uniformity::Uniformity,
     pub solver: Solver<'ctx>,
+    /// What [`Encoder::assert_background`] asserted (the shared solver also holds the
+    /// unwinding checks' probes, which are off).
+    pub background: Vec<Bool<'ctx>>,
     pub solver_calls: u32,
     pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
@@ -316,6 +322,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         for c in &bg {
             solver.assert(c);
         }
+        let background = bg;
         let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
             // Warps are runs of `w` consecutive linear local ids (x fastest).
             let lin = |t: &ThreadSyms<'ctx>| barrier::linear_id(&t.local, &sizes[0]);
@@ -339,6 +346,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             un,
             un_group,
             solver,
+            background,
             solver_calls: 0,
             solve_time: std::time::Duration::ZERO,
             vars,
@@ -384,6 +392,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
         Ok(Encoding {
             solver: self.solver,
+            background: self.background,
             vars: self.vars,
             tid: self.tid,
             sizes: self.sizes,
@@ -463,6 +472,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.st.logs.insert(o, Logs::new(ctx, bits));
             }
         }
+    }
+
+    /// Asserts a fact of the encoding on the shared solver and records it for the queries'
+    /// solvers ([`Encoding::background`]).
+    pub(crate) fn assert_background(&mut self, fact: Bool<'ctx>) {
+        self.solver.assert(&fact);
+        self.background.push(fact);
     }
 
     // ---- fresh constants -------------------------------------------------------------

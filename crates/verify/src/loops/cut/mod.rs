@@ -273,7 +273,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 log_facts.push(f);
             }
         }
-        self.solver.assert(&logs_ok.implies(&and(ctx, &log_facts.iter().collect::<Vec<_>>())));
+        self.assert_background(logs_ok.implies(&and(ctx, &log_facts.iter().collect::<Vec<_>>())));
 
         // After the loop: this iteration was the last one.
         self.st.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
