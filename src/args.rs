@@ -48,6 +48,13 @@ pub struct CommonArgs {
     /// Pass an option to clang.
     #[arg(long = "clang-opt", value_name = "OPT")]
     pub clang_opt: Vec<String>,
+    /// The CUDA toolkit whose headers CUDA code uses (as clang's --cuda-path); default:
+    /// $CUDA_PATH, else /usr/local/cuda when it exists, else syncfix's own stand-in headers.
+    #[arg(long = "cuda-path", value_name = "DIR", conflicts_with = "no_cuda_toolkit")]
+    pub cuda_path: Option<PathBuf>,
+    /// Use syncfix's own stand-ins for the CUDA toolkit's headers even where one is installed.
+    #[arg(long = "no-cuda-toolkit")]
+    pub no_cuda_toolkit: bool,
     /// Only this kernel of the file.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,

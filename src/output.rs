@@ -135,3 +135,34 @@ pub fn print_findings(findings: &[syncfix::Finding], lang: Language, file: &str)
         eprint!("{}", render::finding(f, lang, file));
     }
 }
+
+/// The note the front end gives a kernel whose launch it took from the host code contains this.
+const TAKEN_FROM_LAUNCH: &str = " taken from the launch";
+
+/// For a CUDA run given no launch size: warns that the sizes are symbolic for the kernels
+/// (`(name, notes)`, one per verified configuration) that no launch of the host code gave
+/// constant sizes, naming them when others had such a launch; nothing when every kernel had.
+pub fn symbolic_sizes_warning<'a>(file: &str, kernels: impl IntoIterator<Item = (&'a str, &'a [String])>) {
+    let mut symbolic: Vec<&str> = vec![];
+    let mut any_taken = false;
+    for (name, notes) in kernels {
+        if notes.iter().any(|n| n.contains(TAKEN_FROM_LAUNCH)) {
+            any_taken = true;
+        } else if !symbolic.contains(&name) {
+            symbolic.push(name);
+        }
+    }
+    if symbolic.is_empty() {
+        return;
+    }
+    let which = if any_taken {
+        let names: Vec<String> = symbolic.iter().map(|k| format!("`{k}`")).collect();
+        format!(" for {} (no launch in the host code gives constant sizes)", names.join(", "))
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "syncfix: warning: {file}: no --blockDim or --gridDim given: those sizes are symbolic in every dimension{which}, \
+         and the verdict holds for every launch (give the sizes, or __requires on them, to narrow it)"
+    );
+}

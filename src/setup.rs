@@ -49,14 +49,15 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         .filter(|(m, _)| *m)
         .map(|(_, f)| *f)
         .collect();
-    if !missing.is_empty() {
+    // With no size at all (CUDA), the warning waits for the front end: it names the kernels
+    // that no launch of the host code gave constant sizes (`output::symbolic_sizes_warning`).
+    if !missing.is_empty() && !no_sizes {
         eprintln!(
             "syncfix: warning: {}: no {} given: {} symbolic in every dimension, and the verdict holds for every launch \
-             (give the sizes, or __requires on them, to narrow it){}",
+             (give the sizes, or __requires on them, to narrow it)",
             c.file.display(),
             missing.join(" or "),
             if missing.len() == 1 { "that size is" } else { "those sizes are" },
-            if no_sizes { ", except where the host code launches a kernel with constant sizes" } else { "" }
         );
     }
     if let Some(o) = &c.global_offset {
@@ -90,6 +91,11 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         .map(|a| launch::parse_kernel_values(a, 10).map(|(k, v)| (k, v.into_iter().map(|x| x.map(|n| n as u64)).collect())))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|m| ErrorReport::command_line(&m))?;
+    let cuda_toolkit = if language == Language::Cuda && !c.no_cuda_toolkit {
+        syncfix::find_cuda_toolkit(c.cuda_path.as_deref()).map_err(|m: String| ErrorReport::command_line(&m))?
+    } else {
+        None
+    };
     let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
     let mut opts = Options::from_config(launch, &config);
     opts.language = Some(language);
@@ -109,6 +115,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         invariants_as_candidates: c.invariants_as_candidates,
         modular: c.no_inline,
         launch_from_host: no_sizes,
+        cuda_toolkit,
         kernel_args,
         kernel_arrays,
     };

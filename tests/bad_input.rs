@@ -198,8 +198,8 @@ fn apply_keeps_hard_links_owner_and_permissions() {
 #[test]
 fn unsupported_construct_is_named_with_its_line() {
     let d = tempfile::tempdir().unwrap();
-    fs::write(d.path().join("k.cu"), "__global__ void k(int *A) {\n  int x;\n  asm(\"mov.u32 %0, 1;\" : \"=r\"(x));\n  A[threadIdx.x] = x;\n}\n").unwrap();
-    expect(verify(d.path(), "k.cu"), 4, "k.cu:3:3: error: unsupported construct: inline assembly");
+    fs::write(d.path().join("k.cu"), "__global__ void k(int *A) {\n  int x = 1;\n  asm(\"st.global.u32 [%0], %1;\" :: \"l\"(A + threadIdx.x), \"r\"(x));\n  A[threadIdx.x] = x;\n}\n").unwrap();
+    expect(verify(d.path(), "k.cu"), 4, "k.cu:3:3: error: unsupported construct: the inline assembly `st.global.u32 [$0], $1;`");
     fs::write(d.path().join("r.cu"), "__device__ int f(int n) { return n ? f(n - 1) : 0; }\n__global__ void k(int *A) { A[threadIdx.x] = f(A[0]); }\n").unwrap();
     expect(verify(d.path(), "r.cu"), 4, "error: unsupported construct: recursive call to `f`");
 }

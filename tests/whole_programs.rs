@@ -7,8 +7,10 @@
 use assert_cmd::Command;
 use std::path::Path;
 
+/// Runs syncfix with syncfix's own stand-ins for the toolkit's headers (`--no-cuda-toolkit`,
+/// whatever is installed; `tests/cuda_toolkit.rs` tests a real toolkit).
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).args(args).output().unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).arg(args[0]).arg("--no-cuda-toolkit").args(&args[1..]).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

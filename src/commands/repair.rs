@@ -40,6 +40,11 @@ fn run_repair_like(
         }
         Err(e) => return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started)),
     };
+    if opts.source.launch_from_host {
+        // The notes are the file's, not each kernel's: warn when no launch was taken.
+        let name = c.file.display().to_string();
+        crate::output::symbolic_sizes_warning(&name, [(name.as_str(), report.frontend_notes.as_slice())]);
+    }
     for n in &report.frontend_notes {
         eprintln!("syncfix: note: {n}");
     }

@@ -46,6 +46,9 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     };
     let total = started.elapsed();
     let lang = opts.language.unwrap_or(Language::Cuda);
+    if opts.source.launch_from_host {
+        crate::output::symbolic_sizes_warning(&file, reports.iter().map(|r| (r.kernel.as_str(), r.notes.as_slice())));
+    }
     let mut noted: Vec<&String> = vec![];
     for n in reports.iter().flat_map(|r| &r.notes) {
         if !noted.contains(&n) {

@@ -62,6 +62,7 @@ pub fn clean(bc: &Path) -> Result<String, String> {
             take_message(err);
             std::ptr::null_mut()
         };
+        name_inline_asm(module);
         let options = LLVMCreatePassBuilderOptions();
         let error = LLVMRunPasses(module, c"mem2reg,infer-address-spaces".as_ptr(), machine, options);
         LLVMDisposePassBuilderOptions(options);
@@ -80,6 +81,56 @@ pub fn clean(bc: &Path) -> Result<String, String> {
         LLVMDisposeModule(module);
         LLVMContextDispose(ctx);
         result
+    }
+}
+
+/// The prefix of the function that stands for an inline assembly statement: the rest of its
+/// name is the assembly text (PTX, with `$0`, `$1` for the operands), then `#N` (a number that
+/// keeps the names unique).
+pub const INLINE_ASM_PREFIX: &str = "__syncfix_asm:";
+
+/// Replaces the callee of every call of inline assembly with a declared function named
+/// [`INLINE_ASM_PREFIX`] and the assembly text, of the same type: the `llvm-ir` crate keeps no
+/// assembly text (LLVM's C API had none when it was written), and the lowering needs it to give
+/// the PTX that CUDA's headers use (`mov.u32 %0, %%laneid;`) its meaning, or to name the
+/// statement it does not model.
+///
+/// # Safety
+/// `module` is a valid module, not used by another thread.
+unsafe fn name_inline_asm(module: LLVMModuleRef) {
+    let mut declared: std::collections::HashMap<(String, LLVMTypeRef), LLVMValueRef> = std::collections::HashMap::new();
+    let mut f = LLVMGetFirstFunction(module);
+    while !f.is_null() {
+        let mut b = LLVMGetFirstBasicBlock(f);
+        while !b.is_null() {
+            let mut i = LLVMGetFirstInstruction(b);
+            while !i.is_null() {
+                if !LLVMIsACallInst(i).is_null() {
+                    let callee = LLVMGetCalledValue(i);
+                    if !callee.is_null() && !LLVMIsAInlineAsm(callee).is_null() {
+                        let mut len = 0usize;
+                        let text = LLVMGetInlineAsmAsmString(callee, &mut len);
+                        let text = if text.is_null() {
+                            String::new()
+                        } else {
+                            String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned()
+                        };
+                        let fty = LLVMGetCalledFunctionType(i);
+                        let n = declared.len();
+                        let g = *declared.entry((text.clone(), fty)).or_insert_with(|| {
+                            // `#n` keeps each name unique (LLVM would rename a second function of
+                            // one name itself, `.1`, which would read as part of the text).
+                            let name = CString::new(format!("{INLINE_ASM_PREFIX}{text}#{n}").replace('\0', " ")).expect("no NUL");
+                            LLVMAddFunction(module, name.as_ptr(), fty)
+                        });
+                        LLVMSetOperand(i, (LLVMGetNumOperands(i) - 1) as u32, g);
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            b = LLVMGetNextBasicBlock(b);
+        }
+        f = LLVMGetNextFunction(f);
     }
 }
 

@@ -24,6 +24,7 @@ use syncfix_kir::Language;
 pub type Header = (&'static str, &'static str);
 
 const CUDA_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_prelude.h");
+const CUDA_TOOLKIT_PRELUDE: &str = include_str!("../prelude/cuda/syncfix_cuda_toolkit_prelude.h");
 const CUDA_RUNTIME_H: &str = include_str!("../prelude/cuda/syncfix_cuda_runtime.h");
 const CUDA_H: &str = include_str!("../prelude/cuda/cuda.h");
 const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_groups.h");
@@ -73,6 +74,93 @@ pub fn headers(language: Language) -> &'static [Header] {
     }
 }
 
+/// The headers of the CUDA prelude over a real CUDA toolkit (`--cuda-path`): the toolkit's own
+/// headers are used, and the prelude (the last header) declares only syncfix's markers and
+/// barrier functions and GPUVerify's annotations.
+pub fn toolkit_headers() -> &'static [Header] {
+    &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_cuda_toolkit_prelude.h", CUDA_TOOLKIT_PRELUDE)]
+}
+
+/// The toolkit headers that `text` includes before anything else (its leading block of
+/// `#include` lines, comments, blank lines and `#pragma once`), in order, as spelled: the ones
+/// found under `toolkit/include` (`cub/cub.cuh`, `cooperative_groups.h`). The toolkit prelude
+/// includes them, so they are precompiled once rather than parsed (and dumped: CUB's AST is
+/// about 1 GB of JSON) for every kernel; the program's own `#include` then finds them
+/// included. Only the leading block is taken: a header included after a `#define` or `#if`
+/// may depend on it.
+pub fn toolkit_includes(text: &str, toolkit: &Path) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    let mut in_comment = false;
+    for line in text.lines() {
+        // The line without its comments.
+        let mut code = String::new();
+        let mut rest = line;
+        loop {
+            if in_comment {
+                match rest.find("*/") {
+                    Some(i) => {
+                        in_comment = false;
+                        rest = &rest[i + 2..];
+                    }
+                    None => break,
+                }
+            }
+            match (rest.find("/*"), rest.find("//")) {
+                (Some(b), l) if l.is_none_or(|l| b < l) => {
+                    code.push_str(&rest[..b]);
+                    code.push(' ');
+                    in_comment = true;
+                    rest = &rest[b + 2..];
+                }
+                (_, Some(l)) => {
+                    code.push_str(&rest[..l]);
+                    break;
+                }
+                _ => {
+                    code.push_str(rest);
+                    break;
+                }
+            }
+        }
+        let l = code.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let Some(directive) = l.strip_prefix('#').map(str::trim_start) else { break };
+        if directive.starts_with("pragma once") {
+            continue;
+        }
+        let Some(spelled) = directive.strip_prefix("include").map(str::trim) else { break };
+        let name = spelled
+            .strip_prefix('<')
+            .and_then(|r| r.split_once('>'))
+            .or_else(|| spelled.strip_prefix('"').and_then(|r| r.split_once('"')))
+            .map(|(n, _)| n);
+        let Some(name) = name else { break };
+        if !name.contains("..") && toolkit.join("include").join(name).is_file() && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod toolkit_include_tests {
+    use super::*;
+
+    #[test]
+    fn only_the_leading_includes_that_the_toolkit_has_are_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        for h in ["cub/cub.cuh", "cooperative_groups.h", "cuda_fp16.h"] {
+            let p = dir.path().join("include").join(h);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let text = "// a program\n#pragma once\n#include <stdio.h>\n/* many\n lines */ #include <cub/cub.cuh>\n#include \"cooperative_groups.h\" // cg\n#define CUDA_NO_HALF\n#include <cuda_fp16.h>\n";
+        assert_eq!(toolkit_includes(text, dir.path()), vec!["cub/cub.cuh".to_string(), "cooperative_groups.h".to_string()]);
+    }
+}
+
 /// The cache folder (see the module's documentation), or `None` when it is turned off.
 pub fn cache_root() -> Option<PathBuf> {
     match std::env::var_os("SYNCFIX_CACHE_DIR") {
@@ -89,7 +177,7 @@ pub fn cache_root() -> Option<PathBuf> {
 /// The name of the cache subfolder for a prelude compiled by `clang` with `args`: a hash of
 /// syncfix's version, the clang binary (path, size, modification time), the arguments and the
 /// headers' text.
-pub fn key(language: Language, clang: &Path, args: &[String]) -> String {
+pub fn key(language: Language, clang: &Path, args: &[String], headers: &[(String, String)]) -> String {
     // FNV-1a: stable across Rust releases, unlike std's default hasher.
     struct Fnv(u64);
     impl Hasher for Fnv {
@@ -112,7 +200,7 @@ pub fn key(language: Language, clang: &Path, args: &[String]) -> String {
     }
     matches!(language, Language::Cuda).hash(&mut h);
     args.hash(&mut h);
-    headers(language).hash(&mut h);
+    headers.hash(&mut h);
     format!("prelude-{:016x}", h.finish())
 }
 
@@ -121,9 +209,10 @@ pub fn key(language: Language, clang: &Path, args: &[String]) -> String {
 /// an existing header is never rewritten).
 ///
 /// Errors: the file system's.
-pub fn write_headers(dir: &Path, headers: &[Header]) -> std::io::Result<()> {
+pub fn write_headers<N: AsRef<str>, T: AsRef<str>>(dir: &Path, headers: &[(N, T)]) -> std::io::Result<()> {
     let inc = dir.join("include");
     for (name, text) in headers {
+        let (name, text) = (name.as_ref(), text.as_ref());
         let path = inc.join(name);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;

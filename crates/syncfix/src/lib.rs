@@ -119,6 +119,16 @@ pub fn dump(path: &Path, text: &str, opts: &Options, instrumented: bool) -> Resu
     finish(pipeline::dump(path, text, &st, instrumented), &st, path, text)
 }
 
+/// The CUDA toolkit as clang finds one: `explicit` (`--cuda-path=DIR`), else `$CUDA_PATH`,
+/// else `/usr/local/cuda` when it holds `include/cuda_runtime.h`; `Ok(None)` when none is
+/// asked for or installed (syncfix's own headers then stand in). For
+/// [`SourceOptions::cuda_toolkit`].
+///
+/// Errors: `explicit` or `$CUDA_PATH` is not a toolkit (the message names it).
+pub fn find_cuda_toolkit(explicit: Option<&Path>) -> Result<Option<std::path::PathBuf>, String> {
+    syncfix_frontend::driver::find_cuda_toolkit(explicit)
+}
+
 /// The benchmark's baseline: the time of one plain clang-19 compile of `text` to LLVM IR with
 /// the front end's flags and prelude.
 ///

@@ -128,6 +128,9 @@ pub struct SourceOptions {
     /// constants; a size that is not constant, or a kernel nothing launches, keeps
     /// [`Options::launch`]. Each launch taken is said in [`crate::KernelReport::notes`].
     pub launch_from_host: bool,
+    /// The CUDA toolkit whose headers CUDA code is compiled with (`--cuda-path`; see
+    /// `syncfix_frontend::driver::find_cuda_toolkit`); `None`: syncfix's own stand-ins.
+    pub cuda_toolkit: Option<PathBuf>,
 }
 
 /// The verifier's knobs (GPUVerify's flags and syncfix's limits).
@@ -330,6 +333,7 @@ impl Options {
                 deadline,
                 modular: s.modular,
                 launch_from_host: s.launch_from_host,
+                cuda_toolkit: s.cuda_toolkit.clone(),
             },
             verify: syncfix_verify::VerifyOptions {
                 abstraction: match v.abstraction {

@@ -18,10 +18,15 @@ const MAIN_KEY: &str = "syncfix.main";
 /// (the main file, or a header that is not a system or toolkit header).
 const USER_KEY: &str = "syncfix.user";
 
-/// Whether a file clang names is a system or toolkit header: under `/usr/` or `/opt/`, or
-/// in a Python package (NVIDIA's toolkit wheels).
+/// Whether a file clang names is a system or toolkit header: under `/usr/` or `/opt/`, in a
+/// Python package (NVIDIA's toolkit wheels), or below the `include` folder of a CUDA toolkit
+/// (one holding `cuda_runtime_api.h`) wherever it is installed (`--cuda-path`).
 fn system_file(file: &str) -> bool {
-    file.starts_with("/usr/") || file.starts_with("/opt/") || file.contains("/site-packages/") || file.starts_with('<')
+    file.starts_with("/usr/")
+        || file.starts_with("/opt/")
+        || file.contains("/site-packages/")
+        || file.starts_with('<')
+        || std::path::Path::new(file).ancestors().any(|a| a.ends_with("include") && a.join("cuda_runtime_api.h").is_file())
 }
 
 /// Deepest JSON nesting accepted (clang nests one or two levels per AST node).

@@ -109,6 +109,13 @@ pub(super) fn user_paths(msg: &str, file_name: &str, path: &Path) -> String {
         + "\n"
 }
 
+/// The version of the CUDA toolkit in `dir` (`12.4`), from `CUDA_VERSION` in its `cuda.h`.
+fn toolkit_version(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("include").join("cuda.h")).ok()?;
+    let n: u32 = text.lines().find_map(|l| l.trim().strip_prefix("#define CUDA_VERSION")?.trim().parse().ok())?;
+    Some(format!("{}.{}", n / 1000, n % 1000 / 10))
+}
+
 /// A scratch directory for the user's source, the prelude headers (cached, see
 /// [`crate::prelude`]), and the clang arguments that use them.
 pub(super) struct Setup {
@@ -119,6 +126,9 @@ pub(super) struct Setup {
     pub(super) common: Vec<String>,
     /// The prelude header, which includes the others.
     pub(super) prelude: PathBuf,
+    /// The prelude's headers (the prelude last): syncfix's stand-ins or, over a real CUDA
+    /// toolkit, its few own declarations.
+    pub(super) headers: Vec<(String, String)>,
     /// The cache folder of this prelude, if the cache is used.
     cached: Option<PathBuf>,
     /// The folder a PCH was built in, when it could not be moved into the cache.
@@ -129,12 +139,29 @@ pub(super) struct Setup {
 }
 
 impl Setup {
-    pub(super) fn new(path: &Path, opts: &FrontendOptions) -> Result<Setup, FrontendError> {
+    pub(super) fn new(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Setup, FrontendError> {
         let language = opts.language.unwrap_or_else(|| language_of(path));
         let scratch = Scratch::new().map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
         let clang = tool("SYNCFIX_CLANG", "clang");
         // The options that decide how the prelude compiles; `-I` paths do not.
+        let toolkit = opts.cuda_toolkit.as_ref().filter(|_| language == Language::Cuda);
         let mut args: Vec<String> = match language {
+            // A real toolkit: its headers through clang's CUDA wrapper, libdevice still left
+            // out (its functions stay calls, which the lowering models); LLVM's passes off so
+            // that the toolkit's `__forceinline__` functions are not inlined by clang (syncfix
+            // inlines them itself, keeping the call chain for source locations).
+            Language::Cuda if toolkit.is_some() => {
+                let dir = toolkit.expect("checked").display().to_string();
+                ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84", "-Xclang", "-disable-llvm-passes"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .chain([format!("--cuda-path={dir}")])
+                    // clang reads the toolkit's version from libdevice's folder, which
+                    // -nocudalib skips; without it clang takes CUDA 7's launch API
+                    // (`cudaConfigureCall`) and the toolkit's headers do not compile.
+                    .chain(toolkit_version(toolkit.expect("checked")).map(|v| format!("-Xclang -target-sdk-version={v}")).into_iter().flat_map(|a| a.split(' ').map(str::to_string).collect::<Vec<_>>()))
+                    .collect()
+            }
             // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
             // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
             Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
@@ -155,20 +182,32 @@ impl Setup {
             args.push(format!("-D{d}"));
         }
         args.extend(opts.clang_args.iter().cloned());
-        let headers = crate::prelude::headers(language);
+        let mut headers: Vec<(String, String)> = if toolkit.is_some() { crate::prelude::toolkit_headers() } else { crate::prelude::headers(language) }
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        // Over a toolkit, the toolkit headers the program includes first are precompiled with
+        // the prelude (`prelude::toolkit_includes`).
+        if let (Some(dir), Some(last)) = (toolkit, headers.last_mut()) {
+            let pre = crate::prelude::toolkit_includes(text, dir);
+            if !pre.is_empty() {
+                let includes: String = pre.iter().map(|h| format!("#include <{h}>\n")).collect();
+                last.1 = format!("{}\n/* The toolkit headers the program includes first, precompiled here. */\n{includes}", last.1);
+            }
+        }
         let cached = crate::prelude::cache_root()
-            .map(|root| root.join(crate::prelude::key(language, &clang, &args)))
-            .filter(|dir| crate::prelude::write_headers(dir, headers).is_ok());
+            .map(|root| root.join(crate::prelude::key(language, &clang, &args, &headers)))
+            .filter(|dir| crate::prelude::write_headers(dir, &headers).is_ok());
         let base = match &cached {
             Some(dir) => dir.clone(),
             None => {
                 let dir = scratch.path().to_path_buf();
-                crate::prelude::write_headers(&dir, headers).map_err(|e| FrontendError::Tool(format!("cannot write the prelude in {}: {e}", dir.display())))?;
+                crate::prelude::write_headers(&dir, &headers).map_err(|e| FrontendError::Tool(format!("cannot write the prelude in {}: {e}", dir.display())))?;
                 dir
             }
         };
         let inc = base.join("include");
-        let prelude = inc.join(headers.last().map_or("", |h| h.0));
+        let prelude = inc.join(headers.last().map_or("", |h| h.0.as_str()));
         let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
         let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
         let n = args.len() - opts.clang_args.len();
@@ -187,6 +226,7 @@ impl Setup {
             language,
             common,
             prelude,
+            headers,
             cached,
             pch_dir: None,
             file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into()),

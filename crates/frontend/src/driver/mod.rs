@@ -16,7 +16,7 @@ mod options;
 
 pub use crate::lower::Annotations;
 pub use ir::panic_message;
-pub use options::{language_of, Compiled, FrontendError, FrontendOptions};
+pub use options::{find_cuda_toolkit, language_of, Compiled, FrontendError, FrontendOptions};
 
 use crate::ast::parse_ast;
 use crate::lower::{lower, LocMapper, LowerInput, Names};
@@ -57,7 +57,7 @@ impl LocMapper for Mapper<'_> {
 ///
 /// Errors: clang's diagnostics ([`FrontendError::Clang`]), [`FrontendError::Timeout`].
 pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Duration, FrontendError> {
-    let setup = Setup::new(path, opts)?;
+    let setup = Setup::new(path, text, opts)?;
     setup.write(&setup.file_name, text)?;
     let mut time = Duration::ZERO;
     let out = run(
@@ -85,7 +85,7 @@ pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result
 /// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
 /// ([`FrontendError::Timeout`]), syncfix's own failures ([`FrontendError::Internal`]).
 pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
-    let mut setup = Setup::new(path, opts)?;
+    let mut setup = Setup::new(path, text, opts)?;
     let language = setup.language;
     let deadline = opts.deadline;
     let mut tool_time = Duration::ZERO;
@@ -268,7 +268,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
                 mapper: &mapper,
                 main_file: SourceFile::new(path.display().to_string(), Some(original.to_string())),
                 known_files: vec![
-                    SourceFile::new(setup.prelude.display().to_string(), crate::prelude::headers(language).last().map(|h| h.1.to_string())),
+                    SourceFile::new(setup.prelude.display().to_string(), setup.headers.last().map(|h| h.1.to_string())),
                 ],
                 stmts: ast.stmts.clone(),
                 annotations: opts.annotations,

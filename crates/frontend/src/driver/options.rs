@@ -41,6 +41,35 @@ pub struct FrontendOptions {
     /// of it where their sizes are compile-time constants (each distinct configuration one
     /// kernel of [`Compiled::kernels`]), else it stays [`FrontendOptions::launch`].
     pub launch_from_host: bool,
+    /// The CUDA toolkit whose headers CUDA code is compiled with (`--cuda-path`, found by
+    /// [`find_cuda_toolkit`]); `None`: syncfix's own headers stand in for the toolkit's.
+    pub cuda_toolkit: Option<PathBuf>,
+}
+
+/// The CUDA toolkit as clang finds one: `explicit` (`--cuda-path=DIR`), else `$CUDA_PATH`,
+/// else `/usr/local/cuda`; a folder is a toolkit when it holds `include/cuda_runtime.h`.
+/// Returns `Ok(None)` when nothing was asked for and none is installed.
+///
+/// Errors: `explicit` (or `$CUDA_PATH`) is not a toolkit, with the path and what it lacks.
+pub fn find_cuda_toolkit(explicit: Option<&Path>) -> Result<Option<PathBuf>, String> {
+    let is_toolkit = |d: &Path| d.join("include").join("cuda_runtime.h").is_file();
+    if let Some(d) = explicit {
+        return if is_toolkit(d) {
+            Ok(Some(d.canonicalize().unwrap_or_else(|_| d.to_path_buf())))
+        } else {
+            Err(format!("--cuda-path={}: not a CUDA toolkit (no include/cuda_runtime.h there)", d.display()))
+        };
+    }
+    if let Some(d) = std::env::var_os("CUDA_PATH").filter(|d| !d.is_empty()) {
+        let d = PathBuf::from(d);
+        return if is_toolkit(&d) {
+            Ok(Some(d.canonicalize().unwrap_or(d)))
+        } else {
+            Err(format!("CUDA_PATH={}: not a CUDA toolkit (no include/cuda_runtime.h there)", d.display()))
+        };
+    }
+    let d = Path::new("/usr/local/cuda");
+    Ok(is_toolkit(d).then(|| d.canonicalize().unwrap_or_else(|_| d.to_path_buf())))
 }
 
 impl FrontendOptions {
@@ -60,6 +89,7 @@ impl FrontendOptions {
             deadline: None,
             modular: false,
             launch_from_host: false,
+            cuda_toolkit: None,
         }
     }
 }

@@ -48,6 +48,14 @@ fn dim(s: &str) -> Option<u8> {
     }
 }
 
+/// Whether `symbol` is the CUDA toolkit's `cooperative_groups::grid_group::sync()` (in any
+/// of its versioned namespaces, `cooperative_groups::__v1::`).
+fn is_grid_group_sync(symbol: &str) -> bool {
+    symbol.starts_with("_ZN")
+        && symbol.contains("18cooperative_groups")
+        && crate::names::signature(symbol).is_some_and(|s| s.starts_with("cooperative_groups::") && s.contains("grid_group::sync()"))
+}
+
 fn classify(name: &str) -> Option<Known> {
     if let Some(rest) = name.strip_prefix("llvm.nvvm.read.ptx.sreg.") {
         let (what, d) = rest.split_once('.')?;
@@ -91,7 +99,9 @@ fn classify(name: &str) -> Option<Known> {
         }
     }
     Some(match name {
-        "llvm.nvvm.barrier0" => Known::BlockBarrier,
+        // `bar.sync a` (the toolkit's cooperative groups: `__barrier_sync(0)`) without a
+        // thread count waits for every thread of the block, whatever barrier `a` is.
+        "llvm.nvvm.barrier0" | "llvm.nvvm.barrier.sync" => Known::BlockBarrier,
         "get_local_id" => Known::LocalId(None),
         "get_group_id" => Known::GroupId(None),
         "get_local_size" => Known::LocalSize(None),
@@ -131,6 +141,26 @@ impl<'a> Lowerer<'a> {
         let mut args = vec![];
         for (a, _) in &c.arguments {
             args.push(self.operand(frame, a, loc)?);
+        }
+        // Inline assembly (`crate::passes` named it after its text): a thread or block id
+        // is its NVVM intrinsic; the rest is `ptx`'s.
+        let mut name = name;
+        if let Some(rest) = name.strip_prefix(crate::passes::INLINE_ASM_PREFIX) {
+            let text = rest.rsplit_once('#').map_or(rest, |(t, _)| t);
+            match super::ptx::index_intrinsic(text) {
+                Some(intrinsic) => name = intrinsic,
+                None => {
+                    let ret_bits = match c.function_ty.as_ref() {
+                        llvm_ir::Type::FuncType { result_type, .. } => super::layout::scalar_bits(result_type),
+                        _ => None,
+                    };
+                    let v = self.lower_inline_asm(&name, text, &args, &c.function_ty, ret_bits, At::new(cur, span, loc))?;
+                    if let (Some(dest), Some(v)) = (&c.dest, v) {
+                        frame.values.insert(dest.clone(), v);
+                    }
+                    return Ok(cur);
+                }
+            }
         }
         let scalar_arg = |i: usize| -> Result<Operand, LowerError> {
             match args.get(i) {
@@ -267,6 +297,12 @@ impl<'a> Lowerer<'a> {
                     }
                     return Ok(next);
                 }
+                // The CUDA toolkit's `grid_group::sync()` (cooperative groups): a grid barrier.
+                // Its body (a spin on a counter in the launch's workspace) is not read.
+                if is_grid_group_sync(&name) {
+                    self.barrier(frame, cur, Scope::Grid, Fences::ALL, span);
+                    return Ok(cur);
+                }
                 let callee = self.functions.get(name.as_str()).copied();
                 if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
                     let declared = self.m.func_declarations.iter().find(|d| d.name == name);
@@ -349,7 +385,7 @@ impl<'a> Lowerer<'a> {
     /// directly; with `elementwise`, vector arguments and results element by element (LLVM's
     /// vector math intrinsics); otherwise one function per result element over all argument
     /// scalars.
-    fn pure_call(&mut self, name: &str, args: &[LVal], fty: &llvm_ir::TypeRef, elementwise: bool, at: At<'_>) -> Result<LVal, LowerError> {
+    pub(super) fn pure_call(&mut self, name: &str, args: &[LVal], fty: &llvm_ir::TypeRef, elementwise: bool, at: At<'_>) -> Result<LVal, LowerError> {
         let At { cur, span, loc } = at;
         let ret = match fty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),

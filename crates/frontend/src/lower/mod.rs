@@ -30,6 +30,7 @@ mod library;
 mod memory;
 mod partial;
 mod pointer;
+mod ptx;
 mod spec;
 mod vector;
 mod walk;

@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
 
     /// The thread's linear id in its block, or (`group`) its block's linear id in the grid
     /// (32 bits): `x + X * (y + Y * z)`.
-    pub(super) fn lib_linear_id(&mut self, cur: BlockId, group: bool, span: &Span) -> Operand {
+    pub(crate) fn lib_linear_id(&mut self, cur: BlockId, group: bool, span: &Span) -> Operand {
         let dims = if group { self.kir.k.launch.grid_dim } else { self.kir.k.launch.block_dim };
         let mut acc = Operand::konst(32, 0);
         for d in (0..3u8).rev() {

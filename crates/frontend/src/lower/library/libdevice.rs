@@ -122,6 +122,19 @@ impl<'a> Lowerer<'a> {
             let v = self.lib_syncthreads_reduction(what, args, ret_bits, cur, span, loc)?;
             return Ok((cur, v.map(LVal::Scalar)));
         }
+        // clang's atomicInc/atomicDec (`__nvvm_atom_inc_gen_ui`): CUDA's wrapping increment
+        // and decrement (`AtomicOp::Inc`, `AtomicOp::Dec`).
+        let step = if rest.starts_with("atomic.load.inc.") {
+            Some(syncfix_kir::AtomicOp::Inc)
+        } else if rest.starts_with("atomic.load.dec.") {
+            Some(syncfix_kir::AtomicOp::Dec)
+        } else {
+            None
+        };
+        if let Some(op) = step {
+            let v = self.lib_atomic(name, super::atomic::AtomicKind::Rmw(op), args, ret_bits, At::new(cur, span, loc))?;
+            return Ok((cur, v.map(LVal::Scalar)));
+        }
         if rest == "bar.warp.sync" {
             self.lib_syncwarp(args, At::new(cur, span, loc))?;
             return Ok((cur, None));
