@@ -110,6 +110,20 @@ fn a_kernel_template_is_instantiated_by_its_launch() {
     assert_eq!(code, 0, "{out}{err}");
 }
 
+/// A launch in a host function template takes the template's arguments (`dim3 blocks(N /
+/// 2)` in `run<int, 128>`): with 128 threads, `s[N - 1 - threadIdx.x]` would be read outside
+/// what this block wrote at an index another thread writes.
+#[test]
+fn a_launch_in_a_host_function_template_takes_its_arguments() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "template <int N>\n__global__ void k(int *a) {\n  __shared__ int s[N];\n  s[threadIdx.x] = a[threadIdx.x];\n  __syncthreads();\n  a[threadIdx.x] = s[N / 2 - 1 - threadIdx.x];\n}\ntemplate <class T, int N>\nvoid run(int *p) {\n  dim3 blocks(N / 2);\n  k<N><<<1, blocks>>>(p);\n}\nint main() { run<int, 128>(0); run<long, 256>(0); }\n";
+    write(d.path(), "t.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "t.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("blockDim=64, gridDim=1 taken from the launch at t.cu:11"), "{err}");
+    assert!(err.contains("blockDim=128, gridDim=1 taken from the launch at t.cu:11"), "{err}");
+}
+
 #[test]
 fn a_kernel_in_an_included_header_is_verified() {
     let d = tempfile::tempdir().unwrap();

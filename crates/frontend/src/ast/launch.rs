@@ -277,6 +277,9 @@ impl<'v> Index<'v> {
                     _ => return None,
                 }
             }
+            // A template parameter's value in an instantiation (`dim3 blocks(N / 2)` in
+            // `template <int N> void run()`): the replacement, after the parameter's decl.
+            "SubstNonTypeTemplateParmExpr" => self.int(inner(e).iter().rev().find(|c| !kind(c).ends_with("Decl"))?, depth + 1)?,
             "ConditionalOperator" => {
                 let [c, t, f] = inner(e) else { return None };
                 if self.int(c, depth + 1)? != 0 {
