@@ -11,6 +11,9 @@
 //! - powers of two for counters multiplied or divided by two (`PowerOfTwoInvariantGenerator`):
 //!   `i & (i - 1) == 0`, `i != 0`;
 //! - no access of a kind logged for an array, in loops with a barrier (`no read`, `no write`);
+//! - a logged access at an offset of the thread's own (`accessedOffsetIsThreadLocalId`,
+//!   generalised): one of the offsets the loop's accesses compute from the thread's ids,
+//!   the sizes, the parameters and constants alone;
 //! - exits: both threads leave by the same exit, with the same values.
 //!
 //! A candidate is a formula over a loop's head state ([`View`]), evaluated on the entry state,
@@ -50,6 +53,10 @@ pub(crate) enum Form<'ctx> {
     Enabled,
     /// No access of `kind` to `object` is logged at the loop head.
     NoLog { object: ObjectId, kind: AccessKind },
+    /// An access of `kind` to `object` logged at the loop head is at one of `offsets`: byte
+    /// offsets of the logging thread that do not change in the kernel (functions of its ids,
+    /// the launch sizes, the parameters and constants).
+    LogAt { object: ObjectId, kind: AccessKind, offsets: Vec<BV<'ctx>> },
     /// The user's `__candidate_invariant` (index into the head's specs).
     User { spec: usize },
 }
@@ -176,6 +183,24 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for &(o, kind) in logs {
                 out.push((format!("no {} of {} logged", kind.name(), self.k.objects[o].name), Form::NoLog { object: o, kind }));
             }
+            // GPUVerify's `accessedOffsetIsThreadLocalId` family (RaceInstrumenter),
+            // generalised: what the logging thread logged in an earlier iteration is at an
+            // offset the loop's own accesses of that kind compute from the thread's ids alone,
+            // so the havocked log at the head cannot stand for another thread's element (a
+            // loop whose body ends with `barrier; x = s[tid];`, scan's `go[a] = temp[a + oa]`).
+            for &(o, kind) in logs {
+                let offsets = self.thread_offsets(l, o, kind);
+                if offsets.is_empty() {
+                    continue;
+                }
+                let name = &self.k.objects[o].name;
+                if offsets.len() > 1 {
+                    for off in &offsets {
+                        out.push((format!("{} of {name} logged at {off}", kind.name()), Form::LogAt { object: o, kind, offsets: vec![off.clone()] }));
+                    }
+                }
+                out.push((format!("{} of {name} logged at an offset of its own", kind.name()), Form::LogAt { object: o, kind, offsets }));
+            }
         }
         for (si, &(inst, candidate)) in info.specs.iter().enumerate() {
             if candidate {
@@ -184,7 +209,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         out.into_iter()
             .map(|(what, f)| {
-                let over_values = !matches!(f, Form::NoLog { .. } | Form::User { .. });
+                let over_values = !matches!(f, Form::NoLog { .. } | Form::LogAt { .. } | Form::User { .. });
                 (self.candidate(l, what, over_values), f)
             })
             .collect()
@@ -268,11 +293,76 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 Some(l) => l.get(*kind).has.not(),
                 None => Bool::from_bool(ctx, true),
             },
+            Form::LogAt { object, kind, offsets } => match self.st.logs.get(object) {
+                Some(l) => {
+                    let l = l.get(*kind);
+                    let bits = l.off.get_size();
+                    let eqs: Vec<Bool<'ctx>> = offsets.iter().map(|o| l.off._eq(&crate::term::resize(o, bits))).collect();
+                    l.has.implies(&Bool::or(ctx, &eqs.iter().collect::<Vec<_>>()))
+                }
+                None => Bool::from_bool(ctx, true),
+            },
             Form::User { spec } => match v.specs.get(*spec) {
                 Some(s) => s.holds(ctx, &v.pred),
                 None => Bool::from_bool(ctx, true),
             },
         }
+    }
+
+    /// The byte offsets (thread 1's terms, at most 4, distinct) at which loop `l`'s accesses
+    /// of `kind` to `object` access it, where they are functions of the thread's ids, the
+    /// launch sizes, the kernel's parameters and constants only ([`Self::invariant_term`]).
+    fn thread_offsets(&self, l: LoopId, object: ObjectId, kind: AccessKind) -> Vec<BV<'ctx>> {
+        let mut out: Vec<BV<'ctx>> = vec![];
+        for &b in &self.cfg.loops[l].blocks {
+            for &i in &self.k.blocks[b].insts {
+                let ptr = match (&self.k.insts[i].kind, kind) {
+                    (InstKind::Load { ptr, .. }, AccessKind::Read) | (InstKind::Store { ptr, .. }, AccessKind::Write) => ptr,
+                    (InstKind::Atomic { ptr, .. }, AccessKind::Atomic) => ptr,
+                    _ => continue,
+                };
+                if ptr.object != object {
+                    continue;
+                }
+                if let Some(Term::V(t)) = self.invariant_term(0, ptr.offset, 0) {
+                    let t = t.simplify();
+                    if out.len() < 4 && !out.iter().any(|o| o.to_string() == t.to_string()) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Thread `t`'s term of `op` when it is a function of the thread's ids, the launch sizes,
+    /// the kernel's parameters and constants only (so the same wherever it is computed);
+    /// `None` otherwise (a loaded value, a phi, an arbitrary value).
+    fn invariant_term(&self, t: usize, op: Operand, depth: u32) -> Option<Term<'ctx>> {
+        if depth > 64 {
+            return None;
+        }
+        let i = match op {
+            Operand::Const { width, bits } => return Some(const_term(self.ctx, bits, width)),
+            Operand::Value(i) => i,
+        };
+        let inst = &self.k.insts[i];
+        let width = inst.width;
+        Some(match &inst.kind {
+            InstKind::Param { index } => self.params.get(index)?.clone(),
+            InstKind::Builtin(b) => {
+                let v = match b {
+                    syncfix_kir::Builtin::LocalId(d) => self.tid[t].local[*d as usize].clone(),
+                    syncfix_kir::Builtin::GroupId(d) => self.tid[t].group[*d as usize].clone(),
+                    syncfix_kir::Builtin::LocalSize(d) => self.sizes[0][*d as usize].clone(),
+                    syncfix_kir::Builtin::NumGroups(d) => self.sizes[1][*d as usize].clone(),
+                };
+                Term::V(crate::term::resize(&v, width as u32))
+            }
+            InstKind::Bin { op, lhs, rhs } => self.bin(*op, self.invariant_term(t, *lhs, depth + 1)?, self.invariant_term(t, *rhs, depth + 1)?),
+            InstKind::Cast { op, arg } => self.cast(*op, self.invariant_term(t, *arg, depth + 1)?, width),
+            _ => return None,
+        })
     }
 
     /// `-c` in `width` bits.
