@@ -124,6 +124,23 @@ fn a_launch_in_a_host_function_template_takes_its_arguments() {
     assert!(err.contains("blockDim=128, gridDim=1 taken from the launch at t.cu:11"), "{err}");
 }
 
+/// Sizes assigned before the launch (`dim3 blocks, threads; blocks = dim3(2);`, as
+/// HeCBench's match does) are taken when the last assignment before the launch runs on every
+/// path to it; an assignment under a condition, one later in a loop around the launch, or
+/// one naming a variable that changes leaves the size symbolic.
+#[test]
+fn sizes_assigned_before_the_launch_are_taken_when_they_reach_it() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "__global__ void k(int *a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\nint main(int argc, char **argv) {\n  int *p = 0;\n  dim3 blocks, threads;\n  blocks = dim3(2);\n  threads = dim3(64);\n  for (int i = 0; i < 10; i++)\n    k<<<blocks, threads>>>(p);\n  threads = dim3(32);\n  k<<<blocks, threads>>>(p);\n  if (argc > 1) threads = dim3(128);\n  k<<<1, threads>>>(p);\n  dim3 t;\n  t = dim3(64);\n  for (int i = 0; i < 10; i++) {\n    k<<<1, t>>>(p);\n    t = dim3(32);\n  }\n  int n = 8;\n  dim3 g;\n  g = dim3(n);\n  n = 16;\n  k<<<g, 16>>>(p);\n}\n";
+    write(d.path(), "a.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "a.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("blockDim=64, gridDim=2 taken from the launch at a.cu:8"), "{err}");
+    assert!(err.contains("blockDim=32, gridDim=2 taken from the launch at a.cu:10"), "{err}");
+    assert!(err.contains("blockDim=[*,*,*], gridDim=1 taken from the launches at a.cu:12, a.cu:16"), "{err}");
+    assert!(err.contains("blockDim=16, gridDim=[*,*,*] taken from the launch at a.cu:23"), "{err}");
+}
+
 #[test]
 fn a_kernel_in_an_included_header_is_verified() {
     let d = tempfile::tempdir().unwrap();

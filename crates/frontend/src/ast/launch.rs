@@ -8,7 +8,10 @@
 //! and signedness, `?:`, enumerators, `dim3(...)` with its default 1s, and variables whose
 //! value cannot change: `const`/`constexpr` ones with an initialiser, and local variables
 //! (`int threads = 256;`, `dim3 grid(n / 256);`) that are only ever read after their
-//! initialisation. Anything else (a value read at run time, a call, `sizeof`) leaves that
+//! initialisation, or assigned only by plain assignment statements (`blocks = dim3(n / 64);`),
+//! the last of which before the launch runs on every path to it (a statement of a block that
+//! encloses the launch, no other assignment in a loop around it, and naming no variable that
+//! is itself written). Anything else (a value read at run time, a call, `sizeof`) leaves that
 //! dimension unknown (`None`).
 
 use super::json::{begin_of, inner, kind, str_field};
@@ -34,10 +37,11 @@ pub struct LaunchSite {
 /// order. Launches in function template patterns (dependent) are left out; their
 /// instantiations are launches of their own.
 pub(crate) fn launches(tu: &Value, src: &[u8]) -> Vec<LaunchSite> {
-    let mut ix = Index::default();
+    let mut ix = Index { src, ..Index::default() };
     ix.walk(tu, &mut vec![]);
     let mut out = vec![];
-    for call in &ix.calls {
+    for (call, ancestors, loops) in &ix.calls {
+        *ix.current.borrow_mut() = begin_of(call, src).map(|o| (o, ancestors.clone(), loops.clone()));
         if let Some(l) = ix.launch(call, src) {
             out.push(l);
         }
@@ -57,8 +61,30 @@ struct Index<'v> {
     changed: HashMap<&'v str, bool>,
     /// Enumerators by id: their declaration.
     enumerators: HashMap<&'v str, &'v Value>,
-    /// The `CUDAKernelCallExpr` nodes.
-    calls: Vec<&'v Value>,
+    /// The `CUDAKernelCallExpr` nodes, each with the ids of its ancestors (innermost last)
+    /// and of its enclosing loops.
+    calls: Vec<(&'v Value, Vec<&'v str>, Vec<&'v str>)>,
+    /// Local variables by id: the plain assignments to them (`v = e;`, `v = dim3(...)`) that
+    /// are statements: the assignment node, its right-hand side, the compound statement it is
+    /// a statement of and the ids of the loops that enclose it.
+    assignments: HashMap<&'v str, Vec<Assignment<'v>>>,
+    /// Local variables by id written otherwise than by such an assignment (or read in a way
+    /// that may write them: address taken, passed by reference, a member written).
+    written_otherwise: HashMap<&'v str, bool>,
+    /// The launch being evaluated: its offset in the main file, its ancestors' and its
+    /// enclosing loops' ids (for [`Index::reaching`]).
+    current: std::cell::RefCell<Option<(usize, Vec<&'v str>, Vec<&'v str>)>>,
+    /// The main file's text.
+    src: &'v [u8],
+}
+
+/// A plain assignment to a local variable that is a statement of its own.
+struct Assignment<'v> {
+    node: &'v Value,
+    rhs: &'v Value,
+    /// The compound statement it is a statement of (`None`: a branch's statement, say).
+    compound: Option<&'v str>,
+    loops: Vec<&'v str>,
 }
 
 /// Whether `n` is a node that passes its operand's value (or object) through unchanged.
@@ -85,13 +111,25 @@ impl<'v> Index<'v> {
             "EnumConstantDecl" => {
                 self.enumerators.insert(id, n);
             }
-            "CUDAKernelCallExpr" => self.calls.push(n),
+            "CUDAKernelCallExpr" => {
+                let ancestors: Vec<&str> = parents.iter().filter_map(|p| str_field(p, "id")).collect();
+                let loops = parents.iter().filter(|p| is_loop(p)).filter_map(|p| str_field(p, "id")).collect();
+                self.calls.push((n, ancestors, loops));
+            }
             "DeclRefExpr" => {
                 if let Some(r) = n.get("referencedDecl") {
                     if str_field(r, "kind") == Some("VarDecl") {
                         let var = str_field(r, "id").unwrap_or("");
                         let read = Self::only_read(parents);
                         *self.changed.entry(var).or_insert(false) |= !read;
+                        if !read {
+                            match Self::assignment(n, parents) {
+                                Some(a) => self.assignments.entry(var).or_default().push(a),
+                                None => {
+                                    self.written_otherwise.insert(var, true);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -102,6 +140,101 @@ impl<'v> Index<'v> {
             self.walk(c, parents);
         }
         parents.pop();
+    }
+
+    /// The plain assignment whose left-hand side is the `DeclRefExpr` `d` below `parents`
+    /// (`v = e` of a scalar, or `dim3`'s `operator=`) as a statement (of a compound statement
+    /// or not); `None` for any other write.
+    fn assignment(d: &'v Value, parents: &[&'v Value]) -> Option<Assignment<'v>> {
+        let mut up = parents.iter().rev().copied();
+        let mut child = d;
+        let mut p = up.next()?;
+        while transparent(p) || (kind(p) == "ImplicitCastExpr" && str_field(p, "castKind") == Some("NoOp")) {
+            child = p;
+            p = up.next()?;
+        }
+        let rhs = match kind(p) {
+            "BinaryOperator" if str_field(p, "opcode") == Some("=") => {
+                let [l, r] = inner(p) else { return None };
+                if !std::ptr::eq(l, child) {
+                    return None;
+                }
+                r
+            }
+            "CXXOperatorCallExpr" => {
+                // [the callee `operator=`, the left-hand side, the right-hand side].
+                let args = inner(p);
+                let callee = args.first()?;
+                let named = |e: &Value| -> bool {
+                    let mut e = e;
+                    loop {
+                        if kind(e) == "DeclRefExpr" {
+                            return e.get("referencedDecl").and_then(|r| str_field(r, "name")) == Some("operator=");
+                        }
+                        match inner(e).first() {
+                            Some(c) => e = c,
+                            None => return false,
+                        }
+                    }
+                };
+                if args.len() != 3 || !named(callee) || !std::ptr::eq(&args[1], child) {
+                    return None;
+                }
+                &args[2]
+            }
+            _ => return None,
+        };
+        // Whether the assignment is a statement of a compound statement (its parent, through
+        // cleanups).
+        let node = p;
+        let mut q = up.next()?;
+        while kind(q) == "ExprWithCleanups" {
+            q = up.next()?;
+        }
+        let compound = if kind(q) == "CompoundStmt" { str_field(q, "id") } else { None };
+        let loops = parents.iter().filter(|p| is_loop(p)).filter_map(|p| str_field(p, "id")).collect();
+        Some(Assignment { node, rhs, compound, loops })
+    }
+
+    /// The value a local variable `var` holds at the launch being evaluated, when plain
+    /// assignments are its only writes: the right-hand side of the last one before the launch,
+    /// provided that it is a statement of a compound statement enclosing the launch (so every
+    /// path to the launch runs it) and that no other assignment to `var` lies in a loop that
+    /// encloses the launch (which could run between it and a later iteration's launch).
+    fn reaching(&self, var: &'v str, decl: &'v Value) -> Option<&'v Value> {
+        if self.written_otherwise.get(var) == Some(&true) || !is_local(decl) || decl.get("storageClass").is_some() {
+            return None;
+        }
+        let current = self.current.borrow();
+        let (at, ancestors, loops) = current.as_ref()?;
+        let all = self.assignments.get(var)?;
+        let before: Vec<(usize, &Assignment<'v>)> =
+            all.iter().filter_map(|a| begin_of(a.node, self.src).map(|o| (o, a))).filter(|(o, _)| o < at).collect();
+        let (_, last) = before.iter().max_by_key(|(o, _)| *o)?;
+        if !last.compound.is_some_and(|c| ancestors.contains(&c)) {
+            return None;
+        }
+        let other_in_loop = all.iter().any(|a| !std::ptr::eq(a, *last) && a.loops.iter().any(|l| loops.contains(l)));
+        if other_in_loop || all.iter().any(|a| begin_of(a.node, self.src).is_none()) {
+            return None;
+        }
+        // The right-hand side is evaluated as at the launch: it may not name a variable that
+        // is written anywhere (`n = 64; b = dim3(n); n = 128;`).
+        if self.names_a_changed_variable(last.rhs) {
+            return None;
+        }
+        Some(last.rhs)
+    }
+
+    /// Whether `e` names a variable that is written somewhere.
+    fn names_a_changed_variable(&self, e: &Value) -> bool {
+        if kind(e) == "DeclRefExpr" {
+            let id = e.get("referencedDecl").filter(|r| str_field(r, "kind") == Some("VarDecl")).and_then(|r| str_field(r, "id"));
+            if id.is_some_and(|id| self.changed.get(id) == Some(&true)) {
+                return true;
+            }
+        }
+        inner(e).iter().any(|c| self.names_a_changed_variable(c))
     }
 
     /// Whether a variable named by the `DeclRefExpr` below `parents` is only read there: its
@@ -209,7 +342,7 @@ impl<'v> Index<'v> {
         // another unit.
         let unchanged = is_local(var) && var.get("storageClass").is_none() && self.changed.get(id) == Some(&false);
         if !constant && !unchanged {
-            return None;
+            return self.reaching(id, var);
         }
         // The initialiser is the declaration's expression child (attributes come first).
         inner(var).iter().rev().find(|c| !kind(c).ends_with("Attr"))
@@ -300,6 +433,11 @@ impl<'v> Index<'v> {
         };
         wrap(v, e)
     }
+}
+
+/// Whether `n` is a loop statement.
+fn is_loop(n: &Value) -> bool {
+    matches!(kind(n), "ForStmt" | "WhileStmt" | "DoStmt" | "CXXForRangeStmt")
 }
 
 /// Whether a variable declaration is local to a function (clang marks none; a local one has
