@@ -149,6 +149,28 @@ mod toolkit_include_tests {
     use super::*;
 
     #[test]
+    fn the_cache_keeps_its_size_limit_removing_the_least_recently_used() {
+        let root = tempfile::tempdir().unwrap();
+        let hour_ago = |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(3600 * h);
+        for (name, age) in [("prelude-old", 5), ("prelude-mid", 3), ("prelude-keep", 9), ("prelude-new", 0)] {
+            let d = root.path().join(name);
+            std::fs::create_dir_all(d.join("include")).unwrap();
+            std::fs::write(d.join("include").join("h"), vec![0u8; 1000]).unwrap();
+            std::fs::File::open(&d).unwrap().set_modified(hour_ago(age)).unwrap();
+        }
+        std::fs::write(root.path().join("unrelated"), vec![0u8; 5000]).unwrap();
+        // 4000 bytes of preludes, 2500 allowed: the oldest that is neither kept nor in use goes
+        // (prelude-keep is older, but it is the one this run uses), then the next.
+        prune(root.path(), &root.path().join("prelude-keep"), 2500);
+        let left: Vec<bool> = ["prelude-old", "prelude-mid", "prelude-keep", "prelude-new"].iter().map(|n| root.path().join(n).exists()).collect();
+        assert_eq!(left, vec![false, false, true, true]);
+        assert!(root.path().join("unrelated").exists());
+        // One used within the hour stays even over the limit.
+        prune(root.path(), &root.path().join("prelude-keep"), 0);
+        assert!(root.path().join("prelude-new").exists());
+    }
+
+    #[test]
     fn only_the_leading_includes_that_the_toolkit_has_are_taken() {
         let dir = tempfile::tempdir().unwrap();
         for h in ["cub/cub.cuh", "cooperative_groups.h", "cuda_fp16.h"] {
@@ -172,6 +194,70 @@ pub fn cache_root() -> Option<PathBuf> {
             .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
             .map(|d| d.join("syncfix")),
     }
+}
+
+/// The cache's default size limit in bytes (`$SYNCFIX_CACHE_MAX_MB` sets another, in MiB):
+/// each distinct `-D` set, `--clang-opt` or set of CUDA toolkit headers a file includes first
+/// adds a subfolder (6 MiB for syncfix's own CUDA prelude, 28 MiB with CUB's headers).
+pub const DEFAULT_CACHE_MAX_BYTES: u64 = 512 << 20;
+
+/// A subfolder used within this long is never removed by [`prune`] (a concurrent run may be
+/// compiling with its headers).
+const IN_USE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Marks the cache subfolder `dir` as used now (its modification time), for [`prune`].
+pub fn touch(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Keeps the cache folder `root` within `max_bytes`: removes its least recently used
+/// `prelude-*` subfolders (by modification time, see [`touch`]) until the rest fit, never
+/// `keep` nor one used in the last hour. Errors are ignored: the cache is only a speed-up.
+pub fn prune(root: &Path, keep: &Path, max_bytes: u64) {
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    let mut dirs: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("prelude-"))
+        .filter_map(|e| {
+            let used = e.metadata().ok()?.modified().ok()?;
+            Some((used, size_of(&e.path()), e.path()))
+        })
+        .collect();
+    let mut total: u64 = dirs.iter().map(|d| d.1).sum();
+    dirs.sort();
+    let now = std::time::SystemTime::now();
+    for (used, bytes, dir) in dirs {
+        if total <= max_bytes {
+            break;
+        }
+        let recent = now.duration_since(used).map_or(true, |age| age < IN_USE);
+        if dir == keep || recent {
+            continue;
+        }
+        if std::fs::remove_dir_all(&dir).is_ok() {
+            total -= bytes;
+        }
+    }
+}
+
+/// The bytes of the files below `dir`.
+fn size_of(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => size_of(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// The cache's size limit: `$SYNCFIX_CACHE_MAX_MB` MiB, else [`DEFAULT_CACHE_MAX_BYTES`].
+pub fn cache_max_bytes() -> u64 {
+    std::env::var("SYNCFIX_CACHE_MAX_MB").ok().and_then(|v| v.trim().parse::<u64>().ok()).map_or(DEFAULT_CACHE_MAX_BYTES, |mb| mb << 20)
 }
 
 /// The name of the cache subfolder for a prelude compiled by `clang` with `args`: a hash of

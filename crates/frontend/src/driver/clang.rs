@@ -198,6 +198,11 @@ impl Setup {
         let cached = crate::prelude::cache_root()
             .map(|root| root.join(crate::prelude::key(language, &clang, &args, &headers)))
             .filter(|dir| crate::prelude::write_headers(dir, &headers).is_ok());
+        // The cache stays within its size limit (least recently used folders go first).
+        if let (Some(dir), Some(root)) = (&cached, crate::prelude::cache_root()) {
+            crate::prelude::touch(dir);
+            crate::prelude::prune(&root, dir, crate::prelude::cache_max_bytes());
+        }
         let base = match &cached {
             Some(dir) => dir.clone(),
             None => {
