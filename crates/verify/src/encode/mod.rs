@@ -55,6 +55,8 @@ pub struct AccessInstance<'ctx> {
     pub width: u32,
     pub val1: BV<'ctx>,
     pub pred1: Bool<'ctx>,
+    /// How many assumptions were made before it (`State::assumed`).
+    pub assumed: usize,
     /// It is an asynchronous copy's access (OpenCL `async_work_group_copy`): a barrier orders
     /// it only after thread 1's next wait ([`WaitInstance`]).
     pub async_copy: bool,

@@ -140,6 +140,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let logs_ok = self.fresh_bool(&format!("loop{l}.logs"));
         let logs_ok_stamp = self.stamp();
         self.st.assume(&logs_ok);
+        let assumed_lo = self.st.assumed.len();
 
         // The arbitrary iteration.
         let acc_lo = self.accesses.len();
@@ -269,7 +270,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let h = head_logs[&o].get(kind).clone();
                 let p = pre_logs[&o].get(kind).clone();
-                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi };
+                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
                 facts.push(self.log_fact(o, kind, &h, &p, &body));
             }
             self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()));
