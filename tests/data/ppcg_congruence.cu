@@ -1,6 +1,4 @@
-//pass
-//--blockDim=[32,32] --gridDim=[256,256]
-//Verified: kernel.cu
+// --blockDim=[32,32] --gridDim=[256,256] (tests/loops.rs): verified.
 /* PPCG's strip-mined loops (as it generates them for PolyBench): each block starts at its own
    offset, 32 * b, and steps by the grid's span, 8192, so each counter keeps its congruence
    modulo 8192 and the blocks' writes to B stay apart. The inner loop's invariants (c1 >= 32 *
