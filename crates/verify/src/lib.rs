@@ -15,6 +15,7 @@
 mod abstraction;
 mod analysis;
 mod encode;
+mod houdini;
 mod loops;
 mod memory;
 mod query;
@@ -27,6 +28,7 @@ pub use memory::AccessKind;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
 use encode::{Encoder, Encoding};
+use houdini::HoudiniGroup;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use syncfix_kir::{Cfg, Kernel, Span};
@@ -275,8 +277,9 @@ fn timed_check<'ctx>(solver: &Solver<'ctx>, opts: &VerifyOptions, stats: &mut St
 /// (see `Verifier::solve_query`).
 const SMALL_QUERY: usize = 64;
 
-/// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on the
-/// shared solver; each query of the properties on a solver of its own over the same terms).
+/// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on a
+/// solver per group of checks, kept between rounds; each query of the properties on a solver
+/// of its own over the same terms).
 pub struct Verifier<'ctx, 'k> {
     ctx: &'ctx Context,
     kernel: &'k Kernel,
@@ -286,6 +289,8 @@ pub struct Verifier<'ctx, 'k> {
     /// The kernel's properties split into independent queries (`query::split`), each solved
     /// on its own by [`Verifier::check`].
     queries: Vec<query::Query<'ctx>>,
+    /// The candidates' checks split by loop, each group with a solver of its own (Houdini).
+    houdini_groups: Vec<HoudiniGroup<'ctx>>,
     opts: VerifyOptions,
     /// Houdini's answer per barrier assignment.
     invariants: HashMap<Vec<bool>, Vec<bool>>,
@@ -318,16 +323,18 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let abs = Abstraction::compute(kernel, opts.abstraction);
         let enc = Encoder::new(ctx, kernel, &cfg, &abs, num_vars, opts).run()?;
         let queries = query::split(ctx, kernel, &enc);
-        // The shared solver answers the unwinding checks (while encoding) and Houdini's rounds:
-        // some candidate's check is violated. The properties are solved query by query.
-        if !enc.cand_checks.is_empty() {
-            let cand: Vec<&Bool<'ctx>> = enc.cand_checks.iter().map(|c| &c.cond).collect();
-            enc.solver.assert(&term::or(ctx, &cand));
-        }
-        enc.solver.set_params(&solver_params(ctx, opts)?);
-        // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the solver's assertions.
+        // Every solver call has a solver of its own: each unwinding check (while encoding),
+        // each group of Houdini's checks (`HoudiniGroup`, kept between rounds), each query.
+        let houdini_groups = HoudiniGroup::split(&enc);
+        solver_params(ctx, opts)?;
+        // For debugging the encoding: SYNCFIX_DUMP_SMT=FILE writes the background facts and
+        // the loop cuts' log facts.
         if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
-            let _ = std::fs::write(path, enc.solver.to_string());
+            let solver = encode::new_solver(ctx);
+            for b in enc.background.iter().chain(enc.log_facts.iter().map(|f| &f.fact)) {
+                solver.assert(b);
+            }
+            let _ = std::fs::write(path, solver.to_string());
         }
         let stats = Stats {
             encode_time: start.elapsed().saturating_sub(enc.solve_time),
@@ -356,6 +363,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             abs,
             enc,
             queries,
+            houdini_groups,
             opts: opts.clone(),
             invariants: HashMap::new(),
             value_invariants: None,
@@ -394,40 +402,35 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .collect()
     }
 
-    /// One call of the shared solver under `assumptions` (Houdini's rounds), limited by the
-    /// time left; counted, and timed into `solve_time`.
-    fn solve(&mut self, assumptions: &[Bool<'ctx>]) -> Result<SatResult, Verdict> {
-        timed_check(&self.enc.solver, &self.opts, &mut self.stats, |s| s.check_assumptions(assumptions))
-    }
-
     /// Query `q` of [`Verifier::queries`] on a solver of its own: the encoding's background
     /// assertions, the query's violation, and `base` (the barrier assignment and the
     /// candidates' literals). Returns the answer and, when satisfiable, the model.
     ///
     /// A fresh solver works on this query's formulas only; on the shared solver every query
-    /// paid for the whole encoding (the arrays family at n = 320: 7.9 s against 0.5 s). How
-    /// it is solved was measured on the scaling families (`scripts/scaling`): a query of at
-    /// most [`SMALL_QUERY`] properties is solved by Z3's tactic for QF_AUFBV (`check` without
-    /// assumptions, the assignment asserted: simplification, elimination of unconstrained
-    /// terms, bit-blasting),
-    /// which disposes of a barrier interval's value terms at once (a query of the
-    /// 160-interval family: 0.01 s, against 0.1–2 s in Z3's incremental core); a larger
-    /// one by the incremental core under assumptions, whose work grows about linearly with the
-    /// query where the tactics' grows quadratically (1,919 properties of a straight-line run
-    /// on one array: 1.0 s against 4.0 s).
+    /// paid for the whole encoding (the arrays family at n = 320: 7.9 s against 0.5 s). It
+    /// holds the loop cuts' facts about the logs the query reads whose guard its conditions
+    /// can mention (`Encoding::solver_with_facts`). How it is solved was measured on the
+    /// scaling families (`scripts/scaling`): a query of at most [`SMALL_QUERY`] properties, or
+    /// one that holds loop cuts' log facts, is solved by Z3's tactic for QF_AUFBV (`check`
+    /// without assumptions, the assignment asserted: simplification, elimination of
+    /// unconstrained terms, bit-blasting), which disposes of a barrier interval's value terms
+    /// at once (a query of the 160-interval family: 0.01 s, against 0.1–2 s in Z3's
+    /// incremental core) and of a cut loop's havocked state and ghost iterations (the `loops`
+    /// family at n = 80: 0.5–0.8 s a race query of 250 properties, against 0.35–4.5 s); any
+    /// other by the incremental core under assumptions, whose work grows about linearly with
+    /// the query where the tactics' grows quadratically (1,919 properties of a straight-line
+    /// run on one array: 1.0 s against 4.0 s).
     ///
     /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
     fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let query = &self.queries[q];
-        let small = upto <= SMALL_QUERY;
         // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
         // (Tactic::solver) costs nothing to set up but solved some queries several times
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
-        let solver = Solver::new_for_logic(self.ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(self.ctx));
-        for b in &self.enc.background {
-            solver.assert(b);
-        }
+        let stamp = query.props[..upto].iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let (solver, log_facts) = self.enc.solver_with_facts(self.ctx, query.logs, stamp);
+        let small = upto <= SMALL_QUERY || log_facts > 0;
         solver.assert(&query.violated(self.ctx, &self.enc, upto));
         let mut assumptions = base.to_vec();
         if small {
@@ -480,90 +483,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
         }
         model
-    }
-
-    /// Houdini (Flanagan & Leino 2001, as GPUVerify uses it): the largest subset of the
-    /// candidates that is inductive under this barrier assignment. Each round assumes the
-    /// candidates kept so far at their loop heads and asks for a violated check on entry or at
-    /// the end of an iteration; every candidate the model violates is dropped.
-    fn houdini(&mut self, lits: &[Bool<'ctx>], assignment: &[bool]) -> Result<Vec<bool>, Verdict> {
-        if let Some(k) = self.invariants.get(assignment) {
-            return Ok(k.clone());
-        }
-        let n = self.enc.candidates.len();
-        let mut kept = vec![true; n];
-        // Candidates over values are inductive or not whatever the barriers (they neither read
-        // the logs nor see memory a barrier havocs): start from the ones kept before. Houdini
-        // still checks every candidate it keeps, so the answer is inductive in any case.
-        if let Some(v) = &self.value_invariants {
-            for (i, c) in self.enc.candidates.iter().enumerate() {
-                if c.over_values {
-                    kept[i] = v[i];
-                }
-            }
-        }
-        let start = Instant::now();
-        // Rounds until no candidate is violated (none at all: nothing to do).
-        loop {
-            if n == 0 {
-                break;
-            }
-            let mut a = lits.to_vec();
-            a.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
-            self.stats.houdini_rounds += 1;
-            let t0 = Instant::now();
-            if let Some(path) = std::env::var_os("SYNCFIX_DUMP_HOUDINI") {
-                let mut text = self.enc.solver.to_string();
-                for x in &a {
-                    text.push_str(&format!("(assert {x})\n"));
-                }
-                text.push_str("(check-sat)\n");
-                let _ = std::fs::write(format!("{}.{}", path.to_string_lossy(), self.stats.houdini_rounds), text);
-            }
-            let r = self.solve(&a);
-            if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
-                eprintln!("houdini: round {} took {:.2}s: {:?}", self.stats.houdini_rounds, t0.elapsed().as_secs_f64(), r.as_ref().ok());
-            }
-            let r = match r {
-                Ok(r) => r,
-                Err(v) => {
-                    self.stats.houdini_time += start.elapsed();
-                    return Err(v);
-                }
-            };
-            if r == SatResult::Unsat {
-                break;
-            }
-            let Some(model) = self.enc.solver.get_model() else {
-                self.stats.houdini_time += start.elapsed();
-                return Err(Verdict::Unknown("the SMT solver returned no model".into()));
-            };
-            let mut dropped = 0;
-            for c in &self.enc.cand_checks {
-                if kept[c.cand] && model.eval(&c.cond, true).and_then(|b| b.as_bool()).unwrap_or(false) {
-                    kept[c.cand] = false;
-                    dropped += 1;
-                    if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
-                        eprintln!("houdini:   drops {}", self.enc.candidates[c.cand].what);
-                    }
-                }
-            }
-            if dropped == 0 {
-                self.stats.houdini_time += start.elapsed();
-                return Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into()));
-            }
-        }
-        self.stats.houdini_time += start.elapsed();
-        if std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some() {
-            for (c, k) in self.enc.candidates.iter().zip(&kept) {
-                eprintln!("houdini: loop {} {} {}", c.loop_id, if *k { "kept   " } else { "dropped" }, c.what);
-            }
-        }
-        if self.values_free_of_barriers && self.value_invariants.is_none() {
-            self.value_invariants = Some(kept.clone());
-        }
-        self.invariants.insert(assignment.to_vec(), kept.clone());
-        Ok(kept)
     }
 
     /// Checks the kernel with barrier variable `i` set to `assignment[i]` (missing entries are

@@ -11,7 +11,7 @@
 //! disjunction is the whole); this one keeps each call's search to the accesses of one object
 //! in one interval.
 
-use crate::encode::{Encoding, PropKind};
+use crate::encode::{Encoding, LogUse, PropKind};
 use std::collections::BTreeMap;
 use syncfix_kir::{Kernel, ObjectId};
 use z3::ast::Bool;
@@ -26,6 +26,9 @@ pub(crate) struct Query<'ctx> {
     pub props: Vec<usize>,
     /// "races on `s`, interval 3" or "interval 3": for `--stats` and debugging.
     pub label: String,
+    /// The race logs its properties read: a race query its object's, the others all (a
+    /// user's assertion may read the logs).
+    pub logs: LogUse,
 }
 
 impl<'ctx> Query<'ctx> {
@@ -67,7 +70,8 @@ pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) 
                 None => format!("interval {interval}"),
                 Some(o) => format!("races on `{}`, interval {interval}", k.objects[o].name),
             };
-            Query { lit: Bool::new_const(ctx, format!("query!{n}")), props, label }
+            let logs = object.map_or(LogUse::All, LogUse::Object);
+            Query { lit: Bool::new_const(ctx, format!("query!{n}")), props, label, logs }
         })
         .collect()
 }

@@ -55,6 +55,8 @@ pub struct AccessInstance<'ctx> {
     pub width: u32,
     pub val1: BV<'ctx>,
     pub pred1: Bool<'ctx>,
+    /// How many assumptions were made before it (`State::assumed`).
+    pub assumed: usize,
     /// It is an asynchronous copy's access (OpenCL `async_work_group_copy`): a barrier orders
     /// it only after thread 1's next wait ([`WaitInstance`]).
     pub async_copy: bool,
@@ -107,6 +109,29 @@ pub struct Property<'ctx> {
     pub cond: Bool<'ctx>,
     pub pos: u32,
     pub kind: PropKind<'ctx>,
+    /// [`Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
+    pub stamp: u32,
+}
+
+/// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
+/// `guard` is a fresh constant made with stamp `stamp` (so a formula built before that cannot
+/// mention it) and is assumed only in the state after the cut's head: a formula that does not
+/// mention `guard` can set it false, and needs no such fact.
+#[derive(Clone, Debug)]
+pub struct LogFact<'ctx> {
+    pub stamp: u32,
+    /// The object whose logs the facts are about.
+    pub object: ObjectId,
+    pub fact: Bool<'ctx>,
+}
+
+/// Which loop cuts' log facts a formula needs: none (it reads no race log), one object's,
+/// or all.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LogUse {
+    None,
+    Object(ObjectId),
+    All,
 }
 
 /// A loop whose unrolling stopped at a bound before it was complete (`--loop-unwind`).
@@ -129,6 +154,8 @@ pub struct Candidate<'ctx> {
     /// inductiveness does not depend on the barrier assignment when no barrier havocs or
     /// constrains values (see `Verifier::houdini`).
     pub over_values: bool,
+    /// The race logs its formula reads (`LogUse::None` for those over values).
+    pub logs: LogUse,
 }
 
 /// A check of a candidate: violated when `cond` holds.
@@ -136,6 +163,12 @@ pub struct Candidate<'ctx> {
 pub struct CandidateCheck<'ctx> {
     pub cand: usize,
     pub cond: Bool<'ctx>,
+    /// [`Encoder::stamp`] when `cond` was built.
+    pub stamp: u32,
+    /// How many candidates existed when `cond` was built: `cond` can mention only their
+    /// literals (a term cannot contain a constant made after it), so whether it can hold
+    /// depends on no later candidate (see `Verifier::houdini`).
+    pub cands_before: usize,
 }
 
 /// A loop proved with invariants instead of unrolled.
@@ -145,12 +178,55 @@ pub struct CutLoop {
     pub header_span: Span,
 }
 
-/// The encoder's output: a solver holding the background constraints, and the properties.
+/// A solver for the kernel's theories: bit-vectors, arrays, uninterpreted functions. Naming
+/// the logic lets Z3 choose its tactic for it (Z3 4.8's general solver is much slower on some
+/// of our queries: seconds become minutes).
+pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
+    Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
+}
+
+/// A solver holding `background` and the log facts that a formula built by stamp `stamp`
+/// and reading `logs` can need, and how many of those it holds.
+fn solver_with_facts<'ctx>(ctx: &'ctx Context, background: &[Bool<'ctx>], log_facts: &[LogFact<'ctx>], logs: LogUse, stamp: u32) -> (Solver<'ctx>, usize) {
+    let solver = new_solver(ctx);
+    for b in background {
+        solver.assert(b);
+    }
+    let wanted = |o: ObjectId| match logs {
+        LogUse::None => false,
+        LogUse::Object(x) => x == o,
+        LogUse::All => true,
+    };
+    let mut n = 0;
+    for f in log_facts.iter().filter(|f| f.stamp <= stamp && wanted(f.object)) {
+        solver.assert(&f.fact);
+        n += 1;
+    }
+    (solver, n)
+}
+
+impl<'ctx> Encoding<'ctx> {
+    /// A solver for a formula built by stamp `stamp` (`Encoder::stamp`) that reads `logs`:
+    /// the background and the loop cuts' facts about those logs whose guard the formula can
+    /// mention. Leaving a fact out can only add executions, never hide a violation; the facts
+    /// left out are those that cannot matter: the guard of a later loop cut is free in the
+    /// formula (the facts hold by setting it false), and the facts about other objects' logs
+    /// constrain nothing the formula reads (each object's log is its own terms, and a cut's
+    /// ghost iterations are fresh renamings).
+    pub(crate) fn solver_with_facts(&self, ctx: &'ctx Context, logs: LogUse, stamp: u32) -> (Solver<'ctx>, usize) {
+        solver_with_facts(ctx, &self.background, &self.log_facts, logs, stamp)
+    }
+}
+
+/// The encoder's output: the background constraints, the properties and the candidates'
+/// checks.
 pub struct Encoding<'ctx> {
-    pub solver: Solver<'ctx>,
-    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes, the
-    /// loop cuts' log facts), asserted on `solver` too: a query's own solver starts from them.
+    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes): a
+    /// query's own solver starts from them.
     pub background: Vec<Bool<'ctx>>,
+    /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
+    /// the stamp of its guard `logs_ok` (see [`LogFact`]).
+    pub log_facts: Vec<LogFact<'ctx>>,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
     /// Block and grid sizes per dimension (constants, or symbols for `*`).
@@ -198,10 +274,10 @@ pub(crate) struct Encoder<'ctx, 'k> {
     /// Uniformity across any two threads, and within a group.
     pub un: crate::uniformity::Uniformity,
     pub un_group: crate::uniformity::Uniformity,
-    pub solver: Solver<'ctx>,
-    /// What [`Encoder::assert_background`] asserted (the shared solver also holds the
-    /// unwinding checks' probes, which are off).
+    /// The facts every solver holds ([`Encoding::background`]).
     pub background: Vec<Bool<'ctx>>,
+    /// [`Encoding::log_facts`].
+    pub log_facts: Vec<LogFact<'ctx>>,
     pub solver_calls: u32,
     pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
@@ -246,10 +322,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         num_vars: usize,
         opts: &'k VerifyOptions,
     ) -> Self {
-        // The kernel's theories: bit-vectors, arrays, uninterpreted functions. Naming the
-        // logic lets Z3 choose its tactic for it (Z3 4.8's general solver is much slower on
-        // some of our queries: seconds become minutes).
-        let solver = Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx));
         let vars = (0..num_vars).map(|i| Bool::new_const(ctx, format!("b{i}"))).collect();
         let dims = |n: &str, t: usize, size: [u32; 3]| -> [BV<'ctx>; 3] {
             std::array::from_fn(|d| {
@@ -319,9 +391,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut differ: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].local[d]._eq(&tid[1].local[d]).not()).collect();
         differ.push(same_group.not());
         bg.push(or(ctx, &differ.iter().collect::<Vec<_>>()));
-        for c in &bg {
-            solver.assert(c);
-        }
         let background = bg;
         let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
             // Warps are runs of `w` consecutive linear local ids (x fastest).
@@ -345,8 +414,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             an,
             un,
             un_group,
-            solver,
             background,
+            log_facts: Vec::new(),
             solver_calls: 0,
             solve_time: std::time::Duration::ZERO,
             vars,
@@ -391,8 +460,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.exec_items(&order)?;
         let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
         Ok(Encoding {
-            solver: self.solver,
             background: self.background,
+            log_facts: self.log_facts,
             vars: self.vars,
             tid: self.tid,
             sizes: self.sizes,
@@ -474,11 +543,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    /// Asserts a fact of the encoding on the shared solver and records it for the queries'
-    /// solvers ([`Encoding::background`]).
-    pub(crate) fn assert_background(&mut self, fact: Bool<'ctx>) {
-        self.solver.assert(&fact);
-        self.background.push(fact);
+    /// Records a loop cut's facts about the logs of `object` for the solvers that can mention
+    /// `guard`, a fresh constant made with stamp `stamp` ([`Encoding::log_facts`]).
+    pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>) {
+        self.log_facts.push(LogFact { stamp, object, fact: guard.implies(facts) });
+    }
+
+    /// [`Encoding::solver_with_facts`] while encoding.
+    pub(crate) fn solver_with_facts(&self, logs: LogUse, stamp: u32) -> Solver<'ctx> {
+        solver_with_facts(self.ctx, &self.background, &self.log_facts, logs, stamp).0
+    }
+
+    /// A count of the fresh constants made so far: a formula built now mentions none made
+    /// later (never reset, not even when an unrolling is undone, so the names stay unique).
+    pub(crate) fn stamp(&self) -> u32 {
+        self.fresh.n
     }
 
     // ---- fresh constants -------------------------------------------------------------
@@ -559,7 +638,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // simplified (see `term::is_false`).
         let cond = crate::term::simplify_small(cond);
         if !crate::term::is_false(&cond) {
-            self.props.push(Property { cond, pos: self.pos, kind });
+            let stamp = self.stamp();
+            self.props.push(Property { cond, pos: self.pos, kind, stamp });
         }
     }
 

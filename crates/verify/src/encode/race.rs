@@ -45,6 +45,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             width,
             val1: crate::term::resize(val1, value_bits),
             pred1: pred1.clone(),
+            assumed: self.st.assumed.len(),
             async_copy: false,
         });
         let loops = self.enclosing_loops(self.k.insts[inst].block);

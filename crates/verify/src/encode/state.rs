@@ -46,6 +46,9 @@ pub(crate) struct State<'ctx> {
     /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
     /// violated only by executions that satisfy the assumptions before it.
     pub ok: Bool<'ctx>,
+    /// The assumptions made so far, one by one (`ok` is their conjunction): a loop cut's ghost
+    /// copy of an earlier iteration holds those its body made before the logged access.
+    pub assumed: Vec<Bool<'ctx>>,
 }
 
 impl<'ctx> State<'ctx> {
@@ -58,6 +61,7 @@ impl<'ctx> State<'ctx> {
             used: BTreeMap::new(),
             perm: BTreeMap::new(),
             ok,
+            assumed: Vec::new(),
         }
     }
 
@@ -65,6 +69,7 @@ impl<'ctx> State<'ctx> {
     pub fn assume(&mut self, c: &Bool<'ctx>) {
         let ctx = self.ok.get_ctx();
         self.ok = Bool::and(ctx, &[&self.ok, c]).simplify();
+        self.assumed.push(c.clone());
     }
 }
 

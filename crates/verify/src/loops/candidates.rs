@@ -20,7 +20,7 @@
 //! the havocked state and the end-of-iteration state.
 
 use super::head::View;
-use crate::encode::{Candidate, CandidateCheck, Encoder};
+use crate::encode::{Candidate, CandidateCheck, Encoder, LogUse};
 use crate::memory::AccessKind;
 use crate::term::{const_term, is_false, Term};
 use std::collections::BTreeSet;
@@ -78,13 +78,14 @@ enum Step {
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// The candidate with this key for loop `l` (one literal per loop and formula, shared by
     /// every encoding of the loop).
-    /// `over_values`: see [`Candidate::over_values`].
-    pub(crate) fn candidate(&mut self, l: LoopId, what: String, over_values: bool) -> usize {
+    /// `logs`: the race logs it reads ([`Candidate::logs`]); over values when none
+    /// ([`Candidate::over_values`]).
+    pub(crate) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
         if let Some(&i) = self.cand_index.get(&(l, what.clone())) {
             return i;
         }
         let lit = Bool::new_const(self.ctx, format!("cand!{}", self.candidates.len()));
-        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone(), over_values });
+        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone(), over_values: logs == LogUse::None, logs });
         let i = self.candidates.len() - 1;
         self.cand_index.insert((l, what), i);
         i
@@ -209,8 +210,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         out.into_iter()
             .map(|(what, f)| {
-                let over_values = !matches!(f, Form::NoLog { .. } | Form::LogAt { .. } | Form::User { .. });
-                (self.candidate(l, what, over_values), f)
+                let logs = match f {
+                    Form::NoLog { object, .. } | Form::LogAt { object, .. } => LogUse::Object(object),
+                    Form::User { .. } => LogUse::All,
+                    _ => LogUse::None,
+                };
+                (self.candidate(l, what, logs), f)
             })
             .collect()
     }
@@ -579,7 +584,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let lit = self.candidates[*c].lit.clone();
             let cond = Bool::and(ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
             if !is_false(&cond) {
-                self.cand_checks.push(CandidateCheck { cand: *c, cond });
+                self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp() });
             }
         }
     }

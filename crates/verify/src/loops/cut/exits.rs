@@ -109,11 +109,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 Some(x) => format!("exit {} -> {} taken uniformly", x.from, x.to),
                 None => "return taken uniformly".to_string(),
             };
-            out.push((self.candidate(l, what, true), ExitForm::SameExit { slot: si }));
+            out.push((self.candidate(l, what, crate::encode::LogUse::None), ExitForm::SameExit { slot: si }));
             if let Some(x) = &s.exit {
                 for vi in 0..s.values.len() {
                     let what = format!("exit {} -> {} value {vi} uniform", x.from, x.to);
-                    out.push((self.candidate(l, what, true), ExitForm::SameValue { slot: si, value: vi }));
+                    out.push((self.candidate(l, what, crate::encode::LogUse::None), ExitForm::SameValue { slot: si, value: vi }));
                 }
             }
         }

@@ -64,9 +64,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// holds: nothing, the entry's logged access unchanged, or an access of an earlier
     /// iteration of this loop (tied to a ghost copy of that iteration, `body`).
     pub(super) fn log_fact(&mut self, o: ObjectId, kind: AccessKind, h: &Log<'ctx>, p: &Log<'ctx>, body: &Body<'_, 'ctx>) -> Bool<'ctx> {
-        let &Body { head_fact, fresh: body_fresh, ref accesses } = body;
+        let &Body { head_fact, fresh: body_fresh, ref accesses, assumed_lo } = body;
         let (lo, hi) = (accesses.start, accesses.end);
         let ctx = self.ctx;
+        // The assumptions the body made before each access, as a chain of conjunctions (a
+        // nested loop's invariants at its head, its exit: what a ghost iteration keeps of them).
+        let mut made: Vec<Bool<'ctx>> = vec![Bool::from_bool(ctx, true)];
+        for c in self.st.assumed.get(assumed_lo..).unwrap_or(&[]) {
+            let last = made.last().expect("non-empty").clone();
+            made.push(if last.as_bool() == Some(true) { c.clone() } else { Bool::and(ctx, &[&last, c]) });
+        }
         let unchanged = and(
             ctx,
             &[
@@ -86,9 +93,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             let who = BV::from_u64(ctx, i as u64, 32);
             let w = BV::from_u64(ctx, a.width as u64, 32);
+            let before = &made[a.assumed.saturating_sub(assumed_lo).min(made.len() - 1)];
             earlier.push(and(
                 ctx,
-                &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1],
+                &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1, before],
             ));
         }
         let earlier = if earlier.is_empty() {
@@ -122,4 +130,6 @@ pub(super) struct Body<'a, 'ctx> {
     pub(super) head_fact: &'a Bool<'ctx>,
     pub(super) fresh: &'a [Dynamic<'ctx>],
     pub(super) accesses: std::ops::Range<usize>,
+    /// The body's first assumption (`State::assumed`; those before hold at the head).
+    pub(super) assumed_lo: usize,
 }

@@ -138,7 +138,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // The logs' facts need the body's accesses: stated after the body, through `logs_ok`.
         let logs_ok = self.fresh_bool(&format!("loop{l}.logs"));
+        let logs_ok_stamp = self.stamp();
         self.st.assume(&logs_ok);
+        let assumed_lo = self.st.assumed.len();
 
         // The arbitrary iteration.
         let acc_lo = self.accesses.len();
@@ -256,24 +258,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let lit = self.candidates[*c].lit.clone();
                 let cond = Bool::and(ctx, &[&self.st.ok, &goes_round, &lit, &holds.not()]).simplify();
                 if !is_false(&cond) {
-                    self.cand_checks.push(CandidateCheck { cand: *c, cond });
+                    self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp() });
                 }
             }
         }
         // The logs at the head.
         let body_fresh = self.pop_fresh_frame();
         let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
-        let mut log_facts = vec![];
         for &o in &logged {
+            let mut facts = vec![];
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let h = head_logs[&o].get(kind).clone();
                 let p = pre_logs[&o].get(kind).clone();
-                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi };
-                let f = self.log_fact(o, kind, &h, &p, &body);
-                log_facts.push(f);
+                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
+                facts.push(self.log_fact(o, kind, &h, &p, &body));
             }
+            self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()));
         }
-        self.assert_background(logs_ok.implies(&and(ctx, &log_facts.iter().collect::<Vec<_>>())));
 
         // After the loop: this iteration was the last one.
         self.st.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));

@@ -1,0 +1,208 @@
+//! Houdini (Flanagan & Leino 2001, as GPUVerify uses it): the largest subset of the candidate
+//! loop invariants that is inductive under a barrier assignment.
+//!
+//! A candidate is assumed at its loop's head while its literal is on, and checked on entry and
+//! at the end of an iteration ([`crate::encode::CandidateCheck`]). The checks are split by loop
+//! ([`HoudiniGroup`]), each group on a solver of its own that holds the encoding's background
+//! and the disjunction of the group's checks, kept between rounds and between barrier
+//! assignments: a round is one incremental `check` under assumptions (the barrier
+//! assignment, and each candidate's literal on or off), and every candidate whose check the
+//! model violates is dropped. A group is solved again until it is unsatisfiable; then the next
+//! group, in schedule order.
+//!
+//! Dropping a candidate weakens what other checks may assume, so the groups that can see its
+//! literal are solved again: a check's condition can only mention the candidates that existed
+//! when it was built ([`crate::encode::CandidateCheck::cands_before`]), so a group depends on
+//! the candidates below its largest such count, and only those are assumed when it is solved
+//! (an answer under fewer assumptions holds whatever the later candidates are). Candidates
+//! are made in schedule order, so dropping one of a later loop leaves the earlier loops'
+//! answers standing: each group is solved about once per candidate it drops, plus once, and
+//! the work grows with the kernel instead of with the kernel times its loops (one shared
+//! solver over every check, re-solved whole each round, took 57 s of 60 on the `loops`
+//! scaling family at n = 80). The answer is inductive: at the end every group is
+//! unsatisfiable under the candidates kept.
+
+use crate::encode::{Encoding, LogUse};
+use crate::{timed_check, Verdict, Verifier};
+use std::collections::BTreeMap;
+use std::time::Instant;
+use syncfix_kir::LoopId;
+use z3::ast::Bool;
+use z3::{SatResult, Solver};
+
+/// The checks of one loop's candidates.
+pub(crate) struct HoudiniGroup<'ctx> {
+    pub loop_id: LoopId,
+    /// The race logs its candidates read (`Candidate::logs`): its solver holds the loop cuts'
+    /// facts about those logs only (none for candidates over values).
+    pub logs: LogUse,
+    /// Indices into [`Encoding::cand_checks`].
+    pub checks: Vec<usize>,
+    /// The candidates its checks can mention: those below this index.
+    pub depends_below: usize,
+    /// The latest stamp of its checks (`Encoder::stamp`): the log facts it may need.
+    pub stamp: u32,
+    /// Made on the group's first round: the background and the checks' disjunction.
+    solver: Option<Solver<'ctx>>,
+}
+
+impl<'ctx> HoudiniGroup<'ctx> {
+    /// The checks of `enc` by loop, in the order of each loop's first check.
+    pub fn split(enc: &Encoding<'ctx>) -> Vec<HoudiniGroup<'ctx>> {
+        let mut groups: Vec<HoudiniGroup<'ctx>> = vec![];
+        let mut index: BTreeMap<(LoopId, LogUse), usize> = BTreeMap::new();
+        for (i, c) in enc.cand_checks.iter().enumerate() {
+            let l = enc.candidates[c.cand].loop_id;
+            let logs = enc.candidates[c.cand].logs;
+            let g = *index.entry((l, logs)).or_insert_with(|| {
+                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None });
+                groups.len() - 1
+            });
+            groups[g].checks.push(i);
+            groups[g].depends_below = groups[g].depends_below.max(c.cands_before);
+            groups[g].stamp = groups[g].stamp.max(c.stamp);
+        }
+        groups
+    }
+}
+
+impl<'ctx, 'k> Verifier<'ctx, 'k> {
+    /// Houdini under this barrier assignment (`lits`: its literals): which candidates are
+    /// kept. See the module documentation.
+    pub(crate) fn houdini(&mut self, lits: &[Bool<'ctx>], assignment: &[bool]) -> Result<Vec<bool>, Verdict> {
+        if let Some(k) = self.invariants.get(assignment) {
+            return Ok(k.clone());
+        }
+        let n = self.enc.candidates.len();
+        let mut kept = vec![true; n];
+        // Candidates over values are inductive or not whatever the barriers (they neither read
+        // the logs nor see memory a barrier havocs): start from the ones kept before. Houdini
+        // still checks every candidate it keeps, so the answer is inductive in any case.
+        if let Some(v) = &self.value_invariants {
+            for (i, c) in self.enc.candidates.iter().enumerate() {
+                if c.over_values {
+                    kept[i] = v[i];
+                }
+            }
+        }
+        let start = Instant::now();
+        let r = self.houdini_rounds(lits, &mut kept);
+        self.stats.houdini_time += start.elapsed();
+        r?;
+        if debug() {
+            for (c, k) in self.enc.candidates.iter().zip(&kept) {
+                eprintln!("houdini: loop {} {} {}", c.loop_id, if *k { "kept   " } else { "dropped" }, c.what);
+            }
+        }
+        if self.values_free_of_barriers && self.value_invariants.is_none() {
+            self.value_invariants = Some(kept.clone());
+        }
+        self.invariants.insert(assignment.to_vec(), kept.clone());
+        Ok(kept)
+    }
+
+    /// The rounds: each group solved until unsatisfiable, again while a candidate it depends
+    /// on has been dropped since.
+    fn houdini_rounds(&mut self, lits: &[Bool<'ctx>], kept: &mut [bool]) -> Result<(), Verdict> {
+        let groups = self.houdini_groups.len();
+        let mut clean = vec![false; groups];
+        while let Some(g) = clean.iter().position(|c| !c) {
+            // A group none of whose candidates is kept has nothing to check.
+            if !self.houdini_groups[g].checks.iter().any(|&i| kept[self.enc.cand_checks[i].cand]) {
+                clean[g] = true;
+                continue;
+            }
+            let below = self.houdini_groups[g].depends_below;
+            let mut a = lits.to_vec();
+            a.extend(self.enc.candidates[..below].iter().zip(kept.iter()).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
+            // Out of its group for the round (a `Solver`'s `clone` copies its assertions).
+            let solver = self.group_solver(g);
+            let r = self.houdini_round(g, &solver, &a, kept);
+            self.houdini_groups[g].solver = Some(solver);
+            match r? {
+                None => clean[g] = true,
+                Some(lowest) => {
+                    // Every group that can see a dropped candidate is solved again (this one
+                    // included).
+                    for (h, group) in self.houdini_groups.iter().enumerate() {
+                        if group.depends_below > lowest {
+                            clean[h] = false;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One round of group `g` on `solver` under `a`: `None` when unsatisfiable, else drops
+    /// the candidates whose checks the model violates and returns the lowest one's index.
+    fn houdini_round(&mut self, g: usize, solver: &Solver<'ctx>, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
+        self.stats.houdini_rounds += 1;
+        if let Some(path) = std::env::var_os("SYNCFIX_DUMP_HOUDINI") {
+            let mut text = solver.to_string();
+            for x in a {
+                text.push_str(&format!("(assert {x})\n"));
+            }
+            text.push_str("(check-sat)\n");
+            let _ = std::fs::write(format!("{}.{}", path.to_string_lossy(), self.stats.houdini_rounds), text);
+        }
+        let t0 = Instant::now();
+        let r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
+        if debug() {
+            let group = &self.houdini_groups[g];
+            eprintln!(
+                "houdini: round {} (loop {}, {} checks from {}, candidates below {}) took {:.3}s: {:?}",
+                self.stats.houdini_rounds,
+                group.loop_id,
+                group.checks.len(),
+                group.checks[0],
+                group.depends_below,
+                t0.elapsed().as_secs_f64(),
+                r.as_ref().ok()
+            );
+        }
+        if r? == SatResult::Unsat {
+            return Ok(None);
+        }
+        let Some(model) = solver.get_model() else {
+            return Err(Verdict::Unknown("the SMT solver returned no model".into()));
+        };
+        let mut dropped = vec![];
+        for &i in &self.houdini_groups[g].checks {
+            let c = &self.enc.cand_checks[i];
+            if kept[c.cand] && model.eval(&c.cond, true).and_then(|b| b.as_bool()).unwrap_or(false) {
+                kept[c.cand] = false;
+                dropped.push(c.cand);
+                if debug() {
+                    eprintln!("houdini:   drops {}", self.enc.candidates[c.cand].what);
+                }
+            }
+        }
+        match dropped.iter().min() {
+            Some(&lowest) => Ok(Some(lowest)),
+            None => Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into())),
+        }
+    }
+
+    /// Group `g`'s solver, taken out of the group (made on first use: the background and the
+    /// disjunction of its checks).
+    fn group_solver(&mut self, g: usize) -> Solver<'ctx> {
+        if let Some(s) = self.houdini_groups[g].solver.take() {
+            return s;
+        }
+        let ctx = self.ctx;
+        // Only the facts about the logs the group's candidates read (none for candidates over
+        // values), and only those whose guard its checks can mention.
+        let group = &self.houdini_groups[g];
+        let (solver, _) = self.enc.solver_with_facts(ctx, group.logs, group.stamp);
+        let conds: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].cond).collect();
+        solver.assert(&crate::term::or(ctx, &conds));
+        solver
+    }
+}
+
+/// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
+fn debug() -> bool {
+    std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some()
+}
