@@ -129,7 +129,7 @@ pub struct SourceOptions {
     /// [`Options::launch`]. Each launch taken is said in [`crate::KernelReport::notes`].
     pub launch_from_host: bool,
     /// The CUDA toolkit whose headers CUDA code is compiled with (`--cuda-path`; see
-    /// `syncfix_frontend::driver::find_cuda_toolkit`); `None`: syncfix's own stand-ins.
+    /// [`crate::find_cuda_toolkit`]); `None`: syncfix's own stand-ins for its headers.
     pub cuda_toolkit: Option<PathBuf>,
 }
 
