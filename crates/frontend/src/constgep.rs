@@ -79,21 +79,11 @@ pub fn offsets(ir: &str) -> Result<GepOffsets, String> {
             }
             g = LLVMGetNextGlobal(g);
         }
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            let mut b = LLVMGetFirstBasicBlock(f);
-            while !b.is_null() {
-                let mut i = LLVMGetFirstInstruction(b);
-                while !i.is_null() {
-                    for k in 0..LLVMGetNumOperands(i).max(0) as u32 {
-                        w.value(LLVMGetOperand(i, k));
-                    }
-                    i = LLVMGetNextInstruction(i);
-                }
-                b = LLVMGetNextBasicBlock(b);
+        crate::passes::for_each_instruction(module, |i| {
+            for k in 0..LLVMGetNumOperands(i).max(0) as u32 {
+                w.value(LLVMGetOperand(i, k));
             }
-            f = LLVMGetNextFunction(f);
-        }
+        });
         LLVMDisposeTargetData(td);
         LLVMDisposeModule(module);
         LLVMContextDispose(ctx);

@@ -99,38 +99,47 @@ pub const INLINE_ASM_PREFIX: &str = "__syncfix_asm:";
 /// `module` is a valid module, not used by another thread.
 unsafe fn name_inline_asm(module: LLVMModuleRef) {
     let mut declared: std::collections::HashMap<(String, LLVMTypeRef), LLVMValueRef> = std::collections::HashMap::new();
-    let mut f = LLVMGetFirstFunction(module);
-    while !f.is_null() {
-        let mut b = LLVMGetFirstBasicBlock(f);
+    for_each_instruction(module, |i| {
+        if LLVMIsACallInst(i).is_null() {
+            return;
+        }
+        let callee = LLVMGetCalledValue(i);
+        if callee.is_null() || LLVMIsAInlineAsm(callee).is_null() {
+            return;
+        }
+        let mut len = 0usize;
+        let text = LLVMGetInlineAsmAsmString(callee, &mut len);
+        let text = if text.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned() };
+        let fty = LLVMGetCalledFunctionType(i);
+        let n = declared.len();
+        let g = *declared.entry((text.clone(), fty)).or_insert_with(|| {
+            // `#n` keeps each name unique (LLVM would rename a second function of one name
+            // itself, `.1`, which would read as part of the text).
+            let name = CString::new(format!("{INLINE_ASM_PREFIX}{text}#{n}").replace('\0', " ")).expect("no NUL");
+            LLVMAddFunction(module, name.as_ptr(), fty)
+        });
+        LLVMSetOperand(i, (LLVMGetNumOperands(i) - 1) as u32, g);
+    });
+}
+
+/// Calls `f` on every instruction of every function of `module`, in order.
+///
+/// # Safety
+/// `module` is a valid module, not used by another thread; `f` may change an instruction's
+/// operands but not remove it.
+pub(crate) unsafe fn for_each_instruction(module: LLVMModuleRef, mut f: impl FnMut(LLVMValueRef)) {
+    let mut func = LLVMGetFirstFunction(module);
+    while !func.is_null() {
+        let mut b = LLVMGetFirstBasicBlock(func);
         while !b.is_null() {
             let mut i = LLVMGetFirstInstruction(b);
             while !i.is_null() {
-                if !LLVMIsACallInst(i).is_null() {
-                    let callee = LLVMGetCalledValue(i);
-                    if !callee.is_null() && !LLVMIsAInlineAsm(callee).is_null() {
-                        let mut len = 0usize;
-                        let text = LLVMGetInlineAsmAsmString(callee, &mut len);
-                        let text = if text.is_null() {
-                            String::new()
-                        } else {
-                            String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned()
-                        };
-                        let fty = LLVMGetCalledFunctionType(i);
-                        let n = declared.len();
-                        let g = *declared.entry((text.clone(), fty)).or_insert_with(|| {
-                            // `#n` keeps each name unique (LLVM would rename a second function of
-                            // one name itself, `.1`, which would read as part of the text).
-                            let name = CString::new(format!("{INLINE_ASM_PREFIX}{text}#{n}").replace('\0', " ")).expect("no NUL");
-                            LLVMAddFunction(module, name.as_ptr(), fty)
-                        });
-                        LLVMSetOperand(i, (LLVMGetNumOperands(i) - 1) as u32, g);
-                    }
-                }
+                f(i);
                 i = LLVMGetNextInstruction(i);
             }
             b = LLVMGetNextBasicBlock(b);
         }
-        f = LLVMGetNextFunction(f);
+        func = LLVMGetNextFunction(func);
     }
 }
 

@@ -31,6 +31,7 @@ const COOPERATIVE_GROUPS_H: &str = include_str!("../prelude/cuda/cooperative_gro
 const SM_70_RT_HPP: &str = include_str!("../prelude/cuda/crt/sm_70_rt.hpp");
 const OPENCL_PRELUDE: &str = include_str!("../prelude/opencl/syncfix_opencl_prelude.h");
 const ANNOTATIONS_H: &str = include_str!("../prelude/common/syncfix_annotations.h");
+const HOST_MINMAX_H: &str = include_str!("../prelude/cuda/syncfix_host_minmax.h");
 /// A header of `prelude/cuda/` under its own path.
 macro_rules! cuda_header {
     ($path:literal) => {
@@ -68,6 +69,7 @@ pub fn headers(language: Language) -> &'static [Header] {
             ("cub/device/device_radix_sort.cuh", CUB_PART),
             ("crt/sm_70_rt.hpp", SM_70_RT_HPP),
             ("syncfix_cuda_runtime.h", CUDA_RUNTIME_H),
+            ("syncfix_host_minmax.h", HOST_MINMAX_H),
             ("syncfix_cuda_prelude.h", CUDA_PRELUDE),
         ],
         Language::OpenCl => &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_opencl_prelude.h", OPENCL_PRELUDE)],
@@ -78,7 +80,7 @@ pub fn headers(language: Language) -> &'static [Header] {
 /// headers are used, and the prelude (the last header) declares only syncfix's markers and
 /// barrier functions and GPUVerify's annotations.
 pub fn toolkit_headers() -> &'static [Header] {
-    &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_cuda_toolkit_prelude.h", CUDA_TOOLKIT_PRELUDE)]
+    &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_host_minmax.h", HOST_MINMAX_H), ("syncfix_cuda_toolkit_prelude.h", CUDA_TOOLKIT_PRELUDE)]
 }
 
 /// The toolkit headers that `text` includes before anything else (its leading block of

@@ -509,18 +509,7 @@ __device__ unsigned long long max(unsigned long long x, unsigned long long y);
 __device__ float max(float x, float y) __attribute__((const));
 __device__ double max(double x, double y) __attribute__((const));
 /* Host code calls them too (CUDA's crt/math_functions.hpp defines them __host__ __device__). */
-#define __SYNCFIX_HOST_MINMAX(T) \
-  static __host__ inline T min(T x, T y) { return y < x ? y : x; } \
-  static __host__ inline T max(T x, T y) { return x < y ? y : x; }
-__SYNCFIX_HOST_MINMAX(int)
-__SYNCFIX_HOST_MINMAX(unsigned int)
-__SYNCFIX_HOST_MINMAX(long)
-__SYNCFIX_HOST_MINMAX(unsigned long)
-__SYNCFIX_HOST_MINMAX(long long)
-__SYNCFIX_HOST_MINMAX(unsigned long long)
-__SYNCFIX_HOST_MINMAX(float)
-__SYNCFIX_HOST_MINMAX(double)
-#undef __SYNCFIX_HOST_MINMAX
+#include "syncfix_host_minmax.h"
 
 /* ---- curand (device API) ----------------------------------------------------------------------
  * Generator states are opaque to kernels. syncfix lowers the calls: a draw (and curand_init)

@@ -22,22 +22,8 @@ __device__ void __syncfix_split(int);
 __device__ void __syncfix_grid_sync(void);
 __device__ void __syncfix_tile_sync(unsigned int size);
 
-/* min and max for host code: nvcc's crt/math_functions.hpp defines them __host__ __device__,
- * clang's CUDA wrapper device-only, so a program's host code that calls them (HeCBench's do)
- * compiles with nvcc but not with clang. These are the host halves (clang overloads on the
- * execution space). */
-#define __SYNCFIX_HOST_MINMAX(T) \
-  static __host__ inline T min(T x, T y) { return y < x ? y : x; } \
-  static __host__ inline T max(T x, T y) { return x < y ? y : x; }
-__SYNCFIX_HOST_MINMAX(int)
-__SYNCFIX_HOST_MINMAX(unsigned int)
-__SYNCFIX_HOST_MINMAX(long)
-__SYNCFIX_HOST_MINMAX(unsigned long)
-__SYNCFIX_HOST_MINMAX(long long)
-__SYNCFIX_HOST_MINMAX(unsigned long long)
-__SYNCFIX_HOST_MINMAX(float)
-__SYNCFIX_HOST_MINMAX(double)
-#undef __SYNCFIX_HOST_MINMAX
+/* min and max for host code, as in syncfix's own prelude. */
+#include "syncfix_host_minmax.h"
 
 /* GPUVerify's annotation language. */
 #include "syncfix_annotations.h"
