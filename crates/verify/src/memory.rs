@@ -284,6 +284,9 @@ impl<'ctx> Logs<'ctx> {
 
     /// Forgets every logged access when `cond` holds (a barrier that orders this memory).
     pub fn clear(&mut self, cond: &Bool<'ctx>) {
+        // Barriers' conditions are conjunctions of small terms (`true` in straight-line code
+        // outside loops): simplified, a certain clear is seen as one.
+        let cond = &cond.simplify();
         for k in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = self.get_mut(k);
             let ctx = l.has.get_ctx();
