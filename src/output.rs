@@ -80,7 +80,12 @@ pub fn print_stats(t: &syncfix::Timings) {
         t.clauses
     );
     if let Some((label, took)) = &t.slowest_query {
-        eprintln!("syncfix: stats: queries {}, the slowest {:.3}s ({label})", t.queries, took.as_secs_f64());
+        eprintln!(
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}",
+            t.queries,
+            took.as_secs_f64(),
+            t.cone_fallbacks
+        );
     }
 }
 

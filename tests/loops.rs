@@ -26,3 +26,57 @@ fn ppcg_counters_keep_their_congruence() {
     assert_eq!(code, 6, "{out}");
     assert!(out.contains("possible write-write race on B["), "{out}");
 }
+
+fn data(file: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file)).unwrap()
+}
+
+/// The SDK's tiled matrix multiplication: the tile loop is cut and proved by Houdini (whose
+/// last round, the disjunction of 41 checks, took Z3 minutes before the checks were solved
+/// one at a time past a budget); without its precondition on `wB` the blocks' tiles of C
+/// overlap, a real race; without the barrier after the loads, the repair puts it back.
+#[test]
+fn tiled_matrix_multiplication() {
+    let d = tempfile::tempdir().unwrap();
+    let text = data("tiled_matmul.cu");
+    let launch = ["--blockDim=[16,16]", "--gridDim=[8,8]"];
+    std::fs::write(d.path().join("matmul.cu"), &text).unwrap();
+    let (code, out) = verify(d.path(), "matmul.cu", &launch);
+    assert_eq!(code, 0, "{out}");
+    std::fs::write(d.path().join("any_width.cu"), text.replace("  __requires(wB == BLOCK_SIZE * gridDim.x);\n", "")).unwrap();
+    let (code, out) = verify(d.path(), "any_width.cu", &launch);
+    assert_eq!(code, 6, "{out}");
+    assert!(out.contains("possible write-write race on C["), "{out}");
+    let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
+    assert_ne!(missing, text);
+    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("repair").args(launch).arg("missing.cu").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
+}
+
+/// After a cut loop every thread that entered it is past it (`reconverge`): a race after the
+/// loop is still found, and a thread that returned early inside the loop is not taken to be
+/// past it.
+#[test]
+fn predicates_after_a_cut_loop() {
+    let d = tempfile::tempdir().unwrap();
+    let launch = ["--blockDim=64", "--gridDim=1"];
+    let race_after = "__global__ void k(int *A, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) A[i] += 1;\n  A[n] = threadIdx.x;\n}\n";
+    std::fs::write(d.path().join("after.cu"), race_after).unwrap();
+    let (code, out) = verify(d.path(), "after.cu", &launch);
+    assert_eq!(code, 6, "{out}");
+    assert!(out.contains("possible write-write race on A["), "{out}");
+    // Thread 0 leaves inside the loop; the others all reach the barrier after it, which is
+    // therefore divergence only if thread 0 may leave: it may (n > 0).
+    let early_return = "__global__ void k(int *A, int n) {\n  for (int i = 0; i < n; i++) { if (threadIdx.x == 0) return; A[threadIdx.x] += i; }\n  __syncthreads();\n}\n";
+    std::fs::write(d.path().join("early.cu"), early_return).unwrap();
+    let (code, out) = verify(d.path(), "early.cu", &launch);
+    assert_eq!(code, 6, "{out}");
+    assert!(out.contains("barrier may be reached by non-uniform control flow"), "{out}");
+    // Without the early return the same loop is fine.
+    std::fs::write(d.path().join("fine.cu"), early_return.replace("if (threadIdx.x == 0) return; ", "")).unwrap();
+    let (code, out) = verify(d.path(), "fine.cu", &launch);
+    assert_eq!(code, 0, "{out}");
+}

@@ -38,6 +38,9 @@ pub struct Timings {
     /// object, one solver call each), and the slowest: its label and time.
     pub queries: u32,
     pub slowest_query: Option<(String, Duration)>,
+    /// Solver calls repeated with every assumption of the kernel, because the model of the
+    /// call with those of its cone of influence only broke one left out.
+    pub cone_fallbacks: u32,
     pub barrier_vars: usize,
     pub repair_iterations: u32,
     pub clauses: usize,
@@ -55,6 +58,7 @@ impl Timings {
         self.solver_calls += t.solver_calls;
         self.houdini_rounds += t.houdini_rounds;
         self.queries += t.queries;
+        self.cone_fallbacks += t.cone_fallbacks;
         self.note_slowest(&t.slowest_query);
     }
 

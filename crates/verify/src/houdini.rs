@@ -42,8 +42,15 @@ pub(crate) struct HoudiniGroup<'ctx> {
     pub depends_below: usize,
     /// The latest stamp of its checks (`Encoder::stamp`): the log facts it may need.
     pub stamp: u32,
-    /// Made on the group's first round: the background and the checks' disjunction.
+    /// Made on the group's first round: the background, the checks' disjunction and the
+    /// assumptions of their cone of influence (`cone`).
     solver: Option<Solver<'ctx>>,
+    /// Those assumptions; `None` once the solver holds every assumption (after a model that
+    /// violated one left out).
+    slice: Option<crate::cone::Slice<'ctx>>,
+    /// A round's disjunction ran past its budget: later rounds solve one check at a time
+    /// from the start.
+    one_by_one: bool,
 }
 
 impl<'ctx> HoudiniGroup<'ctx> {
@@ -55,7 +62,7 @@ impl<'ctx> HoudiniGroup<'ctx> {
             let l = enc.candidates[c.cand].loop_id;
             let logs = enc.candidates[c.cand].logs;
             let g = *index.entry((l, logs)).or_insert_with(|| {
-                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None });
+                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None, slice: None, one_by_one: false });
                 groups.len() - 1
             });
             groups[g].checks.push(i);
@@ -148,7 +155,45 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let _ = std::fs::write(format!("{}.{}", path.to_string_lossy(), self.stats.houdini_rounds), text);
         }
         let t0 = Instant::now();
-        let r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
+        // The disjunction of the group's checks, on its kept solver, within a budget: most
+        // rounds are answered in milliseconds, but Z3 can take minutes to refute a
+        // disjunction whose every disjunct it refutes in milliseconds alone (the tiled matrix
+        // multiplication's last round: 73 s, against 0.2 s for its 41 checks one by one).
+        // Past the budget, the checks are solved one at a time (`houdini_one_by_one`); the
+        // candidates kept are the same (Houdini's answer is the unique greatest fixpoint).
+        let answer = if self.houdini_groups[g].one_by_one {
+            Ok(None)
+        } else {
+            crate::timed_check_within(solver, &self.opts, &mut self.stats, DISJUNCTION_BUDGET, |s| s.check_assumptions(a))
+        };
+        let mut r = match answer {
+            Ok(Some(r)) => Ok(r),
+            Ok(None) => {
+                self.houdini_groups[g].one_by_one = true;
+                let dropped = self.houdini_one_by_one(g, a, kept);
+                if debug() {
+                    eprintln!("houdini: round {} (loop {}) one check at a time took {:.3}s", self.stats.houdini_rounds, self.houdini_groups[g].loop_id, t0.elapsed().as_secs_f64());
+                }
+                return dropped;
+            }
+            Err(v) => Err(v),
+        };
+        // A model that violates an assumption left out of the solver's slice: all of them,
+        // and again.
+        if matches!(r, Ok(SatResult::Sat)) {
+            if let (Some(slice), Some(model)) = (&self.houdini_groups[g].slice, solver.get_model()) {
+                let asm = self.enc.assumptions.borrow();
+                if !slice.holds_in(&asm, &model) {
+                    for f in asm.full(slice) {
+                        solver.assert(&f);
+                    }
+                    drop(asm);
+                    self.houdini_groups[g].slice = None;
+                    self.stats.cone_fallbacks += 1;
+                    r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
+                }
+            }
+        }
         if debug() {
             let group = &self.houdini_groups[g];
             eprintln!(
@@ -168,6 +213,57 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let Some(model) = solver.get_model() else {
             return Err(Verdict::Unknown("the SMT solver returned no model".into()));
         };
+        self.drop_violated(g, &model, kept).map(Some)
+    }
+
+    /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
+    /// log facts and assumptions the group needs, `a` asserted, the check): the first
+    /// satisfiable one drops the candidates whose checks its model violates (`None` when none
+    /// is satisfiable).
+    fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
+        let ctx = self.ctx;
+        let checks = self.houdini_groups[g].checks.clone();
+        for &i in &checks {
+            if !kept[self.enc.cand_checks[i].cand] {
+                continue;
+            }
+            let cond = self.enc.cand_checks[i].cond.clone();
+            let ok = self.enc.cand_checks[i].ok.clone();
+            let slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok]);
+            let mut facts = slice.facts.clone();
+            let mut model = None;
+            for attempt in 0..2 {
+                let group = &self.houdini_groups[g];
+                let (solver, _) = self.enc.solver_with_facts(ctx, group.logs, group.stamp);
+                for f in facts.iter().chain(a) {
+                    solver.assert(f);
+                }
+                solver.assert(&cond);
+                match timed_check(&solver, &self.opts, &mut self.stats, |s| s.check())? {
+                    SatResult::Unsat => break,
+                    _ => {
+                        let Some(m) = solver.get_model() else {
+                            return Err(Verdict::Unknown("the SMT solver returned no model".into()));
+                        };
+                        if attempt == 0 && !slice.holds_in(&self.enc.assumptions.borrow(), &m) {
+                            self.stats.cone_fallbacks += 1;
+                            facts = self.enc.assumptions.borrow().full(&slice);
+                            continue;
+                        }
+                        model = Some(m);
+                        break;
+                    }
+                }
+            }
+            let Some(model) = model else { continue };
+            return self.drop_violated(g, &model, kept).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// Drops the candidates of group `g` whose checks `model` violates; returns the lowest
+    /// one's index.
+    fn drop_violated(&mut self, g: usize, model: &z3::Model<'ctx>, kept: &mut [bool]) -> Result<usize, Verdict> {
         let mut dropped = vec![];
         for &i in &self.houdini_groups[g].checks {
             let c = &self.enc.cand_checks[i];
@@ -180,7 +276,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
         }
         match dropped.iter().min() {
-            Some(&lowest) => Ok(Some(lowest)),
+            Some(&lowest) => Ok(lowest),
             None => Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into())),
         }
     }
@@ -197,10 +293,20 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let group = &self.houdini_groups[g];
         let (solver, _) = self.enc.solver_with_facts(ctx, group.logs, group.stamp);
         let conds: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks);
+        for f in &slice.facts {
+            solver.assert(f);
+        }
         solver.assert(&crate::term::or(ctx, &conds));
+        self.houdini_groups[g].slice = Some(slice);
         solver
     }
 }
+
+/// How long a round may spend on the disjunction of a group's checks before they are solved
+/// one at a time.
+const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
 fn debug() -> bool {

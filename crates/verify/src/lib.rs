@@ -14,11 +14,13 @@
 
 mod abstraction;
 mod analysis;
+mod cone;
 mod encode;
 mod houdini;
 mod loops;
 mod memory;
 mod query;
+mod reconverge;
 mod term;
 mod trace;
 mod uniformity;
@@ -198,6 +200,9 @@ pub struct Stats {
     /// object, one solver call each), and the slowest one: its label and time.
     pub queries: u32,
     pub slowest_query: Option<(String, Duration)>,
+    /// Solver calls repeated with every assumption because the model of a call with those of
+    /// its cone of influence only violated one left out (`cone`).
+    pub cone_fallbacks: u32,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
@@ -270,6 +275,45 @@ fn timed_check<'ctx>(solver: &Solver<'ctx>, opts: &VerifyOptions, stats: &mut St
             }
         }
         r => Ok(r),
+    }
+}
+
+/// [`timed_check`] within `budget` as well: `None` when the budget ran out first (the
+/// deadline and the per-call limit still give [`Verdict::Timeout`]).
+fn timed_check_within<'ctx>(
+    solver: &Solver<'ctx>,
+    opts: &VerifyOptions,
+    stats: &mut Stats,
+    budget: Duration,
+    check: impl FnOnce(&Solver<'ctx>) -> SatResult,
+) -> Result<Option<SatResult>, Verdict> {
+    let mut params = match solver_params(solver.get_context(), opts) {
+        Ok(p) => p,
+        Err(_) => return Err(Verdict::Timeout),
+    };
+    let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let limit = [opts.timeout, left].into_iter().flatten().min();
+    if limit.is_some_and(|l| l <= budget) {
+        return timed_check(solver, opts, stats, check).map(Some);
+    }
+    params.set_u32("timeout", budget.as_millis().clamp(1, u32::MAX as u128) as u32);
+    solver.set_params(&params);
+    stats.solver_calls += 1;
+    let start = Instant::now();
+    let r = check(solver);
+    stats.solve_time += start.elapsed();
+    match r {
+        SatResult::Unknown => {
+            let why = solver.get_reason_unknown().unwrap_or_default();
+            if opts.cancelled() || opts.deadline.is_some_and(|d| Instant::now() >= d) {
+                Err(Verdict::Timeout)
+            } else if why.contains("timeout") || why.contains("canceled") {
+                Ok(None)
+            } else {
+                Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
+            }
+        }
+        r => Ok(Some(r)),
     }
 }
 
@@ -423,6 +467,27 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     ///
     /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
     fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        // First with the assumptions of the query's cone of influence only (`cone`); a model
+        // that the assumptions left out do not allow is checked again with all of them.
+        let query = &self.queries[q];
+        let conds: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].ok).collect();
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks);
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
+        }
+        let (r, model) = self.solve_query_with(base, q, upto, &slice.facts);
+        let Some(m) = &model else { return (r, model) };
+        if slice.holds_in(&self.enc.assumptions.borrow(), m) {
+            return (r, model);
+        }
+        self.stats.cone_fallbacks += 1;
+        let full = self.enc.assumptions.borrow().full(&slice);
+        self.solve_query_with(base, q, upto, &full)
+    }
+
+    /// [`Verifier::solve_query`] with these facts about the assumptions.
+    fn solve_query_with(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize, facts: &[Bool<'ctx>]) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let query = &self.queries[q];
         // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
@@ -430,6 +495,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
         let stamp = query.props[..upto].iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
         let (solver, log_facts) = self.enc.solver_with_facts(self.ctx, query.logs, stamp);
+        for f in facts {
+            solver.assert(f);
+        }
         let small = upto <= SMALL_QUERY || log_facts > 0;
         solver.assert(&query.violated(self.ctx, &self.enc, upto));
         let mut assumptions = base.to_vec();
@@ -443,7 +511,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         // For debugging: SYNCFIX_DUMP_FINAL=FILE writes the last query solved as one SMT
         // problem (its assumptions asserted).
-        if let Some(path) = std::env::var_os("SYNCFIX_DUMP_FINAL") {
+        // SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2.
+        let final_path = std::env::var_os("SYNCFIX_DUMP_FINAL").map(std::path::PathBuf::from);
+        let each_path = std::env::var_os("SYNCFIX_DUMP_QUERIES")
+            .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
+        for path in final_path.into_iter().chain(each_path) {
             let mut text = solver.to_string();
             for x in &assumptions {
                 text.push_str(&format!("(assert {x})\n"));

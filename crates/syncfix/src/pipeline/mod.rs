@@ -106,6 +106,7 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.solver_calls += s.solver_calls;
     t.houdini_rounds += s.houdini_rounds;
     t.queries += s.queries;
+    t.cone_fallbacks += s.cone_fallbacks;
     t.note_slowest(&s.slowest_query);
 }
 

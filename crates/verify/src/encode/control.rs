@@ -55,10 +55,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
         self.check_deadline()?;
         let inc = self.incoming.remove(&b).unwrap_or_default();
+        self.block_pred.remove(&b);
         if inc.is_empty() {
             return Ok(());
         }
-        let pred = self.join(&inc);
+        // A block control-equivalent to an executed dominator has its predicate
+        // (`reconverge`): the same threads, without the formulas of what lies between.
+        let pred = match self.equiv[b].and_then(|a| self.block_pred.get(&a)) {
+            Some(p) => p.clone(),
+            None => self.join(&inc),
+        };
+        self.block_pred.insert(b, pred.clone());
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return Ok(());
         }

@@ -111,6 +111,8 @@ pub struct Property<'ctx> {
     pub kind: PropKind<'ctx>,
     /// [`Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
     pub stamp: u32,
+    /// The state's `ok` when `cond` was built (the assumptions it holds under).
+    pub ok: Bool<'ctx>,
 }
 
 /// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
@@ -169,6 +171,8 @@ pub struct CandidateCheck<'ctx> {
     /// literals (a term cannot contain a constant made after it), so whether it can hold
     /// depends on no later candidate (see `Verifier::houdini`).
     pub cands_before: usize,
+    /// The state's `ok` when `cond` was built.
+    pub ok: Bool<'ctx>,
 }
 
 /// A loop proved with invariants instead of unrolled.
@@ -221,6 +225,8 @@ impl<'ctx> Encoding<'ctx> {
 /// The encoder's output: the background constraints, the properties and the candidates'
 /// checks.
 pub struct Encoding<'ctx> {
+    /// The assumptions that the properties' and checks' `ok` constants stand for.
+    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
     /// The facts every query needs (thread ids' ranges and distinctness, launch sizes): a
     /// query's own solver starts from them.
     pub background: Vec<Bool<'ctx>>,
@@ -267,6 +273,10 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub ctx: &'ctx Context,
     pub k: &'k Kernel,
     pub cfg: &'k Cfg,
+    /// Per block, the dominator whose predicate it has (`reconverge`), and the predicates of
+    /// the blocks executed (the latest execution of each).
+    pub equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
+    pub block_pred: std::collections::HashMap<BlockId, [Bool<'ctx>; 2]>,
     pub abs: &'k Abstraction,
     pub opts: &'k VerifyOptions,
     pub limits: Limits,
@@ -408,6 +418,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             ctx,
             k,
             cfg,
+            equiv: crate::reconverge::control_equivalent(k, cfg),
+            block_pred: std::collections::HashMap::new(),
             abs,
             opts,
             limits: opts.limits,
@@ -425,7 +437,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             same_group,
             same_warp,
             params: BTreeMap::new(),
-            st: State::new(Bool::from_bool(ctx, true)),
+            st: State::new(Bool::from_bool(ctx, true), Default::default()),
             incoming: BTreeMap::new(),
             back: BTreeMap::new(),
             cuts: Vec::new(),
@@ -460,6 +472,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.exec_items(&order)?;
         let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
         Ok(Encoding {
+            assumptions: self.st.asm.clone(),
             background: self.background,
             log_facts: self.log_facts,
             vars: self.vars,
@@ -639,7 +652,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let cond = crate::term::simplify_small(cond);
         if !crate::term::is_false(&cond) {
             let stamp = self.stamp();
-            self.props.push(Property { cond, pos: self.pos, kind, stamp });
+            self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone() });
         }
     }
 

@@ -4,7 +4,9 @@
 //! state is cloned before an attempt) and a loop cut can replace it by a havocked copy
 //! (ARCHITECTURE.md, "crates/verify"; Betts et al. OOPSLA 2012 §4: "havoc the loop's modset").
 
+use crate::cone::Assumptions;
 use crate::memory::{Logs, Mem};
+use std::cell::RefCell;
 use crate::term::Term;
 use std::collections::BTreeMap;
 use syncfix_kir::{InstId, ObjectId};
@@ -49,10 +51,12 @@ pub(crate) struct State<'ctx> {
     /// The assumptions made so far, one by one (`ok` is their conjunction): a loop cut's ghost
     /// copy of an earlier iteration holds those its body made before the logged access.
     pub assumed: Vec<Bool<'ctx>>,
+    /// Every assumption of the encoding, shared by all states (`ok` is one of its constants).
+    pub asm: Rc<RefCell<Assumptions<'ctx>>>,
 }
 
 impl<'ctx> State<'ctx> {
-    pub fn new(ok: Bool<'ctx>) -> Self {
+    pub fn new(ok: Bool<'ctx>, asm: Rc<RefCell<Assumptions<'ctx>>>) -> Self {
         State {
             env: [BTreeMap::new(), BTreeMap::new()],
             eq: BTreeMap::new(),
@@ -62,14 +66,21 @@ impl<'ctx> State<'ctx> {
             perm: BTreeMap::new(),
             ok,
             assumed: Vec::new(),
+            asm,
         }
     }
 
-    /// Adds an assumption.
+    /// Adds an assumption: `ok` becomes the constant of its definition
+    /// ([`Assumptions::assume`]), or false.
     pub fn assume(&mut self, c: &Bool<'ctx>) {
-        let ctx = self.ok.get_ctx();
-        self.ok = Bool::and(ctx, &[&self.ok, c]).simplify();
         self.assumed.push(c.clone());
+        let c = c.simplify();
+        match c.as_bool() {
+            Some(true) => {}
+            Some(false) => self.ok = Bool::from_bool(c.get_ctx(), false),
+            None if self.ok.as_bool() == Some(false) => {}
+            None => self.ok = self.asm.borrow_mut().assume(&self.ok, &c),
+        }
     }
 }
 

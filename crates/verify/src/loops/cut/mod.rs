@@ -258,7 +258,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let lit = self.candidates[*c].lit.clone();
                 let cond = Bool::and(ctx, &[&self.st.ok, &goes_round, &lit, &holds.not()]).simplify();
                 if !is_false(&cond) {
-                    self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp() });
+                    self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp(), ok: self.st.ok.clone() });
                 }
             }
         }
