@@ -17,7 +17,9 @@
 //! assumptions left out hold in its model ([`Slice::holds_in`]); otherwise the caller solves
 //! again with every assumption ([`Assumptions::full`]).
 
-use std::collections::HashMap;
+use crate::encode::LogUse;
+use std::collections::{HashMap, HashSet};
+use syncfix_kir::ObjectId;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{DeclKind, Model};
 
@@ -31,9 +33,21 @@ struct Def<'ctx> {
     rep: Option<u32>,
 }
 
-/// The assumptions of one encoding, shared by the states of the encoder (`State::assume`).
+/// A loop cut's facts about one object's race logs at its head (`Encoding::log_facts`):
+/// `logs_ok → facts`, where `logs_ok` is an assumption of the cut.
+struct LogFactDef<'ctx> {
+    fact: Bool<'ctx>,
+    object: ObjectId,
+    stamp: u32,
+    /// Its fresh constants (ids of the union-find).
+    ids: Vec<u32>,
+}
+
+/// The assumptions and loop cuts' log facts of one encoding, shared by the states of the
+/// encoder (`State::assume`, `Encoder::assert_log_fact`).
 pub(crate) struct Assumptions<'ctx> {
     defs: Vec<Def<'ctx>>,
+    facts: Vec<LogFactDef<'ctx>>,
     /// Each `ok` constant's definition.
     index: HashMap<Bool<'ctx>, usize>,
     /// Fresh constants (by name) and their union-find.
@@ -44,26 +58,40 @@ pub(crate) struct Assumptions<'ctx> {
 }
 
 /// The facts to assert for some formulas: their `ok` constants' chains, compressed to the
-/// assumptions of their cone, and those assumptions.
+/// assumptions of their cone, those assumptions, and the loop cuts' log facts of the cone.
 pub(crate) struct Slice<'ctx> {
     pub facts: Vec<Bool<'ctx>>,
+    /// How many of `facts` are loop cuts' log facts.
+    pub log_facts: usize,
     /// The formulas' `ok` constants (definitions).
     oks: Vec<usize>,
     /// The assumptions on their chains left out.
     dropped: Vec<usize>,
+    /// The log facts that the formulas may need (`logs`, `stamp`) left out.
+    dropped_facts: Vec<usize>,
+    /// The classes of the cone.
+    cone: HashSet<u32>,
+    logs: LogUse,
+    stamp: u32,
+    /// Every assumption and log fact is in.
+    pub full: bool,
 }
 
 impl std::fmt::Debug for Assumptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Assumptions({})", self.defs.len())
+        write!(f, "Assumptions({}, {} log facts)", self.defs.len(), self.facts.len())
     }
 }
 
 impl<'ctx> Default for Assumptions<'ctx> {
     fn default() -> Self {
-        Assumptions { defs: vec![], index: HashMap::new(), names: HashMap::new(), parent: vec![], memo: HashMap::new() }
+        Assumptions { defs: vec![], facts: vec![], index: HashMap::new(), names: HashMap::new(), parent: vec![], memo: HashMap::new() }
     }
 }
+
+/// How many times a slice is widened by the classes of the facts a model broke before every
+/// fact is taken.
+const MAX_REFINEMENTS: usize = 4;
 
 impl<'ctx> Assumptions<'ctx> {
     /// Records the assumption `cond` made where `prev` held; returns the new `ok` constant.
@@ -78,26 +106,162 @@ impl<'ctx> Assumptions<'ctx> {
         ok
     }
 
+    /// Records a loop cut's log fact `fact` (`guard → …`) about `object`'s logs, made with
+    /// stamp `stamp`: the guard joins the class of `own`, the havocked log fields it
+    /// describes (so that a formula about them takes the guard's assumption and the fact).
+    pub fn add_log_fact(&mut self, fact: &Bool<'ctx>, object: ObjectId, stamp: u32, guard: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
+        let mut rep = self.rep_of(&Dynamic::from_ast(guard));
+        for o in own {
+            if let Some(r) = self.rep_of(o) {
+                rep = Some(match rep {
+                    None => r,
+                    Some(x) => self.union(x, r),
+                });
+            }
+        }
+        let ids = self.fresh_ids(&[fact]);
+        self.facts.push(LogFactDef { fact: fact.clone(), object, stamp, ids });
+    }
+
     /// How many assumptions have been recorded.
     pub fn len(&self) -> usize {
         self.defs.len()
     }
 
-    /// The facts that `formulas`, built where `oks` held (each a `State::ok`), need from the
-    /// assumptions of their cone of influence.
-    pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>]) -> Slice<'ctx> {
-        let cone = self.classes_of(formulas);
+    /// The facts that `formulas`, built where `oks` held (each a `State::ok`) and reading the
+    /// logs `logs` by stamp `stamp`, need from the assumptions and log facts of their cone of
+    /// influence.
+    pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>], logs: LogUse, stamp: u32) -> Slice<'ctx> {
+        let ids = self.fresh_ids(formulas);
+        let cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
         let mut oks: Vec<usize> = oks.iter().filter_map(|o| self.index.get(*o).copied()).collect();
         oks.sort_unstable();
         oks.dedup();
+        self.select(cone, oks, logs, stamp, false)
+    }
+
+    /// Whether `slice`'s answer `model` is a model of the whole (`None`), else the slice to
+    /// solve again: widened by the classes of the facts the model broke, or (after
+    /// [`MAX_REFINEMENTS`] widenings, or when nothing would be added) every fact.
+    ///
+    /// The model is extended by model completion and by setting every guard left out (an
+    /// assumption that is one Boolean constant the model does not mention, as a loop cut's
+    /// `logs_ok`) true; it is one of the whole formula when every assumption left out on the
+    /// chain of a true `ok` and every log fact left out holds in the extension (the `ok`s on
+    /// those chains are then all true, and every definition holds).
+    pub fn recheck(&mut self, slice: &Slice<'ctx>, model: &Model<'ctx>, refinements: usize) -> Option<Slice<'ctx>> {
+        if slice.full || (slice.dropped.is_empty() && slice.dropped_facts.is_empty()) {
+            return None;
+        }
+        let mut on = HashSet::new();
+        for &n in &slice.oks {
+            if model.eval(&self.defs[n].ok, true).and_then(|b| b.as_bool()) == Some(false) {
+                continue;
+            }
+            let mut cur = Some(n);
+            while let Some(d) = cur {
+                if !on.insert(d) {
+                    break;
+                }
+                cur = self.defs[d].parent;
+            }
+        }
+        let ctx = match (self.defs.first(), self.facts.first()) {
+            (Some(d), _) => d.ok.get_ctx(),
+            (None, Some(f)) => f.fact.get_ctx(),
+            (None, None) => return None,
+        };
+        let t = Bool::from_bool(ctx, true);
+        let mut guards: Vec<Bool<'ctx>> = vec![];
+        let mut rest: Vec<usize> = vec![];
+        for &d in slice.dropped.iter().filter(|d| on.contains(d)) {
+            let c = &self.defs[d].cond;
+            if c.is_const() && model.get_const_interp(c).is_none() {
+                guards.push(c.clone());
+            } else {
+                rest.push(d);
+            }
+        }
+        let pairs: Vec<(&Bool<'ctx>, &Bool<'ctx>)> = guards.iter().map(|g| (g, &t)).collect();
+        let holds = |f: &Bool<'ctx>| -> bool {
+            let f = if pairs.is_empty() { f.clone() } else { f.substitute(&pairs) };
+            model.eval(&f, true).and_then(|b| b.as_bool()) == Some(true)
+        };
+        if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
+            let roots: Vec<u32> = slice.cone.iter().copied().collect();
+            eprintln!("cone: recheck, cone roots {:?}", &roots[..roots.len().min(20)]);
+        }
+        let mut broken: Vec<u32> = vec![];
+        let mut any = false;
+        let dbg = std::env::var_os("SYNCFIX_DEBUG_CONE").is_some();
+        // The broken fact latest in the schedule: (its stamp-like position, its classes).
+        let mut latest_at: Option<(usize, bool)> = None;
+        let mut latest: Vec<u32> = vec![];
+        for d in rest {
+            if !holds(&self.defs[d].cond) {
+                if latest_at.is_none_or(|(x, _)| d > x) {
+                    latest_at = Some((d, true));
+                    latest = self.defs[d].rep.into_iter().collect();
+                }
+                if dbg {
+                    let t = self.defs[d].cond.to_string().replace('\n', " ");
+                    let e = model.eval(&self.defs[d].cond, false).map(|x| x.to_string()).unwrap_or_default().replace('\n', " ");
+                    eprintln!("cone: broken assumption {d}: {} [in the model: {}] selected-class {:?}", &t[..t.len().min(300)], &e[..e.len().min(200)], self.defs[d].rep.map(|r| (r, self.find(r))));
+                }
+                any = true;
+                broken.extend(self.defs[d].rep);
+            }
+        }
+        for &i in &slice.dropped_facts {
+            if !holds(&self.facts[i].fact) {
+                if dbg {
+                    let t = self.facts[i].fact.to_string().replace('\n', " ");
+                    eprintln!("cone: broken log fact {i}: {}", &t[..t.len().min(300)]);
+                }
+                any = true;
+                broken.extend(self.facts[i].ids.iter().copied());
+            }
+        }
+        if !any {
+            return None;
+        }
+        // Only the latest broken fact's classes (the nearest to the formulas in the schedule):
+        // what the model got wrong is most often what the formulas lean on directly, and the
+        // earlier facts it broke are only the arbitrary values of what lies before.
+        let mut cone = slice.cone.clone();
+        let before = cone.len();
+        let broken = if latest.is_empty() { broken } else { latest };
+        for b in broken {
+            let r = self.find(b);
+            cone.insert(r);
+        }
+        // Classes may have merged since: the cone as roots.
+        let cone: HashSet<u32> = cone.into_iter().map(|c| self.find(c)).collect();
+        let full = refinements >= MAX_REFINEMENTS || cone.len() <= before && cone.is_subset(&slice.cone);
+        Some(self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full))
+    }
+
+    /// The slice of the cone `cone` (every fact when `full`).
+    fn select(&mut self, cone: HashSet<u32>, oks: Vec<usize>, logs: LogUse, stamp: u32, full: bool) -> Slice<'ctx> {
+        let selected = |asm: &mut Self, d: usize| -> bool {
+            full || match asm.defs[d].rep {
+                None => true,
+                Some(r) => {
+                    let root = asm.find(r);
+                    cone.contains(&root)
+                }
+            }
+        };
         // Per definition on the chains: its nearest selected ancestor-or-self (memoised).
         let mut nearest: HashMap<usize, Option<usize>> = HashMap::new();
         let mut facts = vec![];
         let mut dropped = vec![];
-        let mut selected_seen: Vec<usize> = vec![];
-        for &n in &oks {
+        let mut queue: Vec<usize> = vec![];
+        // Walks up from `start`; returns the nearest selected definition, recording the
+        // definitions passed and left out.
+        let walk = |asm: &mut Self, start: Option<usize>, nearest: &mut HashMap<usize, Option<usize>>, dropped: &mut Vec<usize>, queue: &mut Vec<usize>| -> Option<usize> {
             let mut path = vec![];
-            let mut cur = Some(n);
+            let mut cur = start;
             let mut found: Option<usize> = None;
             while let Some(d) = cur {
                 if let Some(&f) = nearest.get(&d) {
@@ -105,116 +269,81 @@ impl<'ctx> Assumptions<'ctx> {
                     break;
                 }
                 path.push(d);
-                let sel = match self.defs[d].rep {
-                    None => true,
-                    Some(r) => cone.contains(&self.find(r)),
-                };
-                if sel {
+                if selected(asm, d) {
                     found = Some(d);
+                    queue.push(d);
                     break;
                 }
-                cur = self.defs[d].parent;
+                cur = asm.defs[d].parent;
             }
-            // Every node of `path` before the selected one was left out; `found` is the nearest
-            // selected for all of them.
             for &d in &path {
                 if Some(d) != found {
                     dropped.push(d);
                 }
                 nearest.insert(d, found);
             }
-            if let Some(s) = found {
+            found
+        };
+        for &n in &oks {
+            if let Some(s) = walk(self, Some(n), &mut nearest, &mut dropped, &mut queue) {
                 if s != n {
                     facts.push(self.defs[n].ok.implies(&self.defs[s].ok));
-                }
-                if path.last() == Some(&s) {
-                    selected_seen.push(s);
                 }
             }
         }
         // Each selected definition: its assumption, and the link to its own nearest selected
-        // ancestor (found the same way, continuing up the chain).
+        // ancestor.
         let mut i = 0;
-        while i < selected_seen.len() {
-            let s = selected_seen[i];
+        while i < queue.len() {
+            let s = queue[i];
             i += 1;
             facts.push(self.defs[s].ok.implies(&self.defs[s].cond));
-            let mut path = vec![];
-            let mut cur = self.defs[s].parent;
-            let mut found: Option<usize> = None;
-            while let Some(d) = cur {
-                if let Some(&f) = nearest.get(&d) {
-                    found = f;
-                    break;
-                }
-                path.push(d);
-                let sel = match self.defs[d].rep {
-                    None => true,
-                    Some(r) => cone.contains(&self.find(r)),
-                };
-                if sel {
-                    found = Some(d);
-                    break;
-                }
-                cur = self.defs[d].parent;
-            }
-            for &d in &path {
-                if Some(d) != found {
-                    dropped.push(d);
-                }
-                nearest.insert(d, found);
-            }
-            if let Some(a) = found {
+            let parent = self.defs[s].parent;
+            if let Some(a) = walk(self, parent, &mut nearest, &mut dropped, &mut queue) {
                 facts.push(self.defs[s].ok.implies(&self.defs[a].ok));
-                if path.last() == Some(&a) {
-                    selected_seen.push(a);
-                }
+            }
+        }
+        // The log facts the formulas may read.
+        let wanted = |o: ObjectId| match logs {
+            LogUse::None => false,
+            LogUse::Object(x) => x == o,
+            LogUse::All => true,
+        };
+        let mut dropped_facts = vec![];
+        let mut log_facts = 0;
+        for i in 0..self.facts.len() {
+            if self.facts[i].stamp > stamp || !wanted(self.facts[i].object) {
+                continue;
+            }
+            let ids = self.facts[i].ids.clone();
+            if full || ids.into_iter().any(|x| {
+                let r = self.find(x);
+                cone.contains(&r)
+            }) {
+                facts.push(self.facts[i].fact.clone());
+                log_facts += 1;
+            } else {
+                dropped_facts.push(i);
             }
         }
         if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
-            for &s in &selected_seen {
-                let t = self.defs[s].cond.to_string().replace('\n', " ");
-                eprintln!("cone: {s} {:?}: {}", self.defs[s].rep, &t[..t.len().min(300)]);
-            }
+            eprintln!("cone: {} classes, {} facts ({} log facts), {} assumptions and {} log facts left out{}", cone.len(), facts.len(), log_facts, dropped.len(), dropped_facts.len(), if full { " (full)" } else { "" });
         }
-        Slice { facts, oks, dropped }
+        Slice { facts, log_facts, oks, dropped, dropped_facts, cone, logs, stamp, full }
     }
 
-    /// Every assumption on the chains of `slice`'s `ok` constants: the facts of the whole
-    /// prefix, as the encoding had them before slicing.
-    pub fn full(&self, slice: &Slice<'ctx>) -> Vec<Bool<'ctx>> {
-        let mut seen = std::collections::HashSet::new();
-        let mut facts = vec![];
-        for &n in &slice.oks {
-            let mut cur = Some(n);
-            while let Some(d) = cur {
-                if !seen.insert(d) {
-                    break;
-                }
-                let def = &self.defs[d];
-                facts.push(def.ok.implies(&def.cond));
-                if let Some(p) = def.parent {
-                    facts.push(def.ok.implies(&self.defs[p].ok));
-                }
-                cur = def.parent;
-            }
-        }
-        facts
-    }
-
-    /// The classes of the fresh constants of `formulas` (not unioned: a formula may join
-    /// the states of two loops, as a loop's entry check does, without making every later
-    /// query about the one need the other's assumptions).
-    fn classes_of(&mut self, formulas: &[&Bool<'ctx>]) -> std::collections::HashSet<u32> {
-        let mut cone = std::collections::HashSet::new();
-        let mut seen: std::collections::HashSet<Dynamic<'ctx>> = std::collections::HashSet::new();
+    /// The fresh constants of `formulas` (as ids; not unioned: a formula may join the states
+    /// of two loops, as a loop's entry check does, without making every later query about
+    /// the one need the other's assumptions). A term made of assumptions' terms gives its
+    /// class's representative.
+    fn fresh_ids(&mut self, formulas: &[&Bool<'ctx>]) -> Vec<u32> {
+        let mut out = HashSet::new();
+        let mut seen: HashSet<Dynamic<'ctx>> = HashSet::new();
         let mut stack: Vec<Dynamic<'ctx>> = formulas.iter().map(|f| Dynamic::from_ast(*f)).collect();
         while let Some(n) = stack.pop() {
             if let Some(r) = self.memo.get(&n).copied() {
-                // Made of assumptions' terms: its constants are one class.
                 if let Some(r) = r {
-                    let root = self.find(r);
-                    cone.insert(root);
+                    out.insert(r);
                 }
                 continue;
             }
@@ -222,12 +351,13 @@ impl<'ctx> Assumptions<'ctx> {
                 continue;
             }
             if let Some(id) = self.fresh_id(&n) {
-                let root = self.find(id);
-                cone.insert(root);
+                out.insert(id);
             }
             stack.extend(n.children());
         }
-        cone
+        let mut v: Vec<u32> = out.into_iter().collect();
+        v.sort_unstable();
+        v
     }
 
     /// The representative of `t`'s fresh constants (all unioned into one class), walking the
@@ -306,33 +436,6 @@ impl<'ctx> Assumptions<'ctx> {
 }
 
 impl<'ctx> Slice<'ctx> {
-    /// Whether `model` (of the sliced formula) is one of the whole: every assumption left out
-    /// on the chain of an `ok` that the model makes true holds in it (with model completion;
-    /// the `ok` constants of those assumptions are then all true, and every definition holds).
-    pub fn holds_in(&self, asm: &Assumptions<'ctx>, model: &Model<'ctx>) -> bool {
-        if self.dropped.is_empty() {
-            return true;
-        }
-        // The chains of the true `ok`s.
-        let mut on = std::collections::HashSet::new();
-        for &n in &self.oks {
-            if model.eval(&asm.defs[n].ok, true).and_then(|b| b.as_bool()) == Some(false) {
-                continue;
-            }
-            let mut cur = Some(n);
-            while let Some(d) = cur {
-                if !on.insert(d) {
-                    break;
-                }
-                cur = asm.defs[d].parent;
-            }
-        }
-        self.dropped
-            .iter()
-            .filter(|d| on.contains(d))
-            .all(|&d| model.eval(&asm.defs[d].cond, true).and_then(|b| b.as_bool()) == Some(true))
-    }
-
     /// How many assumptions were left out.
     pub fn dropped(&self) -> usize {
         self.dropped.len()
@@ -348,7 +451,8 @@ mod tests {
     /// Two loops' worth of assumptions over their own fresh constants: a formula about the
     /// second gets the second's assumptions and the one over inputs only, not the first's;
     /// the slice alone refutes what the assumptions refute; a model that breaks an assumption
-    /// left out is detected, and `full` gives every assumption.
+    /// left out is detected and the slice widened to its class, whose model is one of the
+    /// whole.
     #[test]
     fn slices_hold_the_cone_only() {
         let ctx = Context::new(&Config::new());
@@ -356,47 +460,42 @@ mod tests {
         let x = BV::new_const(&ctx, "x!1", 32);
         let y = BV::new_const(&ctx, "y!2", 32);
         let z = BV::new_const(&ctx, "z!3", 32);
+        let k = |v: u64| BV::from_u64(&ctx, v, 32);
         let mut asm = Assumptions::default();
         let t = Bool::from_bool(&ctx, true);
         let ok1 = asm.assume(&t, &x.bvult(&m)); // first loop: x < m
-        let ok2 = asm.assume(&ok1, &x._eq(&BV::from_u64(&ctx, 7, 32))); // x == 7
-        let ok3 = asm.assume(&ok2, &m.bvugt(&BV::from_u64(&ctx, 3, 32))); // inputs only: m > 3
+        let ok2 = asm.assume(&ok1, &x._eq(&k(7))); // x == 7
+        let ok3 = asm.assume(&ok2, &m.bvugt(&k(3))); // inputs only: m > 3
         let ok4 = asm.assume(&ok3, &y.bvule(&z)); // second loop: y <= z
-        let ok5 = asm.assume(&ok4, &z._eq(&BV::from_u64(&ctx, 5, 32))); // z == 5
+        let ok5 = asm.assume(&ok4, &z._eq(&k(5))); // z == 5
+        let solve = |facts: &[Bool], cond: &Bool| {
+            let s = Solver::new(&ctx);
+            for f in facts {
+                s.assert(f);
+            }
+            s.assert(cond);
+            let r = s.check();
+            (r, s.get_model())
+        };
         // Violated when y > 5 under ok5: refuted by the second loop's assumptions alone.
-        let cond = Bool::and(&ctx, &[&ok5, &y.bvugt(&BV::from_u64(&ctx, 5, 32))]);
-        let slice = asm.slice(&[&cond], &[&ok5]);
+        let cond = Bool::and(&ctx, &[&ok5, &y.bvugt(&k(5))]);
+        let slice = asm.slice(&[&cond], &[&ok5], LogUse::None, 0);
         assert_eq!(slice.dropped(), 2, "the first loop's two assumptions are left out");
         let text: Vec<String> = slice.facts.iter().map(|f| f.to_string()).collect();
         assert!(text.iter().all(|f| !f.contains("x!1")), "{text:?}");
         assert!(text.iter().any(|f| f.contains("#x00000003")), "the assumption over inputs is kept: {text:?}");
-        let s = Solver::new(&ctx);
-        for f in &slice.facts {
-            s.assert(f);
-        }
-        s.assert(&cond);
-        assert_eq!(s.check(), SatResult::Unsat);
-        // A property the slice cannot refute, whose model says nothing about x: completion
-        // gives x = 0, which breaks `x == 7`, so the model is not taken as one of the whole.
-        let cond2 = Bool::and(&ctx, &[&ok5, &y.bvult(&BV::from_u64(&ctx, 5, 32))]);
-        let slice2 = asm.slice(&[&cond2], &[&ok5]);
-        let s2 = Solver::new(&ctx);
-        for f in &slice2.facts {
-            s2.assert(f);
-        }
-        s2.assert(&cond2);
-        assert_eq!(s2.check(), SatResult::Sat);
-        let model = s2.get_model().unwrap();
-        assert!(!slice2.holds_in(&asm, &model));
-        let full = asm.full(&slice2);
-        assert_eq!(full.iter().filter(|f| f.to_string().contains("x!1")).count(), 2);
-        let s3 = Solver::new(&ctx);
-        for f in &full {
-            s3.assert(f);
-        }
-        s3.assert(&cond2);
-        assert_eq!(s3.check(), SatResult::Sat);
-        // A model of the whole formula is one.
-        assert!(slice2.holds_in(&asm, &s3.get_model().unwrap()));
+        assert_eq!(solve(&slice.facts, &cond).0, SatResult::Unsat);
+        // A satisfiable property whose model says nothing about x: completion gives x = 0,
+        // which breaks `x == 7`, so the slice is widened by x's class.
+        let cond2 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5))]);
+        let slice2 = asm.slice(&[&cond2], &[&ok5], LogUse::None, 0);
+        let (r, model) = solve(&slice2.facts, &cond2);
+        assert_eq!(r, SatResult::Sat);
+        let wider = asm.recheck(&slice2, &model.unwrap(), 0).expect("the model breaks x == 7");
+        assert_eq!(wider.dropped(), 0);
+        assert!(wider.facts.iter().any(|f| f.to_string().contains("x!1")));
+        let (r, model) = solve(&wider.facts, &cond2);
+        assert_eq!(r, SatResult::Sat);
+        assert!(asm.recheck(&wider, &model.unwrap(), 1).is_none(), "a model of the whole formula is one");
     }
 }

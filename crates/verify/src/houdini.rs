@@ -51,6 +51,8 @@ pub(crate) struct HoudiniGroup<'ctx> {
     /// A round's disjunction ran past its budget: later rounds solve one check at a time
     /// from the start.
     one_by_one: bool,
+    /// The facts of the slices asserted on its solver.
+    asserted: std::collections::HashSet<Bool<'ctx>>,
 }
 
 impl<'ctx> HoudiniGroup<'ctx> {
@@ -62,7 +64,7 @@ impl<'ctx> HoudiniGroup<'ctx> {
             let l = enc.candidates[c.cand].loop_id;
             let logs = enc.candidates[c.cand].logs;
             let g = *index.entry((l, logs)).or_insert_with(|| {
-                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None, slice: None, one_by_one: false });
+                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None, slice: None, one_by_one: false, asserted: Default::default() });
                 groups.len() - 1
             });
             groups[g].checks.push(i);
@@ -178,23 +180,29 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             Err(v) => Err(v),
         };
-        // A model that violates an assumption left out of the solver's slice: all of them,
-        // and again.
-        if matches!(r, Ok(SatResult::Sat)) {
-            if let (Some(slice), Some(model)) = (&self.houdini_groups[g].slice, solver.get_model()) {
-                let asm = self.enc.assumptions.borrow();
-                if !slice.holds_in(&asm, &model) {
-                    for f in asm.full(slice) {
-                        solver.assert(&f);
-                    }
-                    drop(asm);
-                    self.houdini_groups[g].slice = None;
-                    self.stats.cone_fallbacks += 1;
-                    r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
+        // A model that breaks an assumption or log fact left out of the solver's slice: the
+        // slice widened (`cone`), and again.
+        let mut refinements = 0;
+        while matches!(r, Ok(SatResult::Sat)) {
+            let Some(model) = solver.get_model() else { break };
+            let wider = match &self.houdini_groups[g].slice {
+                Some(slice) => self.enc.assumptions.borrow_mut().recheck(slice, &model, refinements),
+                None => None,
+            };
+            let Some(wider) = wider else { break };
+            for f in &wider.facts {
+                if self.houdini_groups[g].asserted.insert(f.clone()) {
+                    solver.assert(f);
                 }
             }
+            self.houdini_groups[g].slice = Some(wider);
+            self.stats.cone_fallbacks += 1;
+            refinements += 1;
+            r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
         }
         if debug() {
+            let rl = solver.get_statistics().value("rlimit count").map(|v| format!("{v:?}")).unwrap_or_default();
+            eprintln!("houdini: rlimit count {rl}");
             let group = &self.houdini_groups[g];
             eprintln!(
                 "houdini: round {} (loop {}, {} checks from {}, candidates below {}) took {:.3}s: {:?}",
@@ -229,29 +237,32 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             let cond = self.enc.cand_checks[i].cond.clone();
             let ok = self.enc.cand_checks[i].ok.clone();
-            let slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok]);
-            let mut facts = slice.facts.clone();
+            let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+            let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp);
             let mut model = None;
-            for attempt in 0..2 {
-                let group = &self.houdini_groups[g];
-                let (solver, _) = self.enc.solver_with_facts(ctx, group.logs, group.stamp);
-                for f in facts.iter().chain(a) {
+            let mut refinements = 0;
+            loop {
+                let solver = self.enc.solver_with(ctx, &slice.facts);
+                for f in a {
                     solver.assert(f);
                 }
                 solver.assert(&cond);
-                match timed_check(&solver, &self.opts, &mut self.stats, |s| s.check())? {
-                    SatResult::Unsat => break,
-                    _ => {
-                        let Some(m) = solver.get_model() else {
-                            return Err(Verdict::Unknown("the SMT solver returned no model".into()));
-                        };
-                        if attempt == 0 && !slice.holds_in(&self.enc.assumptions.borrow(), &m) {
-                            self.stats.cone_fallbacks += 1;
-                            facts = self.enc.assumptions.borrow().full(&slice);
-                            continue;
-                        }
+                if timed_check(&solver, &self.opts, &mut self.stats, |s| s.check())? == SatResult::Unsat {
+                    break;
+                }
+                let Some(m) = solver.get_model() else {
+                    return Err(Verdict::Unknown("the SMT solver returned no model".into()));
+                };
+                let wider = self.enc.assumptions.borrow_mut().recheck(&slice, &m, refinements);
+                match wider {
+                    None => {
                         model = Some(m);
                         break;
+                    }
+                    Some(w) => {
+                        self.stats.cone_fallbacks += 1;
+                        refinements += 1;
+                        slice = w;
                     }
                 }
             }
@@ -290,15 +301,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let ctx = self.ctx;
         // Only the facts about the logs the group's candidates read (none for candidates over
         // values), and only those whose guard its checks can mention.
-        let group = &self.houdini_groups[g];
-        let (solver, _) = self.enc.solver_with_facts(ctx, group.logs, group.stamp);
         let conds: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].cond).collect();
         let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
-        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks);
-        for f in &slice.facts {
-            solver.assert(f);
-        }
+        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, logs, stamp);
+        let solver = self.enc.solver_with(ctx, &slice.facts);
         solver.assert(&crate::term::or(ctx, &conds));
+        self.houdini_groups[g].asserted = slice.facts.iter().cloned().collect();
         self.houdini_groups[g].slice = Some(slice);
         solver
     }

@@ -248,6 +248,8 @@ pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> R
     let mut params = Params::new(ctx);
     params.set_u32("random_seed", 0);
     params.set_bool("ctrl_c", false);
+    // No resource limit (a kept solver may have had one: `timed_check_within`).
+    params.set_u32("rlimit", 0);
     if let Some(t) = [opts.timeout, left].into_iter().flatten().min() {
         params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
     }
@@ -296,7 +298,10 @@ fn timed_check_within<'ctx>(
     if limit.is_some_and(|l| l <= budget) {
         return timed_check(solver, opts, stats, check).map(Some);
     }
-    params.set_u32("timeout", budget.as_millis().clamp(1, u32::MAX as u128) as u32);
+    // The budget in Z3's resource units (`rlimit`, about 10 million a second on the
+    // development machine), so that what is solved how does not depend on the machine's load.
+    let units = (budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32;
+    params.set_u32("rlimit", units.max(1));
     solver.set_params(&params);
     stats.solver_calls += 1;
     let start = Instant::now();
@@ -307,7 +312,7 @@ fn timed_check_within<'ctx>(
             let why = solver.get_reason_unknown().unwrap_or_default();
             if opts.cancelled() || opts.deadline.is_some_and(|d| Instant::now() >= d) {
                 Err(Verdict::Timeout)
-            } else if why.contains("timeout") || why.contains("canceled") {
+            } else if why.contains("timeout") || why.contains("canceled") || why.contains("resource") {
                 Ok(None)
             } else {
                 Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
@@ -316,6 +321,10 @@ fn timed_check_within<'ctx>(
         r => Ok(Some(r)),
     }
 }
+
+/// Z3's resource units per second of solving, roughly (measured on Houdini's rounds: 4 million
+/// units in 0.42 s).
+const RLIMIT_PER_SECOND: f64 = 10_000_000.0;
 
 /// The most properties of a query solved by Z3's tactics rather than its incremental core
 /// (see `Verifier::solve_query`).
@@ -452,8 +461,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     ///
     /// A fresh solver works on this query's formulas only; on the shared solver every query
     /// paid for the whole encoding (the arrays family at n = 320: 7.9 s against 0.5 s). It
-    /// holds the loop cuts' facts about the logs the query reads whose guard its conditions
-    /// can mention (`Encoding::solver_with_facts`). How it is solved was measured on the
+    /// holds the assumptions and the loop cuts' log facts of the query's cone of influence
+    /// (`cone`), widened while a model breaks one left out. How it is solved was measured on the
     /// scaling families (`scripts/scaling`): a query of at most [`SMALL_QUERY`] properties, or
     /// one that holds loop cuts' log facts, is solved by Z3's tactic for QF_AUFBV (`check`
     /// without assumptions, the assignment asserted: simplification, elimination of
@@ -467,37 +476,41 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     ///
     /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
     fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
-        // First with the assumptions of the query's cone of influence only (`cone`); a model
-        // that the assumptions left out do not allow is checked again with all of them.
+        // With the assumptions and log facts of the query's cone of influence only (`cone`);
+        // a model that one left out does not allow is solved again on a wider slice.
         let query = &self.queries[q];
         let conds: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].cond).collect();
         let oks: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].ok).collect();
-        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks);
+        let stamp = query.props[..upto].iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
         }
-        let (r, model) = self.solve_query_with(base, q, upto, &slice.facts);
-        let Some(m) = &model else { return (r, model) };
-        if slice.holds_in(&self.enc.assumptions.borrow(), m) {
-            return (r, model);
+        let mut refinements = 0;
+        loop {
+            let (r, model) = self.solve_query_with(base, q, upto, &slice);
+            let Some(m) = &model else { return (r, model) };
+            let wider = self.enc.assumptions.borrow_mut().recheck(&slice, m, refinements);
+            match wider {
+                None => return (r, model),
+                Some(w) => {
+                    self.stats.cone_fallbacks += 1;
+                    refinements += 1;
+                    slice = w;
+                }
+            }
         }
-        self.stats.cone_fallbacks += 1;
-        let full = self.enc.assumptions.borrow().full(&slice);
-        self.solve_query_with(base, q, upto, &full)
     }
 
-    /// [`Verifier::solve_query`] with these facts about the assumptions.
-    fn solve_query_with(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize, facts: &[Bool<'ctx>]) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    /// [`Verifier::solve_query`] on this slice of the assumptions and log facts.
+    fn solve_query_with(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize, slice: &cone::Slice<'ctx>) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let query = &self.queries[q];
         // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
         // (Tactic::solver) costs nothing to set up but solved some queries several times
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
-        let stamp = query.props[..upto].iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
-        let (solver, log_facts) = self.enc.solver_with_facts(self.ctx, query.logs, stamp);
-        for f in facts {
-            solver.assert(f);
-        }
+        let solver = self.enc.solver_with(self.ctx, &slice.facts);
+        let log_facts = slice.log_facts;
         let small = upto <= SMALL_QUERY || log_facts > 0;
         solver.assert(&query.violated(self.ctx, &self.enc, upto));
         let mut assumptions = base.to_vec();

@@ -210,16 +210,16 @@ fn solver_with_facts<'ctx>(ctx: &'ctx Context, background: &[Bool<'ctx>], log_fa
 }
 
 impl<'ctx> Encoding<'ctx> {
-    /// A solver for a formula built by stamp `stamp` (`Encoder::stamp`) that reads `logs`:
-    /// the background and the loop cuts' facts about those logs whose guard the formula can
-    /// mention. Leaving a fact out can only add executions, never hide a violation; the facts
-    /// left out are those that cannot matter: the guard of a later loop cut is free in the
-    /// formula (the facts hold by setting it false), and the facts about other objects' logs
-    /// constrain nothing the formula reads (each object's log is its own terms, and a cut's
-    /// ghost iterations are fresh renamings).
-    pub(crate) fn solver_with_facts(&self, ctx: &'ctx Context, logs: LogUse, stamp: u32) -> (Solver<'ctx>, usize) {
-        solver_with_facts(ctx, &self.background, &self.log_facts, logs, stamp)
+    /// A solver holding the background and `facts` (a slice of the assumptions and log
+    /// facts, `cone`).
+    pub(crate) fn solver_with(&self, ctx: &'ctx Context, facts: &[Bool<'ctx>]) -> Solver<'ctx> {
+        let (solver, _) = solver_with_facts(ctx, &self.background, &[], LogUse::None, 0);
+        for f in facts {
+            solver.assert(f);
+        }
+        solver
     }
+
 }
 
 /// The encoder's output: the background constraints, the properties and the candidates'
@@ -558,11 +558,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Records a loop cut's facts about the logs of `object` for the solvers that can mention
     /// `guard`, a fresh constant made with stamp `stamp` ([`Encoding::log_facts`]).
-    pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>) {
-        self.log_facts.push(LogFact { stamp, object, fact: guard.implies(facts) });
+    /// `own`: the havocked log fields the facts describe (they join the guard's class of the
+    /// cone of influence, `cone`; the log before the loop and the ghost iteration do not).
+    pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
+        let fact = guard.implies(facts);
+        self.st.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
+        self.log_facts.push(LogFact { stamp, object, fact });
     }
 
-    /// [`Encoding::solver_with_facts`] while encoding.
+    /// A solver holding the background and the loop cuts' facts about `logs` made by stamp
+    /// `stamp`, while encoding.
     pub(crate) fn solver_with_facts(&self, logs: LogUse, stamp: u32) -> Solver<'ctx> {
         solver_with_facts(self.ctx, &self.background, &self.log_facts, logs, stamp).0
     }

@@ -143,23 +143,25 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 solver.assert(&again);
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
                 // violates one left out is checked again with all of them.
-                let slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok]);
+                let mut slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.stamp());
                 for f in &slice.facts {
                     solver.assert(f);
                 }
                 let t0 = std::time::Instant::now();
                 let mut r = solver.check();
                 self.solver_calls += 1;
-                if r == SatResult::Sat {
-                    let asm = self.st.asm.borrow();
-                    if let Some(m) = solver.get_model().filter(|m| !slice.holds_in(&asm, m)) {
-                        drop(m);
-                        for f in asm.full(&slice) {
-                            solver.assert(&f);
-                        }
-                        r = solver.check();
-                        self.solver_calls += 1;
+                let mut refinements = 0;
+                while r == SatResult::Sat {
+                    let Some(m) = solver.get_model() else { break };
+                    let wider = self.st.asm.borrow_mut().recheck(&slice, &m, refinements);
+                    let Some(w) = wider else { break };
+                    for f in &w.facts {
+                        solver.assert(f);
                     }
+                    slice = w;
+                    refinements += 1;
+                    r = solver.check();
+                    self.solver_calls += 1;
                 }
                 self.solve_time += t0.elapsed();
                 if std::env::var_os("SYNCFIX_DEBUG_UNWIND").is_some() {

@@ -32,6 +32,7 @@ use crate::term::{and, is_false, or, Term};
 use crate::VerifyError;
 use havoc::Body;
 use syncfix_kir::{InstId, LoopId, ObjectId, Operand};
+use z3::ast::Dynamic;
 use z3::ast::{Ast, Bool};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -267,13 +268,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
         for &o in &logged {
             let mut facts = vec![];
+            let mut own: Vec<Dynamic<'ctx>> = vec![];
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let h = head_logs[&o].get(kind).clone();
                 let p = pre_logs[&o].get(kind).clone();
+                own.extend([Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.value)]);
                 let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
                 facts.push(self.log_fact(o, kind, &h, &p, &body));
             }
-            self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()));
+            self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()), &own);
         }
 
         // After the loop: this iteration was the last one.
