@@ -19,6 +19,14 @@
 
 use crate::encode::LogUse;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+
+/// A hash map with a fixed hasher, for maps that hold Z3 terms: a map's order of dropping its
+/// terms decides which ids Z3 recycles, and so the models it gives (std's random hasher made
+/// a counterexample's values vary between runs of one kernel).
+pub(crate) type TermMap<K, V> = HashMap<K, V, BuildHasherDefault<std::collections::hash_map::DefaultHasher>>;
+/// A hash set with a fixed hasher (see [`TermMap`]).
+pub(crate) type TermSet<K> = HashSet<K, BuildHasherDefault<std::collections::hash_map::DefaultHasher>>;
 use syncfix_kir::ObjectId;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{DeclKind, Model};
@@ -49,12 +57,12 @@ pub(crate) struct Assumptions<'ctx> {
     defs: Vec<Def<'ctx>>,
     facts: Vec<LogFactDef<'ctx>>,
     /// Each `ok` constant's definition.
-    index: HashMap<Bool<'ctx>, usize>,
+    index: TermMap<Bool<'ctx>, usize>,
     /// Fresh constants (by name) and their union-find.
     names: HashMap<String, u32>,
     parent: Vec<u32>,
     /// Per visited term: a fresh constant whose class holds all of the term's, or `None`.
-    memo: HashMap<Dynamic<'ctx>, Option<u32>>,
+    memo: TermMap<Dynamic<'ctx>, Option<u32>>,
 }
 
 /// The facts to assert for some formulas: their `ok` constants' chains, compressed to the
@@ -85,7 +93,7 @@ impl std::fmt::Debug for Assumptions<'_> {
 
 impl<'ctx> Default for Assumptions<'ctx> {
     fn default() -> Self {
-        Assumptions { defs: vec![], facts: vec![], index: HashMap::new(), names: HashMap::new(), parent: vec![], memo: HashMap::new() }
+        Assumptions { defs: vec![], facts: vec![], index: TermMap::default(), names: HashMap::new(), parent: vec![], memo: TermMap::default() }
     }
 }
 
@@ -338,7 +346,7 @@ impl<'ctx> Assumptions<'ctx> {
     /// class's representative.
     fn fresh_ids(&mut self, formulas: &[&Bool<'ctx>]) -> Vec<u32> {
         let mut out = HashSet::new();
-        let mut seen: HashSet<Dynamic<'ctx>> = HashSet::new();
+        let mut seen: TermSet<Dynamic<'ctx>> = TermSet::default();
         let mut stack: Vec<Dynamic<'ctx>> = formulas.iter().map(|f| Dynamic::from_ast(*f)).collect();
         while let Some(n) = stack.pop() {
             if let Some(r) = self.memo.get(&n).copied() {

@@ -52,7 +52,7 @@ pub(crate) struct HoudiniGroup<'ctx> {
     /// from the start.
     one_by_one: bool,
     /// The facts of the slices asserted on its solver.
-    asserted: std::collections::HashSet<Bool<'ctx>>,
+    asserted: crate::cone::TermSet<Bool<'ctx>>,
 }
 
 impl<'ctx> HoudiniGroup<'ctx> {

@@ -276,7 +276,7 @@ pub(crate) struct Encoder<'ctx, 'k> {
     /// Per block, the dominator whose predicate it has (`reconverge`), and the predicates of
     /// the blocks executed (the latest execution of each).
     pub equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
-    pub block_pred: std::collections::HashMap<BlockId, [Bool<'ctx>; 2]>,
+    pub block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
     pub abs: &'k Abstraction,
     pub opts: &'k VerifyOptions,
     pub limits: Limits,
@@ -419,7 +419,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             k,
             cfg,
             equiv: crate::reconverge::control_equivalent(k, cfg),
-            block_pred: std::collections::HashMap::new(),
+            block_pred: BTreeMap::new(),
             abs,
             opts,
             limits: opts.limits,
