@@ -259,25 +259,7 @@ pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> R
 /// Runs `check` on `solver` with [`solver_params`]: counted and timed into the stats;
 /// `unknown` becomes [`Verdict::Timeout`] or [`Verdict::Unknown`] with Z3's reason.
 fn timed_check<'ctx>(solver: &Solver<'ctx>, opts: &VerifyOptions, stats: &mut Stats, check: impl FnOnce(&Solver<'ctx>) -> SatResult) -> Result<SatResult, Verdict> {
-    match solver_params(solver.get_context(), opts) {
-        Ok(p) => solver.set_params(&p),
-        Err(_) => return Err(Verdict::Timeout),
-    }
-    stats.solver_calls += 1;
-    let start = Instant::now();
-    let r = check(solver);
-    stats.solve_time += start.elapsed();
-    match r {
-        SatResult::Unknown => {
-            let why = solver.get_reason_unknown().unwrap_or_default();
-            if why.contains("timeout") || why.contains("canceled") || opts.deadline.is_some_and(|d| Instant::now() >= d) {
-                Err(Verdict::Timeout)
-            } else {
-                Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
-            }
-        }
-        r => Ok(r),
-    }
+    run_check(solver, opts, stats, None, check).map(|r| r.expect("no resource limit"))
 }
 
 /// [`timed_check`] within `budget` as well: `None` when the budget ran out first (the
@@ -289,10 +271,6 @@ fn timed_check_within<'ctx>(
     budget: Duration,
     check: impl FnOnce(&Solver<'ctx>) -> SatResult,
 ) -> Result<Option<SatResult>, Verdict> {
-    let mut params = match solver_params(solver.get_context(), opts) {
-        Ok(p) => p,
-        Err(_) => return Err(Verdict::Timeout),
-    };
     let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let limit = [opts.timeout, left].into_iter().flatten().min();
     if limit.is_some_and(|l| l <= budget) {
@@ -300,8 +278,23 @@ fn timed_check_within<'ctx>(
     }
     // The budget in Z3's resource units (`rlimit`, about 10 million a second on the
     // development machine), so that what is solved how does not depend on the machine's load.
-    let units = (budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32;
-    params.set_u32("rlimit", units.max(1));
+    let units = ((budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32).max(1);
+    run_check(solver, opts, stats, Some(units), check)
+}
+
+/// The one way a solver is called: [`solver_params`] (and the resource limit `rlimit`, if
+/// any), counted and timed into the stats. `Ok(None)` when the resource limit ran out.
+fn run_check<'ctx>(
+    solver: &Solver<'ctx>,
+    opts: &VerifyOptions,
+    stats: &mut Stats,
+    rlimit: Option<u32>,
+    check: impl FnOnce(&Solver<'ctx>) -> SatResult,
+) -> Result<Option<SatResult>, Verdict> {
+    let mut params = solver_params(solver.get_context(), opts).map_err(|_| Verdict::Timeout)?;
+    if let Some(units) = rlimit {
+        params.set_u32("rlimit", units);
+    }
     solver.set_params(&params);
     stats.solver_calls += 1;
     let start = Instant::now();
@@ -310,10 +303,14 @@ fn timed_check_within<'ctx>(
     match r {
         SatResult::Unknown => {
             let why = solver.get_reason_unknown().unwrap_or_default();
-            if opts.cancelled() || opts.deadline.is_some_and(|d| Instant::now() >= d) {
-                Err(Verdict::Timeout)
-            } else if why.contains("timeout") || why.contains("canceled") || why.contains("resource") {
+            let past_deadline = opts.cancelled() || opts.deadline.is_some_and(|d| Instant::now() >= d);
+            // Z3 4.8 reports a spent resource limit as "canceled"; the caller made sure the
+            // per-call timeout is longer than the budget.
+            let stopped = why.contains("timeout") || why.contains("canceled") || why.contains("resource");
+            if rlimit.is_some() && stopped && !past_deadline {
                 Ok(None)
+            } else if stopped || past_deadline {
+                Err(Verdict::Timeout)
             } else {
                 Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
             }
