@@ -170,6 +170,32 @@ fn host_code_that_does_not_compile_is_left_out_with_a_note() {
     assert!(err.contains("'cublas_v2.h' file not found"), "{err}");
 }
 
+/// Host code in the user's own headers (HeCBench's hbc and Chai's programs): a host class
+/// with a field of a library's type, host prototypes naming a type from a header that is not
+/// there, an inline host function calling the library. Each is left out through clang's
+/// file overlay (the header on disk is not touched) and said in a note; device code that
+/// uses such a class is still an error.
+#[test]
+fn host_code_in_a_users_header_is_left_out_with_a_note() {
+    let d = tempfile::tempdir().unwrap();
+    let header = "#pragma once\n#include <vector>\n#include <boost/bimap.hpp>\n#include \"support/common.h\"\nclass graph {\n public:\n  int *R;\n  int n;\n  boost::bimap<unsigned, int> IDs;\n};\nvoid run_cpu(flowvector *v, int n);\ninline int count(graph &g) {\n  return g.IDs.size();\n}\n";
+    write(d.path(), "util.h", header);
+    let text = "#include \"util.h\"\n__global__ void k(int *a) { a[threadIdx.x] = 1; }\nint main() {\n  graph g;\n  run_cpu(0, 0);\n  k<<<1, 32>>>(g.R);\n}\n";
+    write(d.path(), "main.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "main.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("`boost/bimap.hpp`, `support/common.h` not found"), "{err}");
+    assert!(err.contains("the bodies of count (util.h), main"), "{err}");
+    assert!(err.contains("the declarations of run_cpu (util.h)"), "{err}");
+    assert!(err.contains("the field graph::IDs"), "{err}");
+    assert_eq!(std::fs::read_to_string(d.path().join("util.h")).unwrap(), header);
+    // A kernel that takes the class whose field was left out: its layout is not the user's.
+    write(d.path(), "dev.cu", &text.replace("__global__ void k(int *a) { a[threadIdx.x] = 1; }", "__global__ void k(graph g) { g.R[threadIdx.x] = 1; }").replace("k<<<1, 32>>>(g.R)", "k<<<1, 32>>>(g)"));
+    let (code, out, err) = run(d.path(), &["verify", "dev.cu"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("device code uses `graph`"), "{err}");
+}
+
 #[test]
 fn a_program_may_define_what_cuda_headers_define() {
     let d = tempfile::tempdir().unwrap();

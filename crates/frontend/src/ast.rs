@@ -118,6 +118,27 @@ pub struct AstInfo {
     pub records: HashMap<String, RecordInfo>,
     /// The kernel launches of the host code (`k<<<grid, block>>>(...)`), in document order.
     pub launches: Vec<LaunchSite>,
+    /// Host functions and record fields of the user's files (the main file and its headers)
+    /// that the whole-program fallback may leave out when they do not compile (`driver::host`).
+    pub host_decls: Vec<HostDecl>,
+}
+
+/// A declaration in a user's file that a device-side compile does not need when it is host
+/// code: a host function (declaration or definition), or a field of a struct or class (which
+/// device code may not use: the driver checks the LLVM IR for the record's type).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostDecl {
+    /// The file: `None` for the main file, else the header's name as clang gives it.
+    pub file: Option<String>,
+    /// The function's or field's name.
+    pub name: String,
+    /// For a field, the name of its struct or class.
+    pub record: Option<String>,
+    /// The whole declaration, from its first token to the end of its last (the `;` after it
+    /// not included), as byte offsets in its file.
+    pub range: TextRange,
+    /// A function definition's body `{ ... }`, as byte offsets in its file.
+    pub body: Option<TextRange>,
 }
 
 /// The members of a struct or class in declaration order, as LLVM lays them out: the base
@@ -193,6 +214,7 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         bodies: Vec::new(),
         cuda: false,
         records: HashMap::new(),
+        host_decls: Vec::new(),
     };
     decls.walk(&tu, false);
     let mut recorder = stmts::Recorder {
@@ -223,6 +245,7 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         vars: decls.vars,
         records: decls.records,
         launches: launch::launches(&tu, source.as_bytes()),
+        host_decls: if decls.cuda { decls.host_decls } else { vec![] },
     })
 }
 
@@ -249,6 +272,7 @@ struct Decls<'v> {
     /// Some function carries a CUDA attribute (`__host__`, `__device__`, `__global__`).
     cuda: bool,
     records: HashMap<String, RecordInfo>,
+    host_decls: Vec<HostDecl>,
 }
 
 /// A function body whose statements may be recorded.
@@ -312,9 +336,30 @@ impl<'v> Decls<'v> {
         }
     }
 
+    /// A declaration's range in a user's file: the file (`None` for the main file) and the
+    /// byte range in it; `None` elsewhere (a system header, a macro from another file).
+    fn decl_range(&self, d: &Value) -> Option<(Option<String>, TextRange)> {
+        if let (Some(start), Some(end)) = (json::begin_of(d, self.src), json::end_of(d, self.src)) {
+            return (start < end).then_some((None, TextRange { start, end }));
+        }
+        let (file, start, end) = json::header_range(d)?;
+        Some((Some(file), TextRange { start, end }))
+    }
+
     /// Records the members of a complete struct or class definition.
     fn record(&mut self, d: &'v Value) {
         let (Some(name), true) = (str_field(d, "name"), json::flag(d, "completeDefinition")) else { return };
+        for field in inner(d).iter().filter(|c| kind(c) == "FieldDecl") {
+            if let Some((file, range)) = self.decl_range(field) {
+                self.host_decls.push(HostDecl {
+                    file,
+                    name: str_field(field, "name").unwrap_or("").to_owned(),
+                    record: Some(name.to_owned()),
+                    range,
+                    body: None,
+                });
+            }
+        }
         if str_field(d, "tagUsed") == Some("union") || self.records.contains_key(name) {
             return;
         }
@@ -364,6 +409,15 @@ impl<'v> Decls<'v> {
         }
         let constant = json::flag(f, "constexpr") || json::flag(f, "consteval");
         info.host_only = !device && !info.is_kernel && !constant;
+        if info.host_only && !implicit {
+            if let Some((file, range)) = self.decl_range(f) {
+                let body = body.and_then(|b| match &file {
+                    None => Some(TextRange { start: json::begin_of(b, self.src)?, end: json::end_of(b, self.src)? }),
+                    Some(header) => json::header_range(b).filter(|(h, _, _)| h == header).map(|(_, start, end)| TextRange { start, end }),
+                });
+                self.host_decls.push(HostDecl { file, name: name.clone(), record: None, range, body });
+            }
+        }
         info.in_user_header = body.is_some() && !implicit && !info.in_main && json::loc_in_user_file(f.get("loc"));
         if let Some(b) = body {
             if let (Some(start), Some(end), false) = (json::begin_of(b, self.src), json::end_of(b, self.src), implicit)

@@ -29,6 +29,10 @@ fn system_file(file: &str) -> bool {
         || std::path::Path::new(file).ancestors().any(|a| a.ends_with("include") && a.join("cuda_runtime_api.h").is_file())
 }
 
+/// The member [`parse`] adds to every location object in a user's header (a user's file that
+/// is not the main file): the file's name as clang gives it.
+const FILE_KEY: &str = "syncfix.file";
+
 /// Deepest JSON nesting accepted (clang nests one or two levels per AST node).
 pub(crate) const MAX_DEPTH: usize = 20_000;
 
@@ -44,8 +48,8 @@ pub(crate) fn parse(json: &str, main_file: &str) -> Result<Value, AstError> {
     de.disable_recursion_limit();
     let mut value: Value = serde::Deserialize::deserialize(&mut de)?;
     de.end()?;
-    let mut in_main = (false, false);
-    tag_locations(&mut value, main_file, &mut in_main);
+    let mut current = Current::default();
+    tag_locations(&mut value, main_file, &mut current);
     Ok(value)
 }
 
@@ -80,28 +84,63 @@ fn is_bare_location(v: &serde_json::Map<String, Value>) -> bool {
     v.contains_key("offset") && v.contains_key("tokLen")
 }
 
+/// The file of the location printed last, as [`tag_locations`] walks.
+#[derive(Default)]
+struct Current {
+    main: bool,
+    user: bool,
+    /// The file's name, for a user's header.
+    header: Option<Value>,
+}
+
 /// Tags every bare location under `v`, in document order, tracking the current file.
-fn tag_locations(v: &mut Value, main_file: &str, in_main: &mut (bool, bool)) {
+fn tag_locations(v: &mut Value, main_file: &str, current: &mut Current) {
     match v {
         Value::Object(map) if is_bare_location(map) => {
             if let Some(file) = map.get("file").and_then(Value::as_str) {
-                *in_main = (file == main_file, file == main_file || !system_file(file));
+                let main = file == main_file;
+                let user = main || !system_file(file);
+                let header = (user && !main).then(|| Value::String(file.to_owned()));
+                *current = Current { main, user, header };
             }
-            map.insert(MAIN_KEY.to_owned(), Value::Bool(in_main.0));
-            map.insert(USER_KEY.to_owned(), Value::Bool(in_main.1));
+            map.insert(MAIN_KEY.to_owned(), Value::Bool(current.main));
+            map.insert(USER_KEY.to_owned(), Value::Bool(current.user));
+            if let Some(file) = &current.header {
+                map.insert(FILE_KEY.to_owned(), file.clone());
+            }
         }
         Value::Object(map) => {
             for member in map.values_mut() {
-                tag_locations(member, main_file, in_main);
+                tag_locations(member, main_file, current);
             }
         }
         Value::Array(items) => {
             for item in items {
-                tag_locations(item, main_file, in_main);
+                tag_locations(item, main_file, current);
             }
         }
         _ => {}
     }
+}
+
+/// A node's byte range in a user's header (not the main file): the header's name as clang
+/// gives it, and the half-open range from its first token to the end of its last. `None`
+/// when the node is not wholly in one user header (or comes from a macro defined elsewhere).
+pub(crate) fn header_range(node: &Value) -> Option<(String, usize, usize)> {
+    let bare = |which: &str| -> Option<&serde_json::Map<String, Value>> {
+        let loc = range_loc(node, which)?.as_object()?;
+        let loc = loc.get("expansionLoc").and_then(Value::as_object).unwrap_or(loc);
+        is_bare_location(loc).then_some(loc)
+    };
+    let (begin, end) = (bare("begin")?, bare("end")?);
+    let file = begin.get(FILE_KEY)?.as_str()?;
+    if end.get(FILE_KEY)?.as_str()? != file {
+        return None;
+    }
+    let (start, _) = offset_len(begin)?;
+    let (last, len) = offset_len(end)?;
+    let end = last.checked_add(len)?;
+    (start < end).then(|| (file.to_owned(), start, end))
 }
 
 /// A resolved location.

@@ -109,7 +109,7 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     // cannot be found are stubbed (`host`), round by round; `text` is then `effective`, of
     // the same length and lines, with host bodies blanked.
     let mut effective = text.to_string();
-    let mut fallback = HostFallback::new(setup.dir().join("stubs"));
+    let mut fallback = HostFallback::new(setup.dir().join("stubs"), setup.dir().join("overlay"));
     let mut first_failure: Option<String> = None;
     let mut rounds = 0;
     let (out, ast) = loop {
@@ -137,6 +137,9 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             let ast = parse_ast(&json, &file_name, &effective).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
             break (out, ast);
         }
+        if std::env::var_os("SYNCFIX_DEBUG_HOST").is_some() {
+            eprintln!("syncfix: debug: host fallback round {rounds}:\n{}", user_paths(&diags, &file_name, path));
+        }
         let first = first_failure.get_or_insert_with(|| user_paths(&diags, &file_name, path)).clone();
         if language != Language::Cuda || rounds >= host::MAX_ROUNDS {
             return Err(FrontendError::Clang(first));
@@ -147,14 +150,14 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
             Ok(false) => {}
             Err(_) => return Err(FrontendError::Clang(first)),
         }
-        // Errors only in the main file's host functions: leave their bodies out.
-        let lines = error_lines(&diags, &file_name);
-        let errors = diags.lines().filter(|l| l.contains(": error:") || l.contains(": fatal error:")).count();
-        if errors == lines.len() {
+        // Errors only in host code of the user's files: leave it out.
+        if let Some(places) = host::error_places(&diags, &file_name) {
             let json = String::from_utf8_lossy(&out.stdout);
             if let Ok(ast) = parse_ast(&json, &file_name, &effective) {
-                if fallback.leave_out_bodies(&mut effective, &ast.functions, &lines) {
-                    continue;
+                match fallback.leave_out(&mut effective, &ast.host_decls, &places, &orig) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => return Err(FrontendError::Tool(e)),
                 }
             }
         }
@@ -220,6 +223,17 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
     let ir = crate::passes::clean(&bc).map_err(FrontendError::Internal)?;
     // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
     let ir = ir.replacen("-G1\"", "\"", 1);
+    // A record whose field was left out has another layout than the user's: device code
+    // must not use it.
+    for record in fallback.records_with_fields_left_out() {
+        if ["struct", "class"].iter().any(|k| ir.contains(&format!("%{k}.{record} = ")) || ir.contains(&format!("::{record}\" = "))) {
+            return Err(FrontendError::Clang(format!(
+                "{}{}",
+                first_failure.as_deref().unwrap_or(""),
+                format_args!("syncfix: device code uses `{record}`, whose fields above do not compile\n")
+            )));
+        }
+    }
     let module = read_ir(&ir)?;
     let gep_offsets = crate::constgep::offsets(&ir).map_err(|e| FrontendError::Internal(format!("reading LLVM IR: {e}")))?;
 
