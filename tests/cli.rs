@@ -560,3 +560,27 @@ fn a_patch_never_names_a_path_with_dots_or_an_absolute_path() {
     let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "src/race.cu"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A symbolic CUDA launch stays within CUDA's limits (at most 1024 threads per block in x, 64
+/// in z; at most 65535 blocks in z): races that need a larger block or grid cannot happen.
+/// OpenCL has no such limit (the device's), so each of the three races there.
+#[test]
+fn symbolic_cuda_sizes_stay_within_cudas_launch_limits() {
+    let d = tempfile::tempdir().unwrap();
+    let cuda = "__global__ void k(int *out) {\n  __shared__ int s[1024], r[64];\n  if (threadIdx.y == 0 && threadIdx.z == 0) s[threadIdx.x % 1024] = threadIdx.x;\n  if (threadIdx.x == 0 && threadIdx.y == 0) r[threadIdx.z % 64] = threadIdx.z;\n  if (threadIdx.x + threadIdx.y + threadIdx.z == 0 && blockIdx.x == 0 && blockIdx.y == 0) out[blockIdx.z % 65536] = blockIdx.z;\n}\n";
+    kernel(d.path(), "lim.cu", cuda);
+    let (code, out, err) = run(d.path(), &["verify", "lim.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut opencl = cuda.replace("__global__ void k(int *out)", "__kernel void k(__global int *out)").replace("__shared__", "__local");
+    for (d3, f) in ["x", "y", "z"].iter().enumerate() {
+        opencl = opencl.replace(&format!("threadIdx.{f}"), &format!("get_local_id({d3})")).replace(&format!("blockIdx.{f}"), &format!("get_group_id({d3})"));
+    }
+    let lines: Vec<&str> = opencl.lines().collect();
+    for (line, array) in [(2, "s"), (3, "r"), (4, "out")] {
+        let only: Vec<&str> = lines.iter().enumerate().map(|(i, l)| if (2..=4).contains(&i) && i != line { "  ;" } else { l }).collect();
+        kernel(d.path(), "lim.cl", &(only.join("\n") + "\n"));
+        let (code, out, err) = run(d.path(), &["verify", "lim.cl"]);
+        assert_eq!(code, 6, "{out}{err}");
+        assert!(format!("{out}{err}").contains(&format!("write-write race on {array}[")), "{out}{err}");
+    }
+}

@@ -386,6 +386,27 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
         }
+        // CUDA's limits on a launch (Programming Guide, "Technical Specifications per Compute
+        // Capability", every capability since 2.0): at most 1024 threads per block, 1024 in x
+        // and y and 64 in z; at most 2^31 - 1 blocks in x and 65535 in y and z. A launch beyond
+        // them fails, so no kernel runs with such sizes. OpenCL's limits are the device's
+        // (`CL_DEVICE_MAX_WORK_GROUP_SIZE`): none is assumed there.
+        if k.language == syncfix_kir::Language::Cuda {
+            let c = |v: u64| BV::from_u64(ctx, v, 32);
+            for (d, (block, grid)) in [(1024, 0x7fff_ffff), (1024, 65535), (64, 65535)].into_iter().enumerate() {
+                if l.block_dim[d] == 0 {
+                    bg.push(sizes[0][d].bvule(&c(block)));
+                }
+                if l.grid_dim[d] == 0 {
+                    bg.push(sizes[1][d].bvule(&c(grid)));
+                }
+            }
+            if l.block_dim.contains(&0) {
+                // Each factor is at most 1024, so the product fits in 32 bits.
+                let threads = sizes[0][0].bvmul(&sizes[0][1]).bvmul(&sizes[0][2]);
+                bg.push(threads.bvule(&c(1024)));
+            }
+        }
         // A fact about symbolic sizes that bit-vector solvers find hard (32-bit products):
         // global ids `g * L + l` (as the front end builds them) of two threads are equal only
         // when their group and local ids are (`l < L` and no overflow, both asserted above).
