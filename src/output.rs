@@ -81,10 +81,11 @@ pub fn print_stats(t: &syncfix::Timings) {
     );
     if let Some((label, took)) = &t.slowest_query {
         eprintln!(
-            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}",
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}",
             t.queries,
             took.as_secs_f64(),
-            t.cone_fallbacks
+            t.cone_fallbacks,
+            t.houdini_unproved
         );
     }
 }

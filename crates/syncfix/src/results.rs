@@ -41,6 +41,8 @@ pub struct Timings {
     /// Solver calls repeated with every assumption of the kernel, because the model of the
     /// call with those of its cone of influence only broke one left out.
     pub cone_fallbacks: u32,
+    /// Candidate loop invariants dropped because their check ran past its budget.
+    pub houdini_unproved: u32,
     pub barrier_vars: usize,
     pub repair_iterations: u32,
     pub clauses: usize,
@@ -59,6 +61,7 @@ impl Timings {
         self.houdini_rounds += t.houdini_rounds;
         self.queries += t.queries;
         self.cone_fallbacks += t.cone_fallbacks;
+        self.houdini_unproved += t.houdini_unproved;
         self.note_slowest(&t.slowest_query);
     }
 

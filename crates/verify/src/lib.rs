@@ -203,6 +203,10 @@ pub struct Stats {
     /// Solver calls repeated with every assumption because the model of a call with those of
     /// its cone of influence only violated one left out (`cone`).
     pub cone_fallbacks: u32,
+    /// Candidate invariants that Houdini dropped because checking one on its own ran past
+    /// its budget ([`houdini`]'s `CHECK_BUDGET`): the invariant is weaker (still sound) and a
+    /// race found through it may be spurious.
+    pub houdini_unproved: u32,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {

@@ -107,6 +107,7 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.houdini_rounds += s.houdini_rounds;
     t.queries += s.queries;
     t.cone_fallbacks += s.cone_fallbacks;
+    t.houdini_unproved += s.houdini_unproved;
     t.note_slowest(&s.slowest_query);
 }
 

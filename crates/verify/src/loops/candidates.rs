@@ -139,7 +139,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     }
                 }
                 Step::AddVar(o) => {
-                    let step: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, o));
+                    let step: [Term<'ctx>; 2] = std::array::from_fn(|t| {
+                        if self.outside(l, o) {
+                            self.value(t, o)
+                        } else {
+                            self.invariant_term(t, o, 0).expect("checked by added_value")
+                        }
+                    });
                     out.push((format!("{name} strided by {o:?}"), Form::Stride { phi: pi, init: init.clone(), step }));
                     if relational {
                         out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
@@ -435,9 +441,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Cast { arg, .. } => self.added_value(l, *arg, phi),
             InstKind::Bin { op: BinOp::Add, lhs, rhs } => {
                 let w = self.k.insts[phi].width;
-                if self.offset_from(*lhs, phi, w, 4) == Some(0) && self.outside(l, *rhs) && self.k.width(*rhs) == w {
+                // The step is the same in every iteration: computed before the loop, or from
+                // the thread's ids, the launch sizes, parameters and constants only (clang
+                // reads `gridDim.x` again in the loop of a grid-stride loop).
+                let same = |o: Operand| self.outside(l, o) || self.invariant_term(0, o, 0).is_some();
+                if self.offset_from(*lhs, phi, w, 4) == Some(0) && same(*rhs) && self.k.width(*rhs) == w {
                     Some(*rhs)
-                } else if self.offset_from(*rhs, phi, w, 4) == Some(0) && self.outside(l, *lhs) && self.k.width(*lhs) == w {
+                } else if self.offset_from(*rhs, phi, w, 4) == Some(0) && same(*lhs) && self.k.width(*lhs) == w {
                     Some(*lhs)
                 } else {
                     None
