@@ -141,6 +141,20 @@ fn sizes_assigned_before_the_launch_are_taken_when_they_reach_it() {
     assert!(err.contains("blockDim=16, gridDim=[*,*,*] taken from the launch at a.cu:23"), "{err}");
 }
 
+/// A `dim3` set field by field (`b.x = 64; b.y = 1;`, as HeCBench's morphology does): each
+/// field the last such assignment before the launch on every path gives, the others as the
+/// declaration left them (`dim3 b;` is 1, 1, 1); a field set from a run-time value, or set in a
+/// branch, stays symbolic.
+#[test]
+fn a_dim3_set_field_by_field_gives_the_launch() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "__global__ void k(int *a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\nint main(int argc, char **argv) {\n  int *p = 0;\n  dim3 block, grid;\n  block.x = 64;\n  block.y = 1;\n  grid.x = argc;\n  if (argc > 2) grid.y = 2;\n  k<<<grid, block>>>(p);\n}\n";
+    write(d.path(), "f.cu", text);
+    let (code, out, err) = run(d.path(), &["verify", "f.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("blockDim=64, gridDim=[*,*] taken from the launch at f.cu:9"), "{err}");
+}
+
 #[test]
 fn a_kernel_in_an_included_header_is_verified() {
     let d = tempfile::tempdir().unwrap();

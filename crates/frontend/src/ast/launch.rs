@@ -71,6 +71,9 @@ struct Index<'v> {
     /// Local variables by id written otherwise than by such an assignment (or read in a way
     /// that may write them: address taken, passed by reference, a member written).
     written_otherwise: HashMap<&'v str, bool>,
+    /// Local `dim3` variables by id: the assignments to one of their fields (`b.x = e;`) that
+    /// are statements, with the field (0 for `x`, 1 for `y`, 2 for `z`).
+    field_assignments: HashMap<&'v str, Vec<(usize, Assignment<'v>)>>,
     /// The launch being evaluated: its offset in the main file, its ancestors' and its
     /// enclosing loops' ids (for [`Index::reaching`]).
     current: std::cell::RefCell<Option<(usize, Vec<&'v str>, Vec<&'v str>)>>,
@@ -123,9 +126,10 @@ impl<'v> Index<'v> {
                         let read = Self::only_read(parents);
                         *self.changed.entry(var).or_insert(false) |= !read;
                         if !read {
-                            match Self::assignment(n, parents) {
-                                Some(a) => self.assignments.entry(var).or_default().push(a),
-                                None => {
+                            match (Self::assignment(n, parents), Self::field_assignment(n, parents)) {
+                                (Some(a), _) => self.assignments.entry(var).or_default().push(a),
+                                (None, Some(fa)) => self.field_assignments.entry(var).or_default().push(fa),
+                                (None, None) => {
                                     self.written_otherwise.insert(var, true);
                                 }
                             }
@@ -194,6 +198,25 @@ impl<'v> Index<'v> {
         let compound = if kind(q) == "CompoundStmt" { str_field(q, "id") } else { None };
         let loops = parents.iter().filter(|p| is_loop(p)).filter_map(|p| str_field(p, "id")).collect();
         Some(Assignment { node, rhs, compound, loops })
+    }
+
+    /// The assignment to a field of a `dim3` (`b.x = e;`, HeCBench's morphology) whose object
+    /// is the `DeclRefExpr` `d` below `parents`, as a statement: the field and the assignment.
+    fn field_assignment(d: &'v Value, parents: &[&'v Value]) -> Option<(usize, Assignment<'v>)> {
+        let mut up = parents.iter().rev().copied().skip_while(|p| transparent(p));
+        let member = up.next()?;
+        if kind(member) != "MemberExpr" || crate::ast::json::flag(member, "isArrow") {
+            return None;
+        }
+        let field = ["x", "y", "z"].iter().position(|f| str_field(member, "name") == Some(f))?;
+        let ty = |n: &Value| n.get("type").and_then(|t| t.get("desugaredQualType").or_else(|| t.get("qualType"))).and_then(Value::as_str).map(str::to_owned);
+        if !ty(d).is_some_and(|t| t.trim_start_matches("struct ") == "dim3") {
+            return None;
+        }
+        // The member is the left-hand side of a plain `=`.
+        let at = parents.iter().rposition(|p| std::ptr::eq(*p, member))?;
+        let a = Self::assignment(member, &parents[..at])?;
+        Some((field, a))
     }
 
     /// The value a local variable `var` holds at the launch being evaluated, when plain
@@ -319,15 +342,49 @@ impl<'v> Index<'v> {
             _ if transparent(e) || matches!(kind(e), "CXXFunctionalCastExpr" | "CXXDefaultArgExpr") => {
                 inner(e).first().map_or(UNKNOWN, |c| self.dim3(c, depth + 1))
             }
-            "DeclRefExpr" => match self.init_of(e) {
-                Some(init) => self.dim3(init, depth + 1),
-                None => UNKNOWN,
-            },
+            "DeclRefExpr" => self.dim3_variable(e, depth),
             _ => match self.int(e, depth + 1) {
                 Some(v) => [fit(Some(v)), Some(1), Some(1)],
                 None => UNKNOWN,
             },
         }
+    }
+
+    /// The sizes a `dim3` variable holds at the launch: its value (initialiser or reaching
+    /// assignment), with each field then assigned on its own (`b.x = e;`) taken from the last
+    /// such assignment before the launch when it runs on every path to it (as [`Index::reaching`]
+    /// decides for whole assignments); a field assigned otherwise is unknown.
+    fn dim3_variable(&self, e: &'v Value, depth: u32) -> [Option<u32>; 3] {
+        let id = e.get("referencedDecl").and_then(|r| str_field(r, "id")).unwrap_or("");
+        let Some(fields) = self.field_assignments.get(id) else {
+            return self.init_of(e).map_or([None; 3], |init| self.dim3(init, depth + 1));
+        };
+        let Some(var) = self.vars.get(id) else { return [None; 3] };
+        if self.assignments.contains_key(id) || self.written_otherwise.get(id) == Some(&true) || !is_local(var) || var.get("storageClass").is_some() {
+            return [None; 3];
+        }
+        let mut sizes = match inner(var).iter().rev().find(|c| !kind(c).ends_with("Attr")) {
+            Some(init) => self.dim3(init, depth + 1),
+            None => [None; 3],
+        };
+        let current = self.current.borrow();
+        let Some((at, ancestors, loops)) = current.as_ref() else { return [None; 3] };
+        for (f, size) in sizes.iter_mut().enumerate() {
+            let all: Vec<&Assignment<'v>> = fields.iter().filter(|(g, _)| *g == f).map(|(_, a)| a).collect();
+            if all.iter().any(|a| begin_of(a.node, self.src).is_none()) {
+                *size = None;
+                continue;
+            }
+            let before = all.iter().filter_map(|a| begin_of(a.node, self.src).filter(|o| o < at).map(|o| (o, *a)));
+            let Some((_, last)) = before.max_by_key(|(o, _)| *o) else { continue };
+            let other_in_loop = all.iter().any(|a| !std::ptr::eq(*a, last) && a.loops.iter().any(|l| loops.contains(l)));
+            *size = if last.compound.is_some_and(|c| ancestors.contains(&c)) && !other_in_loop && !self.names_a_changed_variable(last.rhs) {
+                self.int(last.rhs, depth + 1).and_then(|v| u32::try_from(v).ok())
+            } else {
+                None
+            };
+        }
+        sizes
     }
 
     /// The initialiser of the variable a `DeclRefExpr` names, when its value cannot change.
