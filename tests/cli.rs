@@ -584,3 +584,27 @@ fn symbolic_cuda_sizes_stay_within_cudas_launch_limits() {
         assert!(format!("{out}{err}").contains(&format!("write-write race on {array}[")), "{out}{err}");
     }
 }
+
+/// A pointer read from memory when the kernel stores no address (a field of a struct the host
+/// filled with `cudaMalloc`'s results, as HeCBench's gmm does) points where the host put it:
+/// not modelled, so an unsupported construct naming its line, never a null-pointer defect.
+/// A pointer made from NULL stays a possible null pointer access (GPUVerify's suite).
+#[test]
+fn a_pointer_the_host_stored_in_memory_is_not_modelled_nor_null() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "s.cu", "struct S { float *a; int n; };\n__global__ void k(S *s) {\n  s->a[threadIdx.x] = 1.0f;\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "s.cu"]);
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(err.contains("s.cu:3:") && err.contains("pointer read from memory"), "{err}");
+    assert!(!format!("{out}{err}").contains("null pointer"), "{out}{err}");
+    // With another kernel in the file, that one is verified and this one is inconclusive.
+    kernel(d.path(), "two.cu", "struct S { float *a; int n; };\n__global__ void k(S *s) {\n  s->a[threadIdx.x] = 1.0f;\n}\n__global__ void ok(float *a) {\n  a[threadIdx.x] = 1.0f;\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "two.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(err.contains("kernel `k` could not be verified: unsupported construct at line 3: an access through a pointer read from memory"), "{err}");
+    assert!(format!("{out}{err}").contains("1 verified, 0 errors, 1 inconclusive"), "{out}{err}");
+    kernel(d.path(), "n.cu", "__global__ void k() {\n  char *p = 0;\n  p = p + 5;\n  p[threadIdx.x] = 1;\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "n.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(err.contains("possible null pointer access"), "{err}");
+}

@@ -85,6 +85,20 @@ pub fn clang_baseline(path: &Path, text: &str, opts: &FrontendOptions) -> Result
 /// ([`FrontendError::Unsupported`]), no kernel ([`FrontendError::NoKernel`]), the deadline
 /// ([`FrontendError::Timeout`]), syncfix's own failures ([`FrontendError::Internal`]).
 pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
+    compile_kernels(path, text, opts, false)
+}
+
+/// As [`compile`], but when the file has several kernels (none chosen with `--kernel`), a
+/// kernel that cannot be lowered (an unsupported construct) does not stop the others: it is
+/// in [`Compiled::failed`] with its error (so [`Compiled::kernels`] may be empty). A file of
+/// one kernel fails with its error, as GPUVerify's front end does.
+///
+/// Errors: as [`compile`].
+pub fn compile_each(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compiled, FrontendError> {
+    compile_kernels(path, text, opts, true)
+}
+
+fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) -> Result<Compiled, FrontendError> {
     let mut setup = Setup::new(path, text, opts)?;
     let language = setup.language;
     let deadline = opts.deadline;
@@ -260,6 +274,8 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
         chosen.extend(with_contracts(language, &ast, &module, opts.kernel.as_deref()).into_iter().map(|c| (c, true)));
     }
     let file_notes = fallback.notes(&path.display().to_string());
+    let several = chosen.len() > 1;
+    let mut failed: Vec<(String, FrontendError)> = vec![];
     let mut kernel_notes = vec![];
     for (Chosen { info: f, name: kernel_name }, modular) in chosen {
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -292,11 +308,18 @@ pub fn compile(path: &Path, text: &str, opts: &FrontendOptions) -> Result<Compil
                 gep_offsets: &gep_offsets,
                 modular,
             };
-            kernels.push(lower(&input)?);
+            match lower(&input) {
+                Ok(k) => kernels.push(k),
+                Err(e @ crate::lower::LowerError::Unsupported { .. }) if each && several => {
+                    failed.push((kernel_name.clone(), FrontendError::from(e)));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            }
             let mut notes = file_notes.clone();
             notes.extend(note);
             kernel_notes.push(notes);
         }
     }
-    Ok(Compiled { kernels, ast, language, tool_time, kernel_notes })
+    Ok(Compiled { kernels, ast, language, tool_time, kernel_notes, failed })
 }

@@ -147,6 +147,9 @@ pub struct Compiled {
     /// (host bodies that do not compile, headers not found) and where the kernel's launch
     /// came from when the host code gave it.
     pub kernel_notes: Vec<Vec<String>>,
+    /// Kernels that could not be lowered ([`compile_each`](super::compile_each) only): the
+    /// kernel's name and why.
+    pub failed: Vec<(String, FrontendError)>,
 }
 
 /// The language of a file by extension: `.cl` is OpenCL, anything else CUDA.

@@ -222,6 +222,24 @@ impl<'a> Lowerer<'a> {
     ) -> Result<(BlockId, Option<LVal>), LowerError> {
         let (sel, cands, off) = match p {
             LVal::Ptr(o, off) => return f(self, cur, o, off),
+            // A pointer read from memory (or made from an integer) when no object's address is
+            // ever stored: it points where the host put it (a field of a struct the host
+            // filled with `cudaMalloc`'s results, say), which the model does not know. Its
+            // only case would be the null one: say it is not modelled rather than report a
+            // null-pointer access that the program never makes.
+            LVal::DynPtr { sel, ref cands, .. } if cands.is_empty() && self.read_from_memory(sel) => {
+                // In an included file the message names the place (`loc` is the main file's).
+                let place = match loc.or(span.top()) {
+                    Some(l) if l.file != syncfix_kir::FileId::MAIN => {
+                        self.kir.k.files.get(l.file).map(|f| format!(" at {}:{}:{}", f.path, l.line, l.col)).unwrap_or_default()
+                    }
+                    _ => String::new(),
+                };
+                return Err(unsupported(
+                    format!("an access through a pointer read from memory that points to no array of the kernel's{place} (the host sets it: pointers stored in memory are not modelled)"),
+                    loc,
+                ));
+            }
             LVal::DynPtr { sel, cands, off } => (sel, cands, off),
             LVal::Null => (Operand::konst(32, 0), vec![], Operand::konst(64, 0)),
             _ => return Err(unsupported("an access through a value that is not a pointer", loc)),
@@ -446,6 +464,20 @@ impl<'a> Lowerer<'a> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Whether the selector `sel` of a decoded pointer was decoded from a value loaded from
+    /// memory (`decode_ptr` of a load: `trunc(load >> OFFSET_BITS)`).
+    fn read_from_memory(&self, sel: Operand) -> bool {
+        let value = |o: Operand| match o {
+            Operand::Value(v) => Some(&self.kir.k.insts[v].kind),
+            Operand::Const { .. } => None,
+        };
+        let Some(InstKind::Cast { op: CastOp::Trunc, arg }) = value(sel) else { return false };
+        let Some(InstKind::Bin { op: BinOp::LShr, lhs, .. }) = value(*arg) else { return false };
+        matches!(value(*lhs), Some(InstKind::Load { .. }))
     }
 }
 

@@ -11,7 +11,7 @@ use crate::verdict::{TextEdit, TextPoint};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use syncfix_fix::Change;
-use syncfix_frontend::driver::{compile, Compiled, FrontendError};
+use syncfix_frontend::driver::{compile, compile_each, Compiled, FrontendError};
 use syncfix_instrument::{instrument, InstrumentConfig, SiteKind};
 use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
 use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats};
@@ -25,7 +25,9 @@ use changes::changes_of;
 /// [`FrontendError::Timeout`] and a kernel's status is [`Status::Timeout`].
 pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<KernelReport>, Timings), StageError> {
     let t0 = Instant::now();
-    let compiled = compile(path, text, &opts.frontend)?;
+    // One kernel that the front end cannot lower does not stop the others of the file: its
+    // verdict is unknown, with the construct and its line.
+    let compiled = compile_each(path, text, &opts.frontend)?;
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut out = vec![];
     for (i, k) in compiled.kernels.iter().enumerate() {
@@ -35,6 +37,24 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
         let mut report = verify_kernel(k, opts, &mut timings)?;
         report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         out.push(report);
+    }
+    for (kernel, e) in &compiled.failed {
+        let reason = match e {
+            FrontendError::Unsupported { what, loc: Some(l) } if l.file == syncfix_kir::FileId::MAIN && l.line > 0 => {
+                format!("unsupported construct at line {}: {what}", l.line)
+            }
+            FrontendError::Unsupported { what, .. } => format!("unsupported construct: {what}"),
+            other => other.to_string(),
+        };
+        out.push(KernelReport {
+            kernel: kernel.clone(),
+            status: Status::Unknown(reason),
+            findings: vec![],
+            inter_group: false,
+            assumptions: vec![],
+            notes: vec![],
+            param_values: vec![],
+        });
     }
     Ok((out, timings))
 }
