@@ -18,7 +18,11 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
             out[i] = 0;
             continue;
         }
-        let v: u32 = p.parse().map_err(|_| format!("{flag}={s}: `{p}` is not a positive integer"))?;
+        let v: u32 = p.parse().map_err(|_| match p.parse::<u128>() {
+            // A number, but past what a launch size holds (32 bits, as in `dim3`).
+            Ok(_) => format!("{flag}={s}: `{p}` is too large: a size is at most {} (32 bits, as in dim3)", u32::MAX),
+            Err(_) => format!("{flag}={s}: `{p}` is not a positive integer"),
+        })?;
         if v == 0 {
             return Err(format!("{flag}={s}: dimension {} is zero", i + 1));
         }

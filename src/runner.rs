@@ -173,7 +173,7 @@ fn run_one(exe: &Path, job: Job, timeout: u64, extra: &[String]) -> KernelRun {
     }
     cmd.arg(&file);
     let start = Instant::now();
-    let deadline = (timeout > 0).then(|| start + Duration::from_secs(timeout + 3));
+    let deadline = (timeout > 0).then(|| start + Duration::from_secs(timeout.min(syncfix::MAX_TIMEOUT_SECONDS) + 3));
     let name = job.path.display().to_string();
     let (verdict, output) = match syncfix::process::run(&mut cmd, deadline) {
         Ok((out, _)) => {

@@ -4,7 +4,6 @@
 use crate::args::{CommonArgs, RepairArgs};
 use crate::launch;
 use std::path::Path;
-use std::time::Duration;
 use syncfix::{Abstraction, Annotations, Config, Encoding, ErrorReport, Language, Options, Solver, SourceOptions};
 
 /// Reads the file and builds the options; `Err` is the failure to report. `repairs`: the
@@ -99,7 +98,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
     let mut opts = Options::from_config(launch, &config);
     opts.language = Some(language);
-    opts.timeout = (timeout_s > 0).then(|| Duration::from_secs(timeout_s));
+    opts.timeout = syncfix::timeout_of_seconds(timeout_s);
     opts.source = SourceOptions {
         defines: c.defines.clone(),
         include_dirs: c.include.clone(),

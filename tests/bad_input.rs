@@ -223,3 +223,30 @@ fn huge_kernel_and_timeout_end_at_the_limit_with_exit_7() {
     let got = run(d.path(), &[&["repair", "--timeout=3"], &LAUNCH[..], &["huge.cu"]].concat());
     expect(got, 7, "syncfix: repair timed out; use --timeout=N");
 }
+
+/// Issue 27's second round: a time limit past what an instant holds is no crash (the longest
+/// limit is about 100 years); a size past 32 bits says so and the limit; a compiler that prints
+/// no AST is the user's setup, and an empty `SYNCFIX_CLANG` means the default; more
+/// `--kernel-args` values than scalar parameters is a command-line error naming them.
+#[test]
+fn limits_compilers_and_argument_counts() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("ok.cu"), "__global__ void k(int n, int *a, unsigned m) {\n  a[threadIdx.x] = n + m;\n}\n").unwrap();
+    for t in ["18446744073709551615", "9223372036854775807"] {
+        let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", &format!("--timeout={t}"), "ok.cu"]);
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, out, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=1", &format!("--timeout={t}"), "ok.cu"]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    expect(run(d.path(), &["verify", "--blockDim=4294967296", "--gridDim=1", "ok.cu"]), 1, "`4294967296` is too large: a size is at most 4294967295");
+    expect(run_env(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "ok.cu"], &[("SYNCFIX_CLANG", "/bin/true")]), 2, "printed no clang AST");
+    let (code, out, err) = run_env(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "ok.cu"], &[("SYNCFIX_CLANG", "")]);
+    assert_eq!(code, 0, "{out}{err}");
+    expect(
+        run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "--kernel-args=k,1,2,3", "ok.cu"]),
+        1,
+        "--kernel-args: 3 values for kernel `k`, which has 2 scalar parameters (n, m)",
+    );
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "--kernel-args=k,1,2", "ok.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

@@ -132,6 +132,7 @@ impl StageError {
                 format!("syncfix: error: internal error: {msg}\nsyncfix: note: this is a bug in syncfix; please report it with the kernel and its flags"),
             ),
             StageError::Frontend(FrontendError::Io { path, source }) => ErrorReport::command_line(&format!("{path}: {source}")),
+            StageError::Frontend(FrontendError::Usage(msg)) => ErrorReport::command_line(msg),
             StageError::Frontend(FrontendError::Unsupported { what, loc }) => {
                 f(exit::FRONTEND_ERROR, S::FrontEnd, located(file, text, *loc, &format!("unsupported construct: {what}"))).at(*loc)
             }

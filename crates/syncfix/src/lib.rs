@@ -39,7 +39,7 @@ pub use config::{Config, ConfigError};
 pub use editor::{analyse, apply_edits, Analysis, QuickFix};
 pub use error::{ErrorReport, ErrorStage};
 pub use files::{apply_to_file, panic_message, unified_diff, write_atomically, ApplyError};
-pub use options::{Abstraction, Annotations, Language, Launch, Options, RepairOptions, Solver, SourceOptions, VerifierOptions};
+pub use options::{timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, RepairOptions, Solver, SourceOptions, VerifierOptions, MAX_TIMEOUT_SECONDS};
 pub use report::{AccessDesc, Check, Finding, Location, ThreadDesc};
 pub use results::{
     Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings,

@@ -298,7 +298,7 @@ impl Options {
             source: SourceOptions::default(),
             verifier: VerifierOptions::from_config(config),
             repair: RepairOptions::from_config(config),
-            timeout: (t > 0).then(|| Duration::from_secs(t)),
+            timeout: timeout_of_seconds(t),
             cancel: None,
         }
     }
@@ -413,4 +413,14 @@ impl Stages {
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
     }
+}
+
+/// The longest time limit kept as given (about 100 years); a longer `--timeout` is this one
+/// (an instant that far ahead would not be representable).
+pub const MAX_TIMEOUT_SECONDS: u64 = 100 * 365 * 24 * 3600;
+
+/// The time limit of `--timeout=seconds`: `None` for 0 (no limit), else at most
+/// [`MAX_TIMEOUT_SECONDS`].
+pub fn timeout_of_seconds(seconds: u64) -> Option<Duration> {
+    (seconds > 0).then(|| Duration::from_secs(seconds.min(MAX_TIMEOUT_SECONDS)))
 }

@@ -12,8 +12,11 @@ use syncfix_kir::Language;
 
 /// Path of a tool: `$SYNCFIX_<NAME>`, then `<name>-19` on the PATH, then LLVM 19's directory.
 fn tool(env: &str, name: &str) -> PathBuf {
+    // Set and not empty (`SYNCFIX_CLANG=` means the default).
     if let Ok(p) = std::env::var(env) {
-        return PathBuf::from(p);
+        if !p.is_empty() {
+            return PathBuf::from(p);
+        }
     }
     let versioned = format!("{name}-19");
     if let Ok(path) = std::env::var("PATH") {

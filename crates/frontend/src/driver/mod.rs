@@ -148,6 +148,14 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
         }
         if out.status.success() {
             let json = String::from_utf8_lossy(&out.stdout);
+            // A compiler that is not clang 19 (`SYNCFIX_CLANG=/bin/true`) prints no AST dump:
+            // the user's setup, not a bug of syncfix's.
+            if !json.trim_start().starts_with('{') {
+                return Err(FrontendError::Tool(format!(
+                    "`{}` printed no clang AST (`-Xclang -ast-dump=json`); is it clang 19? (SYNCFIX_CLANG names the clang syncfix runs)",
+                    setup.clang.display()
+                )));
+            }
             let ast = parse_ast(&json, &file_name, &effective).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
             break (out, ast);
         }
@@ -285,6 +293,19 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
         let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
         let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
         let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        // Values for the scalar (not pointer or array) parameters, in order: no more than
+        // there are.
+        let scalars: Vec<&str> = f.params.iter().filter(|(_, t)| !t.contains('*') && !t.contains('[')).map(|(n, _)| n.as_str()).collect();
+        if param_values.len() > scalars.len() {
+            return Err(FrontendError::Usage(format!(
+                "--kernel-args: {} values for kernel `{}`, which has {} scalar parameter{}{} (values are given for those, in order)",
+                param_values.len(),
+                f.name,
+                scalars.len(),
+                if scalars.len() == 1 { "" } else { "s" },
+                if scalars.is_empty() { String::new() } else { format!(" ({})", scalars.join(", ")) }
+            )));
+        }
         let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         let launches = if modular { vec![(opts.launch, None)] } else { launches::of_kernel(&ast.launches, &ir_name, opts, path) };
         for (launch, note) in launches {

@@ -119,6 +119,10 @@ pub enum FrontendError {
     /// reported (exit 11, GPUVerify's code for an internal error), never the user's error.
     #[error("internal error: {0}")]
     Internal(String),
+    /// An option that does not fit the kernel (`--kernel-args` with more values than the
+    /// kernel has scalar parameters): a command-line error (exit 1).
+    #[error("{0}")]
+    Usage(String),
     /// [`FrontendOptions::deadline`] passed (exit 7).
     #[error("the time limit was reached in the front end")]
     Timeout,
