@@ -152,8 +152,9 @@ fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
     // A grid barrier: the launch must become cooperative.
     let grid = "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n";
     let p = kernel(d.path(), "g.cu", grid);
+    // Not applied: exit 6, the file keeps its defect (a script must not take it for a repair).
     let (code, out, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "--apply", "g.cu"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 6, "{err}");
     assert!(out.contains("this_grid().sync()"), "{out}");
     assert!(err.contains("g.cu not rewritten: the fix is not safe: it inserts a grid barrier") && err.contains("--unsafe-fixes"), "{err}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), grid);
@@ -164,7 +165,7 @@ fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
     let bounded = "__global__ void k(int *A, int n) {\n  __shared__ int s[64];\n  for (int i = 0; i < n; i++) {\n    s[threadIdx.x] = A[i * 64 + threadIdx.x];\n    A[i * 64 + threadIdx.x] = s[(threadIdx.x + 1) % 64];\n  }\n}\n";
     let p = kernel(d.path(), "b.cu", bounded);
     let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "b.cu"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 6, "{err}");
     assert!(out.contains("__syncthreads();"), "{out}");
     assert!(err.contains("up to 2 loop iterations (not a proof)") && !err.contains("the patched kernel verifies"), "{err}");
     assert!(err.contains("b.cu not rewritten: the fix is not proved") && err.contains("add --bounded-fixes"), "{err}");

@@ -186,9 +186,14 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             .filter(|k| !k.status.succeeded())
             .map(|k| format!("`{}`", k.kernel))
             .collect();
-        if let Err(code) = write_fix(a, &report, &text, encoding, &mut patch) {
-            print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
-            return code;
+        // A fix that --apply leaves unapplied (6) changes nothing here: the file is not
+        // repaired as a whole anyway, and its exit code says so below.
+        match write_fix(a, &report, &text, encoding, &mut patch) {
+            Err(code) if code != exit::NOT_ALL_VERIFIED => {
+                print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
+                return code;
+            }
+            _ => {}
         }
         eprintln!(
             "syncfix: {}: the patch repairs kernel{} {} only; kernel{} {} not repaired:",
@@ -261,7 +266,8 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
 /// Prints the fix of `report` (a repair of every kernel, or of some) as a diff, or keeps it in
 /// `patch` for the machine formats; says what it changes and notes; applies it with `--apply`
 /// when it is safe and proved (or `--unsafe-fixes`, `--bounded-fixes`). Err: the exit code of a
-/// failed write.
+/// failed write, or 6 when `--apply` was asked and the fix is not applied (the file keeps its
+/// defect).
 fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encoding: syncfix::Encoding, patch: &mut Option<String>) -> Result<(), u8> {
     let c = &a.common;
     let file = c.file.display().to_string();
@@ -302,13 +308,14 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
     if !a.bounded_fixes {
         if let Some(why) = report.bounded_reason() {
             eprintln!("syncfix: warning: {} not rewritten: the fix is not proved: {why}; add --bounded-fixes to apply it", c.file.display());
-            return Ok(());
+            // The file on disk still has its defect: a script must not take this for a repair.
+            return Err(exit::NOT_ALL_VERIFIED);
         }
     }
     if !a.unsafe_fixes {
         if let Some(why) = report.unsafe_reason() {
             eprintln!("syncfix: warning: {} not rewritten: the fix is not safe: {why}; add --unsafe-fixes to apply it", c.file.display());
-            return Ok(());
+            return Err(exit::NOT_ALL_VERIFIED);
         }
     }
     let (old, new) = (syncfix::encode_source(text, encoding), syncfix::encode_source(patched, encoding));

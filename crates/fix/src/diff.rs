@@ -5,8 +5,9 @@ use similar::TextDiff;
 /// Lines of context around each hunk (as `diff -u` and `git diff`).
 const CONTEXT: usize = 3;
 
-/// The unified diff from `old` to `new`, with headers `--- a/<path>` and `+++ b/<path>` and 3
-/// lines of context; `""` when the texts are equal.
+/// The unified diff from `old` to `new`, with headers `--- a/<path>` and `+++ b/<path>` (each
+/// ended by a tab when the path has a space, for GNU patch) and 3 lines of context; `""` when
+/// the texts are equal.
 ///
 /// `path` is the file's path as the user gave it; a leading `/` and leading `./` components
 /// are dropped (as `git diff` does), so that the diff applies with `patch -p1` or `git apply`
@@ -17,11 +18,14 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
         return String::new();
     }
     let path = normalize(path);
+    // GNU patch takes a header's file name up to the first space unless a tab ends it (the
+    // tab that would precede a timestamp): a name with a space gets one. git apply takes both.
+    let end = if path.contains(' ') { "\t" } else { "" };
     TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(CONTEXT)
         .missing_newline_hint(true)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(&format!("a/{path}{end}"), &format!("b/{path}{end}"))
         .to_string()
 }
 

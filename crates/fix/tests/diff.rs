@@ -174,3 +174,14 @@ fn git_applies_at_a_repository_root() {
         new
     );
 }
+
+/// A path with spaces and non-ASCII letters (issue 27): GNU patch reads the header's name up
+/// to a tab, so such a name ends with one; both tools apply it.
+#[test]
+fn a_path_with_spaces_applies_with_both_tools() {
+    let old = lines(5);
+    let new = old.replace("line 3\n", "line 3\nX\n");
+    round_trip(&old, &new, "sub dir/my kérnel ü.cu");
+    assert!(unified_diff(&old, &new, "sub dir/k.cu").starts_with("--- a/sub dir/k.cu\t\n+++ b/sub dir/k.cu\t\n"));
+    assert!(unified_diff(&old, &new, "k.cu").starts_with("--- a/k.cu\n+++ b/k.cu\n"));
+}
