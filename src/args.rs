@@ -28,8 +28,17 @@ pub enum Emit {
 /// GPUVerify's flags.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// The kernel file (.cu for CUDA, .cl for OpenCL).
+    /// The kernel file (.cu for CUDA, .cl for OpenCL); `-` reads the kernel from standard
+    /// input (named by --stdin-filename).
     pub file: PathBuf,
+    /// With `-` as the file: the name of the text read from standard input, for messages,
+    /// diffs, relative includes and the language (by extension, unless --cuda or --opencl);
+    /// default `stdin.cu` (`stdin.cl` with --opencl) in the current directory.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
+    /// The kernel text read from standard input (`-`), set by `main`.
+    #[arg(skip)]
+    pub stdin_text: Option<Vec<u8>>,
     /// Threads per block, `x`, `[x,y]` or `[x,y,z]` (CUDA; alias of --local_size).
     #[arg(long = "blockDim", alias = "local_size", value_name = "DIMS")]
     pub block_dim: Option<String>,

@@ -91,6 +91,19 @@ fn main() -> ExitCode {
         eprintln!("{text}");
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
+    let mut cli = cli;
+    let common = match &mut cli.command {
+        Command::Verify(a) => Some(&mut a.common),
+        Command::Repair(a) => Some(&mut a.common),
+        Command::Audit(a) => Some(&mut a.common),
+        _ => None,
+    };
+    if let Some(c) = common {
+        if let Err(e) = read_stdin(c) {
+            eprintln!("syncfix: error: {e}");
+            return ExitCode::from(exit::COMMAND_LINE_ERROR);
+        }
+    }
     match &cli.command {
         Command::Verify(a) => render::set_color(a.common.color),
         Command::Repair(a) => render::set_color(a.common.color),
@@ -142,4 +155,19 @@ fn format_requested() -> Option<(&'static str, Format)> {
         "sarif" => Some((command, Format::Sarif)),
         _ => None,
     }
+}
+
+/// With `-` as the file, reads the kernel from standard input and names it by
+/// `--stdin-filename` (default `stdin.cu`, `stdin.cl` with `--opencl`).
+///
+/// Errors: standard input cannot be read.
+fn read_stdin(c: &mut args::CommonArgs) -> Result<(), String> {
+    if c.file.as_os_str() != "-" {
+        return Ok(());
+    }
+    let mut bytes = vec![];
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| format!("cannot read the kernel from standard input: {e}"))?;
+    c.stdin_text = Some(bytes);
+    c.file = c.stdin_filename.clone().unwrap_or_else(|| if c.opencl { "stdin.cl".into() } else { "stdin.cu".into() });
+    Ok(())
 }

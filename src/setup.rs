@@ -10,10 +10,17 @@ use syncfix::{Abstraction, Annotations, Config, Encoding, ErrorReport, Language,
 /// command is `repair` or `audit`, for which `--verbose` means something.
 /// The text is the file's bytes as [`syncfix::decode_source`] reads them, in `Encoding`.
 pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Result<(String, Encoding, Options), ErrorReport> {
-    if c.file.is_dir() {
+    if c.stdin_text.is_some() && repair.is_some_and(|r| r.apply) {
+        return Err(ErrorReport::command_line("--apply rewrites a file: not the standard input (`-`); give the file instead"));
+    }
+    if c.stdin_text.is_none() && c.file.is_dir() {
         return Err(ErrorReport::command_line(&format!("{}: is a directory, not a kernel file", c.file.display())));
     }
-    let (text, encoding) = match std::fs::read(&c.file) {
+    let read = match &c.stdin_text {
+        Some(b) => Ok(b.clone()),
+        None => std::fs::read(&c.file),
+    };
+    let (text, encoding) = match read {
         Ok(b) => syncfix::decode_source(b).map_err(|e| ErrorReport::command_line(&format!("{}: {e}", c.file.display())))?,
         Err(e) => return Err(ErrorReport::command_line(&format!("{}: {e}", c.file.display()))),
     };

@@ -609,3 +609,23 @@ fn a_pointer_the_host_stored_in_memory_is_not_modelled_nor_null() {
     assert_eq!(code, 6, "{out}{err}");
     assert!(err.contains("possible null pointer access"), "{err}");
 }
+
+/// `-` reads the kernel from standard input, named by --stdin-filename (its extension picks
+/// the language; default `stdin.cu`, `stdin.cl` with --opencl); --apply refuses it.
+#[test]
+fn the_kernel_from_standard_input() {
+    let d = tempfile::tempdir().unwrap();
+    let out = syncfix(d.path()).args(["verify", "--blockDim=32", "--gridDim=1", "-"]).write_stdin(RACE).output().unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stdin.cu: error: possible read-write race on A["), "{}", String::from_utf8_lossy(&out.stderr));
+    let cl = "__kernel void k(__global int *a) { a[get_local_id(0) + 1] = a[get_local_id(0)]; }\n";
+    let out = syncfix(d.path()).args(["verify", "--local_size=32", "--num_groups=1", "--stdin-filename=dir/k.cl", "-"]).write_stdin(cl).output().unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("k.cl: error: possible"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = syncfix(d.path()).args(["repair", "--blockDim=32", "--gridDim=1", "--stdin-filename=src/my.cu", "-"]).write_stdin(RACE).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("--- a/src/my.cu\n+++ b/src/my.cu\n"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = syncfix(d.path()).args(["repair", "--apply", "--blockDim=32", "--gridDim=1", "-"]).write_stdin(RACE).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--apply rewrites a file: not the standard input"));
+}
