@@ -408,10 +408,12 @@ fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagno
         },
     };
     let args = std::iter::once("syncfix".to_string()).chain(flags).chain(std::iter::once(path.display().to_string()));
-    let common = match <HeaderFlags as clap::Parser>::try_parse_from(args) {
+    let mut common = match <HeaderFlags as clap::Parser>::try_parse_from(args) {
         Ok(h) => h.common,
         Err(e) => return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or(""))),
     };
+    // The editor's text, saved or not (a new buffer has no file yet).
+    common.stdin_text = Some(text.as_bytes().to_vec());
     let (_, _, mut opts) = match crate::setup::setup(&common, None, false) {
         Ok(x) => x,
         Err(e) => return error(line, e.message),

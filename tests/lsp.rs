@@ -83,3 +83,55 @@ fn neovim_removes_an_unneeded_barrier() {
     let text = std::fs::read_to_string(&kernel).unwrap();
     assert!(!text.contains("__syncthreads"), "{text}");
 }
+
+/// A buffer not saved yet (its folder does not even exist) is checked from the editor's text,
+/// over plain JSON-RPC on the server's standard input and output.
+#[test]
+fn an_unsaved_buffer_is_checked_from_the_editors_text() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(BIN)
+        .arg("lsp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |m: serde_json::Value| {
+        let b = m.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{b}", b.len()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut recv = || -> serde_json::Value {
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = n.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        out.read_exact(&mut body).unwrap();
+        serde_json::from_slice(&body).unwrap()
+    };
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    assert_eq!(recv()["id"], 1);
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let text = "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n";
+    let uri = "file:///nonexistent-syncfix-folder/new.cu";
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}}}));
+    let m = recv();
+    assert_eq!(m["method"], "textDocument/publishDiagnostics", "{m}");
+    let message = m["params"]["diagnostics"][0]["message"].as_str().unwrap_or("").to_string();
+    assert!(message.contains("possible read-write race on A["), "{m}");
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    let _ = recv();
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert!(child.wait().unwrap().success());
+}
