@@ -64,7 +64,7 @@ struct HeaderFlags {
 /// Runs the server until the client says `exit`; the exit code (0, or 1 on a protocol
 /// error).
 pub fn run() -> u8 {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = stdio();
     let capabilities = lsp::ServerCapabilities {
         text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
             open_close: Some(true),
@@ -101,8 +101,76 @@ pub fn run() -> u8 {
         }
     };
     drop(connection);
-    let _ = io_threads.join();
+    for t in io_threads {
+        let _ = t.join();
+    }
     code
+}
+
+/// The client's connection over standard input and output, as `lsp_server::Connection::stdio`
+/// makes it, except that a message that is not JSON-RPC (bad JSON, a wrong shape) is answered
+/// with JSON-RPC's parse error (-32700, `id` null) and the server goes on, where
+/// `lsp_server`'s reader would end the connection. A header without `Content-Length`, or the
+/// end of the input, ends it.
+fn stdio() -> (Connection, Vec<std::thread::JoinHandle<()>>) {
+    use std::io::{BufRead, Read, Write};
+    let (to_client, outgoing) = crossbeam_channel::bounded::<Message>(0);
+    let writer = std::thread::spawn(move || {
+        for m in outgoing {
+            let mut out = std::io::stdout().lock();
+            if m.write(&mut out).is_err() {
+                return;
+            }
+        }
+    });
+    let (incoming, from_client) = crossbeam_channel::bounded::<Message>(0);
+    let reader = std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        loop {
+            let mut len: Option<usize> = None;
+            loop {
+                let mut line = String::new();
+                match input.read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        len = value.trim().parse().ok();
+                    }
+                }
+            }
+            let Some(len) = len else { return };
+            let mut body = vec![0; len];
+            if input.read_exact(&mut body).is_err() {
+                return;
+            }
+            match serde_json::from_slice::<Message>(&body) {
+                Ok(m) => {
+                    let exit = matches!(&m, Message::Notification(n) if n.method == "exit");
+                    if incoming.send(m).is_err() || exit {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let reply = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "id": null,
+                        "error": { "code": -32700, "message": format!("Parse error: {e}") },
+                    })
+                    .to_string();
+                    let mut out = std::io::stdout().lock();
+                    let _ = write!(out, "Content-Length: {}\r\n\r\n{reply}", reply.len());
+                    let _ = out.flush();
+                }
+            }
+        }
+    });
+    (Connection { sender: to_client, receiver: from_client }, vec![reader, writer])
 }
 
 fn main_loop(connection: &Connection) -> Result<(), String> {

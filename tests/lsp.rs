@@ -84,30 +84,44 @@ fn neovim_removes_an_unneeded_barrier() {
     assert!(!text.contains("__syncthreads"), "{text}");
 }
 
-/// A buffer not saved yet (its folder does not even exist) is checked from the editor's text,
-/// over plain JSON-RPC on the server's standard input and output.
-#[test]
-fn an_unsaved_buffer_is_checked_from_the_editors_text() {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = Command::new(BIN)
-        .arg("lsp")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |m: serde_json::Value| {
-        let b = m.to_string();
-        write!(stdin, "Content-Length: {}\r\n\r\n{b}", b.len()).unwrap();
-        stdin.flush().unwrap();
-    };
-    let mut recv = || -> serde_json::Value {
+/// `syncfix lsp` over plain JSON-RPC on its standard input and output: raw bodies sent, each
+/// message read.
+struct Raw {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    fn start() -> Raw {
+        let mut child = Command::new(BIN)
+            .arg("lsp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        Raw { child, stdin, out }
+    }
+
+    fn send_raw(&mut self, body: &str) {
+        use std::io::Write;
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, m: serde_json::Value) {
+        self.send_raw(&m.to_string());
+    }
+
+    fn recv(&mut self) -> serde_json::Value {
+        use std::io::{BufRead, Read};
         let mut len = 0;
         loop {
             let mut line = String::new();
-            out.read_line(&mut line).unwrap();
+            self.out.read_line(&mut line).unwrap();
             if line.trim().is_empty() {
                 break;
             }
@@ -116,22 +130,46 @@ fn an_unsaved_buffer_is_checked_from_the_editors_text() {
             }
         }
         let mut body = vec![0; len];
-        out.read_exact(&mut body).unwrap();
+        self.out.read_exact(&mut body).unwrap();
         serde_json::from_slice(&body).unwrap()
-    };
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
-    assert_eq!(recv()["id"], 1);
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    }
+}
+
+/// A message that is not JSON gets JSON-RPC's parse error (-32700, id null), and the server
+/// goes on answering.
+#[test]
+fn a_message_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    let mut s = Raw::start();
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    assert_eq!(s.recv()["id"], 1);
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.send_raw("{bad}");
+    let m = s.recv();
+    assert_eq!(m["error"]["code"], -32700, "{m}");
+    assert!(m["id"].is_null(), "{m}");
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    assert_eq!(s.recv()["id"], 2);
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert!(s.child.wait().unwrap().success());
+}
+
+/// A buffer not saved yet (its folder does not even exist) is checked from the editor's text.
+#[test]
+fn an_unsaved_buffer_is_checked_from_the_editors_text() {
+    let mut s = Raw::start();
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    assert_eq!(s.recv()["id"], 1);
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let text = "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n";
     let uri = "file:///nonexistent-syncfix-folder/new.cu";
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
         "params": {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}}}));
-    let m = recv();
+    let m = s.recv();
     assert_eq!(m["method"], "textDocument/publishDiagnostics", "{m}");
     let message = m["params"]["diagnostics"][0]["message"].as_str().unwrap_or("").to_string();
     assert!(message.contains("possible read-write race on A["), "{m}");
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
-    let _ = recv();
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert!(child.wait().unwrap().success());
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    let _ = s.recv();
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert!(s.child.wait().unwrap().success());
 }
