@@ -63,12 +63,6 @@ pub(crate) struct Assumptions<'ctx> {
     parent: Vec<u32>,
     /// Per visited term: a fresh constant whose class holds all of the term's, or `None`.
     memo: TermMap<Dynamic<'ctx>, Option<u32>>,
-    /// Widenings learned by [`Assumptions::recheck`]: a cone (its roots, sorted) and the
-    /// classes that a model of its slice made it add (`None`: every fact). A later slice of
-    /// the same cone starts from them: Houdini asks the same group again round after round,
-    /// and each of its checks would otherwise be solved again as often as it was widened
-    /// (HeCBench-sized loop nests: a third of the solver calls).
-    learned: HashMap<Vec<u32>, Option<Vec<u32>>>,
 }
 
 /// The facts to assert for some formulas: their `ok` constants' chains, compressed to the
@@ -99,15 +93,7 @@ impl std::fmt::Debug for Assumptions<'_> {
 
 impl<'ctx> Default for Assumptions<'ctx> {
     fn default() -> Self {
-        Assumptions {
-            defs: vec![],
-            facts: vec![],
-            index: TermMap::default(),
-            names: HashMap::new(),
-            parent: vec![],
-            memo: TermMap::default(),
-            learned: HashMap::new(),
-        }
+        Assumptions { defs: vec![], facts: vec![], index: TermMap::default(), names: HashMap::new(), parent: vec![], memo: TermMap::default() }
     }
 }
 
@@ -155,40 +141,11 @@ impl<'ctx> Assumptions<'ctx> {
     /// influence.
     pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>], logs: LogUse, stamp: u32) -> Slice<'ctx> {
         let ids = self.fresh_ids(formulas);
-        let mut cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
+        let cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
         let mut oks: Vec<usize> = oks.iter().filter_map(|o| self.index.get(*o).copied()).collect();
         oks.sort_unstable();
         oks.dedup();
-        // What earlier models of this cone's slice taught (at most as often as it may widen).
-        let mut full = false;
-        for _ in 0..=MAX_REFINEMENTS {
-            match self.learned.get(&Self::key(&cone)).cloned() {
-                None => break,
-                Some(None) => {
-                    full = true;
-                    break;
-                }
-                Some(Some(more)) => {
-                    let before = cone.len();
-                    for c in more {
-                        let r = self.find(c);
-                        cone.insert(r);
-                    }
-                    cone = cone.into_iter().map(|c| self.find(c)).collect();
-                    if cone.len() == before {
-                        break;
-                    }
-                }
-            }
-        }
-        self.select(cone, oks, logs, stamp, full)
-    }
-
-    /// A cone's roots, sorted: the key of [`Assumptions::learned`].
-    fn key(cone: &HashSet<u32>) -> Vec<u32> {
-        let mut k: Vec<u32> = cone.iter().copied().collect();
-        k.sort_unstable();
-        k
+        self.select(cone, oks, logs, stamp, false)
     }
 
     /// Whether `slice`'s answer `model` is a model of the whole (`None`), else the slice to
@@ -240,8 +197,7 @@ impl<'ctx> Assumptions<'ctx> {
         };
         if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
             let roots: Vec<u32> = slice.cone.iter().copied().collect();
-            let now: Vec<u32> = roots.iter().map(|&r| self.find(r)).collect();
-            eprintln!("cone: recheck, cone roots {:?} (now {:?})", &roots[..roots.len().min(20)], &now[..now.len().min(20)]);
+            eprintln!("cone: recheck, cone roots {:?}", &roots[..roots.len().min(20)]);
         }
         let mut broken: Vec<u32> = vec![];
         let mut any = false;
@@ -290,9 +246,6 @@ impl<'ctx> Assumptions<'ctx> {
         // Classes may have merged since: the cone as roots.
         let cone: HashSet<u32> = cone.into_iter().map(|c| self.find(c)).collect();
         let full = refinements >= MAX_REFINEMENTS || cone.len() <= before && cone.is_subset(&slice.cone);
-        let old: HashSet<u32> = slice.cone.iter().map(|&c| self.find(c)).collect();
-        let learned = if full { None } else { Some(Self::key(&cone.difference(&old).copied().collect())) };
-        self.learned.insert(Self::key(&old), learned);
         Some(self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full))
     }
 
