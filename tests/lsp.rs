@@ -116,6 +116,21 @@ impl Raw {
         self.send_raw(&m.to_string());
     }
 
+    /// `initialize` (answered) and `initialized`.
+    fn initialize(&mut self) {
+        self.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+        assert_eq!(self.recv()["id"], 1);
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    }
+
+    /// `shutdown` (answered) and `exit`; the server must end with success.
+    fn shut_down(mut self) {
+        self.send(serde_json::json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}));
+        assert_eq!(self.recv()["id"], 99);
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert!(self.child.wait().unwrap().success());
+    }
+
     fn recv(&mut self) -> serde_json::Value {
         use std::io::{BufRead, Read};
         let mut len = 0;
@@ -140,26 +155,19 @@ impl Raw {
 #[test]
 fn a_message_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
     let mut s = Raw::start();
-    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
-    assert_eq!(s.recv()["id"], 1);
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.initialize();
     s.send_raw("{bad}");
     let m = s.recv();
     assert_eq!(m["error"]["code"], -32700, "{m}");
     assert!(m["id"].is_null(), "{m}");
-    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
-    assert_eq!(s.recv()["id"], 2);
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert!(s.child.wait().unwrap().success());
+    s.shut_down();
 }
 
 /// A buffer not saved yet (its folder does not even exist) is checked from the editor's text.
 #[test]
 fn an_unsaved_buffer_is_checked_from_the_editors_text() {
     let mut s = Raw::start();
-    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
-    assert_eq!(s.recv()["id"], 1);
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.initialize();
     let text = "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n";
     let uri = "file:///nonexistent-syncfix-folder/new.cu";
     s.send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
@@ -168,8 +176,5 @@ fn an_unsaved_buffer_is_checked_from_the_editors_text() {
     assert_eq!(m["method"], "textDocument/publishDiagnostics", "{m}");
     let message = m["params"]["diagnostics"][0]["message"].as_str().unwrap_or("").to_string();
     assert!(message.contains("possible read-write race on A["), "{m}");
-    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
-    let _ = s.recv();
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert!(s.child.wait().unwrap().success());
+    s.shut_down();
 }

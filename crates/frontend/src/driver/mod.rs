@@ -332,8 +332,9 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
             match lower(&input) {
                 Ok(k) => kernels.push(k),
                 Err(e @ crate::lower::LowerError::Unsupported { .. }) if each && several => {
+                    // Once per kernel: its other launches would fail the same way.
                     failed.push((kernel_name.clone(), FrontendError::from(e)));
-                    continue;
+                    break;
                 }
                 Err(e) => return Err(e.into()),
             }
