@@ -63,6 +63,13 @@ pub(crate) struct Assumptions<'ctx> {
     parent: Vec<u32>,
     /// Per visited term: a fresh constant whose class holds all of the term's, or `None`.
     memo: TermMap<Dynamic<'ctx>, Option<u32>>,
+    /// Per class (root) and set of its assumptions left out: values of the class's own
+    /// constants that satisfied them with the values of the rest that some model had
+    /// ([`Assumptions::recheck`]), tried first with a new model's.
+    witnesses: HashMap<(u32, Vec<usize>), Vec<Vec<(Dynamic<'ctx>, Dynamic<'ctx>)>>>,
+    /// Per class (root) and set of its assumptions: the constants they mention from outside
+    /// the class (and the literals fixed by the caller), and their own constants.
+    pins: HashMap<(u32, Vec<usize>), (Vec<Dynamic<'ctx>>, Vec<Dynamic<'ctx>>)>,
 }
 
 /// The facts to assert for some formulas: their `ok` constants' chains, compressed to the
@@ -77,6 +84,9 @@ pub(crate) struct Slice<'ctx> {
     dropped: Vec<usize>,
     /// The log facts that the formulas may need (`logs`, `stamp`) left out.
     dropped_facts: Vec<usize>,
+    /// Those taken (a log fact may mention the fresh constants of several classes: those of
+    /// the log before its loop and of the loop's own).
+    kept_facts: Vec<usize>,
     /// The classes of the cone.
     cone: HashSet<u32>,
     logs: LogUse,
@@ -93,13 +103,52 @@ impl std::fmt::Debug for Assumptions<'_> {
 
 impl<'ctx> Default for Assumptions<'ctx> {
     fn default() -> Self {
-        Assumptions { defs: vec![], facts: vec![], index: TermMap::default(), names: HashMap::new(), parent: vec![], memo: TermMap::default() }
+        Assumptions { defs: vec![], facts: vec![], index: TermMap::default(), names: HashMap::new(), parent: vec![], memo: TermMap::default(), witnesses: HashMap::new(), pins: HashMap::new() }
     }
 }
 
 /// How many times a slice is widened by the classes of the facts a model broke before every
 /// fact is taken.
 const MAX_REFINEMENTS: usize = 4;
+
+/// How many witnesses are remembered per class ([`Assumptions::recheck`]).
+const MAX_WITNESSES: usize = 4;
+
+/// Solves one class of assumptions left out of a slice, its shared constants pinned
+/// ([`Assumptions::recheck`]): `Some(Some(model))` when satisfiable, `Some(None)` when not,
+/// `None` when undecided.
+pub(crate) type SolveClass<'a, 'ctx> = dyn FnMut(&[Bool<'ctx>]) -> Option<Option<Model<'ctx>>> + 'a;
+
+/// The constant of a literal (`c` or `¬c`), or the literal itself.
+fn atom<'ctx>(l: &Bool<'ctx>) -> Dynamic<'ctx> {
+    if !l.is_const() && l.decl().kind() == DeclKind::NOT {
+        if let Some(c) = l.nth_child(0) {
+            return c;
+        }
+    }
+    Dynamic::from_ast(l)
+}
+
+/// The constants (uninterpreted, no arguments) that occur in `formulas`, each shared subterm
+/// walked once.
+fn constants<'ctx>(formulas: &[&Bool<'ctx>]) -> Vec<Dynamic<'ctx>> {
+    let mut out = vec![];
+    let mut seen: TermSet<Dynamic<'ctx>> = TermSet::default();
+    let mut stack: Vec<Dynamic<'ctx>> = formulas.iter().map(|f| Dynamic::from_ast(*f)).collect();
+    while let Some(t) = stack.pop() {
+        if !t.is_app() || !seen.insert(t.clone()) {
+            continue;
+        }
+        if t.is_const() {
+            if t.decl().kind() == DeclKind::UNINTERPRETED {
+                out.push(t);
+            }
+            continue;
+        }
+        stack.extend(t.children());
+    }
+    out
+}
 
 impl<'ctx> Assumptions<'ctx> {
     /// Records the assumption `cond` made where `prev` held; returns the new `ok` constant.
@@ -148,16 +197,32 @@ impl<'ctx> Assumptions<'ctx> {
         self.select(cone, oks, logs, stamp, false)
     }
 
-    /// Whether `slice`'s answer `model` is a model of the whole (`None`), else the slice to
-    /// solve again: widened by the classes of the facts the model broke, or (after
-    /// [`MAX_REFINEMENTS`] widenings, or when nothing would be added) every fact.
+    /// Whether `slice`'s answer `model` extends to a model of the whole (`None`), else the
+    /// slice to solve again: widened by the classes of the facts that cannot hold with the
+    /// model's values, or (after [`MAX_REFINEMENTS`] widenings, or when nothing would be
+    /// added) every fact.
     ///
     /// The model is extended by model completion and by setting every guard left out (an
     /// assumption that is one Boolean constant the model does not mention, as a loop cut's
     /// `logs_ok`) true; it is one of the whole formula when every assumption left out on the
     /// chain of a true `ok` and every log fact left out holds in the extension (the `ok`s on
-    /// those chains are then all true, and every definition holds).
-    pub fn recheck(&mut self, slice: &Slice<'ctx>, model: &Model<'ctx>, refinements: usize) -> Option<Slice<'ctx>> {
+    /// those chains are then all true, and every definition holds). Where the completion
+    /// breaks assumptions of a class that no log fact left out touches, that class is solved
+    /// on its own (`solve_class`: its assumptions left out, with the constants from outside
+    /// it, the inputs and the literals of `fixed`, pinned to the model's values; `Some(true)`
+    /// when satisfiable): the classes share no fresh constant, so their own models and the
+    /// slice's make one model of the whole, and the slice is widened only by the classes
+    /// that cannot hold (each earlier loop of the `loops` scaling family broke under the
+    /// completion, so every query's slice used to grow to the whole prefix). The pinned
+    /// values found satisfiable are remembered per class.
+    pub fn recheck(
+        &mut self,
+        slice: &Slice<'ctx>,
+        model: &Model<'ctx>,
+        refinements: usize,
+        fixed: &[Bool<'ctx>],
+        solve_class: &mut SolveClass<'_, 'ctx>,
+    ) -> Option<Slice<'ctx>> {
         if slice.full || (slice.dropped.is_empty() && slice.dropped_facts.is_empty()) {
             return None;
         }
@@ -205,8 +270,64 @@ impl<'ctx> Assumptions<'ctx> {
         // The broken fact latest in the schedule: (its stamp-like position, its classes).
         let mut latest_at: Option<(usize, bool)> = None;
         let mut latest: Vec<u32> = vec![];
+        // The classes (roots) of the broken assumptions, and every assumption left out on
+        // the chains (guards included) by class.
+        let mut by_class: HashMap<u32, Vec<usize>> = HashMap::new();
+        for &d in slice.dropped.iter().filter(|d| on.contains(d)) {
+            if let Some(r) = self.defs[d].rep {
+                let root = self.find(r);
+                by_class.entry(root).or_default().push(d);
+            }
+        }
+        let mut broken_classes: Vec<u32> = vec![];
+        // The classes that the log facts the formulas may need touch: not solved on their own
+        // (a log fact taken may give the slice's model values of a class left out, which
+        // solving the class on its own would not keep).
+        let mut touched: HashSet<u32> = HashSet::new();
+        for &i in slice.dropped_facts.iter().chain(&slice.kept_facts) {
+            for k in 0..self.facts[i].ids.len() {
+                let id = self.facts[i].ids[k];
+                touched.insert(self.find(id));
+            }
+        }
+        let rest: Vec<usize> = rest
+            .into_iter()
+            .filter(|&d| {
+                if holds(&self.defs[d].cond) {
+                    return false;
+                }
+                match self.defs[d].rep.map(|r| self.find(r)) {
+                    Some(root) if !touched.contains(&root) => {
+                        if !broken_classes.contains(&root) {
+                            broken_classes.push(root);
+                        }
+                        false
+                    }
+                    _ => true,
+                }
+            })
+            .collect();
+        // Each broken class on its own, under the model's values of what it shares.
+        for root in broken_classes {
+            let mut ds = by_class.remove(&root).unwrap_or_default();
+            ds.sort_unstable();
+            if self.class_holds(root, ds.clone(), model, fixed, solve_class) {
+                continue;
+            }
+            if dbg {
+                eprintln!("cone: class {root} ({} assumptions left out) cannot hold with the model's values", ds.len());
+            }
+            let d = *ds.iter().max().expect("a broken class has an assumption");
+            if latest_at.is_none_or(|(x, _)| d > x) {
+                latest_at = Some((d, true));
+                latest = vec![root];
+            }
+            any = true;
+            broken.push(root);
+        }
         for d in rest {
-            if !holds(&self.defs[d].cond) {
+            {
+                // Over inputs only, or in a class that a log fact left out touches.
                 if latest_at.is_none_or(|(x, _)| d > x) {
                     latest_at = Some((d, true));
                     latest = self.defs[d].rep.into_iter().collect();
@@ -247,6 +368,73 @@ impl<'ctx> Assumptions<'ctx> {
         let cone: HashSet<u32> = cone.into_iter().map(|c| self.find(c)).collect();
         let full = refinements >= MAX_REFINEMENTS || cone.len() <= before && cone.is_subset(&slice.cone);
         Some(self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full))
+    }
+
+    /// Whether the assumptions `ds` of class `root` are satisfiable with the constants they
+    /// share with the rest (inputs, literals of `fixed`) at `model`'s values (see
+    /// [`Assumptions::recheck`]). A constant of a sort other than Boolean or bit-vector
+    /// among them gives `false` (its model value need not be a term).
+    fn class_holds(&mut self, root: u32, ds: Vec<usize>, model: &Model<'ctx>, fixed: &[Bool<'ctx>], solve_class: &mut SolveClass<'_, 'ctx>) -> bool {
+        let key = (root, ds);
+        if !self.pins.contains_key(&key) {
+            let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
+            let fixed_atoms: TermSet<Dynamic<'ctx>> = fixed.iter().map(|l| atom(l)).collect();
+            let (mut pins, mut own_consts) = (vec![], vec![]);
+            for c in constants(&conds) {
+                let own = match self.fresh_id_of(&c) {
+                    Some(id) => self.find(id) == root,
+                    None => false,
+                };
+                if !own || fixed_atoms.contains(&c) {
+                    pins.push(c);
+                } else {
+                    own_consts.push(c);
+                }
+            }
+            self.pins.insert(key.clone(), (pins, own_consts));
+        }
+        let (pins, own_consts) = &self.pins[&key];
+        let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
+        // A witness found before (values of the class's own constants) that still holds with
+        // this model's values of the rest.
+        if let Some(ws) = self.witnesses.get(&key) {
+            for w in ws {
+                let pairs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = w.iter().map(|(c, v)| (c, v)).collect();
+                let holds = conds.iter().all(|f| model.eval(&f.substitute(&pairs), true).and_then(|b| b.as_bool()) == Some(true));
+                if holds {
+                    return true;
+                }
+            }
+        }
+        let mut facts: Vec<Bool<'ctx>> = conds.iter().map(|f| (*f).clone()).collect();
+        for p in pins {
+            let simple = p.as_bool().is_some() || p.as_bv().is_some();
+            match model.eval(p, true) {
+                // A value: a numeral or true/false.
+                Some(v) if simple && v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED => facts.push(p._eq(&v)),
+                _ => return false,
+            }
+        }
+        let Some(Some(witness)) = solve_class(&facts) else { return false };
+        let mut w = vec![];
+        for c in own_consts {
+            match witness.eval(c, true) {
+                Some(v) if v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED => w.push((c.clone(), v)),
+                // Not a value (an array's): the witness is not kept, but the class holds.
+                _ => return true,
+            }
+        }
+        let ws = self.witnesses.entry(key).or_default();
+        if ws.len() >= MAX_WITNESSES {
+            ws.remove(0);
+        }
+        ws.push(w);
+        true
+    }
+
+    /// The id of `c`'s function symbol if it is a fresh constant seen before.
+    fn fresh_id_of(&self, c: &Dynamic<'ctx>) -> Option<u32> {
+        self.names.get(&c.decl().name()).copied()
     }
 
     /// The slice of the cone `cone` (every fact when `full`).
@@ -318,6 +506,7 @@ impl<'ctx> Assumptions<'ctx> {
             LogUse::All => true,
         };
         let mut dropped_facts = vec![];
+        let mut kept_facts = vec![];
         let mut log_facts = 0;
         for i in 0..self.facts.len() {
             if self.facts[i].stamp > stamp || !wanted(self.facts[i].object) {
@@ -330,6 +519,7 @@ impl<'ctx> Assumptions<'ctx> {
             }) {
                 facts.push(self.facts[i].fact.clone());
                 log_facts += 1;
+                kept_facts.push(i);
             } else {
                 dropped_facts.push(i);
             }
@@ -337,7 +527,7 @@ impl<'ctx> Assumptions<'ctx> {
         if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
             eprintln!("cone: {} classes, {} facts ({} log facts), {} assumptions and {} log facts left out{}", cone.len(), facts.len(), log_facts, dropped.len(), dropped_facts.len(), if full { " (full)" } else { "" });
         }
-        Slice { facts, log_facts, oks, dropped, dropped_facts, cone, logs, stamp, full }
+        Slice { facts, log_facts, oks, dropped, dropped_facts, kept_facts, cone, logs, stamp, full }
     }
 
     /// The fresh constants of `formulas` (as ids; not unioned: a formula may join the states
@@ -493,17 +683,35 @@ mod tests {
         assert!(text.iter().all(|f| !f.contains("x!1")), "{text:?}");
         assert!(text.iter().any(|f| f.contains("#x00000003")), "the assumption over inputs is kept: {text:?}");
         assert_eq!(solve(&slice.facts, &cond).0, SatResult::Unsat);
+        // Solving one class on its own, its inputs pinned (as `apart::class_satisfiable`).
+        let mut solve_class = |facts: &[Bool<'_>]| {
+            let s = Solver::new(&ctx);
+            for f in facts {
+                s.assert(f);
+            }
+            match s.check() {
+                SatResult::Sat => Some(s.get_model()),
+                SatResult::Unsat => Some(None),
+                SatResult::Unknown => None,
+            }
+        };
         // A satisfiable property whose model says nothing about x: completion gives x = 0,
-        // which breaks `x == 7`, so the slice is widened by x's class.
-        let cond2 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5))]);
+        // which breaks `x == 7`; with m = 9, x's class holds on its own (x = 7), so the model
+        // extends to one of the whole and nothing is widened.
+        let cond2 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5)), &m._eq(&k(9))]);
         let slice2 = asm.slice(&[&cond2], &[&ok5], LogUse::None, 0);
         let (r, model) = solve(&slice2.facts, &cond2);
         assert_eq!(r, SatResult::Sat);
-        let wider = asm.recheck(&slice2, &model.unwrap(), 0).expect("the model breaks x == 7");
+        assert!(asm.recheck(&slice2, &model.unwrap(), 0, &[], &mut solve_class).is_none(), "x = 7 < m = 9 holds");
+        // With m = 5, `x < m ∧ x == 7` cannot hold: the slice is widened by x's class, whose
+        // answer (unsatisfiable) is the whole's.
+        let cond3 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5)), &m._eq(&k(5))]);
+        let slice3 = asm.slice(&[&cond3], &[&ok5], LogUse::None, 0);
+        let (r, model) = solve(&slice3.facts, &cond3);
+        assert_eq!(r, SatResult::Sat);
+        let wider = asm.recheck(&slice3, &model.unwrap(), 0, &[], &mut solve_class).expect("x's class cannot hold with m = 5");
         assert_eq!(wider.dropped(), 0);
         assert!(wider.facts.iter().any(|f| f.to_string().contains("x!1")));
-        let (r, model) = solve(&wider.facts, &cond2);
-        assert_eq!(r, SatResult::Sat);
-        assert!(asm.recheck(&wider, &model.unwrap(), 1).is_none(), "a model of the whole formula is one");
+        assert_eq!(solve(&wider.facts, &cond3).0, SatResult::Unsat);
     }
 }

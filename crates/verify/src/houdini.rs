@@ -23,12 +23,13 @@
 //! unsatisfiable under the candidates kept.
 
 use crate::encode::{Encoding, LogUse};
-use crate::{timed_check, Verdict, Verifier};
+use crate::apart::ApartSolver;
+use crate::{Verdict, Verifier};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use syncfix_kir::LoopId;
 use z3::ast::Bool;
-use z3::{SatResult, Solver};
+use z3::SatResult;
 
 /// The checks of one loop's candidates.
 pub(crate) struct HoudiniGroup<'ctx> {
@@ -42,17 +43,18 @@ pub(crate) struct HoudiniGroup<'ctx> {
     pub depends_below: usize,
     /// The latest stamp of its checks (`Encoder::stamp`): the log facts it may need.
     pub stamp: u32,
-    /// Made on the group's first round: the background, the checks' disjunction and the
-    /// assumptions of their cone of influence (`cone`).
-    solver: Option<Solver<'ctx>>,
-    /// Those assumptions; `None` once the solver holds every assumption (after a model that
-    /// violated one left out).
+    /// The assumptions and log facts of the cone of influence of its checks (`cone`), made on
+    /// the group's first round and widened while a model breaks one left out.
     slice: Option<crate::cone::Slice<'ctx>>,
+    /// Made on the group's first round, in a context of its own (`apart`), and kept between
+    /// rounds and barrier assignments: the background, the disjunction of its checks and the
+    /// facts of its slice.
+    solver: Option<ApartSolver>,
+    /// The facts of the slices asserted on the solver.
+    asserted: crate::cone::TermSet<Bool<'ctx>>,
     /// A round's disjunction ran past its budget: later rounds solve one check at a time
     /// from the start.
     one_by_one: bool,
-    /// The facts of the slices asserted on its solver.
-    asserted: crate::cone::TermSet<Bool<'ctx>>,
 }
 
 impl<'ctx> HoudiniGroup<'ctx> {
@@ -64,7 +66,7 @@ impl<'ctx> HoudiniGroup<'ctx> {
             let l = enc.candidates[c.cand].loop_id;
             let logs = enc.candidates[c.cand].logs;
             let g = *index.entry((l, logs)).or_insert_with(|| {
-                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, solver: None, slice: None, one_by_one: false, asserted: Default::default() });
+                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, slice: None, solver: None, asserted: Default::default(), one_by_one: false });
                 groups.len() - 1
             });
             groups[g].checks.push(i);
@@ -124,11 +126,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let below = self.houdini_groups[g].depends_below;
             let mut a = lits.to_vec();
             a.extend(self.enc.candidates[..below].iter().zip(kept.iter()).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
-            // Out of its group for the round (a `Solver`'s `clone` copies its assertions).
-            let solver = self.group_solver(g);
-            let r = self.houdini_round(g, &solver, &a, kept);
-            self.houdini_groups[g].solver = Some(solver);
-            match r? {
+            match self.houdini_round(g, &a, kept)? {
                 None => clean[g] = true,
                 Some(lowest) => {
                     // Every group that can see a dropped candidate is solved again (this one
@@ -144,32 +142,61 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         Ok(())
     }
 
-    /// One round of group `g` on `solver` under `a`: `None` when unsatisfiable, else drops
-    /// the candidates whose checks the model violates and returns the lowest one's index.
-    fn houdini_round(&mut self, g: usize, solver: &Solver<'ctx>, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
+    /// One round of group `g` under `a`: `None` when unsatisfiable, else drops the candidates
+    /// whose checks the model violates and returns the lowest one's index. Each solver call
+    /// of a round is made apart (`apart`): the background, the assumptions and log facts of
+    /// the group's slice, and the disjunction of its checks, under `a`.
+    fn houdini_round(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
         self.stats.houdini_rounds += 1;
-        if let Some(path) = std::env::var_os("SYNCFIX_DUMP_HOUDINI") {
-            let mut text = solver.to_string();
-            for x in a {
-                text.push_str(&format!("(assert {x})\n"));
-            }
-            text.push_str("(check-sat)\n");
-            let _ = std::fs::write(format!("{}.{}", path.to_string_lossy(), self.stats.houdini_rounds), text);
-        }
+        let ctx = self.ctx;
         let t0 = Instant::now();
-        // The disjunction of the group's checks, on its kept solver, within a budget: most
-        // rounds are answered in milliseconds, but Z3 can take minutes to refute a
-        // disjunction whose every disjunct it refutes in milliseconds alone (the tiled matrix
-        // multiplication's last round: 73 s, against 0.2 s for its 41 checks one by one).
-        // Past the budget, the checks are solved one at a time (`houdini_one_by_one`); the
-        // candidates kept are the same (Houdini's answer is the unique greatest fixpoint).
-        let answer = if self.houdini_groups[g].one_by_one {
-            Ok(None)
-        } else {
-            crate::timed_check_within(solver, &self.opts, &mut self.stats, DISJUNCTION_BUDGET, |s| s.check_assumptions(a))
-        };
-        let mut r = match answer {
-            Ok(Some(r)) => Ok(r),
+        let conds: Vec<Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| self.enc.cand_checks[i].cond.clone()).collect();
+        let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
+        if self.houdini_groups[g].solver.is_none() {
+            let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
+            let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+            let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp);
+            let solver = ApartSolver::new();
+            let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
+            asserted.push(&disjunction);
+            solver.assert(&asserted);
+            let group = &mut self.houdini_groups[g];
+            group.asserted = slice.facts.iter().cloned().collect();
+            group.slice = Some(slice);
+            group.solver = Some(solver);
+        }
+        // The disjunction of the group's checks within a budget: most rounds are answered in
+        // milliseconds, but Z3 can take minutes to refute a disjunction whose every disjunct
+        // it refutes in milliseconds alone (the tiled matrix multiplication's last round:
+        // 73 s, against 0.2 s for its 41 checks one by one). Past the budget, the checks are
+        // solved one at a time (`houdini_one_by_one`); the candidates kept are the same
+        // (Houdini's answer is the unique greatest fixpoint).
+        let mut rlimit = crate::rlimit_within(&self.opts, DISJUNCTION_BUDGET);
+        let mut answer = if self.houdini_groups[g].one_by_one { Ok(None) } else { self.solve_round(g, a, rlimit) };
+        // A model that breaks an assumption or log fact left out of the group's slice: the
+        // slice widened (`cone`), and solved again.
+        let mut refinements = 0;
+        while let Ok(Some((SatResult::Sat, Some(model)))) = &answer {
+            let wider = match &self.houdini_groups[g].slice {
+                Some(slice) => {
+                    let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
+                    let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, stats, facts);
+                    self.enc.assumptions.borrow_mut().recheck(slice, model, refinements, a, &mut solve_class)
+                }
+                None => None,
+            };
+            let Some(wider) = wider else { break };
+            let group = &mut self.houdini_groups[g];
+            let new: Vec<&Bool<'ctx>> = wider.facts.iter().filter(|f| group.asserted.insert((*f).clone())).collect();
+            group.solver.as_ref().expect("made on the first round").assert(&new);
+            group.slice = Some(wider);
+            self.stats.cone_fallbacks += 1;
+            refinements += 1;
+            rlimit = None;
+            answer = self.solve_round(g, a, rlimit);
+        }
+        let (r, model) = match answer {
+            Ok(Some(x)) => x,
             Ok(None) => {
                 self.houdini_groups[g].one_by_one = true;
                 let dropped = self.houdini_one_by_one(g, a, kept);
@@ -178,31 +205,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
                 return dropped;
             }
-            Err(v) => Err(v),
+            Err(v) => return Err(v),
         };
-        // A model that breaks an assumption or log fact left out of the solver's slice: the
-        // slice widened (`cone`), and again.
-        let mut refinements = 0;
-        while matches!(r, Ok(SatResult::Sat)) {
-            let Some(model) = solver.get_model() else { break };
-            let wider = match &self.houdini_groups[g].slice {
-                Some(slice) => self.enc.assumptions.borrow_mut().recheck(slice, &model, refinements),
-                None => None,
-            };
-            let Some(wider) = wider else { break };
-            for f in &wider.facts {
-                if self.houdini_groups[g].asserted.insert(f.clone()) {
-                    solver.assert(f);
-                }
-            }
-            self.houdini_groups[g].slice = Some(wider);
-            self.stats.cone_fallbacks += 1;
-            refinements += 1;
-            r = timed_check(solver, &self.opts, &mut self.stats, |s| s.check_assumptions(a));
-        }
         if debug() {
-            let rl = solver.get_statistics().value("rlimit count").map(|v| format!("{v:?}")).unwrap_or_default();
-            eprintln!("houdini: rlimit count {rl}");
             let group = &self.houdini_groups[g];
             eprintln!(
                 "houdini: round {} (loop {}, {} checks from {}, candidates below {}) took {:.3}s: {:?}",
@@ -212,16 +217,25 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 group.checks[0],
                 group.depends_below,
                 t0.elapsed().as_secs_f64(),
-                r.as_ref().ok()
+                r
             );
         }
-        if r? == SatResult::Unsat {
+        if r == SatResult::Unsat {
             return Ok(None);
         }
-        let Some(model) = solver.get_model() else {
+        let Some(model) = model else {
             return Err(Verdict::Unknown("the SMT solver returned no model".into()));
         };
         self.drop_violated(g, &model, kept).map(Some)
+    }
+
+    /// One solver call of group `g`'s round (see [`Verifier::houdini_round`]) on its kept
+    /// solver; `Ok(None)` when `rlimit` ran out.
+    fn solve_round(&mut self, g: usize, a: &[Bool<'ctx>], rlimit: Option<u32>) -> Result<Option<crate::apart::Answer<'ctx>>, Verdict> {
+        // For debugging: SYNCFIX_DUMP_HOUDINI=PREFIX writes each call as PREFIX.<round>.
+        let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI").map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
+        let solver = self.houdini_groups[g].solver.as_ref().expect("made on the first round");
+        solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, dump)
     }
 
     /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
@@ -242,14 +256,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let mut model = None;
             let mut refinements = 0;
             loop {
-                let solver = self.enc.solver_with(ctx, &slice.facts);
-                for f in a {
-                    solver.assert(f);
-                }
-                solver.assert(&cond);
-                match crate::timed_check_within(&solver, &self.opts, &mut self.stats, CHECK_BUDGET, |s| s.check())? {
-                    Some(SatResult::Unsat) => break,
-                    Some(_) => {}
+                let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(a).collect();
+                asserted.push(&cond);
+                let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
+                let m = match crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, None)? {
+                    Some((SatResult::Unsat, _)) => break,
+                    Some((_, m)) => m,
                     None => {
                         // Not decided within the budget: the candidate is dropped as if it
                         // were violated (the fixpoint stays inductive, only weaker).
@@ -261,11 +273,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         }
                         return Ok(Some(cand));
                     }
-                }
-                let Some(m) = solver.get_model() else {
+                };
+                let Some(m) = m else {
                     return Err(Verdict::Unknown("the SMT solver returned no model".into()));
                 };
-                let wider = self.enc.assumptions.borrow_mut().recheck(&slice, &m, refinements);
+                let (opts, stats) = (&self.opts, &mut self.stats);
+                let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, stats, facts);
+                let wider = self.enc.assumptions.borrow_mut().recheck(&slice, &m, refinements, a, &mut solve_class);
                 match wider {
                     None => {
                         model = Some(m);
@@ -302,26 +316,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             Some(&lowest) => Ok(lowest),
             None => Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into())),
         }
-    }
-
-    /// Group `g`'s solver, taken out of the group (made on first use: the background and the
-    /// disjunction of its checks).
-    fn group_solver(&mut self, g: usize) -> Solver<'ctx> {
-        if let Some(s) = self.houdini_groups[g].solver.take() {
-            return s;
-        }
-        let ctx = self.ctx;
-        // Only the facts about the logs the group's candidates read (none for candidates over
-        // values), and only those whose guard its checks can mention.
-        let conds: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].cond).collect();
-        let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
-        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, logs, stamp);
-        let solver = self.enc.solver_with(ctx, &slice.facts);
-        solver.assert(&crate::term::or(ctx, &conds));
-        self.houdini_groups[g].asserted = slice.facts.iter().cloned().collect();
-        self.houdini_groups[g].slice = Some(slice);
-        solver
     }
 }
 

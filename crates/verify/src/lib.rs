@@ -14,6 +14,7 @@
 
 mod abstraction;
 mod analysis;
+mod apart;
 mod cone;
 mod encode;
 mod houdini;
@@ -260,35 +261,21 @@ pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> R
     Ok(params)
 }
 
-/// Runs `check` on `solver` with [`solver_params`]: counted and timed into the stats;
-/// `unknown` becomes [`Verdict::Timeout`] or [`Verdict::Unknown`] with Z3's reason.
-fn timed_check<'ctx>(solver: &Solver<'ctx>, opts: &VerifyOptions, stats: &mut Stats, check: impl FnOnce(&Solver<'ctx>) -> SatResult) -> Result<SatResult, Verdict> {
-    run_check(solver, opts, stats, None, check).map(|r| r.expect("no resource limit"))
-}
-
-/// [`timed_check`] within `budget` as well: `None` when the budget ran out first (the
-/// deadline and the per-call limit still give [`Verdict::Timeout`]).
-fn timed_check_within<'ctx>(
-    solver: &Solver<'ctx>,
-    opts: &VerifyOptions,
-    stats: &mut Stats,
-    budget: Duration,
-    check: impl FnOnce(&Solver<'ctx>) -> SatResult,
-) -> Result<Option<SatResult>, Verdict> {
+/// `budget` in Z3's resource units (`rlimit`, about 10 million a second on the development
+/// machine, so that what is solved how does not depend on the machine's load), or `None`
+/// when the time limit or the deadline comes first (the call then has no resource limit).
+pub(crate) fn rlimit_within(opts: &VerifyOptions, budget: Duration) -> Option<u32> {
     let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let limit = [opts.timeout, left].into_iter().flatten().min();
     if limit.is_some_and(|l| l <= budget) {
-        return timed_check(solver, opts, stats, check).map(Some);
+        return None;
     }
-    // The budget in Z3's resource units (`rlimit`, about 10 million a second on the
-    // development machine), so that what is solved how does not depend on the machine's load.
-    let units = ((budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32).max(1);
-    run_check(solver, opts, stats, Some(units), check)
+    Some(((budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32).max(1))
 }
 
 /// The one way a solver is called: [`solver_params`] (and the resource limit `rlimit`, if
 /// any), counted and timed into the stats. `Ok(None)` when the resource limit ran out.
-fn run_check<'ctx>(
+pub(crate) fn run_check<'ctx>(
     solver: &Solver<'ctx>,
     opts: &VerifyOptions,
     stats: &mut Stats,
@@ -460,8 +447,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// assertions, the query's violation, and `base` (the barrier assignment and the
     /// candidates' literals). Returns the answer and, when satisfiable, the model.
     ///
-    /// A fresh solver works on this query's formulas only; on the shared solver every query
-    /// paid for the whole encoding (the arrays family at n = 320: 7.9 s against 0.5 s). It
+    /// A fresh solver, in a Z3 context of its own (`apart`), works on this query's formulas
+    /// only; on the shared solver every query paid for the whole encoding (the arrays family
+    /// at n = 320: 7.9 s against 0.5 s), and in the encoding's context for every term of it. It
     /// holds the assumptions and the loop cuts' log facts of the query's cone of influence
     /// (`cone`), widened while a model breaks one left out. How it is solved was measured on the
     /// scaling families (`scripts/scaling`): a query of at most [`SMALL_QUERY`] properties, or
@@ -491,7 +479,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         loop {
             let (r, model) = self.solve_query_with(base, q, upto, &slice);
             let Some(m) = &model else { return (r, model) };
-            let wider = self.enc.assumptions.borrow_mut().recheck(&slice, m, refinements);
+            let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
+            let mut solve_class = |facts: &[Bool<'ctx>]| apart::class_satisfiable(ctx, opts, stats, facts);
+            let wider = self.enc.assumptions.borrow_mut().recheck(&slice, m, refinements, base, &mut solve_class);
             match wider {
                 None => return (r, model),
                 Some(w) => {
@@ -510,35 +500,27 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
         // (Tactic::solver) costs nothing to set up but solved some queries several times
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
-        let solver = self.enc.solver_with(self.ctx, &slice.facts);
         let log_facts = slice.log_facts;
         let small = upto <= SMALL_QUERY || log_facts > 0;
-        solver.assert(&query.violated(self.ctx, &self.enc, upto));
-        let mut assumptions = base.to_vec();
+        let violated = query.violated(self.ctx, &self.enc, upto);
+        let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
+        asserted.push(&violated);
+        let mut assumptions = vec![];
         if small {
-            for b in base {
-                solver.assert(b);
-            }
-            assumptions.clear();
+            asserted.extend(base);
         } else {
+            assumptions = base.to_vec();
             assumptions.push(query.lit.clone());
         }
-        // For debugging: SYNCFIX_DUMP_FINAL=FILE writes the last query solved as one SMT
-        // problem (its assumptions asserted).
-        // SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2.
-        let final_path = std::env::var_os("SYNCFIX_DUMP_FINAL").map(std::path::PathBuf::from);
-        let each_path = std::env::var_os("SYNCFIX_DUMP_QUERIES")
+        // For debugging: SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2
+        // (its assumptions asserted).
+        let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
             .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
-        for path in final_path.into_iter().chain(each_path) {
-            let mut text = solver.to_string();
-            for x in &assumptions {
-                text.push_str(&format!("(assert {x})\n"));
-            }
-            let _ = std::fs::write(path, text);
+        match apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, None, dump) {
+            Ok(Some((r, model))) => (Ok(r), model),
+            Ok(None) => (Err(Verdict::Timeout), None),
+            Err(v) => (Err(v), None),
         }
-        let r = timed_check(&solver, &self.opts, &mut self.stats, |s| if small { s.check() } else { s.check_assumptions(&assumptions) });
-        let model = matches!(r, Ok(SatResult::Sat)).then(|| solver.get_model()).flatten();
-        (r, model)
     }
 
     /// A model of the earliest position in the schedule at which satisfiable query `q` can be

@@ -116,14 +116,11 @@ pub struct Property<'ctx> {
 }
 
 /// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
-/// `guard` is a fresh constant made with stamp `stamp` (so a formula built before that cannot
-/// mention it) and is assumed only in the state after the cut's head: a formula that does not
-/// mention `guard` can set it false, and needs no such fact.
+/// `guard` is a fresh constant and is assumed only in the state after the cut's head: a
+/// formula that does not mention `guard` can set it false, and needs no such fact. (The
+/// slices of `cone` take them by object and stamp; these are for `SYNCFIX_DUMP_SMT`.)
 #[derive(Clone, Debug)]
 pub struct LogFact<'ctx> {
-    pub stamp: u32,
-    /// The object whose logs the facts are about.
-    pub object: ObjectId,
     pub fact: Bool<'ctx>,
 }
 
@@ -187,39 +184,6 @@ pub struct CutLoop {
 /// of our queries: seconds become minutes).
 pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
     Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
-}
-
-/// A solver holding `background` and the log facts that a formula built by stamp `stamp`
-/// and reading `logs` can need, and how many of those it holds.
-fn solver_with_facts<'ctx>(ctx: &'ctx Context, background: &[Bool<'ctx>], log_facts: &[LogFact<'ctx>], logs: LogUse, stamp: u32) -> (Solver<'ctx>, usize) {
-    let solver = new_solver(ctx);
-    for b in background {
-        solver.assert(b);
-    }
-    let wanted = |o: ObjectId| match logs {
-        LogUse::None => false,
-        LogUse::Object(x) => x == o,
-        LogUse::All => true,
-    };
-    let mut n = 0;
-    for f in log_facts.iter().filter(|f| f.stamp <= stamp && wanted(f.object)) {
-        solver.assert(&f.fact);
-        n += 1;
-    }
-    (solver, n)
-}
-
-impl<'ctx> Encoding<'ctx> {
-    /// A solver holding the background and `facts` (a slice of the assumptions and log
-    /// facts, `cone`).
-    pub(crate) fn solver_with(&self, ctx: &'ctx Context, facts: &[Bool<'ctx>]) -> Solver<'ctx> {
-        let (solver, _) = solver_with_facts(ctx, &self.background, &[], LogUse::None, 0);
-        for f in facts {
-            solver.assert(f);
-        }
-        solver
-    }
-
 }
 
 /// The encoder's output: the background constraints, the properties and the candidates'
@@ -584,13 +548,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
         self.st.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
-        self.log_facts.push(LogFact { stamp, object, fact });
-    }
-
-    /// A solver holding the background and the loop cuts' facts about `logs` made by stamp
-    /// `stamp`, while encoding.
-    pub(crate) fn solver_with_facts(&self, logs: LogUse, stamp: u32) -> Solver<'ctx> {
-        solver_with_facts(self.ctx, &self.background, &self.log_facts, logs, stamp).0
+        self.log_facts.push(LogFact { fact });
     }
 
     /// A count of the fresh constants made so far: a formula built now mentions none made

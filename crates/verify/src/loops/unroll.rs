@@ -137,32 +137,36 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // family at n = 160: about 18 s of 41; at n = 40 the log facts alone made the
                 // checks of the 4th loop 0.7 s each instead of 0.04 s).
                 self.check_deadline()?;
-                let solver = self.solver_with_facts(crate::encode::LogUse::None, self.stamp());
-                solver.set_params(&crate::solver_params(ctx, self.opts)?);
-                solver.assert(&self.st.ok);
-                solver.assert(&again);
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
-                // violates one left out is checked again with all of them.
+                // violates one left out is checked again with more of them. In a context of
+                // its own (`apart`).
                 let mut slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.stamp());
-                for f in &slice.facts {
-                    solver.assert(f);
-                }
+                let solver = crate::apart::ApartSolver::new();
+                let mut asserted: Vec<&Bool<'ctx>> = self.background.iter().chain(&slice.facts).collect();
+                asserted.push(&self.st.ok);
+                asserted.push(&again);
+                solver.assert(&asserted);
                 let t0 = std::time::Instant::now();
-                let mut r = solver.check();
-                self.solver_calls += 1;
+                let mut stats = crate::Stats::default();
+                let opts = self.opts;
+                let mut answer = solver.check(ctx, opts, &mut stats, &[], None, None);
                 let mut refinements = 0;
-                while r == SatResult::Sat {
-                    let Some(m) = solver.get_model() else { break };
-                    let wider = self.st.asm.borrow_mut().recheck(&slice, &m, refinements);
+                while let Ok(Some((SatResult::Sat, Some(m)))) = &answer {
+                    let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, &mut stats, facts);
+                    let wider = self.st.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
                     let Some(w) = wider else { break };
-                    for f in &w.facts {
-                        solver.assert(f);
-                    }
+                    solver.assert(&w.facts.iter().collect::<Vec<_>>());
                     slice = w;
                     refinements += 1;
-                    r = solver.check();
-                    self.solver_calls += 1;
+                    answer = solver.check(ctx, opts, &mut stats, &[], None, None);
                 }
+                self.solver_calls += stats.solver_calls;
+                // An answer other than unsat (Z3 gave up) lets the unrolling go on.
+                let r = match answer {
+                    Ok(Some((r, _))) => r,
+                    Err(crate::Verdict::Timeout) => return Err(VerifyError::Timeout),
+                    _ => SatResult::Unknown,
+                };
                 self.solve_time += t0.elapsed();
                 if std::env::var_os("SYNCFIX_DEBUG_UNWIND").is_some() {
                     eprintln!("unwind: loop {l} iteration {iter} took {:.3}s: {r:?}", t0.elapsed().as_secs_f64());

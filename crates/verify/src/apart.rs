@@ -1,0 +1,148 @@
+//! A solver call in a Z3 context of its own (issue 25: cost linear in the kernel).
+//!
+//! The encoding of a kernel lives in one context, and every term of it stays alive while the
+//! verifier runs. Z3's tactics for QF_AUFBV (simplification, elimination of unconstrained
+//! terms, bit-blasting) keep tables indexed by term id, so part of a call's work grows with
+//! the whole context, not with the formula solved: one race query of the `loops` scaling
+//! family at n = 320 took 0.32 s in the encoding's context and 0.045 s, the same formula, in a
+//! fresh one. With every query and Houdini round that cost made the verifier quadratic in the
+//! kernel. Here the formulas of one call are translated (`Z3_translate`, linear in their size)
+//! into a new context (about 1 ms to make), solved there, and the model translated back.
+
+use crate::{run_check, Stats, Verdict, VerifyOptions};
+use std::time::Duration;
+use z3::ast::{Ast, Bool};
+use z3::{Config, Context, Model, SatResult, Solver};
+
+/// What a call apart answered: the result and, when satisfiable, the model in the caller's
+/// context.
+pub(crate) type Answer<'ctx> = (SatResult, Option<Model<'ctx>>);
+
+self_cell::self_cell!(
+    /// A Z3 context and a solver of it.
+    struct Cell {
+        owner: Context,
+        #[covariant]
+        dependent: Solver,
+    }
+);
+
+/// A solver in a Z3 context of its own, kept between calls (Houdini keeps one per group of
+/// checks, so that a round solved again after another group dropped a candidate costs
+/// milliseconds). Formulas and assumptions are given in the caller's context and translated;
+/// the model comes back translated. No term of its context leaves it.
+pub(crate) struct ApartSolver {
+    cell: Cell,
+}
+
+impl ApartSolver {
+    /// An empty solver for the kernel's logic (`encode::new_solver`) in a new context (about
+    /// 1 ms).
+    pub fn new() -> ApartSolver {
+        ApartSolver { cell: Cell::new(Context::new(&Config::new()), crate::encode::new_solver) }
+    }
+
+    /// Asserts `formulas` (of any one context), translated together so that the terms they
+    /// share are translated once.
+    pub fn assert<'ctx>(&self, formulas: &[&Bool<'ctx>]) {
+        let Some(first) = formulas.first() else { return };
+        let all = if formulas.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), formulas) };
+        self.cell.with_dependent(|fresh, solver| solver.assert(&all.translate(fresh)));
+    }
+
+    /// Checks the assertions under `assumptions` (none: `check` without assumptions, so
+    /// that Z3's tactics apply), within `rlimit` resource units when given (`Ok(None)` when
+    /// they ran out first, as `run_check`); the model is translated into `ctx`. `dump`: a path
+    /// to write the problem to, as SMT-LIB with its assumptions asserted (for debugging).
+    ///
+    /// Errors: [`Verdict::Timeout`] when the time limit or the deadline passed (or the
+    /// caller cancelled), [`Verdict::Unknown`] when Z3 gave up.
+    pub fn check<'ctx>(
+        &self,
+        ctx: &'ctx Context,
+        opts: &VerifyOptions,
+        stats: &mut Stats,
+        assumptions: &[Bool<'ctx>],
+        rlimit: Option<u32>,
+        dump: Option<std::path::PathBuf>,
+    ) -> Result<Option<Answer<'ctx>>, Verdict> {
+        self.cell.with_dependent(|fresh, solver| {
+            let a: Vec<Bool<'_>> = assumptions.iter().map(|x| x.translate(fresh)).collect();
+            if let Some(path) = dump {
+                let mut text = solver.to_string();
+                for x in &a {
+                    text.push_str(&format!("(assert {x})\n"));
+                }
+                let _ = std::fs::write(path, text);
+            }
+            let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
+            let r = interruptible(fresh, opts, || run_check(solver, opts, stats, rlimit, check))?;
+            Ok(r.map(|r| {
+                let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
+                (r, model.map(|m| m.translate(ctx)))
+            }))
+        })
+    }
+}
+
+/// Solves `asserted` under `assumptions` on a new [`ApartSolver`] (see
+/// [`ApartSolver::check`]).
+pub(crate) fn solve<'ctx>(
+    ctx: &'ctx Context,
+    opts: &VerifyOptions,
+    stats: &mut Stats,
+    asserted: &[&Bool<'ctx>],
+    assumptions: &[Bool<'ctx>],
+    rlimit: Option<u32>,
+    dump: Option<std::path::PathBuf>,
+) -> Result<Option<Answer<'ctx>>, Verdict> {
+    let solver = ApartSolver::new();
+    solver.assert(asserted);
+    solver.check(ctx, opts, stats, assumptions, rlimit, dump)
+}
+
+/// Whether `facts` (one class of assumptions left out of a slice, its shared constants
+/// pinned: `cone::Assumptions::recheck`) are satisfiable: `Some(Some(model))` or
+/// `Some(None)`, or `None` when undecided within [`CLASS_BUDGET`] or on an error.
+pub(crate) fn class_satisfiable<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions, stats: &mut Stats, facts: &[Bool<'ctx>]) -> Option<Option<Model<'ctx>>> {
+    let asserted: Vec<&Bool<'ctx>> = facts.iter().collect();
+    let rlimit = crate::rlimit_within(opts, CLASS_BUDGET);
+    match solve(ctx, opts, stats, &asserted, &[], rlimit, None) {
+        Ok(Some((SatResult::Sat, Some(m)))) => Some(Some(m)),
+        Ok(Some((SatResult::Unsat, _))) => Some(None),
+        _ => None,
+    }
+}
+
+/// The budget of one [`class_satisfiable`] call: past it the class is taken into the slice.
+const CLASS_BUDGET: Duration = Duration::from_millis(500);
+
+/// Runs `f` (a solver call in `fresh`) so that the caller's cancellation flag, when there is
+/// one, interrupts it (`Z3_interrupt`, polled every 20 ms) as it interrupts a call in the
+/// encoding's context (syncfix's `pipeline::interruptible`).
+fn interruptible<T>(fresh: &Context, opts: &VerifyOptions, f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(cancel) = opts.cancel.clone() else { return f() };
+    let handle = fresh.handle();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if cancel.load(Ordering::Relaxed) {
+                    handle.interrupt();
+                }
+                std::thread::park_timeout(Duration::from_millis(20));
+            }
+        });
+        /// Ends the watcher (at once) when `f` returns or panics.
+        struct Done<'a>(&'a AtomicBool, std::thread::Thread);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+                self.1.unpark();
+            }
+        }
+        let _done = Done(&done, watcher.thread().clone());
+        f()
+    })
+}
