@@ -4,7 +4,9 @@
 //! On open and save of a `.cu`, `.cuh` or `.cl` file it verifies the editor's text and
 //! publishes diagnostics: a race at its second access with the first as related information,
 //! barrier divergence, failing assertions, an `unknown` verdict as a warning, a front-end
-//! error at its line. It then prepares the code actions: for a kernel with a defect the
+//! error at its line. They are published as soon as the verdict is known
+//! (`syncfix::analyse_with`), and again with the fix's hints when it is ready. It then prepares
+//! the code actions: for a kernel with a defect the
 //! repair ("Insert barriers", the re-verified fix as one `WorkspaceEdit`, a quick fix), for a
 //! kernel that verifies the audit ("Remove unneeded barriers", with a hint on each).
 //!
@@ -39,6 +41,8 @@ struct Analysis {
     diagnostics: Vec<lsp::Diagnostic>,
     /// `(title, edits)`: the repair's or the audit's change.
     actions: Vec<(String, Vec<TextEdit>)>,
+    /// The verdict's diagnostics, sent before the fix is looked for (no actions yet).
+    partial: bool,
 }
 
 struct Document {
@@ -197,6 +201,12 @@ fn main_loop(connection: &Connection) -> Result<(), String> {
                 if doc.version != a.version {
                     continue; // the text changed since: a newer analysis will publish
                 }
+                if a.partial {
+                    // The verdict, before the repair or audit ends: its diagnostics now, the
+                    // quick fix (and code actions asked for meanwhile) with the whole analysis.
+                    publish(connection, &a.uri, a.version, a.diagnostics)?;
+                    continue;
+                }
                 doc.cancel = None;
                 publish(connection, &a.uri, a.version, a.diagnostics.clone())?;
                 for id in std::mem::take(&mut doc.waiting) {
@@ -304,14 +314,20 @@ fn start(docs: &mut HashMap<lsp::Uri, Document>, uri: &lsp::Uri, tx: &Sender<Ana
     doc.done = None;
     let (uri, path, text, version, tx) = (uri.clone(), doc.path.clone(), doc.text.clone(), doc.version, tx.clone());
     std::thread::spawn(move || {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse(&path, &text, cancel.clone())));
+        let mut early = |diagnostics: Vec<lsp::Diagnostic>| {
+            if !cancel.load(Ordering::Relaxed) {
+                let (uri, text) = (uri.clone(), text.clone());
+                let _ = tx.send(Analysis { uri, version, text, diagnostics, actions: vec![], partial: true });
+            }
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse(&path, &text, cancel.clone(), &mut early)));
         if cancel.load(Ordering::Relaxed) {
             return;
         }
         let (diagnostics, actions) = result.unwrap_or_else(|_| {
             (vec![diagnostic(line_range(&text, 0), lsp::DiagnosticSeverity::ERROR, "syncfix: internal error (a bug in syncfix; please report it)".into())], vec![])
         });
-        let _ = tx.send(Analysis { uri, version, text, diagnostics, actions });
+        let _ = tx.send(Analysis { uri, version, text, diagnostics, actions, partial: false });
     });
 }
 
@@ -456,7 +472,9 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
 }
 
 /// Verifies `text` (the editor's, for the kernel at `path`) and prepares the code actions.
-fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
+/// The diagnostics and quick fixes of `text`; `early` gets the verdict's diagnostics before
+/// the fix is looked for.
+fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>, early: &mut dyn FnMut(Vec<lsp::Diagnostic>)) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
     let error = |line: u32, m: String| (vec![diagnostic(line_range(text, line), lsp::DiagnosticSeverity::ERROR, m)], vec![]);
     let (line, flags) = match header_flags(text) {
         Some(h) => h,
@@ -487,25 +505,13 @@ fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagno
         Err(e) => return error(line, e.message),
     };
     opts.cancel = Some(cancel);
-    let analysis = match syncfix::analyse(path, text, &opts) {
+    let mut on_verdict = |a: &syncfix::Analysis| early(verdict_diagnostics(path, text, a));
+    let analysis = match syncfix::analyse_with(path, text, &opts, &mut on_verdict) {
         Ok(a) => a,
         Err(e) if e.stage == syncfix::ErrorStage::Cancelled => return (vec![], vec![]),
         Err(e) => return error(e.line.map_or(0, |l| l - 1), e.message.trim_end().to_string()),
     };
-    let mut diags = vec![];
-    for k in &analysis.verdict.kernels {
-        diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
-        let why = match k.status {
-            VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
-            VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
-            VerdictStatus::Bounded => Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0))),
-            _ => None,
-        };
-        diags.extend(why.map(|m| diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::WARNING, m)));
-    }
-    if let Some(note) = analysis.note {
-        diags.push(diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::INFORMATION, format!("syncfix repair: {note}")));
-    }
+    let mut diags = verdict_diagnostics(path, text, &analysis);
     let mut actions = vec![];
     if let Some(fix) = analysis.fix {
         if fix.command == "audit" {
@@ -522,6 +528,25 @@ fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>) -> (Vec<lsp::Diagno
         actions.push((fix.title, fix.edits));
     }
     (diags, actions)
+}
+
+/// The diagnostics of `a`'s verdict: each defect, each kernel not verified, the repair's note.
+fn verdict_diagnostics(path: &Path, text: &str, a: &syncfix::Analysis) -> Vec<lsp::Diagnostic> {
+    let mut diags = vec![];
+    for k in &a.verdict.kernels {
+        diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
+        let why = match k.status {
+            VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
+            VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
+            VerdictStatus::Bounded => Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0))),
+            _ => None,
+        };
+        diags.extend(why.map(|m| diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::WARNING, m)));
+    }
+    if let Some(note) = &a.note {
+        diags.push(diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::INFORMATION, format!("syncfix repair: {note}")));
+    }
+    diags
 }
 
 fn code_actions(a: &Analysis) -> Vec<lsp::CodeActionOrCommand> {

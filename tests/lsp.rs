@@ -178,3 +178,39 @@ fn an_unsaved_buffer_is_checked_from_the_editors_text() {
     assert!(message.contains("possible read-write race on A["), "{m}");
     s.shut_down();
 }
+
+/// The verdict's diagnostics are published as soon as it is known, before the repair runs;
+/// the quick fix comes with a second publication (issue 27: a kernel whose repair took 20 s
+/// showed nothing for 27 s).
+#[test]
+fn diagnostics_come_before_the_quick_fix() {
+    let mut s = Raw::start();
+    // A server that never publishes a second time fails the test instead of hanging it.
+    let pid = s.child.id() as libc::pid_t;
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        // SAFETY: sends a signal; the pid is the server's (or nobody's, once it has ended).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    });
+    s.initialize();
+    let text = "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) { int t = A[threadIdx.x + 1]; A[threadIdx.x] = t; }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.cu");
+    std::fs::write(&path, text).unwrap();
+    let uri = format!("file://{}", path.display());
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}}}));
+    for which in ["the verdict's", "the whole analysis's"] {
+        let m = s.recv();
+        assert_eq!(m["method"], "textDocument/publishDiagnostics", "{which}: {m}");
+        let message = m["params"]["diagnostics"][0]["message"].as_str().unwrap_or("").to_string();
+        assert!(message.contains("possible read-write race on A["), "{which}: {m}");
+    }
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "textDocument/codeAction",
+        "params": {"textDocument": {"uri": uri}, "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}},
+                   "context": {"diagnostics": []}}}));
+    let m = s.recv();
+    assert_eq!(m["id"], 7, "{m}");
+    assert!(m["result"][0]["title"].as_str().unwrap_or("").starts_with("Insert barriers"), "{m}");
+    s.shut_down();
+}

@@ -64,6 +64,16 @@ pub struct QuickFix {
 /// assert!(patched.contains("__syncthreads();"), "{patched}");
 /// ```
 pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, ErrorReport> {
+    analyse_with(path, text, opts, &mut |_| {})
+}
+
+/// [`analyse`], calling `on_verdict` with the verdict (an [`Analysis`] without its fix) as
+/// soon as it is known, before the repair or the audit runs: an editor shows the diagnostics
+/// then, and the quick fix when this returns (`syncfix lsp`). Not called when there is no fix
+/// to look for (the verdict is then the answer).
+///
+/// Errors: as [`analyse`].
+pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dyn FnMut(&Analysis)) -> Result<Analysis, ErrorReport> {
     let started = Instant::now();
     // One time limit for the verdict and the fix.
     let mut opts = opts.clone();
@@ -92,6 +102,7 @@ pub fn analyse(path: &Path, text: &str, opts: &Options) -> Result<Analysis, Erro
     } else {
         return Ok(analysis);
     };
+    on_verdict(&analysis);
     let run = if command == "repair" { crate::repair } else { crate::audit };
     opts.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let report = run(path, text, &opts)?;

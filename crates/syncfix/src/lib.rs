@@ -11,7 +11,8 @@
 //! verifier (two-thread lock-step encoding, Z3; GPUVerify, Betts et al. TOPLAS 2015) -> repair
 //! loop (GPURepair, VMCAI 2021, Algorithm 1) -> fix (source edits, re-verified).
 //!
-//! - [`analyse`]: the verdict and the quick fix in one call (what an editor wants);
+//! - [`analyse`]: the verdict and the quick fix in one call (what an editor wants;
+//!   [`analyse_with`] hands over the verdict before the fix);
 //! - [`verify`], [`repair`], [`audit`]: the commands of the CLI;
 //! - [`sites`], [`dump`], [`clang_baseline`]: for tests, `--emit` and the benchmark.
 //!
@@ -36,7 +37,7 @@ pub mod testsuite;
 pub mod verdict;
 
 pub use config::{Config, ConfigError};
-pub use editor::{analyse, apply_edits, Analysis, QuickFix};
+pub use editor::{analyse, analyse_with, apply_edits, Analysis, QuickFix};
 pub use error::{ErrorReport, ErrorStage};
 pub use files::{apply_to_file, panic_message, unified_diff, write_atomically, ApplyError};
 pub use options::{timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, RepairOptions, Solver, SourceOptions, VerifierOptions, MAX_TIMEOUT_SECONDS};
