@@ -245,6 +245,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
         let ctx = self.ctx;
         let checks = self.houdini_groups[g].checks.clone();
+        // One pass over the checks, every drop made on the way (under `a`, the candidates
+        // kept when the round began): a round with a drop is followed by another (the group
+        // is solved again), and only a round without one ends Houdini for the group, so its
+        // answer is inductive. Stopping at the first drop made each undecided check cost a
+        // round that solved every check before it again (HeCBench's FDTD3d: 9 such rounds of
+        // about 10 s).
+        let mut lowest: Option<usize> = None;
+        let mut note_drop = |cand: usize| lowest = Some(lowest.map_or(cand, |l: usize| l.min(cand)));
         for &i in &checks {
             if !kept[self.enc.cand_checks[i].cand] {
                 continue;
@@ -259,7 +267,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(a).collect();
                 asserted.push(&cond);
                 let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
-                let m = match crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, None)? {
+                let t0 = Instant::now();
+                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, None)?;
+                if debug() {
+                    let what = &self.enc.candidates[self.enc.cand_checks[i].cand].what;
+                    eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));
+                }
+                let m = match answer {
                     Some((SatResult::Unsat, _)) => break,
                     Some((_, m)) => m,
                     None => {
@@ -271,7 +285,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         if debug() {
                             eprintln!("houdini:   drops {} (not decided within {:?})", self.enc.candidates[cand].what, CHECK_BUDGET);
                         }
-                        return Ok(Some(cand));
+                        note_drop(cand);
+                        break;
                     }
                 };
                 let Some(m) = m else {
@@ -293,9 +308,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
             }
             let Some(model) = model else { continue };
-            return self.drop_violated(g, &model, kept).map(Some);
+            note_drop(self.drop_violated(g, &model, kept)?);
         }
-        Ok(None)
+        Ok(lowest)
     }
 
     /// Drops the candidates of group `g` whose checks `model` violates; returns the lowest
@@ -324,9 +339,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
 const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The budget of one candidate's check on its own (in Z3 resource units, see
-/// `timed_check_within`): a candidate whose check runs past it is dropped, so that no single
+/// `rlimit_within`): a candidate whose check runs past it is dropped, so that no single
 /// candidate stalls the inference (a grid-stride loop's 64-bit `(i - init) % gridDim.x == 0`
-/// in HeCBench's scan took Z3 86 s).
+/// in HeCBench's scan took Z3 86 s). Z3's resource units run slower than
+/// [`crate::RLIMIT_PER_SECOND`] on some checks: HeCBench FDTD3d's candidates over products of
+/// symbolic sizes spent about 10 s of wall time each before the budget ran out.
 const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
