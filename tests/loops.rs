@@ -80,3 +80,25 @@ fn predicates_after_a_cut_loop() {
     let (code, out) = verify(d.path(), "fine.cu", &launch);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A run stopped by `--timeout` still says in `--stats` what it did before the limit (issue
+/// 28: the stats were lost when the limit hit): the repair of the tiled matrix multiplication
+/// without its second barrier runs Houdini for several seconds.
+#[test]
+fn stats_survive_a_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    let text = data("tiled_matmul.cu");
+    let missing = text.replacen("      Csub += As[ty][k] * Bs[k][tx];\n    __syncthreads();\n", "      Csub += As[ty][k] * Bs[k][tx];\n", 1);
+    assert_ne!(missing, text);
+    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["repair", "--blockDim=[16,16]", "--gridDim=[8,8]", "--timeout=2", "--stats", "missing.cu"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    let stats = stderr.lines().find(|l| l.starts_with("syncfix: stats: frontend")).expect("the stats line");
+    assert!(!stats.contains("houdini rounds 0,"), "the work before the limit is counted: {stats}");
+}

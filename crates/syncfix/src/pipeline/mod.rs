@@ -72,6 +72,7 @@ fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<Ker
 
 fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
     let inst = instrument(k, &InstrumentConfig::verify_only());
+    let encoding = Instant::now();
     let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
         Ok(v) => v,
         // Too large, or something the verifier cannot encode: no verdict, and the reason says
@@ -79,7 +80,11 @@ fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut 
         Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
             return Ok(report_of(k, Verdict::Unknown(e.to_string()), opts))
         }
-        Err(VerifyError::Timeout) => return Ok(report_of(k, Verdict::Timeout, opts)),
+        Err(VerifyError::Timeout) => {
+            // `--stats` says where the time went: the encoding (its unwinding checks).
+            timings.encode += encoding.elapsed();
+            return Ok(report_of(k, Verdict::Timeout, opts));
+        }
         Err(source) => return Err(StageError::Verify { kernel: k.name.clone(), source }),
     };
     let verdict = v.check(&inst.original_assignment());
@@ -239,12 +244,16 @@ fn repair_kernel_in(
 ) -> Result<KernelOutcome, StageError> {
     let inst = instrument(k, &opts.instrument);
     timings.barrier_vars += inst.vars.len();
+    let encoding = Instant::now();
     let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
         Ok(v) => v,
         Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
             return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(e.to_string()), vec![]))
         }
-        Err(VerifyError::Timeout) => return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![])),
+        Err(VerifyError::Timeout) => {
+            timings.encode += encoding.elapsed();
+            return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![]));
+        }
         Err(source) => return Err(StageError::Verify { kernel: k.name.clone(), source }),
     };
     // The kernel as written: `repair` leaves a verified kernel alone, `audit` judges only a
@@ -267,7 +276,11 @@ fn repair_kernel_in(
             add_verifier_stats(timings, &v.stats);
             return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(r.clone()), vec![]));
         }
-        (Verdict::Timeout, _) => return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![])),
+        (Verdict::Timeout, _) => {
+            // What was done before the limit (Houdini's rounds, the queries) stays in `--stats`.
+            add_verifier_stats(timings, &v.stats);
+            return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![]));
+        }
         _ => {}
     }
     let seed = match first {
