@@ -155,6 +155,18 @@ fn a_dim3_set_field_by_field_gives_the_launch() {
     assert!(err.contains("blockDim=64, gridDim=[*,*] taken from the launch at f.cu:9"), "{err}");
 }
 
+/// A launch written in a user's header is named by that header and its line, not as "an
+/// included file" (issue 24).
+#[test]
+fn a_launch_in_a_users_header_names_the_header() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "launch.h", "// the host side\n\nvoid run(int *a) {\n  k<<<4, 64>>>(a);\n}\n");
+    write(d.path(), "f.cu", "__global__ void k(int *a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n#include \"launch.h\"\nint main() { run(0); }\n");
+    let (code, out, err) = run(d.path(), &["verify", "f.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("blockDim=64, gridDim=4 taken from the launch at ") && err.contains("launch.h:4"), "{err}");
+}
+
 #[test]
 fn a_kernel_in_an_included_header_is_verified() {
     let d = tempfile::tempdir().unwrap();

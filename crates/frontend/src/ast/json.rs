@@ -32,6 +32,9 @@ fn system_file(file: &str) -> bool {
 /// The member [`parse`] adds to every location object in a user's header (a user's file that
 /// is not the main file): the file's name as clang gives it.
 const FILE_KEY: &str = "syncfix.file";
+/// The key [`parse`] adds to every bare location: its 1-based line (clang prints `line` only
+/// where it changes).
+const LINE_KEY: &str = "syncfix.line";
 
 /// Deepest JSON nesting accepted (clang nests one or two levels per AST node).
 pub(crate) const MAX_DEPTH: usize = 20_000;
@@ -91,6 +94,8 @@ struct Current {
     user: bool,
     /// The file's name, for a user's header.
     header: Option<Value>,
+    /// The line printed last.
+    line: Option<Value>,
 }
 
 /// Tags every bare location under `v`, in document order, tracking the current file.
@@ -101,7 +106,13 @@ fn tag_locations(v: &mut Value, main_file: &str, current: &mut Current) {
                 let main = file == main_file;
                 let user = main || !system_file(file);
                 let header = (user && !main).then(|| Value::String(file.to_owned()));
-                *current = Current { main, user, header };
+                *current = Current { main, user, header, line: current.line.take() };
+            }
+            if let Some(line) = map.get("line") {
+                current.line = Some(line.clone());
+            }
+            if let Some(line) = &current.line {
+                map.insert(LINE_KEY.to_owned(), line.clone());
             }
             map.insert(MAIN_KEY.to_owned(), Value::Bool(current.main));
             map.insert(USER_KEY.to_owned(), Value::Bool(current.user));
@@ -141,6 +152,17 @@ pub(crate) fn header_range(node: &Value) -> Option<(String, usize, usize)> {
     let (last, len) = offset_len(end)?;
     let end = last.checked_add(len)?;
     (start < end).then(|| (file.to_owned(), start, end))
+}
+
+/// Where a node begins when that is in a user's header (not the main file): the header's
+/// name as clang gives it and the 1-based line (of the macro invocation, for a token from a
+/// macro).
+pub(crate) fn header_place(node: &Value) -> Option<(String, u32)> {
+    let loc = range_loc(node, "begin")?.as_object()?;
+    let loc = loc.get("expansionLoc").and_then(Value::as_object).unwrap_or(loc);
+    let file = loc.get(FILE_KEY)?.as_str()?;
+    let line = u32::try_from(loc.get(LINE_KEY)?.as_u64()?).ok()?;
+    Some((file.to_owned(), line))
 }
 
 /// A resolved location.

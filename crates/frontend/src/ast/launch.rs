@@ -31,6 +31,8 @@ pub struct LaunchSite {
     pub shared_bytes: Option<u64>,
     /// The 1-based line of the launch in the main file, if it is written there.
     pub line: Option<u32>,
+    /// The user's header the launch is written in and its 1-based line, if it is in one.
+    pub header: Option<(String, u32)>,
 }
 
 /// The launches in the translation unit `tu` whose main file's text is `src`, in document
@@ -300,7 +302,8 @@ impl<'v> Index<'v> {
             None => Some(0),
         };
         let line = begin_of(call, src).map(|o| 1 + src[..o].iter().filter(|b| **b == b'\n').count() as u32);
-        Some(LaunchSite { kernel_symbol, block, grid, shared_bytes, line })
+        let header = if line.is_none() { crate::ast::json::header_place(call) } else { None };
+        Some(LaunchSite { kernel_symbol, block, grid, shared_bytes, line, header })
     }
 
     /// The symbol of the function a launch's callee expression names.

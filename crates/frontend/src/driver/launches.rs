@@ -18,14 +18,21 @@ pub(super) fn of_kernel(sites: &[LaunchSite], symbol: &str, opts: &FrontendOptio
         return vec![(opts.launch, None)];
     }
     // Distinct configurations, with the lines that launch each.
-    let mut configs: Vec<(Launch, Vec<Option<u32>>)> = vec![];
+    let file = path.display().to_string();
+    // Where a launch is written: the main file's line, or a user's header and its line.
+    let place = |s: &LaunchSite| match (&s.line, &s.header) {
+        (Some(n), _) => format!("{file}:{n}"),
+        (None, Some((h, n))) => format!("{h}:{n}"),
+        (None, None) => "an included file".to_string(),
+    };
+    let mut configs: Vec<(Launch, Vec<String>)> = vec![];
     for s in &mine {
         let mut l = opts.launch;
         l.block_dim = s.block.map(|d| d.filter(|v| *v > 0).unwrap_or(0));
         l.grid_dim = s.grid.map(|d| d.filter(|v| *v > 0).unwrap_or(0));
         match configs.iter_mut().find(|(c, _)| *c == l) {
-            Some((_, lines)) => lines.push(s.line),
-            None => configs.push((l, vec![s.line])),
+            Some((_, places)) => places.push(place(s)),
+            None => configs.push((l, vec![place(s)])),
         }
     }
     let covers = |a: &Launch, b: &Launch| {
@@ -33,16 +40,14 @@ pub(super) fn of_kernel(sites: &[LaunchSite], symbol: &str, opts: &FrontendOptio
             && a.block_dim.iter().zip(b.block_dim).all(|(x, y)| *x == 0 || *x == y)
             && a.grid_dim.iter().zip(b.grid_dim).all(|(x, y)| *x == 0 || *x == y)
     };
-    let kept: Vec<(Launch, Vec<Option<u32>>)> =
+    let kept: Vec<(Launch, Vec<String>)> =
         configs.iter().filter(|(b, _)| !configs.iter().any(|(a, _)| covers(a, b))).cloned().collect();
     // A launch none of whose sizes is constant says nothing the options do not.
     if kept.iter().all(|(l, _)| l.block_dim == [0; 3] && l.grid_dim == [0; 3]) {
         return vec![(opts.launch, None)];
     }
-    let file = path.display().to_string();
     kept.into_iter()
-        .map(|(l, lines)| {
-            let at: Vec<String> = lines.iter().map(|n| n.map_or_else(|| "an included file".to_string(), |n| format!("{file}:{n}"))).collect();
+        .map(|(l, at)| {
             let symbolic = l.is_symbolic();
             let note = format!(
                 "blockDim={}, gridDim={} taken from the launch{} at {}{}",
@@ -72,7 +77,7 @@ mod tests {
     use super::*;
 
     fn site(block: [Option<u32>; 3], grid: [Option<u32>; 3], line: u32) -> LaunchSite {
-        LaunchSite { kernel_symbol: "_Z1kPi".into(), block, grid, shared_bytes: Some(0), line: Some(line) }
+        LaunchSite { kernel_symbol: "_Z1kPi".into(), block, grid, shared_bytes: Some(0), line: Some(line), header: None }
     }
 
     #[test]
