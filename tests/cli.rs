@@ -610,6 +610,21 @@ fn a_pointer_the_host_stored_in_memory_is_not_modelled_nor_null() {
     assert!(err.contains("possible null pointer access"), "{err}");
 }
 
+/// A parameter `float x[][N]` (a pointer to arrays, `float (*)[16]`) is the kernel's own
+/// array, never null (issue 29: it was taken for a function pointer and reported as a
+/// possible null pointer access with `x = 0`); a race through it is still found.
+#[test]
+fn an_array_of_arrays_parameter_is_an_array_not_a_null_pointer() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "a.cu", "#define N 16\n__global__ void k(float x[][N], float *y) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  y[i] = x[i][0];\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=4", "a.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    kernel(d.path(), "r.cu", "#define N 16\n__global__ void k(float x[][N]) {\n  x[threadIdx.x][0] = x[threadIdx.x + 1][0];\n}\n");
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "r.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(err.contains("race on x["), "{err}");
+}
+
 /// `-` reads the kernel from standard input, named by --stdin-filename (its extension picks
 /// the language; default `stdin.cu`, `stdin.cl` with --opencl); --apply refuses it.
 #[test]

@@ -161,9 +161,10 @@ impl<'a> Lowerer<'a> {
                         args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                         continue;
                     }
-                    if qual.contains("(*)") {
+                    if qual.contains("(*)(") {
                         // A function pointer: any function or null, as a 64-bit value (see
-                        // `pointer.rs`).
+                        // `pointer.rs`). (A pointer to arrays, `float (*)[16]` as a parameter
+                        // `float x[][16]` decays to, is an array parameter like any other.)
                         let idx = self.kir.k.params.len();
                         nth_value += 1;
                         self.kir.k.params.push(Param { name, kind: ParamKind::Scalar { width: 64 } });
