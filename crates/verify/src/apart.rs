@@ -76,7 +76,7 @@ impl ApartSolver {
                 let _ = std::fs::write(path, text);
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
-            let r = interruptible(fresh, opts, || run_check(solver, opts, stats, rlimit, check))?;
+            let r = interruptible(fresh, opts.cancel.as_ref(), || run_check(solver, opts, stats, rlimit, check))?;
             Ok(r.map(|r| {
                 let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
                 (r, model.map(|m| m.translate(ctx)))
@@ -117,13 +117,14 @@ pub(crate) fn class_satisfiable<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions, 
 /// The budget of one [`class_satisfiable`] call: past it the class is taken into the slice.
 const CLASS_BUDGET: Duration = Duration::from_millis(500);
 
-/// Runs `f` (a solver call in `fresh`) so that the caller's cancellation flag, when there is
-/// one, interrupts it (`Z3_interrupt`, polled every 20 ms) as it interrupts a call in the
-/// encoding's context (syncfix's `pipeline::interruptible`).
-fn interruptible<T>(fresh: &Context, opts: &VerifyOptions, f: impl FnOnce() -> T) -> T {
+/// Runs `f`, whose solver calls are made in `ctx`, so that `cancel`, once set, interrupts the
+/// running call (`Z3_interrupt`, polled every 20 ms by a watcher thread, which ends as soon as
+/// `f` returns); the call then ends as a timeout. Without a flag, just `f()`. Used for every
+/// call apart and, by syncfix's pipeline, for the encoding's context.
+pub fn interruptible<T>(ctx: &Context, cancel: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>, f: impl FnOnce() -> T) -> T {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let Some(cancel) = opts.cancel.clone() else { return f() };
-    let handle = fresh.handle();
+    let Some(cancel) = cancel else { return f() };
+    let handle = ctx.handle();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {

@@ -150,9 +150,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.stats.houdini_rounds += 1;
         let ctx = self.ctx;
         let t0 = Instant::now();
-        let conds: Vec<Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| self.enc.cand_checks[i].cond.clone()).collect();
-        let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
         if self.houdini_groups[g].solver.is_none() {
+            let conds: Vec<Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| self.enc.cand_checks[i].cond.clone()).collect();
+            let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
             let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
             let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp);

@@ -27,6 +27,7 @@ mod trace;
 mod uniformity;
 
 pub use abstraction::{Abstraction, ForceAbstraction, Model};
+pub use apart::interruptible;
 pub use memory::AccessKind;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 

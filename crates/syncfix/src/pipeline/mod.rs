@@ -67,7 +67,7 @@ pub(crate) fn clang_baseline(path: &Path, text: &str, opts: &Stages) -> Result<D
 
 fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
-    interruptible(&ctx, opts, || verify_kernel_in(&ctx, k, opts, timings))
+    syncfix_verify::interruptible(&ctx, opts.cancel.as_ref(), || verify_kernel_in(&ctx, k, opts, timings))
 }
 
 fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
@@ -90,37 +90,6 @@ fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut 
     let verdict = v.check(&inst.original_assignment());
     add_verifier_stats(timings, &v.stats);
     Ok(report_of(&inst.kernel, verdict, opts))
-}
-
-/// Runs `f`, whose solver calls are made in `ctx`, with a watcher thread that interrupts the
-/// running solver call (`Z3_interrupt`) once the caller sets the cancellation flag: the call
-/// then ends as a timeout, which [`crate::finish`] reports as a cancellation. Without a flag,
-/// just `f()`.
-fn interruptible<T>(ctx: &z3::Context, opts: &Stages, f: impl FnOnce() -> T) -> T {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let Some(cancel) = opts.cancel.clone() else { return f() };
-    let handle = ctx.handle();
-    let done = AtomicBool::new(false);
-    /// Ends the watcher when `f` returns or panics.
-    struct Done<'a>(&'a AtomicBool);
-    impl Drop for Done<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::Relaxed);
-        }
-    }
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                // Again every 20 ms: an interrupt between two solver calls is lost.
-                if cancel.load(Ordering::Relaxed) {
-                    handle.interrupt();
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        let _done = Done(&done);
-        f()
-    })
 }
 
 fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
@@ -231,7 +200,7 @@ impl KernelOutcome {
 /// Repairs (or audits) one kernel: its changes, or why it has none.
 fn repair_kernel(k: &Kernel, opts: &Stages, mode: Mode, timings: &mut Timings, meta: &mut Meta) -> Result<KernelOutcome, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
-    interruptible(&ctx, opts, || repair_kernel_in(&ctx, k, opts, mode, timings, meta))
+    syncfix_verify::interruptible(&ctx, opts.cancel.as_ref(), || repair_kernel_in(&ctx, k, opts, mode, timings, meta))
 }
 
 fn repair_kernel_in(
