@@ -48,9 +48,11 @@ pub(super) struct Chosen<'a> {
 /// The kernels of the main file to lower: every kernel with a body (each instantiation of a
 /// kernel template is one), or the one `want` names (see [`crate::names::names_kernel`]).
 ///
-/// Errors ([`FrontendError::NoKernel`]): no kernel; `want` names none, or names several (the
-/// message lists them); a kernel template with no instantiation (the message says how to
-/// instantiate it).
+/// A `want` that is the source name of several kernels (the instantiations of a kernel
+/// template, overloads) chooses every one of them.
+///
+/// Errors ([`FrontendError::NoKernel`]): no kernel; `want` names none; a kernel template with
+/// no instantiation (the message says how to instantiate it).
 pub(super) fn choose_kernels<'a>(path: &Path, language: Language, ast: &'a AstInfo, want: Option<&str>) -> Result<Vec<Chosen<'a>>, FrontendError> {
     let defined = |f: &&FunctionInfo| f.is_kernel && ((f.in_main && f.body.is_some()) || f.in_user_header);
     let templates: Vec<&FunctionInfo> = ast.functions.iter().filter(defined).filter(|f| f.is_template_pattern()).collect();
@@ -87,27 +89,13 @@ pub(super) fn choose_kernels<'a>(path: &Path, language: Language, ast: &'a AstIn
         }
     }
     // A source name shared by several kernels (instantiations of one template, overloads)
-    // does not choose one unless it is exactly one's own name.
+    // chooses all of them, as a file with no `--kernel` does, unless it is exactly one's own
+    // name (`reduce6<int, 64u, false>`): the template's source is one, and so is its fix.
     if named.len() > 1 {
         let exact: Vec<usize> = (0..named.len()).filter(|&i| named[i].name == want).collect();
         if let [i] = exact[..] {
             return Ok(vec![named.swap_remove(i)]);
         }
-        let list = named
-            .iter()
-            .map(|k| {
-                let symbol = ir_name(language, k.info);
-                match crate::names::signature(&symbol) {
-                    Some(sig) => format!("  {} (`{sig}`, symbol {symbol})", k.name),
-                    None => format!("  {}", k.name),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Err(FrontendError::NoKernel(format!(
-            "{file}: `--kernel={want}` names {} kernels; choose one by its template arguments or its symbol:\n{list}",
-            named.len()
-        )));
     }
     if named.is_empty() {
         return Err(match templates.iter().find(|t| t.name == want && uninstantiated(t)) {
