@@ -657,8 +657,19 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         v
     }
 
+    /// Where loop `header`'s loop is in the source: the first of its header block's
+    /// instructions (and terminator) with a line, in the main file if one is there (clang
+    /// gives phis and compiler-made instructions line 0).
     pub(crate) fn header_span(&self, header: BlockId) -> Span {
         let blk = &self.k.blocks[header];
-        blk.insts.first().map(|i| self.k.insts[*i].span.clone()).unwrap_or_else(|| blk.term_span.clone())
+        let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.k.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
+        let has_line = |s: &&&Span| s.frames.iter().any(|l| l.line > 0);
+        spans
+            .iter()
+            .filter(has_line)
+            .find(|s| s.in_main().is_some_and(|l| l.line > 0))
+            .or_else(|| spans.iter().find(has_line))
+            .map(|s| (*s).clone())
+            .unwrap_or_default()
     }
 }
