@@ -81,11 +81,13 @@ pub fn print_stats(t: &syncfix::Timings) {
     );
     if let Some((label, took)) = &t.slowest_query {
         eprintln!(
-            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}",
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused from earlier barrier assignments {} (Houdini's checks) and {} (queries)",
             t.queries,
             took.as_secs_f64(),
             t.cone_fallbacks,
-            t.houdini_unproved
+            t.houdini_unproved,
+            t.houdini_reused,
+            t.queries_reused
         );
     }
 }

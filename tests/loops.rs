@@ -102,3 +102,41 @@ fn stats_survive_a_timeout() {
     let stats = stderr.lines().find(|l| l.starts_with("syncfix: stats: frontend")).expect("the stats line");
     assert!(!stats.contains("houdini rounds 0,"), "the work before the limit is counted: {stats}");
 }
+
+/// A repair's `--stats` and JSON give each verifier call (the sites on, the answer, Houdini's
+/// rounds), and later calls reuse what earlier ones proved where the barriers that changed
+/// do not reach (issue 28): here the queries of the intervals that no site splits.
+#[test]
+fn a_repair_lists_its_verifier_calls_and_reuses_their_answers() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "__global__ void k(float *A, int n) {
+  __shared__ float s[64];
+  for (int i = 0; i < n; i++) {
+    s[threadIdx.x] = A[i * 64 + threadIdx.x];
+    A[i * 64 + threadIdx.x] = s[(threadIdx.x + 1) % 64];
+    __syncthreads();
+  }
+}
+";
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    let calls = json["kernels"][0]["calls"].as_array().expect("the calls");
+    assert!(calls.len() >= 2, "{json}");
+    // The answer: a new barrier at line 5 with the user's at line 6, verified by a call.
+    assert!(calls.iter().any(|c| c["outcome"] == "verified" && c["on"] == serde_json::json!(["5", "6 existing"])), "{json}");
+    assert!(calls.iter().filter(|c| c["outcome"] == "race").all(|c| c["exact"].is_boolean()), "{json}");
+    assert!(calls.iter().all(|c| c["ms"].as_f64().is_some() && c["solver_calls"].is_u64()), "{json}");
+    let reused: u64 = calls.iter().map(|c| c["reused"].as_u64().unwrap()).sum();
+    assert!(reused > 0, "{json}");
+    // Text: one line per call under --stats.
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("syncfix: stats: verifier call ")).count(), calls.len(), "{stderr}");
+}

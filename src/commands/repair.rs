@@ -7,7 +7,7 @@ use crate::stop;
 use std::path::Path;
 use std::time::Instant;
 use syncfix::exit;
-use syncfix::{ErrorReport, Language, Options, RepairStatus};
+use syncfix::{ErrorReport, Language, Options, RepairReport, RepairStatus};
 
 /// `syncfix repair timed out; use --timeout=N ...`: what a run of `what` that reached its time
 /// limit says, from the watchdog, the front end or the repair loop alike.
@@ -62,6 +62,7 @@ fn run_repair_like(
     }
     if c.stats {
         print_stats(&report.timings);
+        print_calls(&report);
     }
     Ok(report)
 }
@@ -332,5 +333,31 @@ fn the_kernel(report: &syncfix::RepairReport) -> String {
     match report.kernels.iter().find(|k| !k.status.succeeded()) {
         Some(k) if report.kernels.len() > 1 => format!("kernel `{}`", k.kernel),
         _ => "the kernel".into(),
+    }
+}
+
+/// `--stats`: each verifier call of each kernel's repair, in order.
+fn print_calls(report: &RepairReport) {
+    let several = report.kernels.len() > 1;
+    for k in &report.kernels {
+        let who = if several { format!(" of kernel `{}`", k.kernel) } else { String::new() };
+        for (i, c) in k.calls.iter().enumerate() {
+            let exact = match c.exact {
+                Some(true) => " (exact trace)",
+                Some(false) => " (trace not exact)",
+                None => "",
+            };
+            let on = if c.on.len() <= 8 { c.on.join(", ") } else { format!("{}, … ({} in all)", c.on[..8].join(", "), c.on.len()) };
+            eprintln!(
+                "syncfix: stats: verifier call {}{who}: {}{exact} in {:.3}s, houdini rounds {}, solver calls {}, answers reused {}; sites on: {}",
+                i + 1,
+                c.outcome,
+                c.ms / 1000.0,
+                c.houdini_rounds,
+                c.solver_calls,
+                c.reused,
+                if on.is_empty() { "none".to_string() } else { on }
+            );
+        }
     }
 }

@@ -106,6 +106,60 @@ pub struct RepairStats {
     /// every separating site diverges: those sites. A restructuring of the source (the
     /// conditional split in two around one of them) may still repair the kernel.
     pub divergent: Vec<VarId>,
+    /// Each verifier call, in order (`--stats`).
+    pub calls: Vec<VerifierCall>,
+}
+
+/// One verifier call of the repair loop (issue 28: where the time goes).
+#[derive(Clone, Debug)]
+pub struct VerifierCall {
+    /// The barrier variables on.
+    pub enabled: Vec<VarId>,
+    /// Wall-clock time of the call.
+    pub time: Duration,
+    /// Houdini's rounds and the solver calls (Houdini's, the queries') it made.
+    pub houdini_rounds: u32,
+    pub solver_calls: u32,
+    /// Houdini's checks and queries answered from an earlier call's answers instead of solved.
+    pub reused: u32,
+    /// `verified`, `no error up to N`, `race`, `divergence`, `assertion`, `unknown`, `timeout`.
+    pub outcome: &'static str,
+    /// For a defect: whether its trace replays under every barrier assignment (an exact
+    /// clause) or over-approximates ([`Verifier::inexact_reason`]).
+    pub exact: Option<bool>,
+}
+
+/// `verifier.check(assignment)`, counted and recorded in `stats.calls`.
+fn check(verifier: &mut Verifier<'_, '_>, assignment: &[bool], stats: &mut RepairStats) -> Verdict {
+    stats.verifier_calls += 1;
+    let before = (verifier.stats.houdini_rounds, verifier.stats.solver_calls, verifier.stats.houdini_reused + verifier.stats.queries_reused);
+    let t0 = Instant::now();
+    let verdict = verifier.check(assignment);
+    let (outcome, exact) = match &verdict {
+        Verdict::Verified => ("verified", None),
+        Verdict::NoErrorUpTo { .. } => ("no error up to the bound", None),
+        Verdict::Defect(t) => (
+            match t.defect {
+                Defect::Race(_) => "race",
+                Defect::Divergence { .. } => "divergence",
+                Defect::Assertion { .. } => "assertion",
+                _ => "defect",
+            },
+            Some(t.exact),
+        ),
+        Verdict::Unknown(_) => ("unknown", None),
+        Verdict::Timeout => ("timeout", None),
+    };
+    stats.calls.push(VerifierCall {
+        enabled: assignment.iter().enumerate().filter(|(_, on)| **on).map(|(i, _)| VarId::new(i)).collect(),
+        time: t0.elapsed(),
+        houdini_rounds: verifier.stats.houdini_rounds - before.0,
+        solver_calls: verifier.stats.solver_calls - before.1,
+        reused: verifier.stats.houdini_reused + verifier.stats.queries_reused - before.2,
+        outcome,
+        exact,
+    });
+    verdict
 }
 
 /// The costs of enabling each variable: GPURepair's weights, and a tie-break that prefers
@@ -248,12 +302,11 @@ fn run(
             }
             Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
         };
-        stats.verifier_calls += 1;
         if let Some(d) = opts.deadline {
             verifier.set_timeout(d.saturating_duration_since(Instant::now()));
         }
         let t1 = Instant::now();
-        let verdict = verifier.check(&sol.enabled);
+        let verdict = check(verifier, &sol.enabled, stats);
         if debug() {
             eprintln!(
                 "repair: iteration {} enabled {:?} -> {} in {:.2?}",
@@ -284,8 +337,7 @@ fn run(
                     Ok(_) => return repaired(sol.enabled, sol.weight, bound),
                     Err(e) => return Outcome::Unknown(format!("the constraint solver failed: {e}")),
                 };
-                stats.verifier_calls += 1;
-                match verifier.check(&opt.enabled) {
+                match check(verifier, &opt.enabled, stats) {
                     v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if phi.inexact => {
                         return descend(inst, verifier, &costs, &mut phi, Verified { on: opt.enabled, bound: bound_of(&v) }, opts, stats);
                     }
@@ -328,8 +380,7 @@ fn on_defect(
     if matches!(t.defect, Defect::Assertion { .. }) && !phi.asked_all_on && t.assignment.iter().any(|on| !on) {
         phi.asked_all_on = true;
         let all_on = phi.all_on(inst);
-        stats.verifier_calls += 1;
-        match verifier.check(&all_on) {
+        match check(verifier, &all_on, stats) {
             Verdict::Defect(u) if matches!(u.defect, Defect::Assertion { .. }) => {
                 return Some(Outcome::AssertionFailure(u));
             }
@@ -400,7 +451,6 @@ fn descend(
         }
         let mut trial = on.clone();
         trial[i] = false;
-        stats.verifier_calls += 1;
         // The user's own barriers are only inspected: one whose check is slow (Z3 can take
         // long to find a counterexample) stays, within a quarter of the time left, rather
         // than costing the whole repair. Every inserted barrier is checked in full.
@@ -416,7 +466,7 @@ fn descend(
         if let Some(b) = budget {
             verifier.set_timeout(b);
         }
-        let verdict = verifier.check(&trial);
+        let verdict = check(verifier, &trial, stats);
         if existing && matches!(verdict, Verdict::Timeout) && budget.is_some() && !opts.past() {
             if debug() {
                 eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");

@@ -43,7 +43,7 @@ pub use files::{apply_to_file, panic_message, unified_diff, write_atomically, Ap
 pub use options::{timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, RepairOptions, Solver, SourceOptions, VerifierOptions, MAX_TIMEOUT_SECONDS};
 pub use report::{AccessDesc, Check, Finding, Location, ThreadDesc};
 pub use results::{
-    Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings,
+    Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings, VerifierCallInfo,
 };
 pub use source::{decode_source, encode_source, Encoding, SourceError};
 

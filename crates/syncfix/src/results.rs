@@ -43,6 +43,10 @@ pub struct Timings {
     pub cone_fallbacks: u32,
     /// Candidate loop invariants dropped because their check ran past its budget.
     pub houdini_unproved: u32,
+    /// Houdini's checks answered from an earlier barrier assignment's instead of solved.
+    pub houdini_reused: u32,
+    /// Queries answered from an earlier barrier assignment's instead of solved.
+    pub queries_reused: u32,
     pub barrier_vars: usize,
     pub repair_iterations: u32,
     pub clauses: usize,
@@ -62,6 +66,8 @@ impl Timings {
         self.queries += t.queries;
         self.cone_fallbacks += t.cone_fallbacks;
         self.houdini_unproved += t.houdini_unproved;
+        self.houdini_reused += t.houdini_reused;
+        self.queries_reused += t.queries_reused;
         self.note_slowest(&t.slowest_query);
     }
 
@@ -149,6 +155,29 @@ pub struct KernelRepair {
     /// What the repair over-approximated, and when (GPURepair's coarse clauses where a trace
     /// is not exact, widened clauses, the kernel's barriers kept): `--verbose` prints it.
     pub log: Vec<String>,
+    /// Each verifier call of the repair loop, in order (`--stats` prints them).
+    pub calls: Vec<VerifierCallInfo>,
+}
+
+/// One verifier call of a repair or audit (issue 28: where the time goes).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct VerifierCallInfo {
+    /// The barrier sites on, each `LINE` (a new block barrier before or in that line's
+    /// statement), `LINE existing` (the user's barrier), `LINE warp` or `LINE grid`.
+    pub on: Vec<String>,
+    /// Wall-clock milliseconds.
+    pub ms: f64,
+    pub houdini_rounds: u32,
+    pub solver_calls: u32,
+    /// Houdini's checks and queries answered from an earlier call's answers.
+    pub reused: u32,
+    /// `verified`, `no error up to the bound`, `race`, `divergence`, `assertion`, `defect`,
+    /// `unknown` or `timeout`.
+    pub outcome: String,
+    /// For a defect: whether its trace is exact (replays under every barrier assignment, so
+    /// its clause is exact too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
 }
 
 /// The result of `syncfix repair` or `syncfix audit` on one file.

@@ -131,7 +131,7 @@ fn atom<'ctx>(l: &Bool<'ctx>) -> Dynamic<'ctx> {
 
 /// The constants (uninterpreted, no arguments) that occur in `formulas`, each shared subterm
 /// walked once.
-fn constants<'ctx>(formulas: &[&Bool<'ctx>]) -> Vec<Dynamic<'ctx>> {
+pub(crate) fn constants<'ctx>(formulas: &[&Bool<'ctx>]) -> Vec<Dynamic<'ctx>> {
     let mut out = vec![];
     let mut seen: TermSet<Dynamic<'ctx>> = TermSet::default();
     let mut stack: Vec<Dynamic<'ctx>> = formulas.iter().map(|f| Dynamic::from_ast(*f)).collect();

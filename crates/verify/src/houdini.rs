@@ -24,6 +24,7 @@
 
 use crate::encode::{Encoding, LogUse};
 use crate::apart::ApartSolver;
+use crate::memo::Answered;
 use crate::{Verdict, Verifier};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -97,6 +98,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
         }
         let start = Instant::now();
+        self.memo.assignment = assignment.to_vec();
         let r = self.houdini_rounds(lits, &mut kept);
         self.stats.houdini_time += start.elapsed();
         r?;
@@ -253,6 +255,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // about 10 s).
         let mut lowest: Option<usize> = None;
         let mut note_drop = |cand: usize| lowest = Some(lowest.map_or(cand, |l: usize| l.min(cand)));
+        // The candidates kept when the round began (those `a` assumes): with the barrier
+        // variables a check mentions, what an answer is remembered under (`memo`).
+        let below = self.houdini_groups[g].depends_below;
+        let round_kept: Vec<bool> = kept[..below].to_vec();
         for &i in &checks {
             if !kept[self.enc.cand_checks[i].cand] {
                 continue;
@@ -261,6 +267,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let ok = self.enc.cand_checks[i].ok.clone();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
             let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp);
+            let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
+            if self.memo.known_unsat(Answered::Check(i), &key, &round_kept) {
+                self.stats.houdini_reused += 1;
+                continue;
+            }
+            if self.memo.known_undecided(Answered::Check(i), &key, &round_kept) {
+                let cand = self.enc.cand_checks[i].cand;
+                kept[cand] = false;
+                self.stats.houdini_unproved += 1;
+                self.stats.houdini_reused += 1;
+                note_drop(cand);
+                continue;
+            }
             let mut model = None;
             let mut refinements = 0;
             loop {
@@ -274,11 +293,17 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));
                 }
                 let m = match answer {
-                    Some((SatResult::Unsat, _)) => break,
+                    Some((SatResult::Unsat, _)) => {
+                        let key = if refinements == 0 { key } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
+                        self.memo.record_unsat(Answered::Check(i), key, &round_kept);
+                        break;
+                    }
                     Some((_, m)) => m,
                     None => {
                         // Not decided within the budget: the candidate is dropped as if it
                         // were violated (the fixpoint stays inductive, only weaker).
+                        let key = if refinements == 0 { key.clone() } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
+                        self.memo.record_undecided(Answered::Check(i), key, &round_kept);
                         let cand = self.enc.cand_checks[i].cand;
                         kept[cand] = false;
                         self.stats.houdini_unproved += 1;

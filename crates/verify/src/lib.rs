@@ -18,6 +18,7 @@ mod apart;
 mod cone;
 mod encode;
 mod houdini;
+mod memo;
 mod loops;
 mod memory;
 mod query;
@@ -209,6 +210,11 @@ pub struct Stats {
     /// its budget ([`houdini`]'s `CHECK_BUDGET`): the invariant is weaker (still sound) and a
     /// race found through it may be spurious.
     pub houdini_unproved: u32,
+    /// Houdini's checks answered from an earlier barrier assignment's ([`memo`]) instead of
+    /// solved.
+    pub houdini_reused: u32,
+    /// Queries answered from an earlier barrier assignment's ([`memo`]) instead of solved.
+    pub queries_reused: u32,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
@@ -341,6 +347,8 @@ pub struct Verifier<'ctx, 'k> {
     /// every assignment, so later runs start from them.
     value_invariants: Option<Vec<bool>>,
     values_free_of_barriers: bool,
+    /// Answers that hold for other barrier assignments too ([`memo`]).
+    memo: memo::AnswerMemo<'ctx>,
     pub stats: Stats,
 }
 
@@ -410,6 +418,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             invariants: HashMap::new(),
             value_invariants: None,
             values_free_of_barriers,
+            memo: memo::AnswerMemo::default(),
             stats,
         })
     }
@@ -476,9 +485,27 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
         }
+        // An answer of an earlier assignment that holds for this one (`memo`).
+        let key = self.memo.key(&self.enc, &slice.facts, &conds);
+        if self.memo.known_unsat(memo::Answered::Query(q, upto), &key, &self.memo.kept) {
+            self.stats.queries_reused += 1;
+            return (Ok(SatResult::Unsat), None);
+        }
         let mut refinements = 0;
         loop {
             let (r, model) = self.solve_query_with(base, q, upto, &slice);
+            if matches!(r, Ok(SatResult::Unsat)) {
+                let key = if refinements == 0 {
+                    key
+                } else {
+                    let query = &self.queries[q];
+                    let conds: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].cond).collect();
+                    self.memo.key(&self.enc, &slice.facts, &conds)
+                };
+                let kept = self.memo.kept.clone();
+                self.memo.record_unsat(memo::Answered::Query(q, upto), key, &kept);
+                return (r, model);
+            }
             let Some(m) = &model else { return (r, model) };
             let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
             let mut solve_class = |facts: &[Bool<'ctx>]| apart::class_satisfiable(ctx, opts, stats, facts);
@@ -572,6 +599,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             Ok(k) => k,
             Err(v) => return v,
         };
+        self.memo.assignment = assignment.to_vec();
+        self.memo.kept = kept.clone();
         let mut base = lits;
         base.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
         self.stats.checks += 1;

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use syncfix_fix::Change;
 use syncfix_frontend::driver::{compile, compile_each, Compiled, FrontendError};
-use syncfix_instrument::{instrument, InstrumentConfig, SiteKind};
+use syncfix_instrument::{instrument, InstrumentConfig, Instrumented, SiteKind};
 use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
-use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats};
+use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats, VerifierCall};
 use syncfix_verify::{Verdict, VerifyError, Verifier};
 
 mod changes;
@@ -102,6 +102,8 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.queries += s.queries;
     t.cone_fallbacks += s.cone_fallbacks;
     t.houdini_unproved += s.houdini_unproved;
+    t.houdini_reused += s.houdini_reused;
+    t.queries_reused += s.queries_reused;
     t.note_slowest(&s.slowest_query);
 }
 
@@ -184,6 +186,8 @@ struct KernelOutcome {
     bounded: Option<u32>,
     /// What the repair over-approximated (`RepairStats::log`).
     log: Vec<String>,
+    /// Its verifier calls (`RepairStats::calls`).
+    calls: Vec<crate::results::VerifierCallInfo>,
     /// For a kernel that cannot be repaired because every site that would order a race
     /// diverges: those sites as places to restructure (statement, and whether it is the user's
     /// barrier, which then moves).
@@ -193,7 +197,7 @@ struct KernelOutcome {
 impl KernelOutcome {
     /// An outcome without changes: a kernel left as it is, or one that failed.
     fn without_changes(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
-        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], splits: vec![] }
+        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], calls: vec![], splits: vec![] }
     }
 }
 
@@ -259,6 +263,7 @@ fn repair_kernel_in(
     let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair, seed);
     add_stats(timings, &v, &stats);
     let log = stats.log.clone();
+    let calls = stats.calls.iter().map(|c| call_info(&inst, c)).collect();
     let outcome = match outcome {
         Outcome::Repaired { assignment, bounded, .. } => {
             let (c, kept) = changes_of(&inst, &assignment);
@@ -269,7 +274,7 @@ fn repair_kernel_in(
                 changes.push(change);
             }
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
-            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], splits: vec![] }
+            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], calls: vec![], splits: vec![] }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
@@ -294,7 +299,35 @@ fn repair_kernel_in(
         .collect();
     splits.sort_by_key(|&(s, existing)| (!existing, s));
     splits.dedup();
-    Ok(KernelOutcome { log, splits, ..outcome })
+    Ok(KernelOutcome { log, calls, splits, ..outcome })
+}
+
+/// A verifier call of the repair loop as the report gives it: its sites by line.
+fn call_info(inst: &Instrumented, c: &VerifierCall) -> crate::results::VerifierCallInfo {
+    let on = c
+        .enabled
+        .iter()
+        .map(|v| {
+            let b = &inst.vars[v.index()];
+            let (line, _) = inst.kernel.main_file().line_col(inst.site_offset(b));
+            let what = match (b.kind, b.scope) {
+                (SiteKind::Existing, _) => " existing",
+                (_, Scope::Grid) => " grid",
+                (_, Scope::Tile { .. }) => " warp",
+                _ => "",
+            };
+            format!("{line}{what}")
+        })
+        .collect();
+    crate::results::VerifierCallInfo {
+        on,
+        ms: c.time.as_secs_f64() * 1000.0,
+        houdini_rounds: c.houdini_rounds,
+        solver_calls: c.solver_calls,
+        reused: c.reused,
+        outcome: c.outcome.to_string(),
+        exact: c.exact,
+    }
 }
 
 /// Repairs each kernel of `compiled`, builds one fix from the changes of those repaired, and
@@ -363,6 +396,7 @@ fn fix_and_reverify(
                     findings: o.findings.clone(),
                     changes: infos_of(&mine, &meta, compiled, text),
                     log: o.log.clone(),
+                    calls: o.calls.clone(),
                 }
             })
             .collect()

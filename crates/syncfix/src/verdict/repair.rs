@@ -66,6 +66,10 @@ pub struct KernelRepairSummary {
     /// What the repair over-approximated, and when (`--verbose` prints it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
+    /// Each verifier call of the repair loop: the sites on, the time, Houdini's rounds, the
+    /// answer and whether its trace is exact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<crate::results::VerifierCallInfo>,
 }
 
 /// A repair status's name in [`RepairSummary::status`] and the reason it carries.
@@ -249,6 +253,7 @@ impl RepairSummary {
                         reason,
                         changes: k.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
                         log: k.log.clone(),
+                        calls: k.calls.clone(),
                     }
                 })
                 .collect(),
