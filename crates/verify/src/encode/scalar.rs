@@ -146,7 +146,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Assume { cond } => {
                 let cs: Vec<Bool<'ctx>> =
                     (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
+                // A precondition at the kernel's entry (every thread enabled, before any
+                // property, candidate check or loop): every formula is conditioned on it, so
+                // it is also a background fact, where the solver's preprocessing can use it
+                // (`__requires(width == 1920)` substituted; under an implication `width`
+                // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
+                // `% width` took Z3 59 s).
+                let at_entry = self.props.is_empty()
+                    && self.cand_checks.is_empty()
+                    && self.cut.is_empty()
+                    && self.bounded.is_empty()
+                    && pred.iter().all(|p| p.as_bool() == Some(true));
                 for c in cs {
+                    if at_entry {
+                        self.background.push(c.clone());
+                    }
                     self.st.assume(&c);
                 }
             }
