@@ -66,7 +66,7 @@ pub fn print_json(v: &impl serde::Serialize) {
 
 pub fn print_stats(t: &syncfix::Timings) {
     eprintln!(
-        "syncfix: stats: frontend {:.3}s (clang {:.3}s), encode {:.3}s, solve {:.3}s (houdini {:.3}s), verifier calls {}, solver calls {}, houdini rounds {}, barrier variables {}, repair iterations {}, clauses {}",
+        "syncfix: stats: frontend {:.3}s (clang {:.3}s), encode {:.3}s, solve {:.3}s (houdini {:.3}s), verifier calls {}, solver calls {}, houdini rounds {}, barrier variables {}{}, repair iterations {}, clauses {}",
         t.frontend.as_secs_f64(),
         t.clang.as_secs_f64(),
         t.encode.as_secs_f64(),
@@ -76,6 +76,11 @@ pub fn print_stats(t: &syncfix::Timings) {
         t.solver_calls,
         t.houdini_rounds,
         t.barrier_vars,
+        if t.sites_considered > 0 {
+            format!(" ({} named by the clauses{})", t.sites_considered, if t.sites_widened { ", widened past the first race's" } else { "" })
+        } else {
+            String::new()
+        },
         t.repair_iterations,
         t.clauses
     );

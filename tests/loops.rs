@@ -135,6 +135,9 @@ fn a_repair_lists_its_verifier_calls_and_reuses_their_answers() {
     assert!(calls.iter().all(|c| c["ms"].as_f64().is_some() && c["solver_calls"].is_u64()), "{json}");
     let reused: u64 = calls.iter().map(|c| c["reused"].as_u64().unwrap()).sum();
     assert!(reused > 0, "{json}");
+    // The sites the clauses named: some, not more than were instrumented.
+    let considered = json["stats"]["sites_considered"].as_u64().unwrap();
+    assert!(considered > 0 && considered <= json["stats"]["barrier_variables"].as_u64().unwrap(), "{json}");
     // Text: one line per call under --stats.
     let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -51,6 +51,15 @@ fn run_repair_like(
     for a in &report.assumptions {
         eprintln!("syncfix: warning: {a}");
     }
+    if c.verbose && report.timings.sites_considered > 0 {
+        let t = &report.timings;
+        eprintln!(
+            "syncfix: note: the repair could enable {} of the {} barrier sites instrumented: those its traces' clauses named (where the races are){}",
+            t.sites_considered,
+            t.barrier_vars,
+            if t.sites_widened { ", widened when a later trace needed sites the first did not name" } else { ", all from the first trace" }
+        );
+    }
     if c.verbose {
         let several = report.kernels.len() > 1;
         for k in &report.kernels {

@@ -108,6 +108,12 @@ pub struct RepairStats {
     pub divergent: Vec<VarId>,
     /// Each verifier call, in order (`--stats`).
     pub calls: Vec<VerifierCall>,
+    /// The barrier variables the clauses name: the only sites the hitting set can enable
+    /// (issue 28: the sites where the races are, of all those instrumented).
+    pub considered: BTreeSet<VarId>,
+    /// A clause after the first named a site the first did not: the set considered grew
+    /// beyond the first race's sites.
+    pub widened: bool,
 }
 
 /// One verifier call of the repair loop (issue 28: where the time goes).
@@ -535,6 +541,14 @@ impl Phi {
             Learned::Clause => {
                 self.inexact = !exact;
                 stats.clauses = self.clauses.len();
+                for c in &self.clauses[before..] {
+                    let first = stats.considered.is_empty();
+                    for l in &c.0 {
+                        if stats.considered.insert(l.var) && !first {
+                            stats.widened = true;
+                        }
+                    }
+                }
                 if self.clauses.len() > before && (!t.exact || matches!(t.defect, Defect::Assertion { .. })) {
                     let what = match &t.defect {
                         Defect::Race(r) => {

@@ -48,6 +48,10 @@ pub struct Timings {
     /// Queries answered from an earlier barrier assignment's instead of solved.
     pub queries_reused: u32,
     pub barrier_vars: usize,
+    /// Of those, the sites the repair's clauses named (the only ones it could enable), and
+    /// whether a later trace named sites the first did not.
+    pub sites_considered: usize,
+    pub sites_widened: bool,
     pub repair_iterations: u32,
     pub clauses: usize,
 }

@@ -566,6 +566,8 @@ fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
     t.solve += s.solver_time;
     t.repair_iterations += s.iterations;
     t.clauses += s.clauses;
+    t.sites_considered += s.considered.len();
+    t.sites_widened |= s.widened;
 }
 
 /// The candidate barrier sites of every kernel of a file (GPURepair's instrumentation).

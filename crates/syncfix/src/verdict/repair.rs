@@ -179,6 +179,13 @@ pub struct RepairStatsSummary {
     pub repair_iterations: u32,
     pub clauses: usize,
     pub barrier_variables: usize,
+    /// The barrier variables the repair's clauses named: the sites where the races are, the
+    /// only ones it could enable.
+    #[serde(default)]
+    pub sites_considered: usize,
+    /// A later trace named sites the first did not.
+    #[serde(default)]
+    pub sites_widened: bool,
     /// The whole run, from the start of the process.
     pub total_ms: f64,
 }
@@ -208,6 +215,8 @@ impl RepairSummary {
                 repair_iterations: 0,
                 clauses: 0,
                 barrier_variables: 0,
+                sites_considered: 0,
+                sites_widened: false,
                 total_ms: ms(total),
             },
         }
@@ -267,6 +276,8 @@ impl RepairSummary {
                 repair_iterations: t.repair_iterations,
                 clauses: t.clauses,
                 barrier_variables: t.barrier_vars,
+                sites_considered: t.sites_considered,
+                sites_widened: t.sites_widened,
                 total_ms: ms(total),
             },
             ..RepairSummary::failure(command, file, status, "", exit_code, total)
