@@ -5,7 +5,7 @@ use super::Encoder;
 use crate::term::{const_term, is_false, or, Term};
 use crate::VerifyError;
 use syncfix_kir::{BlockId, InstId, InstKind, Item, Operand, Terminator};
-use z3::ast::{Ast, Bool};
+use z3::ast::Bool;
 
 /// An edge taken into a block: the per-thread edge predicates and the values of the target's
 /// phis along the edge.
@@ -28,7 +28,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The per-thread disjunction of some edges' predicates.
     pub(crate) fn join(&self, edges: &[Incoming<'ctx>]) -> [Bool<'ctx>; 2] {
-        std::array::from_fn(|t| or(self.ctx, &edges.iter().map(|e| &e.pred[t]).collect::<Vec<_>>()).simplify())
+        std::array::from_fn(|t| crate::term::simplify_small(or(self.ctx, &edges.iter().map(|e| &e.pred[t]).collect::<Vec<_>>())))
     }
 
     /// The value of phi number `pi` of a block entered by `edges`, per thread: an `ite` over
@@ -97,8 +97,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Terminator::Br(s) => self.contribute(b, s, pred.clone()),
             Terminator::CondBr { cond, then, els } => {
                 let c: [Bool<'ctx>; 2] = std::array::from_fn(|t| self.value(t, cond).to_bool(ctx));
-                let pt = std::array::from_fn(|t| Bool::and(ctx, &[&pred[t], &c[t]]).simplify());
-                let pe = std::array::from_fn(|t| Bool::and(ctx, &[&pred[t], &c[t].not()]).simplify());
+                // Simplified only while small: Z3's simplifier walks the whole term, and a
+                // predicate over memory that barrier variables may havoc grows with the
+                // loop's unrolled iterations (HeCBench's match, instrumented for a repair:
+                // 24 GB in `Z3_simplify` before the encoding ended).
+                let pt = std::array::from_fn(|t| crate::term::simplify_small(Bool::and(ctx, &[&pred[t], &c[t]])));
+                let pe = std::array::from_fn(|t| crate::term::simplify_small(Bool::and(ctx, &[&pred[t], &c[t].not()])));
                 if then == els {
                     self.contribute(b, then, pred.clone());
                 } else {
@@ -125,12 +129,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     for t in 0..2 {
                         any[t].push(conds[t].clone());
                     }
-                    let p = std::array::from_fn(|t| Bool::and(ctx, &[&pred[t], &conds[t]]).simplify());
+                    let p = std::array::from_fn(|t| crate::term::simplify_small(Bool::and(ctx, &[&pred[t], &conds[t]])));
                     self.contribute(b, s, p);
                 }
                 let pd = std::array::from_fn(|t| {
                     let none = or(ctx, &any[t].iter().collect::<Vec<_>>()).not();
-                    Bool::and(ctx, &[&pred[t], &none]).simplify()
+                    crate::term::simplify_small(Bool::and(ctx, &[&pred[t], &none]))
                 });
                 self.contribute(b, default, pd);
             }
