@@ -325,6 +325,19 @@ const RLIMIT_PER_SECOND: f64 = 10_000_000.0;
 /// (see `Verifier::solve_query`).
 const SMALL_QUERY: usize = 64;
 
+/// How long a query of several properties may take before its properties are solved one at a
+/// time ([`Verifier::check`]).
+const QUERY_BUDGET: Duration = Duration::from_secs(2);
+
+/// The properties of a query that one solver call asks about.
+#[derive(Clone, Copy, Debug)]
+enum Sel {
+    /// The first `n`, in schedule order.
+    Prefix(usize),
+    /// The `i`th alone.
+    One(usize),
+}
+
 /// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on a
 /// solver per group of checks, kept between rounds; each query of the properties on a solver
 /// of its own over the same terms).
@@ -474,36 +487,50 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// run on one array: 1.0 s against 4.0 s).
     ///
     /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
-    fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    ///
+    /// With a resource limit `rlimit`, `Ok(SatResult::Unknown)` when it ran out.
+    fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, sel: Sel, rlimit: Option<u32>) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         // With the assumptions and log facts of the query's cone of influence only (`cone`);
         // a model that one left out does not allow is solved again on a wider slice.
         let query = &self.queries[q];
-        let conds: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].cond).collect();
-        let oks: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].ok).collect();
-        let stamp = query.props[..upto].iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let props: &[usize] = match sel {
+            Sel::Prefix(upto) => &query.props[..upto],
+            Sel::One(i) => &query.props[i..=i],
+        };
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
+        let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let answered = match sel {
+            Sel::Prefix(upto) => memo::Answered::Query(q, upto),
+            Sel::One(i) => memo::Answered::Property(q, i),
+        };
         let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
         }
         // An answer of an earlier assignment that holds for this one (`memo`).
         let key = self.memo.key(&self.enc, &slice.facts, &conds);
-        if self.memo.known_unsat(memo::Answered::Query(q, upto), &key, &self.memo.kept) {
+        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
             self.stats.queries_reused += 1;
             return (Ok(SatResult::Unsat), None);
         }
         let mut refinements = 0;
         loop {
-            let (r, model) = self.solve_query_with(base, q, upto, &slice);
+            let (r, model) = self.solve_query_with(base, q, sel, &slice, rlimit);
             if matches!(r, Ok(SatResult::Unsat)) {
                 let key = if refinements == 0 {
                     key
                 } else {
                     let query = &self.queries[q];
-                    let conds: Vec<&Bool<'ctx>> = query.props[..upto].iter().map(|&i| &self.enc.props[i].cond).collect();
+                    let props: &[usize] = match sel {
+                        Sel::Prefix(upto) => &query.props[..upto],
+                        Sel::One(i) => &query.props[i..=i],
+                    };
+                    let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
                     self.memo.key(&self.enc, &slice.facts, &conds)
                 };
                 let kept = self.memo.kept.clone();
-                self.memo.record_unsat(memo::Answered::Query(q, upto), key, &kept);
+                self.memo.record_unsat(answered, key, &kept);
                 return (r, model);
             }
             let Some(m) = &model else { return (r, model) };
@@ -522,15 +549,29 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     }
 
     /// [`Verifier::solve_query`] on this slice of the assumptions and log facts.
-    fn solve_query_with(&mut self, base: &[Bool<'ctx>], q: usize, upto: usize, slice: &cone::Slice<'ctx>) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    fn solve_query_with(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        slice: &cone::Slice<'ctx>,
+        rlimit: Option<u32>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let query = &self.queries[q];
+        let upto = match sel {
+            Sel::Prefix(upto) => upto,
+            Sel::One(_) => 1,
+        };
         // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
         // (Tactic::solver) costs nothing to set up but solved some queries several times
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
         let log_facts = slice.log_facts;
         let small = upto <= SMALL_QUERY || log_facts > 0;
-        let violated = query.violated(self.ctx, &self.enc, upto);
+        let violated = match sel {
+            Sel::Prefix(upto) => query.violated(self.ctx, &self.enc, upto),
+            Sel::One(i) => query.violated_one(self.ctx, &self.enc, i),
+        };
         let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
         asserted.push(&violated);
         let mut assumptions = vec![];
@@ -544,8 +585,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // (its assumptions asserted).
         let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
             .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
-        match apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, None, dump) {
+        match apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, dump) {
             Ok(Some((r, model))) => (Ok(r), model),
+            Ok(None) if rlimit.is_some() => (Ok(SatResult::Unknown), None),
             Ok(None) => (Err(Verdict::Timeout), None),
             Err(v) => (Err(v), None),
         }
@@ -569,7 +611,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut model = None;
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.solve_query(base, q, ends[mid]) {
+            match self.solve_query(base, q, Sel::Prefix(ends[mid]), None) {
                 (Ok(SatResult::Sat), m) => {
                     hi = mid;
                     model = m;
@@ -610,7 +652,28 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut model = None;
         for q in 0..self.queries.len() {
             let t0 = Instant::now();
-            let (res, m) = self.solve_query(&base, q, self.queries[q].props.len());
+            // A query of several properties within a budget, past which each property is
+            // solved on its own, in schedule order (Z3 can take a minute on the disjunction
+            // of properties it refutes in seconds one by one: the invariants over `/` and `%`
+            // of PPCG's PolyBench kernels); the first satisfiable one is then the earliest.
+            let n = self.queries[q].props.len();
+            let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+            let (mut res, mut m) = self.solve_query(&base, q, Sel::Prefix(n), budget);
+            let mut one_by_one = false;
+            if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
+                one_by_one = true;
+                res = Ok(SatResult::Unsat);
+                m = None;
+                for i in 0..n {
+                    let (r, mi) = self.solve_query(&base, q, Sel::One(i), None);
+                    if !matches!(r, Ok(SatResult::Unsat)) {
+                        res = r;
+                        m = mi;
+                        break;
+                    }
+                }
+            }
+            let (res, m) = (res, m);
             let took = t0.elapsed();
             r = res;
             model = m;
@@ -623,7 +686,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 eprintln!("query: {} ({} properties) took {:.3}s: {:?}", q.label, q.props.len(), took.as_secs_f64(), r.as_ref().ok());
             }
             if !matches!(r, Ok(SatResult::Unsat)) {
-                if matches!(r, Ok(SatResult::Sat)) {
+                if matches!(r, Ok(SatResult::Sat)) && !one_by_one {
                     model = self.earliest(&base, q).or(model);
                 }
                 break;

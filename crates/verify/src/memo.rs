@@ -26,6 +26,8 @@ pub(crate) enum Answered {
     Check(usize),
     /// A query (its index) with its first `upto` properties.
     Query(usize, usize),
+    /// A query's `i`th property alone.
+    Property(usize, usize),
 }
 
 /// The part of a barrier assignment an answer depends on: the values of the variables its

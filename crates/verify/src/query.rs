@@ -38,6 +38,11 @@ impl<'ctx> Query<'ctx> {
         let conds: Vec<&Bool<'ctx>> = self.props[..upto].iter().map(|&i| &enc.props[i].cond).collect();
         Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
     }
+
+    /// `lit ∧` the `i`th property's condition.
+    pub fn violated_one(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, i: usize) -> Bool<'ctx> {
+        Bool::and(ctx, &[&self.lit, &enc.props[self.props[i]].cond])
+    }
 }
 
 /// Partitions `enc.props` into queries, in the order of their first property in the lock-step
