@@ -5,9 +5,10 @@ use crate::output::{diff_path, fail_repair_like, say_patch_dir, file_name, print
 use crate::setup::setup;
 use crate::stop;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 use syncfix::exit;
-use syncfix::{ErrorReport, Language, Options, RepairReport, RepairStatus};
+use syncfix::{ErrorReport, Language, Options, Progress, RepairReport, RepairStatus};
 
 /// `syncfix repair timed out; use --timeout=N ...`: what a run of `what` that reached its time
 /// limit says, from the watchdog, the front end or the repair loop alike.
@@ -27,14 +28,27 @@ fn run_repair_like(
     started: Instant,
     f: fn(&Path, &str, &Options) -> Result<syncfix::RepairReport, ErrorReport>,
 ) -> Result<syncfix::RepairReport, u8> {
+    // The front end's notes reach the user even when the time limit ends the run.
+    let progress = Arc::new(Progress::default());
+    let opts = &Options { progress: Some(progress.clone()), ..opts.clone() };
+    let print_notes = |p: &Progress| {
+        for n in p.notes() {
+            eprintln!("syncfix: note: {n}");
+        }
+    };
     if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
-        stop::watchdog(d, move || eprintln!("{}", timed_out(what)));
+        let progress = progress.clone();
+        stop::watchdog(d, move || {
+            print_notes(&progress);
+            eprintln!("{}", timed_out(what))
+        });
     }
     let result = f(&c.file, text, opts);
     stop::begin_output();
     let report = match result {
         Ok(r) => r,
         Err(e) if e.is_timeout() => {
+            print_notes(&progress);
             let e = ErrorReport { message: timed_out(what), ..e };
             return Err(fail_repair_like(format, what, &c.file.display().to_string(), e, started));
         }

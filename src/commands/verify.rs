@@ -5,14 +5,20 @@ use crate::output::{fail, file_name, print_stats, print_verdict, say, TIMEOUT_HI
 use crate::render;
 use crate::setup::setup;
 use crate::stop;
+use std::sync::Arc;
 use std::time::Instant;
 use syncfix::exit;
 use syncfix::verdict::{Stats, Verdict};
-use syncfix::{Language, Options, Status};
+use syncfix::{Language, Options, Progress, Status};
 
 /// The verdict printed when the time limit ends a run before any kernel's verdict (the front
 /// end timed out, or the watchdog fired).
-fn timeout_verdict(format: Format, file: &str, started: Instant) {
+fn timeout_verdict(format: Format, file: &str, started: Instant, progress: &Progress) {
+    // The front end's notes (the launch it read, what it left out) are the user's even when
+    // the verdict is a timeout.
+    for n in progress.notes() {
+        eprintln!("syncfix: note: {n}");
+    }
     say(format, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
     eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
     let stats = Stats::of(&Default::default(), started.elapsed());
@@ -23,23 +29,25 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     let c = &a.common;
     let format = a.format;
     let file = c.file.display().to_string();
-    let (text, _, opts) = match setup(c, None, false) {
+    let (text, _, mut opts) = match setup(c, None, false) {
         Ok(x) => x,
         Err(e) => return fail(format, &file, e, started),
     };
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
+    let progress = Arc::new(Progress::default());
+    opts.progress = Some(progress.clone());
     if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
-        let file = file.clone();
-        stop::watchdog(d, move || timeout_verdict(format, &file, started));
+        let (file, progress) = (file.clone(), progress.clone());
+        stop::watchdog(d, move || timeout_verdict(format, &file, started, &progress));
     }
     let result = syncfix::verify(&c.file, &text, &opts);
     stop::begin_output();
     let (reports, timings) = match result {
         Ok(r) => r,
         Err(e) if e.is_timeout() => {
-            timeout_verdict(format, &file, started);
+            timeout_verdict(format, &file, started, &progress);
             return exit::TIMEOUT;
         }
         Err(e) => return fail(format, &file, e, started),

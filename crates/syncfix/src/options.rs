@@ -280,6 +280,37 @@ pub struct Options {
     /// call then fails with [`crate::ErrorStage::Cancelled`].
     #[serde(skip)]
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Set by the caller to read what the call has established while it still runs (the
+    /// front end's notes): a caller whose own watchdog ends a call at its time limit prints
+    /// them instead of losing them.
+    #[serde(skip)]
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// What a running call has established so far, shared with its caller
+/// ([`Options::progress`]): today the front end's notes (a launch read from the host code,
+/// host bodies left out, a header stubbed), published as soon as the front end ends, each
+/// once, in their order.
+#[derive(Debug, Default)]
+pub struct Progress {
+    notes: std::sync::Mutex<Vec<String>>,
+}
+
+impl Progress {
+    /// The notes published so far.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Publishes `notes`, each that is not yet there.
+    pub(crate) fn add_notes<'a>(&self, notes: impl IntoIterator<Item = &'a String>) {
+        let mut all = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        for n in notes {
+            if !all.contains(n) {
+                all.push(n.clone());
+            }
+        }
+    }
 }
 
 impl Options {
@@ -300,6 +331,7 @@ impl Options {
             repair: RepairOptions::from_config(config),
             timeout: timeout_of_seconds(t),
             cancel: None,
+            progress: None,
         }
     }
 
@@ -386,6 +418,7 @@ impl Options {
                 global_search_calls: r.global_search_calls,
             },
             cancel: self.cancel.clone(),
+            progress: self.progress.clone(),
         }
     }
 }
@@ -407,9 +440,17 @@ pub(crate) struct Stages {
     pub instrument: syncfix_instrument::InstrumentConfig,
     pub repair: syncfix_repair::repair::RepairOptions,
     pub cancel: Option<Arc<AtomicBool>>,
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl Stages {
+    /// Publishes the front end's notes to the caller's [`Progress`], if any.
+    pub fn publish_notes<'a>(&self, notes: impl IntoIterator<Item = &'a String>) {
+        if let Some(p) = &self.progress {
+            p.add_notes(notes);
+        }
+    }
+
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
     }

@@ -175,3 +175,27 @@ fn an_editor_is_offered_a_restructuring_as_an_unsafe_quick_fix() {
     let (reports, _) = syncfix::verify(&path, &patched, &opts).unwrap();
     assert!(matches!(reports[0].status, Status::Verified), "{:?}\n{patched}", reports[0].status);
 }
+
+/// The front end's notes reach [`Options::progress`] as soon as the front end ends, so that a
+/// caller whose watchdog ends the call at its time limit can still print them (the CLI does).
+#[test]
+fn the_front_ends_notes_are_published_while_the_call_runs() {
+    let src = "__global__ void k(int *a) {\n  a[blockIdx.x * blockDim.x + threadIdx.x] = 1;\n}\nint main() {\n  int *p;\n  k<<<4, 64>>>(p);\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, src);
+    let mut opts = options(Language::Cuda, [0; 3], [0; 3]);
+    opts.source.launch_from_host = true;
+    let progress = Arc::new(syncfix::Progress::default());
+    opts.progress = Some(progress.clone());
+    assert!(progress.notes().is_empty());
+    let (reports, _) = syncfix::verify(&path, src, &opts).unwrap();
+    assert!(matches!(reports[0].status, Status::Verified), "{:?}", reports[0].status);
+    let notes = progress.notes();
+    assert_eq!(notes, reports[0].notes, "the notes published are the report's");
+    assert!(notes.iter().any(|n| n.starts_with("blockDim=64, gridDim=4 taken from the launch at ") && n.ends_with("kernel.cu:6")), "{notes:?}");
+    // A repair publishes them too.
+    let progress = Arc::new(syncfix::Progress::default());
+    opts.progress = Some(progress.clone());
+    let r = syncfix::repair(&path, src, &opts).unwrap();
+    assert_eq!(progress.notes(), r.frontend_notes);
+}

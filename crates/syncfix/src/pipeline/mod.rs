@@ -28,6 +28,7 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
     // One kernel that the front end cannot lower does not stop the others of the file: its
     // verdict is unknown, with the construct and its line.
     let compiled = compile_each(path, text, &opts.frontend)?;
+    opts.publish_notes(compiled.kernel_notes.iter().flatten());
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut out = vec![];
     for (i, k) in compiled.kernels.iter().enumerate() {
@@ -137,6 +138,7 @@ const MAX_RESTRUCTURINGS: u32 = 3;
 fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, depth: u32) -> Result<RepairReport, StageError> {
     let t0 = Instant::now();
     let compiled = compile(path, text, &opts.frontend)?;
+    opts.publish_notes(compiled.kernel_notes.iter().flatten());
     let mut o = opts.clone();
     if mode == Mode::Audit {
         o.instrument.new_sites = false;
