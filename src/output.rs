@@ -86,13 +86,18 @@ pub fn print_stats(t: &syncfix::Timings) {
     );
     if let Some((label, took)) = &t.slowest_query {
         eprintln!(
-            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused from earlier barrier assignments {} (Houdini's checks) and {} (queries)",
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused instead of solved {} (Houdini's checks) and {} (queries){}",
             t.queries,
             took.as_secs_f64(),
             t.cone_fallbacks,
             t.houdini_unproved,
             t.houdini_reused,
-            t.queries_reused
+            t.queries_reused,
+            match (t.houdini_seeded, t.seed_fallbacks) {
+                (0, _) => String::new(),
+                (n, 0) => format!(", Houdini of the re-verification started from the repair's invariants ({n} kernel{})", if n == 1 { "" } else { "s" }),
+                (n, f) => format!(", Houdini of the re-verification started from the repair's invariants ({n} kernel{}, {f} checked again from every candidate)", if n == 1 { "" } else { "s" }),
+            }
         );
     }
 }

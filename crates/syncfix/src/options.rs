@@ -392,6 +392,7 @@ impl Options {
                 check_arrays: v.check_arrays.clone(),
                 infer: v.infer,
                 barrier_access_checks: v.barrier_access_checks,
+                seeds: None,
             },
             instrument: syncfix_instrument::InstrumentConfig {
                 new_sites: true,

@@ -47,6 +47,11 @@ pub struct Timings {
     pub houdini_reused: u32,
     /// Queries answered from an earlier barrier assignment's instead of solved.
     pub queries_reused: u32,
+    /// Kernels whose Houdini started from what a repair's verifier kept (the
+    /// re-verification of the patched source), and of those, the ones checked again from
+    /// every candidate because the verdict under the seed was not verified.
+    pub houdini_seeded: u32,
+    pub seed_fallbacks: u32,
     pub barrier_vars: usize,
     /// Of those, the sites the repair's clauses named (the only ones it could enable), and
     /// whether a later trace named sites the first did not.
@@ -72,6 +77,8 @@ impl Timings {
         self.houdini_unproved += t.houdini_unproved;
         self.houdini_reused += t.houdini_reused;
         self.queries_reused += t.queries_reused;
+        self.houdini_seeded += t.houdini_seeded;
+        self.seed_fallbacks += t.seed_fallbacks;
         self.note_slowest(&t.slowest_query);
     }
 

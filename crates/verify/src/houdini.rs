@@ -97,6 +97,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
             }
         }
+        // A seed (`seed`): only the candidates kept there are candidates here.
+        if let Some(seed) = &self.seed {
+            for (k, s) in kept.iter_mut().zip(seed) {
+                *k &= *s;
+            }
+        }
         let start = Instant::now();
         self.memo.assignment = assignment.to_vec();
         let r = self.houdini_rounds(lits, &mut kept);

@@ -22,6 +22,7 @@ mod memo;
 mod loops;
 mod memory;
 mod query;
+mod seed;
 mod reconverge;
 mod term;
 mod trace;
@@ -29,6 +30,7 @@ mod uniformity;
 
 pub use abstraction::{Abstraction, ForceAbstraction, Model};
 pub use apart::interruptible;
+pub use seed::HoudiniSeed;
 pub use memory::AccessKind;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
@@ -110,6 +112,10 @@ pub struct VerifyOptions {
     pub infer: bool,
     /// GPUVerify's barrier-invariant access check (`--no-barrier-access-checks` turns it off).
     pub barrier_access_checks: bool,
+    /// Houdini's answers of an earlier verification, by kernel name, to start Houdini from
+    /// (`seed`: the re-verification of a repair's patched source); a seed whose candidates
+    /// are not the kernel's is not used.
+    pub seeds: Option<std::sync::Arc<std::collections::HashMap<String, HoudiniSeed>>>,
 }
 
 impl VerifyOptions {
@@ -137,6 +143,7 @@ impl Default for VerifyOptions {
             array_bounds: false,
             check_arrays: None,
             infer: true,
+            seeds: None,
         }
     }
 }
@@ -215,6 +222,10 @@ pub struct Stats {
     pub houdini_reused: u32,
     /// Queries answered from an earlier barrier assignment's ([`memo`]) instead of solved.
     pub queries_reused: u32,
+    /// Whether Houdini started from a seed ([`VerifyOptions::seeds`]), and whether the check
+    /// was then made again without it (the verdict under the seed was not verified).
+    pub seeded: bool,
+    pub seed_fallback: bool,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
@@ -362,6 +373,9 @@ pub struct Verifier<'ctx, 'k> {
     values_free_of_barriers: bool,
     /// Answers that hold for other barrier assignments too ([`memo`]).
     memo: memo::AnswerMemo<'ctx>,
+    /// The candidates Houdini starts from, from [`VerifyOptions::seeds`] (`seed`), until a
+    /// check under it is not verified.
+    seed: Option<Vec<bool>>,
     pub stats: Stats,
 }
 
@@ -419,7 +433,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             && !kernel.insts.values().any(|i| {
                 matches!(i.kind, syncfix_kir::InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. })
             });
+        let seed = opts.seeds.as_ref().and_then(|m| m.get(&kernel.name)).and_then(|s| s.kept_for(&enc.candidates));
         Ok(Verifier {
+            seed,
             ctx,
             kernel,
             cfg,
@@ -434,6 +450,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             memo: memo::AnswerMemo::default(),
             stats,
         })
+    }
+
+    /// What Houdini kept under `assignment`, as a seed for another verification of the same
+    /// kernel ([`VerifyOptions::seeds`]); `None` before a check of that assignment.
+    pub fn houdini_seed(&self, assignment: &[bool]) -> Option<HoudiniSeed> {
+        self.invariants.get(assignment).map(|k| HoudiniSeed::of(&self.enc.candidates, k))
     }
 
     /// Limits each later solver call to `t` (the repair loop passes the time left).
@@ -629,6 +651,24 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// solver call each in schedule order until one is satisfiable (its model gives the
     /// trace). `Verified` when every query is unsatisfiable.
     pub fn check(&mut self, assignment: &[bool]) -> Verdict {
+        let seeded = self.seed.is_some() && !self.invariants.contains_key(assignment);
+        let v = self.check_once(assignment);
+        if seeded {
+            self.stats.seeded = true;
+            // Houdini from a seed keeps an inductive set that may be weaker than its greatest
+            // fixpoint: any verdict but a proof is made again from every candidate.
+            if !matches!(v, Verdict::Verified | Verdict::NoErrorUpTo { .. } | Verdict::Timeout) {
+                self.seed = None;
+                self.invariants.remove(assignment);
+                self.value_invariants = None;
+                self.stats.seed_fallback = true;
+                return self.check_once(assignment);
+            }
+        }
+        v
+    }
+
+    fn check_once(&mut self, assignment: &[bool]) -> Verdict {
         let ctx = self.ctx;
         let lits: Vec<Bool<'ctx>> = self
             .enc

@@ -30,17 +30,32 @@ pub(crate) enum Answered {
     Property(usize, usize),
 }
 
-/// The part of a barrier assignment an answer depends on: the values of the variables its
-/// formula mentions, in variable order.
-pub(crate) type Key = Vec<(usize, bool)>;
+/// What an answer depends on: the values of the barrier variables its formula mentions (in
+/// variable order), and which candidate invariants' literals it mentions at all. A literal
+/// that the formula (background, slice, condition) does not mention occurs only in the
+/// assumptions, as a unit: the answer is the same whether that candidate is kept or not, so
+/// an unsatisfiable answer is remembered under the kept set restricted to the candidates
+/// mentioned (an unsat core read off the formula's constants), and holds again after Houdini
+/// drops a candidate it does not mention (HeCBench-style loop nests: a check of an inner
+/// loop solved again after each drop in the outer loop).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Key {
+    vars: Vec<(usize, bool)>,
+    /// Per candidate: whether the formula mentions its literal.
+    cands: Vec<bool>,
+}
 
 /// The answers remembered for one encoding.
 #[derive(Default)]
 pub(crate) struct AnswerMemo<'ctx> {
     /// The barrier variables by their constant (made on first use).
     vars: Option<TermMap<Dynamic<'ctx>, usize>>,
+    /// The candidates by their literal (made on first use).
+    cand_lits: Option<TermMap<Dynamic<'ctx>, usize>>,
     /// The barrier variables the background mentions.
     background: Vec<usize>,
+    /// The candidates whose literals the background mentions.
+    background_cands: Vec<usize>,
     /// The barrier assignment of the verifier call under way.
     pub assignment: Vec<bool>,
     /// The candidates kept by Houdini for the verifier call under way (its queries).
@@ -59,23 +74,40 @@ impl<'ctx> AnswerMemo<'ctx> {
     pub fn key(&mut self, enc: &Encoding<'ctx>, facts: &[Bool<'ctx>], formulas: &[&Bool<'ctx>]) -> Key {
         if self.vars.is_none() {
             let vars: TermMap<Dynamic<'ctx>, usize> = enc.vars.iter().enumerate().map(|(i, v)| (Dynamic::from_ast(v), i)).collect();
+            let cand_lits: TermMap<Dynamic<'ctx>, usize> = enc.candidates.iter().enumerate().map(|(i, c)| (Dynamic::from_ast(&c.lit), i)).collect();
             let background: Vec<&Bool<'ctx>> = enc.background.iter().collect();
-            let mut mentioned: Vec<usize> = crate::cone::constants(&background).iter().filter_map(|c| vars.get(c).copied()).collect();
+            let constants = crate::cone::constants(&background);
+            let mut mentioned: Vec<usize> = constants.iter().filter_map(|c| vars.get(c).copied()).collect();
             mentioned.sort_unstable();
             mentioned.dedup();
             self.background = mentioned;
+            self.background_cands = constants.iter().filter_map(|c| cand_lits.get(c).copied()).collect();
             self.vars = Some(vars);
+            self.cand_lits = Some(cand_lits);
         }
         let vars = self.vars.as_ref().expect("made above");
+        let cand_lits = self.cand_lits.as_ref().expect("made above");
         let mut mentioned: Vec<usize> = self.background.clone();
-        if !vars.is_empty() {
+        let mut cands = vec![false; cand_lits.len()];
+        for &c in &self.background_cands {
+            cands[c] = true;
+        }
+        if !vars.is_empty() || !cand_lits.is_empty() {
             let mut all: Vec<&Bool<'ctx>> = facts.iter().collect();
             all.extend(formulas);
-            mentioned.extend(crate::cone::constants(&all).iter().filter_map(|c| vars.get(c).copied()));
+            for c in crate::cone::constants(&all).iter() {
+                if let Some(&v) = vars.get(c) {
+                    mentioned.push(v);
+                }
+                if let Some(&k) = cand_lits.get(c) {
+                    cands[k] = true;
+                }
+            }
         }
         mentioned.sort_unstable();
         mentioned.dedup();
-        mentioned.into_iter().map(|i| (i, self.assignment.get(i).copied().unwrap_or(false))).collect()
+        let vars = mentioned.into_iter().map(|i| (i, self.assignment.get(i).copied().unwrap_or(false))).collect();
+        Key { vars, cands }
     }
 
     /// Whether `what` was unsatisfiable under `key` and a kept set that `kept` contains.
@@ -90,8 +122,11 @@ impl<'ctx> AnswerMemo<'ctx> {
         self.undecided.get(&(what, key.clone())).is_some_and(|sets| sets.iter().any(|k| k == kept))
     }
 
+    /// Remembers that `what` was unsatisfiable under `key` and `kept`: under `kept`
+    /// restricted to the candidates `key` says its formula mentions.
     pub fn record_unsat(&mut self, what: Answered, key: Key, kept: &[bool]) {
-        self.unsat.entry((what, key)).or_default().push(kept.to_vec());
+        let needed: Vec<bool> = kept.iter().enumerate().map(|(i, k)| *k && key.cands.get(i).copied().unwrap_or(true)).collect();
+        self.unsat.entry((what, key)).or_default().push(needed);
     }
 
     pub fn record_undecided(&mut self, what: Answered, key: Key, kept: &[bool]) {

@@ -105,6 +105,8 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.houdini_unproved += s.houdini_unproved;
     t.houdini_reused += s.houdini_reused;
     t.queries_reused += s.queries_reused;
+    t.houdini_seeded += s.seeded as u32;
+    t.seed_fallbacks += s.seed_fallback as u32;
     t.note_slowest(&s.slowest_query);
 }
 
@@ -190,6 +192,9 @@ struct KernelOutcome {
     log: Vec<String>,
     /// Its verifier calls (`RepairStats::calls`).
     calls: Vec<crate::results::VerifierCallInfo>,
+    /// What Houdini kept under the repaired assignment: where the re-verification of the
+    /// patched source starts Houdini (`syncfix_verify::HoudiniSeed`).
+    seed: Option<syncfix_verify::HoudiniSeed>,
     /// For a kernel that cannot be repaired because every site that would order a race
     /// diverges: those sites as places to restructure (statement, and whether it is the user's
     /// barrier, which then moves).
@@ -199,7 +204,7 @@ struct KernelOutcome {
 impl KernelOutcome {
     /// An outcome without changes: a kernel left as it is, or one that failed.
     fn without_changes(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
-        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], calls: vec![], splits: vec![] }
+        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], calls: vec![], seed: None, splits: vec![] }
     }
 }
 
@@ -276,7 +281,8 @@ fn repair_kernel_in(
                 changes.push(change);
             }
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
-            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], calls: vec![], splits: vec![] }
+            let seed = v.houdini_seed(&assignment);
+            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], calls: vec![], seed, splits: vec![] }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
@@ -430,7 +436,13 @@ fn fix_and_reverify(
     // Re-verify the patched source through the whole pipeline, in the time left: every kernel
     // that was repaired, or needed no change, must verify.
     let must_verify: Vec<&str> = outcomes.iter().filter(|(_, o)| o.status.succeeded()).map(|(n, _)| n.as_str()).collect();
-    match verify(path, &patched, opts) {
+    // Houdini starts from what it kept for each repaired kernel (a verdict other than
+    // verified under the seed is made again without it: `syncfix_verify::HoudiniSeed`).
+    let seeds: std::collections::HashMap<String, syncfix_verify::HoudiniSeed> =
+        outcomes.iter().filter_map(|(n, o)| o.seed.clone().map(|s| (n.clone(), s))).collect();
+    let mut reverify = opts.clone();
+    reverify.verify.seeds = (!seeds.is_empty()).then(|| std::sync::Arc::new(seeds));
+    match verify(path, &patched, &reverify) {
         Ok((reports, t)) => {
             timings.add(&t);
             let reports: Vec<&KernelReport> = reports.iter().filter(|r| must_verify.contains(&r.kernel.as_str())).collect();

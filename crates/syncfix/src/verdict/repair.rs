@@ -186,6 +186,12 @@ pub struct RepairStatsSummary {
     /// A later trace named sites the first did not.
     #[serde(default)]
     pub sites_widened: bool,
+    /// Kernels whose re-verification started Houdini from the invariants the repair's
+    /// verifier kept, and of those, the ones checked again from every candidate.
+    #[serde(default)]
+    pub reverify_seeded: u32,
+    #[serde(default)]
+    pub reverify_seed_fallbacks: u32,
     /// The whole run, from the start of the process.
     pub total_ms: f64,
 }
@@ -217,6 +223,8 @@ impl RepairSummary {
                 barrier_variables: 0,
                 sites_considered: 0,
                 sites_widened: false,
+                reverify_seeded: 0,
+                reverify_seed_fallbacks: 0,
                 total_ms: ms(total),
             },
         }
@@ -278,6 +286,8 @@ impl RepairSummary {
                 barrier_variables: t.barrier_vars,
                 sites_considered: t.sites_considered,
                 sites_widened: t.sites_widened,
+                reverify_seeded: t.houdini_seeded,
+                reverify_seed_fallbacks: t.seed_fallbacks,
                 total_ms: ms(total),
             },
             ..RepairSummary::failure(command, file, status, "", exit_code, total)

@@ -1,0 +1,64 @@
+//! Houdini started from a seed (issue 28: the re-verification of a repair's patched source
+//! starts from the invariants the repair's verifier kept): a seed proves what Houdini proved,
+//! a seed too weak to prove the kernel gives no false race (the check is made again from
+//! every candidate), and a seed of other candidates is not used.
+
+mod common;
+
+use syncfix::Language;
+use syncfix_verify::{HoudiniSeed, Verdict, Verifier, VerifyOptions};
+
+/// A grid-stride loop: verified only with the loop counter's congruence (Houdini's `strided`
+/// candidate), a race without it.
+const STRIDED: &str = "__global__ void k(int *a, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    a[i] = a[i] + 1;\n  }\n}\n";
+const OTHER: &str = "__global__ void k(int *a, int n) {\n  a[threadIdx.x] = n;\n}\n";
+
+fn with_kernel<T>(src: &str, f: impl FnOnce(&syncfix_kir::Kernel) -> T) -> T {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write(dir.path(), Language::Cuda, src);
+    let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
+    frontend.language = Some(syncfix_kir::Language::Cuda);
+    let compiled = syncfix_frontend::driver::compile(&path, src, &frontend).expect("the kernel compiles");
+    f(&compiled.kernels[0])
+}
+
+fn check(k: &syncfix_kir::Kernel, seed: Option<HoudiniSeed>) -> (Verdict, syncfix_verify::Stats, Option<HoudiniSeed>) {
+    let ctx = z3::Context::new(&z3::Config::new());
+    let mut opts = VerifyOptions::default();
+    opts.seeds = seed.map(|s| std::sync::Arc::new([(k.name.clone(), s)].into_iter().collect()));
+    let mut v = Verifier::new(&ctx, k, 0, &opts).expect("an encoding");
+    let verdict = v.check(&[]);
+    let seed = v.houdini_seed(&[]);
+    (verdict, v.stats.clone(), seed)
+}
+
+#[test]
+fn houdini_from_a_seed_proves_what_it_proved_and_a_weak_seed_gives_no_false_race() {
+    with_kernel(STRIDED, |k| {
+        let (verdict, stats, seed) = check(k, None);
+        assert!(matches!(verdict, Verdict::Verified), "{verdict:?}");
+        assert!(!stats.seeded);
+        let seed = seed.expect("Houdini ran");
+        let (kept, all) = seed.counts();
+        assert!(kept > 0 && kept < all, "{kept} of {all}");
+        // From the seed: verified, without falling back, in fewer rounds.
+        let (verdict, seeded, _) = check(k, Some(seed.clone()));
+        assert!(matches!(verdict, Verdict::Verified), "{verdict:?}");
+        assert!(seeded.seeded && !seeded.seed_fallback);
+        assert!(seeded.houdini_rounds < stats.houdini_rounds, "{} rounds from the seed, {} without", seeded.houdini_rounds, stats.houdini_rounds);
+        // A seed without the congruence: the race it would give is not reported, the kernel
+        // is checked again from every candidate.
+        let mut weak = seed;
+        weak.retain(|_, shape| !shape.contains("strided"));
+        let (verdict, fallback, _) = check(k, Some(weak));
+        assert!(matches!(verdict, Verdict::Verified), "{verdict:?}");
+        assert!(fallback.seeded && fallback.seed_fallback);
+    });
+    // Another kernel's seed is not this kernel's: not used.
+    let other = with_kernel(OTHER, |k| check(k, None).2.expect("Houdini ran"));
+    with_kernel(STRIDED, |k| {
+        let (verdict, stats, _) = check(k, Some(other));
+        assert!(matches!(verdict, Verdict::Verified), "{verdict:?}");
+        assert!(!stats.seeded);
+    });
+}
