@@ -51,6 +51,8 @@ pub struct Analysis {
     /// aligned offsets (then two accesses overlap exactly when their offsets are equal).
     pub uniform_width: SecondaryMap<ObjectId, Option<u32>>,
     pub loops: Vec<LoopInfo>,
+    /// Values that can reach what the verifier checks or branches on ([`relevant_values`]).
+    pub relevant: HashSet<InstId>,
 }
 
 impl Analysis {
@@ -83,8 +85,90 @@ impl Analysis {
         let uses = uses(k);
         let escaping = escaping_values(k, cfg, &uses);
         let loops = (0..cfg.loops.len()).map(|l| loop_info(k, cfg, l, &escaping, &uses)).collect();
-        Analysis { escaping, log_dependent: log_dependent_values(k), value_bits, uniform_width, loops }
+        Analysis { escaping, log_dependent: log_dependent_values(k), value_bits, uniform_width, loops, relevant: relevant_values(k) }
     }
+}
+
+/// The values that can reach an address, a branch or loop condition, an assertion,
+/// assumption or specification, an atomic's operands or a barrier's operands: every operand of
+/// those, and, backwards, the operands of the pure instructions that compute them and the
+/// values stored to an object whose loaded values are themselves relevant (through a
+/// snapshot, its source's too). The others are data that is only computed and stored (an
+/// MD5 round's state, a stencil's sums): a candidate invariant about them cannot help prove
+/// anything the verifier checks — GPUVerify guesses loop bounds only for the variables of a
+/// loop's guard (`GenerateCandidateForLoopBounds`) — and its check makes the solver reason
+/// about the data's arithmetic (gpgpu-sim's md5: 20 to 30 s per candidate on its state).
+pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
+    let mut rel: HashSet<InstId> = HashSet::new();
+    let mut stack: Vec<InstId> = vec![];
+    let mut objects_read: HashSet<ObjectId> = HashSet::new();
+    let mut object_stack: Vec<ObjectId> = vec![];
+    let mut stored: std::collections::HashMap<ObjectId, Vec<Operand>> = Default::default();
+    let mut snapshots_into: std::collections::HashMap<ObjectId, Vec<ObjectId>> = Default::default();
+    fn push(o: Operand, rel: &mut HashSet<InstId>, stack: &mut Vec<InstId>) {
+        if let Operand::Value(v) = o {
+            if rel.insert(v) {
+                stack.push(v);
+            }
+        }
+    }
+    for (_, b) in k.blocks.iter() {
+        for o in term_operands(&b.term) {
+            push(o, &mut rel, &mut stack);
+        }
+    }
+    for (_, inst) in k.insts.iter() {
+        match &inst.kind {
+            InstKind::Store { ptr, value, .. } => {
+                push(ptr.offset, &mut rel, &mut stack);
+                stored.entry(ptr.object).or_default().push(*value);
+            }
+            InstKind::Snapshot { dst, src } => snapshots_into.entry(*dst).or_default().push(*src),
+            InstKind::Bin { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } | InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Float { .. } | InstKind::Load { .. } => {
+                if let InstKind::Load { ptr, .. } = &inst.kind {
+                    push(ptr.offset, &mut rel, &mut stack);
+                }
+            }
+            kind => {
+                if let InstKind::SpecLoad { ptr, .. } | InstKind::AtomicTaken { ptr, .. } = kind {
+                    if objects_read.insert(ptr.object) {
+                        object_stack.push(ptr.object);
+                    }
+                }
+                for o in kind.operands() {
+                    push(o, &mut rel, &mut stack);
+                }
+            }
+        }
+    }
+    loop {
+        while let Some(v) = stack.pop() {
+            match &k.insts[v].kind {
+                InstKind::Bin { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } | InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Float { .. } => {
+                    for o in k.insts[v].kind.operands() {
+                        push(o, &mut rel, &mut stack);
+                    }
+                }
+                // A load's or an atomic's value is the object's: what was stored there counts.
+                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => {
+                    if objects_read.insert(ptr.object) {
+                        object_stack.push(ptr.object);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(o) = object_stack.pop() else { break };
+        for &value in stored.get(&o).map(Vec::as_slice).unwrap_or(&[]) {
+            push(value, &mut rel, &mut stack);
+        }
+        for &src in snapshots_into.get(&o).map(Vec::as_slice).unwrap_or(&[]) {
+            if objects_read.insert(src) {
+                object_stack.push(src);
+            }
+        }
+    }
+    rel
 }
 
 fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses: &[(InstId, BlockId)]) -> LoopInfo {

@@ -125,7 +125,16 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn houdini_rounds(&mut self, lits: &[Bool<'ctx>], kept: &mut [bool]) -> Result<(), Verdict> {
         let groups = self.houdini_groups.len();
         let mut clean = vec![false; groups];
-        while let Some(g) = clean.iter().position(|c| !c) {
+        // The groups answered by one solver call first, those solved one check at a time
+        // (past their disjunction's budget, seconds each) once the others are clean: a drop
+        // elsewhere would make a slow group's pass be made again (PolyBench's nussinov, whose
+        // inner loops' cheap groups dropped candidates after each slow pass of the middle
+        // loop's). The candidates kept are the same in any order (Houdini's answer is the
+        // greatest fixpoint).
+        let next = |clean: &[bool], groups: &[HoudiniGroup<'ctx>]| {
+            (0..clean.len()).find(|&g| !clean[g] && !groups[g].one_by_one).or_else(|| clean.iter().position(|c| !c))
+        };
+        while let Some(g) = next(&clean, &self.houdini_groups) {
             // A group none of whose candidates is kept has nothing to check.
             if !self.houdini_groups[g].checks.iter().any(|&i| kept[self.enc.cand_checks[i].cand]) {
                 clean[g] = true;

@@ -340,6 +340,9 @@ const SMALL_QUERY: usize = 64;
 /// time ([`Verifier::check`]).
 const QUERY_BUDGET: Duration = Duration::from_secs(2);
 
+/// The first chunk's size when a query is solved in chunks (`Verifier::solve_chunked`).
+const FIRST_CHUNK: usize = 8;
+
 /// The properties of a query that one solver call asks about.
 #[derive(Clone, Copy, Debug)]
 enum Sel {
@@ -347,6 +350,19 @@ enum Sel {
     Prefix(usize),
     /// The `i`th alone.
     One(usize),
+    /// Those from `a` to `b` (exclusive).
+    Range(usize, usize),
+}
+
+impl Sel {
+    /// The properties selected, as a range of the query's.
+    fn range(self) -> std::ops::Range<usize> {
+        match self {
+            Sel::Prefix(upto) => 0..upto,
+            Sel::One(i) => i..i + 1,
+            Sel::Range(a, b) => a..b,
+        }
+    }
 }
 
 /// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on a
@@ -515,16 +531,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // With the assumptions and log facts of the query's cone of influence only (`cone`);
         // a model that one left out does not allow is solved again on a wider slice.
         let query = &self.queries[q];
-        let props: &[usize] = match sel {
-            Sel::Prefix(upto) => &query.props[..upto],
-            Sel::One(i) => &query.props[i..=i],
-        };
+        let props: &[usize] = &query.props[sel.range()];
         let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
         let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
         let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
         let answered = match sel {
             Sel::Prefix(upto) => memo::Answered::Query(q, upto),
             Sel::One(i) => memo::Answered::Property(q, i),
+            Sel::Range(a, b) => memo::Answered::Range(q, a, b),
         };
         let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
@@ -544,10 +558,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     key
                 } else {
                     let query = &self.queries[q];
-                    let props: &[usize] = match sel {
-                        Sel::Prefix(upto) => &query.props[..upto],
-                        Sel::One(i) => &query.props[i..=i],
-                    };
+                    let props: &[usize] = &query.props[sel.range()];
                     let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
                     self.memo.key(&self.enc, &slice.facts, &conds)
                 };
@@ -580,10 +591,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         rlimit: Option<u32>,
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let query = &self.queries[q];
-        let upto = match sel {
-            Sel::Prefix(upto) => upto,
-            Sel::One(_) => 1,
-        };
+        let upto = sel.range().len();
         // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
         // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
         // (Tactic::solver) costs nothing to set up but solved some queries several times
@@ -593,6 +601,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let violated = match sel {
             Sel::Prefix(upto) => query.violated(self.ctx, &self.enc, upto),
             Sel::One(i) => query.violated_one(self.ctx, &self.enc, i),
+            Sel::Range(a, b) => query.violated_range(self.ctx, &self.enc, a, b),
         };
         let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
         asserted.push(&violated);
@@ -607,12 +616,55 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // (its assumptions asserted).
         let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
             .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
-        match apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, dump) {
+        let t0 = Instant::now();
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, dump);
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let r = sel.range();
+            eprintln!("query:   properties {}..{} took {:.3}s: {:?}", r.start, r.end, t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.as_ref().map(|x| x.0)));
+        }
+        match answer {
             Ok(Some((r, model))) => (Ok(r), model),
             Ok(None) if rlimit.is_some() => (Ok(SatResult::Unknown), None),
             Ok(None) => (Err(Verdict::Timeout), None),
             Err(v) => (Err(v), None),
         }
+    }
+
+    /// Properties `a..n` of query `q` (its disjunction ran past [`QUERY_BUDGET`]) in chunks
+    /// in schedule order, each within the budget: a chunk refuted doubles the next (up to
+    /// half the smallest size that ran out), one that runs out is halved and solved again, a
+    /// single property is solved without a budget; a satisfiable chunk is halved until its
+    /// first satisfiable property, whose model is returned (the earliest in schedule order).
+    fn solve_chunked(&mut self, base: &[Bool<'ctx>], q: usize, mut a: usize, n: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let mut size = FIRST_CHUNK;
+        let mut cap = n;
+        while a < n {
+            let b = (a + size).min(n);
+            if b - a == 1 {
+                let (r, m) = self.solve_query(base, q, Sel::One(a), None);
+                if !matches!(r, Ok(SatResult::Unsat)) {
+                    return (r, m);
+                }
+                a = b;
+                size = (size * 2).clamp(1, cap);
+                continue;
+            }
+            let budget = rlimit_within(&self.opts, QUERY_BUDGET);
+            let (r, m) = self.solve_query(base, q, Sel::Range(a, b), budget);
+            match r {
+                Ok(SatResult::Unsat) => {
+                    a = b;
+                    size = (size * 2).min(cap);
+                }
+                Ok(SatResult::Unknown) if budget.is_some() => {
+                    cap = cap.min((b - a) / 2).max(1);
+                    size = ((b - a) / 2).max(1);
+                }
+                Ok(SatResult::Sat) => size = ((b - a) / 2).max(1),
+                _ => return (r, m),
+            }
+        }
+        (Ok(SatResult::Unsat), None)
     }
 
     /// A model of the earliest position in the schedule at which satisfiable query `q` can be
@@ -692,26 +744,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut model = None;
         for q in 0..self.queries.len() {
             let t0 = Instant::now();
-            // A query of several properties within a budget, past which each property is
-            // solved on its own, in schedule order (Z3 can take a minute on the disjunction
-            // of properties it refutes in seconds one by one: the invariants over `/` and `%`
-            // of PPCG's PolyBench kernels); the first satisfiable one is then the earliest.
+            // A query of several properties within a budget, past which it is solved in
+            // chunks of properties in schedule order, each within the budget (Z3 can take a
+            // minute on the disjunction of properties it refutes in seconds one by one: the
+            // invariants over `/` and `%` of PPCG's PolyBench kernels; and 361 properties one
+            // by one cost 40 s on gpgpu-sim's md5, where chunks of 20 take a second each);
+            // the first satisfiable property found is then the earliest.
             let n = self.queries[q].props.len();
             let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
             let (mut res, mut m) = self.solve_query(&base, q, Sel::Prefix(n), budget);
             let mut one_by_one = false;
             if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
                 one_by_one = true;
-                res = Ok(SatResult::Unsat);
-                m = None;
-                for i in 0..n {
-                    let (r, mi) = self.solve_query(&base, q, Sel::One(i), None);
-                    if !matches!(r, Ok(SatResult::Unsat)) {
-                        res = r;
-                        m = mi;
-                        break;
-                    }
-                }
+                (res, m) = self.solve_chunked(&base, q, 0, n);
             }
             let (res, m) = (res, m);
             let took = t0.elapsed();

@@ -28,6 +28,8 @@ pub(crate) enum Answered {
     Query(usize, usize),
     /// A query's `i`th property alone.
     Property(usize, usize),
+    /// A query's properties `a..b`.
+    Range(usize, usize, usize),
 }
 
 /// What an answer depends on: the values of the barrier variables its formula mentions (in

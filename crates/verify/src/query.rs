@@ -39,6 +39,12 @@ impl<'ctx> Query<'ctx> {
         Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
     }
 
+    /// `lit ∧` the disjunction of the conditions of properties `a..b`.
+    pub fn violated_range(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, a: usize, b: usize) -> Bool<'ctx> {
+        let conds: Vec<&Bool<'ctx>> = self.props[a..b].iter().map(|&i| &enc.props[i].cond).collect();
+        Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
+    }
+
     /// `lit ∧` the `i`th property's condition.
     pub fn violated_one(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, i: usize) -> Bool<'ctx> {
         Bool::and(ctx, &[&self.lit, &enc.props[self.props[i]].cond])

@@ -117,7 +117,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     out.push((format!("{name} uniform in a group"), Form::PhiEq { phi: pi, same_group: true }));
                 }
             }
-            if self.k.insts[phi].width <= 1 {
+            // Data that only flows into stored values: nothing to prove about it
+            // (`analysis::relevant_values`).
+            if self.k.insts[phi].width <= 1 || !self.an.relevant.contains(&phi) {
                 continue;
             }
             let init = entry_phis[pi].clone();
