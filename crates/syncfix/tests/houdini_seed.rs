@@ -62,3 +62,25 @@ fn houdini_from_a_seed_proves_what_it_proved_and_a_weak_seed_gives_no_false_race
         assert!(!stats.seeded);
     });
 }
+
+/// Candidate invariants are guessed only about values that reach an address, a condition, a
+/// specification or an atomic (`analysis::relevant_values`): a loop's accumulator that is
+/// only computed and stored adds none, one that becomes an index does.
+#[test]
+fn candidates_are_guessed_only_about_values_that_can_matter() {
+    let count = |src: &str| {
+        with_kernel(src, |k| {
+            let (verdict, stats, _) = check(k, None);
+            (stats.candidates, verdict)
+        })
+    };
+    let plain = "__global__ void k(int *a, int *out, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    out[i] = a[i];\n  }\n}\n";
+    let data = "__global__ void k(int *a, int *out, int n) {\n  int s = 0;\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    s = s * 31 + a[i];\n    out[i] = s;\n  }\n}\n";
+    let index = "__global__ void k(int *a, int *out, int n) {\n  int s = 0;\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    s = s * 31 + a[i];\n    out[i] = a[s & 63];\n  }\n}\n";
+    let (p, vp) = count(plain);
+    let (d, vd) = count(data);
+    let (x, _) = count(index);
+    assert!(matches!(vp, Verdict::Verified) && matches!(vd, Verdict::Verified), "{vp:?} {vd:?}");
+    assert_eq!(d, p, "the accumulator only stored adds no candidate");
+    assert!(x > p, "an accumulator used as an index has candidates ({x} against {p})");
+}

@@ -64,6 +64,7 @@ impl ApartSolver {
         stats: &mut Stats,
         assumptions: &[Bool<'ctx>],
         rlimit: Option<u32>,
+        capped: bool,
         dump: Option<std::path::PathBuf>,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
         self.cell.with_dependent(|fresh, solver| {
@@ -76,7 +77,7 @@ impl ApartSolver {
                 let _ = std::fs::write(path, text);
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
-            let r = interruptible(fresh, opts.cancel.as_ref(), || run_check(solver, opts, stats, rlimit, check))?;
+            let r = interruptible(fresh, opts.cancel.as_ref(), || run_check(solver, opts, stats, rlimit, capped, check))?;
             Ok(r.map(|r| {
                 let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
                 (r, model.map(|m| m.translate(ctx)))
@@ -94,11 +95,12 @@ pub(crate) fn solve<'ctx>(
     asserted: &[&Bool<'ctx>],
     assumptions: &[Bool<'ctx>],
     rlimit: Option<u32>,
+    capped: bool,
     dump: Option<std::path::PathBuf>,
 ) -> Result<Option<Answer<'ctx>>, Verdict> {
     let solver = ApartSolver::new();
     solver.assert(asserted);
-    solver.check(ctx, opts, stats, assumptions, rlimit, dump)
+    solver.check(ctx, opts, stats, assumptions, rlimit, capped, dump)
 }
 
 /// Whether `facts` (one class of assumptions left out of a slice, its shared constants
@@ -107,7 +109,7 @@ pub(crate) fn solve<'ctx>(
 pub(crate) fn class_satisfiable<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions, stats: &mut Stats, facts: &[Bool<'ctx>]) -> Option<Option<Model<'ctx>>> {
     let asserted: Vec<&Bool<'ctx>> = facts.iter().collect();
     let rlimit = crate::rlimit_within(opts, CLASS_BUDGET);
-    match solve(ctx, opts, stats, &asserted, &[], rlimit, None) {
+    match solve(ctx, opts, stats, &asserted, &[], rlimit, true, None) {
         Ok(Some((SatResult::Sat, Some(m)))) => Some(Some(m)),
         Ok(Some((SatResult::Unsat, _))) => Some(None),
         _ => None,

@@ -252,7 +252,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // For debugging: SYNCFIX_DUMP_HOUDINI=PREFIX writes each call as PREFIX.<round>.
         let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI").map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
         let solver = self.houdini_groups[g].solver.as_ref().expect("made on the first round");
-        solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, dump)
+        solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, true, dump)
     }
 
     /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
@@ -302,7 +302,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 asserted.push(&cond);
                 let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
                 let t0 = Instant::now();
-                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, None)?;
+                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, None)?;
                 if debug() {
                     let what = &self.enc.candidates[self.enc.cand_checks[i].cand].what;
                     eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));

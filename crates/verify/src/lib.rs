@@ -273,9 +273,10 @@ pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> R
     params.set_bool("ctrl_c", false);
     // No resource limit (a kept solver may have had one: `timed_check_within`).
     params.set_u32("rlimit", 0);
-    if let Some(t) = [opts.timeout, left].into_iter().flatten().min() {
-        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
-    }
+    // Always set, so that a kept solver does not keep a budget's wall-clock cap (`run_check`);
+    // Z3's default is no limit (u32::MAX).
+    let t = [opts.timeout, left].into_iter().flatten().min();
+    params.set_u32("timeout", t.map_or(u32::MAX, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32));
     Ok(params)
 }
 
@@ -292,17 +293,29 @@ pub(crate) fn rlimit_within(opts: &VerifyOptions, budget: Duration) -> Option<u3
 }
 
 /// The one way a solver is called: [`solver_params`] (and the resource limit `rlimit`, if
-/// any), counted and timed into the stats. `Ok(None)` when the resource limit ran out.
+/// any, `capped` in wall-clock time too), counted and timed into the stats. `Ok(None)` when
+/// the resource limit ran out.
 pub(crate) fn run_check<'ctx>(
     solver: &Solver<'ctx>,
     opts: &VerifyOptions,
     stats: &mut Stats,
     rlimit: Option<u32>,
+    capped: bool,
     check: impl FnOnce(&Solver<'ctx>) -> SatResult,
 ) -> Result<Option<SatResult>, Verdict> {
     let mut params = solver_params(solver.get_context(), opts).map_err(|_| Verdict::Timeout)?;
     if let Some(units) = rlimit {
         params.set_u32("rlimit", units);
+    }
+    if let (Some(units), true) = (rlimit, capped) {
+        // `capped`: a backstop in wall-clock time, for the budgets whose end changes only how
+        // a formula is solved (a disjunction past its budget is solved in parts), not the
+        // answer: Z3's resource units run far slower than RLIMIT_PER_SECOND on some formulas
+        // (HeCBench match's Match5: a Houdini disjunction with a 1 s budget ran 12 to 27 s).
+        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * BUDGET_WALL_FACTOR).max(Duration::from_secs(1));
+        let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let t = [opts.timeout, left, Some(cap)].into_iter().flatten().min().unwrap_or(cap);
+        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
     }
     solver.set_params(&params);
     stats.solver_calls += 1;
@@ -327,6 +340,10 @@ pub(crate) fn run_check<'ctx>(
         r => Ok(Some(r)),
     }
 }
+
+/// How many times its nominal time a budget in resource units may run in wall-clock time
+/// before it is taken as spent (`run_check`).
+const BUDGET_WALL_FACTOR: f64 = 3.0;
 
 /// Z3's resource units per second of solving, roughly (measured on Houdini's rounds: 4 million
 /// units in 0.42 s).
@@ -617,7 +634,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
             .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
         let t0 = Instant::now();
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, dump);
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let r = sel.range();
             eprintln!("query:   properties {}..{} took {:.3}s: {:?}", r.start, r.end, t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.as_ref().map(|x| x.0)));
