@@ -552,11 +552,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
         let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
         let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
-        let answered = match sel {
-            Sel::Prefix(upto) => memo::Answered::Query(q, upto),
-            Sel::One(i) => memo::Answered::Property(q, i),
-            Sel::Range(a, b) => memo::Answered::Range(q, a, b),
-        };
+        let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
         let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
@@ -615,11 +611,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
         let log_facts = slice.log_facts;
         let small = upto <= SMALL_QUERY || log_facts > 0;
-        let violated = match sel {
-            Sel::Prefix(upto) => query.violated(self.ctx, &self.enc, upto),
-            Sel::One(i) => query.violated_one(self.ctx, &self.enc, i),
-            Sel::Range(a, b) => query.violated_range(self.ctx, &self.enc, a, b),
-        };
+        let violated = query.violated(self.ctx, &self.enc, sel.range());
         let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
         asserted.push(&violated);
         let mut assumptions = vec![];

@@ -24,12 +24,8 @@ use z3::ast::{Bool, Dynamic};
 pub(crate) enum Answered {
     /// Houdini's check (an index into `Encoding::cand_checks`) on its own.
     Check(usize),
-    /// A query (its index) with its first `upto` properties.
-    Query(usize, usize),
-    /// A query's `i`th property alone.
-    Property(usize, usize),
-    /// A query's properties `a..b`.
-    Range(usize, usize, usize),
+    /// A query (its index) with its properties `a..b`.
+    Query(usize, usize, usize),
 }
 
 /// What an answer depends on: the values of the barrier variables its formula mentions (in

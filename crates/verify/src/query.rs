@@ -32,22 +32,11 @@ pub(crate) struct Query<'ctx> {
 }
 
 impl<'ctx> Query<'ctx> {
-    /// `lit ∧ (one of the part's conditions holds)`: asserted on the query's solver.
-    /// Only the first `upto` properties (in schedule order) count.
-    pub fn violated(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, upto: usize) -> Bool<'ctx> {
-        let conds: Vec<&Bool<'ctx>> = self.props[..upto].iter().map(|&i| &enc.props[i].cond).collect();
+    /// `lit ∧ (one of the conditions of the properties in `props` holds)` (indices in schedule
+    /// order): asserted on the query's solver.
+    pub fn violated(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, props: std::ops::Range<usize>) -> Bool<'ctx> {
+        let conds: Vec<&Bool<'ctx>> = self.props[props].iter().map(|&i| &enc.props[i].cond).collect();
         Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
-    }
-
-    /// `lit ∧` the disjunction of the conditions of properties `a..b`.
-    pub fn violated_range(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, a: usize, b: usize) -> Bool<'ctx> {
-        let conds: Vec<&Bool<'ctx>> = self.props[a..b].iter().map(|&i| &enc.props[i].cond).collect();
-        Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
-    }
-
-    /// `lit ∧` the `i`th property's condition.
-    pub fn violated_one(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, i: usize) -> Bool<'ctx> {
-        Bool::and(ctx, &[&self.lit, &enc.props[self.props[i]].cond])
     }
 }
 
