@@ -393,6 +393,7 @@ impl Options {
                 infer: v.infer,
                 barrier_access_checks: v.barrier_access_checks,
                 seeds: None,
+                active_sites: None,
             },
             instrument: syncfix_instrument::InstrumentConfig {
                 new_sites: true,

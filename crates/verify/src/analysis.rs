@@ -56,7 +56,10 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    pub fn compute(k: &Kernel, cfg: &Cfg, abs: &crate::abstraction::Abstraction) -> Analysis {
+    ///
+    /// `active`: whether a barrier's site is encoded (a loop whose barriers are all left out
+    /// is a loop without barriers).
+    pub fn compute(k: &Kernel, cfg: &Cfg, abs: &crate::abstraction::Abstraction, active: &dyn Fn(syncfix_kir::Guard) -> bool) -> Analysis {
         let mut value_bits: SecondaryMap<ObjectId, u32> = SecondaryMap::with_default(8);
         for (_, i) in k.insts.iter() {
             if let Some((p, width, _, _)) = i.kind.access() {
@@ -84,7 +87,7 @@ impl Analysis {
         }
         let uses = uses(k);
         let escaping = escaping_values(k, cfg, &uses);
-        let loops = (0..cfg.loops.len()).map(|l| loop_info(k, cfg, l, &escaping, &uses)).collect();
+        let loops = (0..cfg.loops.len()).map(|l| loop_info(k, cfg, l, &escaping, &uses, active)).collect();
         Analysis { escaping, log_dependent: log_dependent_values(k), value_bits, uniform_width, loops, relevant: relevant_values(k) }
     }
 }
@@ -171,7 +174,7 @@ pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
     rel
 }
 
-fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses: &[(InstId, BlockId)]) -> LoopInfo {
+fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses: &[(InstId, BlockId)], active: &dyn Fn(syncfix_kir::Guard) -> bool) -> LoopInfo {
     let lp = &cfg.loops[l];
     let mut info = LoopInfo::default();
     for &b in &lp.blocks {
@@ -198,7 +201,7 @@ fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses:
                 InstKind::Snapshot { dst, .. } => {
                     info.written.insert(*dst);
                 }
-                InstKind::Barrier(_) => info.has_barrier = true,
+                InstKind::Barrier(b) if active(b.guard) => info.has_barrier = true,
                 _ => {}
             }
             if escaping.contains(&i) && uses.iter().any(|&(v, b)| v == i && !cfg.in_loop(b, l)) {

@@ -93,6 +93,41 @@ pub(crate) struct Slice<'ctx> {
     stamp: u32,
     /// Every assumption and log fact is in.
     pub full: bool,
+    /// The cone it started from (before any widening by [`Assumptions::recheck`]).
+    initial: HashSet<u32>,
+}
+
+/// What a query's slice was widened by ([`Slice::widened`]), to start its next slices from
+/// (the chunks of one query lean on the same facts: HeCBench nbnxm's 281 race properties on
+/// its shared buffer, where every chunk's first answer broke the same left-out assumption).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Widened {
+    /// Members of the classes added (their roots when recorded).
+    classes: Vec<u32>,
+    /// The slice took every fact.
+    full: bool,
+}
+
+impl Slice<'_> {
+    /// The classes this slice holds beyond those it started from, and whether it is full;
+    /// `None` when it was not widened.
+    pub fn widened(&self) -> Option<Widened> {
+        let mut classes: Vec<u32> = self.cone.difference(&self.initial).copied().collect();
+        classes.sort_unstable();
+        (self.full || !classes.is_empty()).then_some(Widened { classes, full: self.full })
+    }
+}
+
+impl Widened {
+    /// Both widenings together.
+    pub fn merge(&mut self, other: Widened) {
+        self.full |= other.full;
+        for c in other.classes {
+            if !self.classes.contains(&c) {
+                self.classes.push(c);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Assumptions<'_> {
@@ -188,13 +223,28 @@ impl<'ctx> Assumptions<'ctx> {
     /// The facts that `formulas`, built where `oks` held (each a `State::ok`) and reading the
     /// logs `logs` by stamp `stamp`, need from the assumptions and log facts of their cone of
     /// influence.
-    pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>], logs: LogUse, stamp: u32) -> Slice<'ctx> {
+    ///
+    /// `widened` is what an earlier slice of the same query was widened by
+    /// ([`Slice::widened`]): its classes are taken from the start, and every fact when it
+    /// was full.
+    pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>], logs: LogUse, stamp: u32, widened: Option<&Widened>) -> Slice<'ctx> {
         let ids = self.fresh_ids(formulas);
-        let cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
+        let mut cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
+        let mut full = false;
+        if let Some(w) = widened {
+            full = w.full;
+            for &c in &w.classes {
+                let r = self.find(c);
+                cone.insert(r);
+            }
+        }
+        let initial = cone.clone();
         let mut oks: Vec<usize> = oks.iter().filter_map(|o| self.index.get(*o).copied()).collect();
         oks.sort_unstable();
         oks.dedup();
-        self.select(cone, oks, logs, stamp, false)
+        let mut slice = self.select(cone, oks, logs, stamp, full);
+        slice.initial = initial;
+        slice
     }
 
     /// Whether `slice`'s answer `model` extends to a model of the whole (`None`), else the
@@ -367,7 +417,9 @@ impl<'ctx> Assumptions<'ctx> {
         // Classes may have merged since: the cone as roots.
         let cone: HashSet<u32> = cone.into_iter().map(|c| self.find(c)).collect();
         let full = refinements >= MAX_REFINEMENTS || cone.len() <= before && cone.is_subset(&slice.cone);
-        Some(self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full))
+        let mut wider = self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full);
+        wider.initial = slice.initial.clone();
+        Some(wider)
     }
 
     /// Whether the assumptions `ds` of class `root` are satisfiable with the constants they
@@ -527,7 +579,8 @@ impl<'ctx> Assumptions<'ctx> {
         if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
             eprintln!("cone: {} classes, {} facts ({} log facts), {} assumptions and {} log facts left out{}", cone.len(), facts.len(), log_facts, dropped.len(), dropped_facts.len(), if full { " (full)" } else { "" });
         }
-        Slice { facts, log_facts, oks, dropped, dropped_facts, kept_facts, cone, logs, stamp, full }
+        let initial = cone.clone();
+        Slice { facts, log_facts, oks, dropped, dropped_facts, kept_facts, cone, logs, stamp, full, initial }
     }
 
     /// The fresh constants of `formulas` (as ids; not unioned: a formula may join the states
@@ -677,7 +730,7 @@ mod tests {
         };
         // Violated when y > 5 under ok5: refuted by the second loop's assumptions alone.
         let cond = Bool::and(&ctx, &[&ok5, &y.bvugt(&k(5))]);
-        let slice = asm.slice(&[&cond], &[&ok5], LogUse::None, 0);
+        let slice = asm.slice(&[&cond], &[&ok5], LogUse::None, 0, None);
         assert_eq!(slice.dropped(), 2, "the first loop's two assumptions are left out");
         let text: Vec<String> = slice.facts.iter().map(|f| f.to_string()).collect();
         assert!(text.iter().all(|f| !f.contains("x!1")), "{text:?}");
@@ -699,14 +752,14 @@ mod tests {
         // which breaks `x == 7`; with m = 9, x's class holds on its own (x = 7), so the model
         // extends to one of the whole and nothing is widened.
         let cond2 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5)), &m._eq(&k(9))]);
-        let slice2 = asm.slice(&[&cond2], &[&ok5], LogUse::None, 0);
+        let slice2 = asm.slice(&[&cond2], &[&ok5], LogUse::None, 0, None);
         let (r, model) = solve(&slice2.facts, &cond2);
         assert_eq!(r, SatResult::Sat);
         assert!(asm.recheck(&slice2, &model.unwrap(), 0, &[], &mut solve_class).is_none(), "x = 7 < m = 9 holds");
         // With m = 5, `x < m ∧ x == 7` cannot hold: the slice is widened by x's class, whose
         // answer (unsatisfiable) is the whole's.
         let cond3 = Bool::and(&ctx, &[&ok5, &y.bvult(&k(5)), &m._eq(&k(5))]);
-        let slice3 = asm.slice(&[&cond3], &[&ok5], LogUse::None, 0);
+        let slice3 = asm.slice(&[&cond3], &[&ok5], LogUse::None, 0, None);
         let (r, model) = solve(&slice3.facts, &cond3);
         assert_eq!(r, SatResult::Sat);
         let wider = asm.recheck(&slice3, &model.unwrap(), 0, &[], &mut solve_class).expect("x's class cannot hold with m = 5");

@@ -172,7 +172,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
             let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-            let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp);
+            let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp, None);
             let solver = ApartSolver::new();
             let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
             asserted.push(&disjunction);
@@ -281,7 +281,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let cond = self.enc.cand_checks[i].cond.clone();
             let ok = self.enc.cand_checks[i].ok.clone();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-            let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp);
+            let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp, None);
             let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
             if self.memo.known_unsat(Answered::Check(i), &key, &round_kept) {
                 self.stats.houdini_reused += 1;

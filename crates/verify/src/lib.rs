@@ -36,7 +36,7 @@ pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
 use encode::{Encoder, Encoding};
 use houdini::HoudiniGroup;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use syncfix_kir::{Cfg, Kernel, Span};
 use z3::ast::Bool;
@@ -116,6 +116,23 @@ pub struct VerifyOptions {
     /// (`seed`: the re-verification of a repair's patched source); a seed whose candidates
     /// are not the kernel's is not used.
     pub seeds: Option<std::sync::Arc<std::collections::HashMap<String, HoudiniSeed>>>,
+    /// The barrier variables whose sites are encoded (indexed by variable; `None`: all). A
+    /// site left out behaves as its variable off and costs nothing: no barrier interval, no
+    /// divergence property, and its loop is a loop without barriers; it is still recorded
+    /// where it lies in the schedule, so that a trace names it (issue 28: instrument where
+    /// the race is). [`Verifier::check`] of an assignment that turns one on encodes again with
+    /// it. Set by [`Verifier::with_sites`].
+    pub active_sites: Option<std::sync::Arc<Vec<bool>>>,
+}
+
+impl VerifyOptions {
+    /// Whether the site of a barrier guarded by `g` is encoded ([`VerifyOptions::active_sites`]).
+    pub fn site_active(&self, g: syncfix_kir::Guard) -> bool {
+        match (g, &self.active_sites) {
+            (syncfix_kir::Guard::Var(v), Some(a)) => a.get(syncfix_kir::EntityRef::index(v)).copied().unwrap_or(true),
+            _ => true,
+        }
+    }
 }
 
 impl VerifyOptions {
@@ -144,6 +161,7 @@ impl Default for VerifyOptions {
             check_arrays: None,
             infer: true,
             seeds: None,
+            active_sites: None,
         }
     }
 }
@@ -226,6 +244,11 @@ pub struct Stats {
     /// was then made again without it (the verdict under the seed was not verified).
     pub seeded: bool,
     pub seed_fallback: bool,
+    /// How many times the kernel was encoded: once, and again each time a check turned on a
+    /// site left out ([`VerifyOptions::active_sites`]); the sites of the latest encoding
+    /// (`None`: every site).
+    pub encodings: u32,
+    pub sites_encoded: Option<usize>,
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
@@ -406,6 +429,14 @@ pub struct Verifier<'ctx, 'k> {
     values_free_of_barriers: bool,
     /// Answers that hold for other barrier assignments too ([`memo`]).
     memo: memo::AnswerMemo<'ctx>,
+    /// Per query: what a slice of it was widened by before (`cone::Widened`), where its
+    /// next slices start (only facts that hold are added, so every answer stands).
+    widened: HashMap<usize, cone::Widened>,
+    /// The queries (by label) whose whole disjunction ran past its budget in an earlier
+    /// check, of this encoding or an earlier one of the kernel: solved in chunks at once
+    /// (HeCBench nbnxm's 281 race properties on its shared buffer: 4.5 s spent on the
+    /// disjunction at every check of a repair). Only how a query is solved depends on it.
+    chunked: HashSet<String>,
     /// The candidates Houdini starts from, from [`VerifyOptions::seeds`] (`seed`), until a
     /// check under it is not verified.
     seed: Option<Vec<bool>>,
@@ -455,6 +486,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             access_instances: enc.accesses.len(),
             barrier_instances: enc.barriers.len(),
             cut_loops: enc.cut.len(),
+            encodings: 1,
+            sites_encoded: opts.active_sites.as_ref().map(|a| a.iter().filter(|&&x| x).count()),
             ..Stats::default()
         };
         // A barrier havocs the written equality-abstracted arrays outside constant memory
@@ -481,8 +514,56 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             value_invariants: None,
             values_free_of_barriers,
             memo: memo::AnswerMemo::default(),
+            widened: HashMap::new(),
+            chunked: HashSet::new(),
             stats,
         })
+    }
+
+    /// [`Verifier::new`] with only the sites of the barrier variables that `active` marks
+    /// encoded (the others behave as off, [`VerifyOptions::active_sites`]); a check whose
+    /// assignment turns on another encodes the kernel again with it.
+    ///
+    /// Errors: as [`Verifier::new`].
+    pub fn with_sites(ctx: &'ctx Context, kernel: &'k Kernel, active: Vec<bool>, opts: &VerifyOptions) -> Result<Self, VerifyError> {
+        let mut opts = opts.clone();
+        let n = active.len();
+        opts.active_sites = Some(std::sync::Arc::new(active));
+        Verifier::new(ctx, kernel, n, &opts)
+    }
+
+    /// Encodes the kernel again with the sites that `assignment` turns on added to those
+    /// encoded (issue 28: widened where a candidate needs a site). Houdini's answers, the
+    /// remembered answers and the queries are the new encoding's; the counters go on.
+    fn encode_sites_of(&mut self, assignment: &[bool]) -> Result<(), VerifyError> {
+        let Some(active) = &self.opts.active_sites else { return Ok(()) };
+        if !assignment.iter().enumerate().any(|(i, &on)| on && !active.get(i).copied().unwrap_or(true)) {
+            return Ok(());
+        }
+        let wider: Vec<bool> = active.iter().enumerate().map(|(i, &a)| a || assignment.get(i).copied().unwrap_or(false)).collect();
+        let mut opts = self.opts.clone();
+        opts.active_sites = Some(std::sync::Arc::new(wider));
+        let fresh = Verifier::new(self.ctx, self.kernel, self.enc.vars.len(), &opts)?;
+        let mut stats = std::mem::take(&mut self.stats);
+        stats.encode_time += fresh.stats.encode_time;
+        stats.solve_time += fresh.stats.solve_time;
+        stats.solver_calls += fresh.stats.solver_calls;
+        stats.encodings += 1;
+        stats.sites_encoded = fresh.stats.sites_encoded;
+        (stats.properties, stats.candidates, stats.access_instances, stats.barrier_instances, stats.cut_loops) = (
+            fresh.stats.properties,
+            fresh.stats.candidates,
+            fresh.stats.access_instances,
+            fresh.stats.barrier_instances,
+            fresh.stats.cut_loops,
+        );
+        let seed = if self.seed.is_some() { fresh.seed.clone() } else { None };
+        let chunked = std::mem::take(&mut self.chunked);
+        *self = fresh;
+        self.chunked = chunked;
+        self.stats = stats;
+        self.seed = seed;
+        Ok(())
     }
 
     /// What Houdini kept under `assignment`, as a seed for another verification of the same
@@ -553,7 +634,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
         let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
         let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
-        let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp);
+        let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
         }
@@ -567,6 +648,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         loop {
             let (r, model) = self.solve_query_with(base, q, sel, &slice, rlimit);
             if matches!(r, Ok(SatResult::Unsat)) {
+                if refinements > 0 {
+                    if let Some(w) = slice.widened() {
+                        self.widened.entry(q).or_default().merge(w);
+                    }
+                }
                 let key = if refinements == 0 {
                     key
                 } else {
@@ -688,6 +774,58 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         (Ok(SatResult::Unsat), None)
     }
 
+    /// Solves query `q` under `base` (see [`Verifier::check_once`]): the answer, and when
+    /// satisfiable the model of its earliest violated property.
+    fn solve_one(&mut self, base: &[Bool<'ctx>], q: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let t0 = Instant::now();
+        // A query of several properties within a budget, past which it is solved in
+        // chunks of properties in schedule order, each within the budget (Z3 can take a
+        // minute on the disjunction of properties it refutes in seconds one by one: the
+        // invariants over `/` and `%` of PPCG's PolyBench kernels; and 361 properties one
+        // by one cost 40 s on gpgpu-sim's md5, where chunks of 20 take a second each);
+        // the first satisfiable property found is then the earliest.
+        let n = self.queries[q].props.len();
+        let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+        let (mut res, mut m) = if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
+            (Ok(SatResult::Unknown), None)
+        } else {
+            self.solve_query(base, q, Sel::Prefix(n), budget)
+        };
+        let mut one_by_one = false;
+        if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
+            one_by_one = true;
+            self.chunked.insert(self.queries[q].label.clone());
+            (res, m) = self.solve_chunked(base, q, 0, n);
+        }
+        let took = t0.elapsed();
+        self.stats.queries += 1;
+        if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
+            self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let query = &self.queries[q];
+            eprintln!("query: {} ({} properties) took {:.3}s: {:?}", query.label, query.props.len(), took.as_secs_f64(), res.as_ref().ok());
+        }
+        if matches!(res, Ok(SatResult::Sat)) && !one_by_one {
+            if n > SMALL_QUERY {
+                // A large query's earliest violation by chunks in schedule order (each a small
+                // formula) rather than by bisecting its prefixes, each nearly the whole query
+                // (HeCBench nbnxm with a barrier deleted: 302 race properties, four prefixes
+                // of 3.5-9 s, against chunks of 0.1-0.5 s).
+                let (r2, m2) = self.solve_chunked(base, q, 0, n);
+                match r2 {
+                    Ok(SatResult::Sat) => m = m2.or(m),
+                    // Not found again (a budget, or a model the slice allowed): the model at
+                    // hand, narrowed as before.
+                    _ => m = self.earliest(base, q).or(m),
+                }
+            } else {
+                m = self.earliest(base, q).or(m);
+            }
+        }
+        (res, m)
+    }
+
     /// A model of the earliest position in the schedule at which satisfiable query `q` can be
     /// violated: the shortest satisfiable prefix of its properties that ends at a position
     /// boundary, by bisection (a few more solver calls, on a defect only). The defect reported
@@ -724,6 +862,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// solver call each in schedule order until one is satisfiable (its model gives the
     /// trace). `Verified` when every query is unsatisfiable.
     pub fn check(&mut self, assignment: &[bool]) -> Verdict {
+        match self.encode_sites_of(assignment) {
+            Ok(()) => {}
+            Err(VerifyError::Timeout) => return Verdict::Timeout,
+            Err(e) => return Verdict::Unknown(e.to_string()),
+        }
         let seeded = self.seed.is_some() && !self.invariants.contains_key(assignment);
         let v = self.check_once(assignment);
         if seeded {
@@ -764,37 +907,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut r = Ok(SatResult::Unsat);
         let mut model = None;
         for q in 0..self.queries.len() {
-            let t0 = Instant::now();
-            // A query of several properties within a budget, past which it is solved in
-            // chunks of properties in schedule order, each within the budget (Z3 can take a
-            // minute on the disjunction of properties it refutes in seconds one by one: the
-            // invariants over `/` and `%` of PPCG's PolyBench kernels; and 361 properties one
-            // by one cost 40 s on gpgpu-sim's md5, where chunks of 20 take a second each);
-            // the first satisfiable property found is then the earliest.
-            let n = self.queries[q].props.len();
-            let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
-            let (mut res, mut m) = self.solve_query(&base, q, Sel::Prefix(n), budget);
-            let mut one_by_one = false;
-            if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
-                one_by_one = true;
-                (res, m) = self.solve_chunked(&base, q, 0, n);
-            }
-            let (res, m) = (res, m);
-            let took = t0.elapsed();
-            r = res;
-            model = m;
-            self.stats.queries += 1;
-            if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
-                self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
-            }
-            if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
-                let q = &self.queries[q];
-                eprintln!("query: {} ({} properties) took {:.3}s: {:?}", q.label, q.props.len(), took.as_secs_f64(), r.as_ref().ok());
-            }
+            (r, model) = self.solve_one(&base, q);
             if !matches!(r, Ok(SatResult::Unsat)) {
-                if matches!(r, Ok(SatResult::Sat)) && !one_by_one {
-                    model = self.earliest(&base, q).or(model);
-                }
                 break;
             }
         }

@@ -44,7 +44,7 @@ impl<'ctx> Query<'ctx> {
 /// schedule (so the first satisfiable query holds the earliest violation that any model has:
 /// every earlier property is in an earlier query, found unsatisfiable before).
 pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) -> Vec<Query<'ctx>> {
-    let mut barrier_pos: Vec<u32> = enc.barriers.iter().map(|b| b.pos).collect();
+    let mut barrier_pos: Vec<u32> = enc.barriers.iter().filter(|b| !b.ghost).map(|b| b.pos).collect();
     barrier_pos.sort_unstable();
     // (interval, a race's object or none for the rest) -> (first position, properties).
     type Key = (usize, Option<ObjectId>);

@@ -225,7 +225,10 @@ fn repair_kernel_in(
     let inst = instrument(k, &opts.instrument);
     timings.barrier_vars += inst.vars.len();
     let encoding = Instant::now();
-    let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
+    // Only the kernel's own barriers are encoded at first; a site joins the encoding when a
+    // candidate of the repair turns it on (`Verifier::with_sites`), while every trace still
+    // names the sites that would order its race (issue 28: instrument where the race is).
+    let mut v = match Verifier::with_sites(ctx, &inst.kernel, inst.original_assignment(), &opts.verify) {
         Ok(v) => v,
         Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
             return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(e.to_string()), vec![]))

@@ -17,6 +17,26 @@ use z3::ast::{Ast, Bool, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, pred: &[Bool<'ctx>; 2]) {
+        if !self.opts.site_active(bar.guard) {
+            // A site left out: where it lies, for traces, and nothing else.
+            let (lf, gf) = self.barrier_fences(bar);
+            let var = match bar.guard {
+                Guard::Var(v) => Some(v),
+                Guard::Always => None,
+            };
+            self.barriers.push(BarrierInstance {
+                inst,
+                pos: self.pos,
+                var,
+                scope: bar.scope,
+                pred: pred.clone(),
+                local1: lf[0].clone(),
+                global1: gf[0].clone(),
+                loops: self.enclosing_loops(self.k.insts[inst].block),
+                ghost: true,
+            });
+            return;
+        }
         if let Scope::Tile { size, mask } = bar.scope {
             return self.tile_barrier(inst, bar, size, mask, pred);
         }
@@ -114,6 +134,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             local1: lf[0].clone(),
             global1: gf[0].clone(),
             loops: self.enclosing_loops(self.k.insts[inst].block),
+            ghost: false,
         });
         self.property(div, PropKind::Divergence { barrier: idx });
     }

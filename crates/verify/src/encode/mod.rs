@@ -85,6 +85,9 @@ pub struct BarrierInstance<'ctx> {
     pub global1: Bool<'ctx>,
     /// The loops (innermost first) this instance runs in.
     pub loops: Vec<LoopId>,
+    /// A site left out of the encoding ([`crate::VerifyOptions::active_sites`]): recorded
+    /// for traces only, as its variable off.
+    pub ghost: bool,
 }
 
 /// What a property checks.
@@ -394,7 +397,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
             Bool::and(ctx, &[&same_group, &same]).simplify()
         });
-        let an = Analysis::compute(k, cfg, abs);
+        let an = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
         let multi_group = !opts.only_intra_group && k.multi_block();
         let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
         // Uniform within a group: group ids count as uniform (what barrier divergence needs).

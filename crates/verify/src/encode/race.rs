@@ -159,6 +159,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], &self.vars[v.index()]])),
         };
         self.waits.push(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
+        if !self.opts.site_active(guard) {
+            return;
+        }
         for logs in self.st.logs.values_mut() {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let l = logs.get_mut(kind);
