@@ -77,7 +77,14 @@ pub fn print_stats(t: &syncfix::Timings) {
         t.houdini_rounds,
         t.barrier_vars,
         if t.sites_considered > 0 {
-            format!(" ({} named by the clauses{})", t.sites_considered, if t.sites_widened { ", widened past the first race's" } else { "" })
+            format!(
+                " ({} named by the clauses{}, {} encoded, {} encoding{})",
+                t.sites_considered,
+                if t.sites_widened { ", widened past the first race's" } else { "" },
+                t.sites_encoded,
+                t.encodings,
+                if t.encodings == 1 { "" } else { "s" }
+            )
         } else {
             String::new()
         },

@@ -138,6 +138,11 @@ fn a_repair_lists_its_verifier_calls_and_reuses_their_answers() {
     // The sites the clauses named: some, not more than were instrumented.
     let considered = json["stats"]["sites_considered"].as_u64().unwrap();
     assert!(considered > 0 && considered <= json["stats"]["barrier_variables"].as_u64().unwrap(), "{json}");
+    // Encoded: the user's barrier and line 5's, which the answer turned on (a second
+    // encoding), not every site instrumented.
+    let encoded = json["stats"]["sites_encoded"].as_u64().unwrap();
+    assert!(encoded >= 2 && encoded < json["stats"]["barrier_variables"].as_u64().unwrap(), "{json}");
+    assert!(json["stats"]["encodings"].as_u64().unwrap() >= 2, "{json}");
     // Text: one line per call under --stats.
     let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -68,10 +68,13 @@ fn run_repair_like(
     if c.verbose && report.timings.sites_considered > 0 {
         let t = &report.timings;
         eprintln!(
-            "syncfix: note: the repair could enable {} of the {} barrier sites instrumented: those its traces' clauses named (where the races are){}",
+            "syncfix: note: the repair could enable {} of the {} barrier sites instrumented: those its traces' clauses named (where the races are){}; {} encoded (the kernel's own and those a candidate turned on), in {} encoding{}",
             t.sites_considered,
             t.barrier_vars,
-            if t.sites_widened { ", widened when a later trace needed sites the first did not name" } else { ", all from the first trace" }
+            if t.sites_widened { ", widened when a later trace needed sites the first did not name" } else { ", all from the first trace" },
+            t.sites_encoded,
+            t.encodings,
+            if t.encodings == 1 { "" } else { "s" }
         );
     }
     if c.verbose {

@@ -57,6 +57,11 @@ pub struct Timings {
     /// whether a later trace named sites the first did not.
     pub sites_considered: usize,
     pub sites_widened: bool,
+    /// Of those, the sites the repair's verifier encoded (the user's barriers, and each one a
+    /// candidate turned on: `syncfix_verify::Verifier::with_sites`), and how many times it
+    /// encoded the kernel.
+    pub sites_encoded: usize,
+    pub encodings: u32,
     pub repair_iterations: u32,
     pub clauses: usize,
 }

@@ -73,3 +73,50 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Sites encoded only where they are used (issue 28, `Verifier::with_sites`): a verifier
+    /// that starts with the kernel's own barriers and encodes a site when an assignment turns
+    /// it on gives every assignment the verdict of the encoding of every site, and the
+    /// repair loop on it finds the same lightest weight.
+    #[test]
+    fn sites_encoded_on_demand_give_the_verdicts_of_every_site_encoded(stmts in prop::collection::vec(statement(), 2..5)) {
+        let src = kernel(&stmts);
+        let dir = tempfile::tempdir().unwrap();
+        let path = common::write(dir.path(), Language::Cuda, &src);
+        let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
+        frontend.language = Some(syncfix_kir::Language::Cuda);
+        let verify = syncfix_verify::VerifyOptions::default();
+        let compiled = syncfix_frontend::driver::compile(&path, &src, &frontend).expect("the kernel compiles");
+        let k = &compiled.kernels[0];
+        let inst = instrument(k, &InstrumentConfig::default());
+        let n = inst.vars.len();
+        prop_assume!(n <= 6);
+        let ctx = z3::Context::new(&z3::Config::new());
+        let mut full = Verifier::new(&ctx, &inst.kernel, n, &verify).expect("an encoding");
+        let mut best: Option<u64> = None;
+        for bits in 0u32..(1 << n) {
+            let a: Vec<bool> = (0..n).map(|i| bits >> i & 1 == 1).collect();
+            let mut some = Verifier::with_sites(&ctx, &inst.kernel, inst.original_assignment(), &verify).expect("an encoding");
+            let (x, y) = (full.check(&a), some.check(&a));
+            prop_assert_eq!(std::mem::discriminant(&x), std::mem::discriminant(&y), "assignment {:?}:\n{}", a, src);
+            if let (Verdict::Defect(t), Verdict::Defect(u)) = (&x, &y) {
+                prop_assert_eq!(std::mem::discriminant(&t.defect), std::mem::discriminant(&u.defect), "assignment {:?}:\n{}", a, src);
+            }
+            let w: u64 = (0..n).filter(|&i| a[i]).map(|i| inst.vars[i].weight).sum();
+            if matches!(x, Verdict::Verified) && best.is_none_or(|b| w < b) {
+                best = Some(w);
+            }
+        }
+        let mut some = Verifier::with_sites(&ctx, &inst.kernel, inst.original_assignment(), &verify).expect("an encoding");
+        let (outcome, _) = repair(&inst, &mut some, &RepairOptions::default());
+        match (outcome, best) {
+            (Outcome::Repaired { weight, .. }, Some(b)) => prop_assert_eq!(weight, b, "{}", src),
+            (Outcome::Unrepairable { .. } | Outcome::Unknown(_), None) => {}
+            (o, b) => prop_assert!(false, "loop: {:?}, brute force: {:?}:\n{}", std::mem::discriminant(&o), b, src),
+        }
+        prop_assert!(some.stats.encodings >= 1);
+    }
+}

@@ -584,6 +584,8 @@ fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
     t.repair_iterations += s.iterations;
     t.clauses += s.clauses;
     t.sites_considered += s.considered.len();
+    t.sites_encoded += v.stats.sites_encoded.unwrap_or(0);
+    t.encodings += v.stats.encodings;
     t.sites_widened |= s.widened;
 }
 

@@ -186,6 +186,12 @@ pub struct RepairStatsSummary {
     /// A later trace named sites the first did not.
     #[serde(default)]
     pub sites_widened: bool,
+    /// The sites the repair's verifier encoded (the user's barriers and those a candidate
+    /// turned on), and how many times it encoded the kernel.
+    #[serde(default)]
+    pub sites_encoded: usize,
+    #[serde(default)]
+    pub encodings: u32,
     /// Kernels whose re-verification started Houdini from the invariants the repair's
     /// verifier kept, and of those, the ones checked again from every candidate.
     #[serde(default)]
@@ -223,6 +229,8 @@ impl RepairSummary {
                 barrier_variables: 0,
                 sites_considered: 0,
                 sites_widened: false,
+                sites_encoded: 0,
+                encodings: 0,
                 reverify_seeded: 0,
                 reverify_seed_fallbacks: 0,
                 total_ms: ms(total),
@@ -286,6 +294,8 @@ impl RepairSummary {
                 barrier_variables: t.barrier_vars,
                 sites_considered: t.sites_considered,
                 sites_widened: t.sites_widened,
+                sites_encoded: t.sites_encoded,
+                encodings: t.encodings,
                 reverify_seeded: t.houdini_seeded,
                 reverify_seed_fallbacks: t.seed_fallbacks,
                 total_ms: ms(total),
