@@ -287,7 +287,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 self.stats.houdini_reused += 1;
                 continue;
             }
-            if self.memo.known_undecided(Answered::Check(i), &key, &round_kept) {
+            let cand_shape = {
+                let c = &self.enc.candidates[self.enc.cand_checks[i].cand];
+                (c.loop_id, crate::seed::shape(&c.what))
+            };
+            if self.memo.known_undecided(Answered::Check(i), &key, &round_kept) || self.undecided_before.contains(&cand_shape) {
                 let cand = self.enc.cand_checks[i].cand;
                 kept[cand] = false;
                 self.stats.houdini_unproved += 1;
@@ -319,6 +323,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         // were violated (the fixpoint stays inductive, only weaker).
                         let key = if refinements == 0 { key.clone() } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
                         self.memo.record_undecided(Answered::Check(i), key, &round_kept);
+                        self.undecided.insert(cand_shape.clone());
                         let cand = self.enc.cand_checks[i].cand;
                         kept[cand] = false;
                         self.stats.houdini_unproved += 1;

@@ -437,6 +437,13 @@ pub struct Verifier<'ctx, 'k> {
     /// (HeCBench nbnxm's 281 race properties on its shared buffer: 4.5 s spent on the
     /// disjunction at every check of a repair). Only how a query is solved depends on it.
     chunked: HashSet<String>,
+    /// Houdini's candidates (loop, shape of the description: `seed::shape`) whose check was
+    /// not decided within its budget in this encoding (`undecided`) and in the earlier ones of
+    /// the kernel (`undecided_before`, dropped at once by this one: dropping is sound;
+    /// HeCBench bitpacking's grid-stride congruence ran 9-12 s to its budget again after
+    /// each re-encoding). Within one encoding the memo decides (`memo`).
+    undecided: HashSet<(usize, String)>,
+    undecided_before: HashSet<(usize, String)>,
     /// The candidates Houdini starts from, from [`VerifyOptions::seeds`] (`seed`), until a
     /// check under it is not verified.
     seed: Option<Vec<bool>>,
@@ -516,6 +523,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             memo: memo::AnswerMemo::default(),
             widened: HashMap::new(),
             chunked: HashSet::new(),
+            undecided: HashSet::new(),
+            undecided_before: HashSet::new(),
             stats,
         })
     }
@@ -559,8 +568,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         );
         let seed = if self.seed.is_some() { fresh.seed.clone() } else { None };
         let chunked = std::mem::take(&mut self.chunked);
+        let mut undecided_before = std::mem::take(&mut self.undecided_before);
+        undecided_before.extend(std::mem::take(&mut self.undecided));
         *self = fresh;
         self.chunked = chunked;
+        self.undecided_before = undecided_before;
         self.stats = stats;
         self.seed = seed;
         Ok(())

@@ -51,7 +51,7 @@ impl HoudiniSeed {
 
 /// `what` with the digits that follow `v` or `block` (value and block numbers, which another
 /// compilation numbers differently) left out.
-fn shape(what: &str) -> String {
+pub(crate) fn shape(what: &str) -> String {
     let b = what.as_bytes();
     let mut out = String::with_capacity(what.len());
     let mut i = 0;
