@@ -87,6 +87,17 @@ impl Timings {
         self.note_slowest(&t.slowest_query);
     }
 
+    /// Adds the repair's counters of `t` (those [`Timings::add`] leaves out).
+    pub fn add_repair(&mut self, t: &Timings) {
+        self.barrier_vars += t.barrier_vars;
+        self.sites_considered += t.sites_considered;
+        self.sites_widened |= t.sites_widened;
+        self.sites_encoded += t.sites_encoded;
+        self.encodings += t.encodings;
+        self.repair_iterations += t.repair_iterations;
+        self.clauses += t.clauses;
+    }
+
     /// Keeps `q` as the slowest query if it took longer than the one kept.
     pub fn note_slowest(&mut self, q: &Option<(String, Duration)>) {
         if let Some((label, took)) = q {

@@ -31,11 +31,13 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
     opts.publish_notes(compiled.kernel_notes.iter().flatten());
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut out = vec![];
-    for (i, k) in compiled.kernels.iter().enumerate() {
-        if opts.cancelled() {
-            return Err(StageError::Cancelled);
-        }
-        let mut report = verify_kernel(k, opts, &mut timings)?;
+    let results = each_kernel(&compiled.kernels, opts, |k| {
+        let mut t = Timings::default();
+        verify_kernel(k, opts, &mut t).map(|r| (r, t))
+    });
+    for (i, r) in results.into_iter().enumerate() {
+        let (mut report, t) = r?;
+        timings.add(&t);
         report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         out.push(report);
     }
@@ -208,6 +210,46 @@ impl KernelOutcome {
     }
 }
 
+/// The sites the repair's verifier encodes from the start: all but those in a loop without a
+/// barrier of the kernel's (its own, on or off). A site there makes the loop one with
+/// barriers to the loop cut and Houdini (relational candidates, every log havocked), which
+/// costs even while the site is off: HeCBench nbnxm's main loops, Houdini 21 s over a repair
+/// with every site encoded, 0.4 s without them. Elsewhere a site costs an interval, less than
+/// encoding the kernel again when a candidate turns it on (Houdini from scratch): the tiled
+/// matrix multiplication's repair 5.8 s with every site encoded, 11.5 s in three encodings;
+/// HeCBench bitpacking's 8 instantiations 61 s and 78 s.
+fn sites_encoded_first(inst: &Instrumented) -> Vec<bool> {
+    use syncfix_kir::{Guard, InstKind};
+    let k = &inst.kernel;
+    let Ok(cfg) = syncfix_kir::Cfg::compute(k) else { return vec![true; inst.vars.len()] };
+    let own = |g: Guard| match g {
+        Guard::Always => true,
+        Guard::Var(v) => inst.vars[v.index()].kind == SiteKind::Existing,
+    };
+    // Per block, the barriers (guard) in it.
+    let mut barriers: Vec<(syncfix_kir::BlockId, Guard)> = vec![];
+    for (b, blk) in k.blocks.iter() {
+        for &i in &blk.insts {
+            match &k.insts[i].kind {
+                InstKind::Barrier(bar) => barriers.push((b, bar.guard)),
+                InstKind::AsyncWait { guard } => barriers.push((b, *guard)),
+                _ => {}
+            }
+        }
+    }
+    let loops_with_own: Vec<bool> =
+        (0..cfg.loops.len()).map(|l| barriers.iter().any(|&(b, g)| own(g) && cfg.in_loop(b, l))).collect();
+    let mut active = vec![true; inst.vars.len()];
+    for &(b, g) in &barriers {
+        if let Guard::Var(v) = g {
+            if (0..cfg.loops.len()).any(|l| cfg.in_loop(b, l) && !loops_with_own[l]) {
+                active[v.index()] = false;
+            }
+        }
+    }
+    active
+}
+
 /// Repairs (or audits) one kernel: its changes, or why it has none.
 fn repair_kernel(k: &Kernel, opts: &Stages, mode: Mode, timings: &mut Timings, meta: &mut Meta) -> Result<KernelOutcome, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
@@ -225,10 +267,11 @@ fn repair_kernel_in(
     let inst = instrument(k, &opts.instrument);
     timings.barrier_vars += inst.vars.len();
     let encoding = Instant::now();
-    // Only the kernel's own barriers are encoded at first; a site joins the encoding when a
-    // candidate of the repair turns it on (`Verifier::with_sites`), while every trace still
-    // names the sites that would order its race (issue 28: instrument where the race is).
-    let mut v = match Verifier::with_sites(ctx, &inst.kernel, inst.original_assignment(), &opts.verify) {
+    // The sites in loops without a barrier of the kernel's are left out of the encoding at
+    // first (`sites_encoded_first`); one joins it when a candidate of the repair turns it on
+    // (`Verifier::with_sites`), while every trace still names the sites that would order its
+    // race (issue 28: instrument where the race is).
+    let mut v = match Verifier::with_sites(ctx, &inst.kernel, sites_encoded_first(&inst), &opts.verify) {
         Ok(v) => v,
         Err(e @ (VerifyError::TooLarge(_) | VerifyError::Unsupported(_))) => {
             return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(e.to_string()), vec![]))
@@ -341,6 +384,31 @@ fn call_info(inst: &Instrumented, c: &VerifierCall) -> crate::results::VerifierC
     }
 }
 
+/// `f` of each kernel, in the kernels' order, on as many threads as there are cores (at most
+/// one per kernel): the kernels of a file are independent (each its own Z3 context), and a
+/// template's instantiations are several kernels of one source (HeCBench bitpacking: 8).
+/// A kernel not started before a cancellation gives [`StageError::Cancelled`].
+fn each_kernel<T: Send>(kernels: &[Kernel], opts: &Stages, f: impl Fn(&Kernel) -> Result<T, StageError> + Sync) -> Vec<Result<T, StageError>> {
+    let run = |k: &Kernel| if opts.cancelled() { Err(StageError::Cancelled) } else { f(k) };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(kernels.len());
+    if threads <= 1 {
+        return kernels.iter().map(run).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<T, StageError>>>> = kernels.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(k) = kernels.get(i) else { break };
+                let r = run(k);
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+        }
+    });
+    slots.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or(Err(StageError::Cancelled))).collect()
+}
+
 /// Repairs each kernel of `compiled`, builds one fix from the changes of those repaired, and
 /// re-verifies the patched text through the whole pipeline (a kernel repaired must verify in
 /// it; a kernel that failed is reported as it failed).
@@ -355,11 +423,19 @@ fn repair_compiled(
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut meta: Meta = Default::default();
     let mut outcomes = vec![];
-    for k in &compiled.kernels {
-        if opts.cancelled() {
-            return Err(StageError::Cancelled);
+    let results = each_kernel(&compiled.kernels, opts, |k| {
+        let (mut t, mut m) = (Timings::default(), Meta::default());
+        repair_kernel(k, opts, mode, &mut t, &mut m).map(|o| (o, t, m))
+    });
+    for (k, r) in compiled.kernels.iter().zip(results) {
+        let (o, t, m) = r?;
+        timings.add(&t);
+        timings.add_repair(&t);
+        for (change, x) in m {
+            let e = meta.entry(change).or_insert(x);
+            *e = (e.0.max(x.0), e.1.max(x.1), e.2 || x.2);
         }
-        outcomes.push((k.name.clone(), repair_kernel(k, opts, mode, &mut timings, &mut meta)?));
+        outcomes.push((k.name.clone(), o));
     }
     let mut splits = vec![];
     for (_, o) in &outcomes {
