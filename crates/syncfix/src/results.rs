@@ -58,7 +58,7 @@ pub struct Timings {
     pub sites_considered: usize,
     pub sites_widened: bool,
     /// Of those, the sites the repair's verifier encoded (the user's barriers, and each one a
-    /// candidate turned on: `syncfix_verify::Verifier::with_sites`), and how many times it
+    /// candidate turned on), and how many times it
     /// encoded the kernel.
     pub sites_encoded: usize,
     pub encodings: u32,
