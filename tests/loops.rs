@@ -118,15 +118,7 @@ fn a_repair_lists_its_verifier_calls_and_reuses_their_answers() {
   }
 }
 ";
-    std::fs::write(d.path().join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix")
-        .unwrap()
-        .current_dir(d.path())
-        .args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{json}");
+    let json = repair_json(d.path(), src);
     let calls = json["kernels"][0]["calls"].as_array().expect("the calls");
     assert!(calls.len() >= 2, "{json}");
     // The answer: a new barrier at line 5 with the user's at line 6, verified by a call.
@@ -162,15 +154,7 @@ fn sites_in_a_loop_without_barriers_are_encoded_when_a_candidate_needs_them() {
   }
 }
 ";
-    std::fs::write(d.path().join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix")
-        .unwrap()
-        .current_dir(d.path())
-        .args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{json}");
+    let json = repair_json(d.path(), src);
     let encoded = json["stats"]["sites_encoded"].as_u64().unwrap();
     assert!(encoded >= 1 && encoded < json["stats"]["barrier_variables"].as_u64().unwrap(), "{json}");
     assert!(json["stats"]["encodings"].as_u64().unwrap() >= 2, "{json}");
@@ -179,4 +163,14 @@ fn sites_in_a_loop_without_barriers_are_encoded_when_a_candidate_needs_them() {
     let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "k.cu"]).output().unwrap();
     let diff = String::from_utf8_lossy(&out.stdout);
     assert_eq!(diff.matches("+    __syncthreads();").count(), 2, "{diff}");
+}
+
+/// `syncfix repair --blockDim=64 --gridDim=1 --format=json k.cu` of `src` written to `dir/k.cu`:
+/// its report, the repair having succeeded (exit 0).
+fn repair_json(dir: &std::path::Path, src: &str) -> serde_json::Value {
+    std::fs::write(dir.join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    json
 }

@@ -30,21 +30,25 @@ fn kernel(stmts: &[String]) -> String {
     format!("__global__ void k(int *A) {{\n  __shared__ int s[64];\n  {}\n}}\n", stmts.join("\n  "))
 }
 
+/// The kernel `src` compiled for 64 threads in one block and instrumented with every site
+/// (this test drives the stages directly, with their own options).
+fn instrumented(src: &str) -> syncfix_instrument::Instrumented {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write(dir.path(), Language::Cuda, src);
+    let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
+    frontend.language = Some(syncfix_kir::Language::Cuda);
+    let compiled = syncfix_frontend::driver::compile(&path, src, &frontend).expect("the kernel compiles");
+    instrument(&compiled.kernels[0], &InstrumentConfig::default())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn the_repair_loop_finds_the_lightest_verifying_assignment(stmts in prop::collection::vec(statement(), 2..5)) {
         let src = kernel(&stmts);
-        let dir = tempfile::tempdir().unwrap();
-        let path = common::write(dir.path(), Language::Cuda, &src);
-        // The stages' own options (this test drives the stages directly).
-        let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
-        frontend.language = Some(syncfix_kir::Language::Cuda);
+        let inst = instrumented(&src);
         let verify = syncfix_verify::VerifyOptions::default();
-        let compiled = syncfix_frontend::driver::compile(&path, &src, &frontend).expect("the kernel compiles");
-        let k = &compiled.kernels[0];
-        let inst = instrument(k, &InstrumentConfig::default());
         let n = inst.vars.len();
         prop_assume!(n <= 8);
         let ctx = z3::Context::new(&z3::Config::new());
@@ -84,14 +88,8 @@ proptest! {
     #[test]
     fn sites_encoded_on_demand_give_the_verdicts_of_every_site_encoded(stmts in prop::collection::vec(statement(), 2..5)) {
         let src = kernel(&stmts);
-        let dir = tempfile::tempdir().unwrap();
-        let path = common::write(dir.path(), Language::Cuda, &src);
-        let mut frontend = syncfix_frontend::driver::FrontendOptions::new(syncfix_kir::Launch::new([64, 1, 1], [1, 1, 1]));
-        frontend.language = Some(syncfix_kir::Language::Cuda);
+        let inst = instrumented(&src);
         let verify = syncfix_verify::VerifyOptions::default();
-        let compiled = syncfix_frontend::driver::compile(&path, &src, &frontend).expect("the kernel compiles");
-        let k = &compiled.kernels[0];
-        let inst = instrument(k, &InstrumentConfig::default());
         let n = inst.vars.len();
         prop_assume!(n <= 6);
         let ctx = z3::Context::new(&z3::Config::new());

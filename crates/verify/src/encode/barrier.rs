@@ -20,21 +20,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if !self.opts.site_active(bar.guard) {
             // A site left out: where it lies, for traces, and nothing else.
             let (lf, gf) = self.barrier_fences(bar);
-            let var = match bar.guard {
-                Guard::Var(v) => Some(v),
-                Guard::Always => None,
-            };
-            self.barriers.push(BarrierInstance {
-                inst,
-                pos: self.pos,
-                var,
-                scope: bar.scope,
-                pred: pred.clone(),
-                local1: lf[0].clone(),
-                global1: gf[0].clone(),
-                loops: self.enclosing_loops(self.k.insts[inst].block),
-                ghost: true,
-            });
+            self.record_barrier(inst, bar, pred, &lf, &gf, None);
             return;
         }
         if let Scope::Tile { size, mask } = bar.scope {
@@ -50,7 +36,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         };
         // Barrier divergence: one thread of the pair reaches it, the other does not.
         let div = and(ctx, &[&self.st.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
-        self.record_barrier(inst, bar, pred, &lf, &gf, div);
+        self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
         // suite's inter_group_and_barrier_flag_tests rely on it). OpenCL requires the same
@@ -111,7 +97,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Records the barrier instance (for traces and repair clauses) and its divergence
-    /// property `div`.
+    /// property `div`; without one, a ghost instance (a site left out of the encoding,
+    /// [`crate::VerifyOptions::active_sites`]).
     fn record_barrier(
         &mut self,
         inst: InstId,
@@ -119,7 +106,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         pred: &[Bool<'ctx>; 2],
         lf: &[Bool<'ctx>; 2],
         gf: &[Bool<'ctx>; 2],
-        div: Bool<'ctx>,
+        div: Option<Bool<'ctx>>,
     ) {
         let idx = self.barriers.len();
         self.barriers.push(BarrierInstance {
@@ -134,9 +121,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             local1: lf[0].clone(),
             global1: gf[0].clone(),
             loops: self.enclosing_loops(self.k.insts[inst].block),
-            ghost: false,
+            ghost: div.is_none(),
         });
-        self.property(div, PropKind::Divergence { barrier: idx });
+        if let Some(div) = div {
+            self.property(div, PropKind::Divergence { barrier: idx });
+        }
     }
 
     /// Clears thread 1's logs of shared memory where `clear_local` holds and of global memory
@@ -219,7 +208,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
         let div = and(ctx, &[&self.st.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
-        self.record_barrier(inst, bar, pred, &lf, &gf, div);
+        self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);
         let clear_local = Bool::and(ctx, &[&sync, &lf[0]]);
