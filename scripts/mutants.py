@@ -63,12 +63,13 @@ def mutant(args, rel, flags, start, end, line, text):
         with open(path, "w") as f:
             f.write(text[:start] + text[end:])
         fl = [f.replace("${KERNEL_DIR}", folder) for f in shlex.split(flags)]
-        code, out, err = run([args.syncfix, "repair", *fl, f"--timeout={args.timeout}", name], folder, args.timeout)
+        threads = f"--solver-threads={max(1, (os.cpu_count() or 1) // max(1, args.jobs))}"
+        code, out, err = run([args.syncfix, "repair", *fl, threads, f"--timeout={args.timeout}", name], folder, args.timeout)
         if code == 0 and out.strip():
             p = subprocess.run(["patch", "-p1", "-s"], input=out, cwd=folder, capture_output=True, text=True)
             if p.returncode != 0:
                 return "patch-fails", last_line(p.stderr + p.stdout)
-            vcode, _, verr = run([args.syncfix, "verify", *fl, f"--timeout={args.timeout}", name], folder, args.timeout)
+            vcode, _, verr = run([args.syncfix, "verify", *fl, threads, f"--timeout={args.timeout}", name], folder, args.timeout)
             return ("repaired", "") if vcode == 0 else ("patched-fails", last_line(verr))
         if code == 0:
             # Needs no change: the deleted barrier was not needed; audit must agree.

@@ -125,6 +125,10 @@ pub struct CommonArgs {
     /// For kernel K with pointer parameters p1..pn, their sizes in bytes (or *).
     #[arg(long = "kernel-arrays", value_name = "K,s1,...")]
     pub kernel_arrays: Vec<String>,
+    /// Threads that solve one check's independent queries at once (default: one per core;
+    /// `syncfix suite` gives 1 to each of its parallel jobs).
+    #[arg(long = "solver-threads", value_name = "N")]
+    pub solver_threads: Option<usize>,
     /// Threads in warps of this size execute in lock-step (warp-synchronous code).
     #[arg(long = "warp-sync", value_name = "N")]
     pub warp_sync: Option<u32>,

@@ -109,6 +109,14 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
 }
 
+/// `--solver-threads=N` for each of `jobs` parallel runs: the cores shared among them (at
+/// least one each), so that the runs do not compete for the cores that each one's solver
+/// threads would take.
+pub fn solver_threads_flag(jobs: usize) -> String {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    format!("--solver-threads={}", (cores / jobs.max(1)).max(1))
+}
+
 /// Runs `jobs` and returns their runs in the order given. `line` describes a finished run:
 /// its line, and whether it is notable (shown above the progress bar on a terminal; every
 /// line is shown otherwise).

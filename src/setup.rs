@@ -140,6 +140,9 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     v.barrier_access_checks = !c.no_barrier_access_checks;
     v.asymmetric_asserts = c.asymmetric_asserts;
     v.warp_sync = c.warp_sync;
+    if let Some(n) = c.solver_threads {
+        v.solver_threads = n;
+    }
     v.array_bounds = c.check_array_bounds;
     v.check_arrays = check_arrays;
     v.infer = !c.no_infer;

@@ -167,6 +167,9 @@ pub struct VerifierOptions {
     pub max_unwind_checks: u32,
     /// Most instructions of the whole encoding before the verdict is `unknown`.
     pub max_instructions: u64,
+    /// `--solver-threads=N`: how many threads solve one check's independent queries at once
+    /// (0: one per core). The verdict and trace do not depend on it.
+    pub solver_threads: usize,
 }
 
 impl Default for VerifierOptions {
@@ -195,6 +198,7 @@ impl VerifierOptions {
             max_unroll_instructions: v.max_unroll_instructions,
             max_unwind_checks: v.max_unwind_checks,
             max_instructions: v.max_instructions,
+            solver_threads: 0,
         }
     }
 }
@@ -394,6 +398,7 @@ impl Options {
                 barrier_access_checks: v.barrier_access_checks,
                 seeds: None,
                 active_sites: None,
+                solver_threads: v.solver_threads,
             },
             instrument: syncfix_instrument::InstrumentConfig {
                 new_sites: true,

@@ -10,6 +10,7 @@
 //! into a new context (about 1 ms to make), solved there, and the model translated back.
 
 use crate::{run_check, Stats, Verdict, VerifyOptions};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use z3::ast::{Ast, Bool};
 use z3::{Config, Context, Model, SatResult, Solver};
@@ -86,6 +87,73 @@ impl ApartSolver {
     }
 }
 
+/// A solver and its assumptions in a Z3 context of its own.
+struct Prepared<'a> {
+    solver: Solver<'a>,
+    assumptions: Vec<Bool<'a>>,
+}
+
+self_cell::self_cell!(
+    /// A Z3 context and a prepared call of it.
+    struct JobCell {
+        owner: Context,
+        #[covariant]
+        dependent: Prepared,
+    }
+);
+
+/// A solver call prepared on the caller's thread, its formulas and assumptions translated
+/// into a context of its own, to be solved on another thread
+/// ([`crate::Verifier::check`] solves the next queries while it waits for one). Only the
+/// answer comes back: no term or model of its context leaves it.
+pub(crate) struct Detached {
+    cell: JobCell,
+}
+
+// SAFETY: a `Detached` owns its Z3 context, and no term of that context is held outside it
+// (the formulas were translated in, nothing is translated out); Z3 allows distinct contexts
+// to be used on distinct threads, and this one is used by one thread at a time (prepared on
+// the caller's, then moved to a worker, which solves and drops it).
+unsafe impl Send for Detached {}
+
+impl Detached {
+    /// `asserted` (of the caller's context) asserted and `assumptions` translated, in a new
+    /// context.
+    pub fn new<'ctx>(asserted: &[&Bool<'ctx>], assumptions: &[Bool<'ctx>]) -> Detached {
+        let mut cell = JobCell::new(Context::new(&Config::new()), |fresh| Prepared { solver: crate::encode::new_solver(fresh), assumptions: vec![] });
+        cell.with_dependent_mut(|fresh, p| {
+            if let Some(first) = asserted.first() {
+                let all = if asserted.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), asserted) };
+                p.solver.assert(&all.translate(fresh));
+            }
+            // Each assumption as a literal of this context equivalent to it (a term
+            // translated here cannot be kept: its type would tie it to the caller's context).
+            for (i, x) in assumptions.iter().enumerate() {
+                let lit = Bool::new_const(fresh, format!("assumption!{i}"));
+                p.solver.assert(&lit._eq(&x.translate(fresh)));
+                p.assumptions.push(lit);
+            }
+        });
+        Detached { cell }
+    }
+
+    /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out), on the
+    /// calling thread; `stop` (or `opts.cancel`), once set, interrupts it, and it ends as a
+    /// timeout.
+    pub fn solve(&self, opts: &VerifyOptions, stats: &mut Stats, rlimit: Option<u32>, stop: &AtomicBool) -> Result<Option<SatResult>, Verdict> {
+        self.cell.with_dependent(|fresh, p| {
+            let mut flags = vec![stop];
+            flags.extend(opts.cancel.as_deref());
+            let check = |s: &Solver<'_>| if p.assumptions.is_empty() { s.check() } else { s.check_assumptions(&p.assumptions) };
+            let r = interruptible_by(fresh, &flags, || run_check(&p.solver, opts, stats, rlimit, true, check))?;
+            if stop.load(Ordering::Relaxed) {
+                return Err(Verdict::Timeout);
+            }
+            Ok(r)
+        })
+    }
+}
+
 /// Solves `asserted` under `assumptions` on a new [`ApartSolver`] (see
 /// [`ApartSolver::check`]).
 pub(crate) fn solve<'ctx>(
@@ -123,15 +191,24 @@ const CLASS_BUDGET: Duration = Duration::from_millis(500);
 /// running call (`Z3_interrupt`, polled every 20 ms by a watcher thread, which ends as soon as
 /// `f` returns); the call then ends as a timeout. Without a flag, just `f()`. Used for every
 /// call apart and, by syncfix's pipeline, for the encoding's context.
-pub fn interruptible<T>(ctx: &Context, cancel: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>, f: impl FnOnce() -> T) -> T {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let Some(cancel) = cancel else { return f() };
+pub fn interruptible<T>(ctx: &Context, cancel: Option<&std::sync::Arc<AtomicBool>>, f: impl FnOnce() -> T) -> T {
+    match cancel {
+        Some(c) => interruptible_by(ctx, &[c], f),
+        None => f(),
+    }
+}
+
+/// [`interruptible`] by any of `flags`.
+pub(crate) fn interruptible_by<T>(ctx: &Context, flags: &[&AtomicBool], f: impl FnOnce() -> T) -> T {
+    if flags.is_empty() {
+        return f();
+    }
     let handle = ctx.handle();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                if cancel.load(Ordering::Relaxed) {
+                if flags.iter().any(|c| c.load(Ordering::Relaxed)) {
                     handle.interrupt();
                 }
                 std::thread::park_timeout(Duration::from_millis(20));

@@ -123,6 +123,11 @@ pub struct VerifyOptions {
     /// the race is). [`Verifier::check`] of an assignment that turns one on encodes again with
     /// it. Set by [`Verifier::with_sites`].
     pub active_sites: Option<std::sync::Arc<Vec<bool>>>,
+    /// How many threads solve a check's queries at once (`--solver-threads`; 0: one per core).
+    /// The queries are independent (`query::split`), so while the verifier's thread waits for
+    /// one, the next are solved on other threads; the answer, the trace and the order in
+    /// which queries count are those of solving them one after another.
+    pub solver_threads: usize,
 }
 
 impl VerifyOptions {
@@ -136,6 +141,14 @@ impl VerifyOptions {
 }
 
 impl VerifyOptions {
+    /// [`VerifyOptions::solver_threads`], 0 read as the number of cores.
+    pub fn threads(&self) -> usize {
+        match self.solver_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
     /// Whether [`VerifyOptions::cancel`] is set.
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
@@ -162,6 +175,7 @@ impl Default for VerifyOptions {
             infer: true,
             seeds: None,
             active_sites: None,
+            solver_threads: 0,
         }
     }
 }
@@ -403,6 +417,25 @@ impl Sel {
             Sel::Range(a, b) => a..b,
         }
     }
+}
+
+/// A query's first attempt solved on another thread ([`Verifier::solve_in_order`]).
+struct Attempt {
+    q: usize,
+    /// As [`apart::Detached::solve`]: `Ok(None)` when its budget ran out.
+    answer: Result<Option<SatResult>, Verdict>,
+    solver_calls: u32,
+    took: Duration,
+}
+
+/// How a query's first attempt was prepared ([`Verifier::prepare_first_attempt`]).
+enum Ahead {
+    /// Sent to another thread: what it answers and the memo key of its slice.
+    Sent(memo::Answered, memo::Key),
+    /// Refuted under an earlier assignment (the memo).
+    Reused,
+    /// To be solved on this thread.
+    Here,
 }
 
 /// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on a
@@ -701,24 +734,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         slice: &cone::Slice<'ctx>,
         rlimit: Option<u32>,
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
-        let query = &self.queries[q];
-        let upto = sel.range().len();
-        // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
-        // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
-        // (Tactic::solver) costs nothing to set up but solved some queries several times
-        // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
-        let log_facts = slice.log_facts;
-        let small = upto <= SMALL_QUERY || log_facts > 0;
-        let violated = query.violated(self.ctx, &self.enc, sel.range());
-        let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
+        let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, sel, slice);
+        let mut asserted = asserted;
         asserted.push(&violated);
-        let mut assumptions = vec![];
-        if small {
-            asserted.extend(base);
-        } else {
-            assumptions = base.to_vec();
-            assumptions.push(query.lit.clone());
-        }
         // For debugging: SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2
         // (its assumptions asserted).
         let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
@@ -735,6 +753,36 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             Ok(None) => (Err(Verdict::Timeout), None),
             Err(v) => (Err(v), None),
         }
+    }
+
+    /// What a call for the properties `sel` of query `q` on `slice` asserts (besides the
+    /// violation, returned third: the caller asserts it last) and assumes: a query of at most
+    /// [`SMALL_QUERY`] properties, or one with loop cuts' log facts, has `base` asserted and
+    /// is solved by Z3's tactics; a larger one assumes `base` and its literal (see
+    /// [`Verifier::solve_query`]).
+    fn first_attempt<'s>(
+        ctx: &'ctx Context,
+        enc: &'s Encoding<'ctx>,
+        query: &'s query::Query<'ctx>,
+        base: &'s [Bool<'ctx>],
+        sel: Sel,
+        slice: &'s cone::Slice<'ctx>,
+    ) -> (Vec<&'s Bool<'ctx>>, Vec<Bool<'ctx>>, Bool<'ctx>) {
+        // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
+        // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
+        // (Tactic::solver) costs nothing to set up but solved some queries several times
+        // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
+        let small = sel.range().len() <= SMALL_QUERY || slice.log_facts > 0;
+        let violated = query.violated(ctx, enc, sel.range());
+        let mut asserted: Vec<&Bool<'ctx>> = enc.background.iter().chain(&slice.facts).collect();
+        let mut assumptions = vec![];
+        if small {
+            asserted.extend(base);
+        } else {
+            assumptions = base.to_vec();
+            assumptions.push(query.lit.clone());
+        }
+        (asserted, assumptions, violated)
     }
 
     /// Properties `a..n` of query `q` (its disjunction ran past [`QUERY_BUDGET`]) in chunks
@@ -809,15 +857,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             self.chunked.insert(self.queries[q].label.clone());
             (res, m) = self.solve_chunked(base, q, 0, n);
         }
-        let took = t0.elapsed();
-        self.stats.queries += 1;
-        if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
-            self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
-        }
-        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
-            let query = &self.queries[q];
-            eprintln!("query: {} ({} properties) took {:.3}s: {:?}", query.label, query.props.len(), took.as_secs_f64(), res.as_ref().ok());
-        }
+        self.count_query(q, t0.elapsed(), &res);
         if matches!(res, Ok(SatResult::Sat)) && !one_by_one {
             if n > SMALL_QUERY {
                 // A large query's earliest violation by chunks in schedule order (each a small
@@ -836,6 +876,178 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
         }
         (res, m)
+    }
+
+    /// Every query under `base`, in schedule order, until one is not refuted: its answer and
+    /// model (see [`Verifier::solve_one`]), or unsatisfiable when none is.
+    ///
+    /// With [`VerifyOptions::threads`] > 1 the next queries' first attempts (the whole
+    /// query, within its budget when it has several properties) are prepared here and solved
+    /// on other threads while this one waits for the earliest; a query that a first attempt
+    /// refuted counts as solved here, any other is solved again here as
+    /// [`Verifier::solve_one`] does (so a trace and its narrowing are as without threads).
+    /// Attempts past the first query not refuted are interrupted.
+    fn solve_in_order(&mut self, base: &[Bool<'ctx>]) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let n = self.queries.len();
+        let threads = self.opts.threads().min(n);
+        if threads <= 1 || std::env::var_os("SYNCFIX_DUMP_QUERIES").is_some() {
+            for q in 0..n {
+                let (r, model) = self.solve_one(base, q);
+                if !matches!(r, Ok(SatResult::Unsat)) {
+                    return (r, model);
+                }
+            }
+            return (Ok(SatResult::Unsat), None);
+        }
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let opts = self.opts.clone();
+        let (job_tx, job_rx) = std::sync::mpsc::channel::<(usize, apart::Detached, Option<u32>)>();
+        let job_rx = std::sync::Mutex::new(job_rx);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Attempt>();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let done_tx = done_tx.clone();
+                let (job_rx, stop, opts) = (&job_rx, &stop, &opts);
+                s.spawn(move || loop {
+                    let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((q, call, rlimit)) = job else { break };
+                    let mut stats = Stats::default();
+                    let t0 = Instant::now();
+                    let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        Err(Verdict::Timeout)
+                    } else {
+                        call.solve(opts, &mut stats, rlimit, stop)
+                    };
+                    drop(call);
+                    let _ = done_tx.send(Attempt { q, answer, solver_calls: stats.solver_calls, took: t0.elapsed() });
+                });
+            }
+            drop(done_tx);
+            let out = self.solve_ahead(base, threads, job_tx, &done_rx);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            out
+        })
+    }
+
+    /// The loop of [`Verifier::solve_in_order`] on this thread: up to `threads` first
+    /// attempts sent on `jobs` ahead of the query waited for, their answers from `done`.
+    fn solve_ahead(
+        &mut self,
+        base: &[Bool<'ctx>],
+        threads: usize,
+        jobs: std::sync::mpsc::Sender<(usize, apart::Detached, Option<u32>)>,
+        done: &std::sync::mpsc::Receiver<Attempt>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let n = self.queries.len();
+        let mut ahead: HashMap<usize, Ahead> = HashMap::new();
+        let mut answers: HashMap<usize, Attempt> = HashMap::new();
+        let (mut next, mut in_flight) = (0, 0);
+        for q in 0..n {
+            while next < n && in_flight < threads {
+                let tp = Instant::now();
+                let a = self.prepare_first_attempt(base, next);
+                if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+                    eprintln!("query: prepared {} in {:.3}s", self.queries[next].label, tp.elapsed().as_secs_f64());
+                }
+                if let Ahead::Sent(..) = a.0 {
+                    let _ = jobs.send((next, a.1.expect("a prepared call"), a.2));
+                    in_flight += 1;
+                }
+                ahead.insert(next, a.0);
+                next += 1;
+            }
+            let t0 = Instant::now();
+            let refuted = match ahead.remove(&q) {
+                Some(Ahead::Reused) => {
+                    self.count_query(q, Duration::ZERO, &Ok(SatResult::Unsat));
+                    true
+                }
+                Some(Ahead::Sent(answered, key)) => {
+                    let attempt = loop {
+                        if let Some(a) = answers.remove(&q) {
+                            break Some(a);
+                        }
+                        match done.recv() {
+                            Ok(a) => {
+                                in_flight -= 1;
+                                answers.insert(a.q, a);
+                            }
+                            Err(_) => break None,
+                        }
+                    };
+                    self.stats.solve_time += t0.elapsed();
+                    match attempt {
+                        Some(Attempt { answer: Ok(Some(SatResult::Unsat)), solver_calls, took, .. }) => {
+                            self.stats.solver_calls += solver_calls;
+                            let kept = self.memo.kept.clone();
+                            self.memo.record_unsat(answered, key, &kept);
+                            self.count_query(q, took, &Ok(SatResult::Unsat));
+                            true
+                        }
+                        Some(Attempt { answer: Ok(None), solver_calls, .. }) => {
+                            // Its budget ran out: solved in chunks here, as `solve_one` does.
+                            self.stats.solver_calls += solver_calls;
+                            self.chunked.insert(self.queries[q].label.clone());
+                            false
+                        }
+                        Some(Attempt { solver_calls, .. }) => {
+                            self.stats.solver_calls += solver_calls;
+                            false
+                        }
+                        None => false,
+                    }
+                }
+                _ => false,
+            };
+            if refuted {
+                continue;
+            }
+            let (r, model) = self.solve_one(base, q);
+            if !matches!(r, Ok(SatResult::Unsat)) {
+                return (r, model);
+            }
+        }
+        (Ok(SatResult::Unsat), None)
+    }
+
+    /// Query `q`'s first attempt as [`Verifier::solve_one`] makes it, prepared to be solved
+    /// on another thread: `Ahead::Sent` with the call and its budget, `Ahead::Reused` when the
+    /// memo knows it refuted, `Ahead::Here` when it is solved on this thread (chunked since
+    /// an earlier check).
+    fn prepare_first_attempt(&mut self, base: &[Bool<'ctx>], q: usize) -> (Ahead, Option<apart::Detached>, Option<u32>) {
+        let n = self.queries[q].props.len();
+        let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+        if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
+            return (Ahead::Here, None, None);
+        }
+        let query = &self.queries[q];
+        let conds: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
+        let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let answered = memo::Answered::Query(q, 0, n);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
+        let key = self.memo.key(&self.enc, &slice.facts, &conds);
+        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
+            self.stats.queries_reused += 1;
+            return (Ahead::Reused, None, None);
+        }
+        let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::Prefix(n), &slice);
+        let mut asserted = asserted;
+        asserted.push(&violated);
+        let call = apart::Detached::new(&asserted, &assumptions);
+        (Ahead::Sent(answered, key), Some(call), budget)
+    }
+
+    /// Counts query `q` as solved in `took` ([`Verifier::solve_one`]'s bookkeeping).
+    fn count_query(&mut self, q: usize, took: Duration, res: &Result<SatResult, Verdict>) {
+        self.stats.queries += 1;
+        if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
+            self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let query = &self.queries[q];
+            eprintln!("query: {} ({} properties) took {:.3}s: {:?}", query.label, query.props.len(), took.as_secs_f64(), res.as_ref().ok());
+        }
     }
 
     /// A model of the earliest position in the schedule at which satisfiable query `q` can be
@@ -916,14 +1128,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.stats.checks += 1;
         // One solver call per query, in schedule order; the first satisfiable one gives the
         // trace (see `query::split`).
-        let mut r = Ok(SatResult::Unsat);
-        let mut model = None;
-        for q in 0..self.queries.len() {
-            (r, model) = self.solve_one(&base, q);
-            if !matches!(r, Ok(SatResult::Unsat)) {
-                break;
-            }
-        }
+        let (r, model) = self.solve_in_order(&base);
         match r {
             Err(v) => v,
             Ok(SatResult::Unsat) => {
