@@ -137,6 +137,12 @@ impl Detached {
         Detached { cell }
     }
 
+    /// The model of the last solve, when it was satisfiable, translated into `ctx` (on the
+    /// thread that owns `ctx`).
+    pub fn model<'ctx>(&self, ctx: &'ctx Context) -> Option<Model<'ctx>> {
+        self.cell.with_dependent(|_, p| p.solver.get_model().map(|m| m.translate(ctx)))
+    }
+
     /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out), on the
     /// calling thread; `stop` (or `opts.cancel`), once set, interrupts it, and it ends as a
     /// timeout.

@@ -424,6 +424,8 @@ struct Attempt {
     q: usize,
     /// As [`apart::Detached::solve`]: `Ok(None)` when its budget ran out.
     answer: Result<Option<SatResult>, Verdict>,
+    /// The call, when satisfiable (its model).
+    call: Option<apart::Detached>,
     solver_calls: u32,
     took: Duration,
 }
@@ -671,6 +673,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     ///
     /// With a resource limit `rlimit`, `Ok(SatResult::Unknown)` when it ran out.
     fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, sel: Sel, rlimit: Option<u32>) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        self.solve_query_from(base, q, sel, rlimit, None)
+    }
+
+    /// [`Verifier::solve_query`], its first call's answer `first` when given (solved on
+    /// another thread: [`Verifier::solve_in_order`]) rather than solved here.
+    fn solve_query_from(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        rlimit: Option<u32>,
+        mut first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         // With the assumptions and log facts of the query's cone of influence only (`cone`);
         // a model that one left out does not allow is solved again on a wider slice.
         let query = &self.queries[q];
@@ -691,7 +706,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         let mut refinements = 0;
         loop {
-            let (r, model) = self.solve_query_with(base, q, sel, &slice, rlimit);
+            let (r, model) = match first.take() {
+                Some(answer) => answer,
+                None => self.solve_query_with(base, q, sel, &slice, rlimit),
+            };
             if matches!(r, Ok(SatResult::Unsat)) {
                 if refinements > 0 {
                     if let Some(w) = slice.widened() {
@@ -837,6 +855,17 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Solves query `q` under `base` (see [`Verifier::check_once`]): the answer, and when
     /// satisfiable the model of its earliest violated property.
     fn solve_one(&mut self, base: &[Bool<'ctx>], q: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        self.solve_one_from(base, q, None)
+    }
+
+    /// [`Verifier::solve_one`], the first attempt's answer `first` when given (satisfiable,
+    /// solved on another thread) rather than solved here.
+    fn solve_one_from(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let t0 = Instant::now();
         // A query of several properties within a budget, past which it is solved in
         // chunks of properties in schedule order, each within the budget (Z3 can take a
@@ -849,7 +878,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let (mut res, mut m) = if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
             (Ok(SatResult::Unknown), None)
         } else {
-            self.solve_query(base, q, Sel::Prefix(n), budget)
+            self.solve_query_from(base, q, Sel::Prefix(n), budget, first)
         };
         let mut one_by_one = false;
         if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
@@ -918,8 +947,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     } else {
                         call.solve(opts, &mut stats, rlimit, stop)
                     };
-                    drop(call);
-                    let _ = done_tx.send(Attempt { q, answer, solver_calls: stats.solver_calls, took: t0.elapsed() });
+                    // A satisfiable attempt goes back with its solver, for its model.
+                    let call = matches!(answer, Ok(Some(SatResult::Sat))).then_some(call);
+                    let _ = done_tx.send(Attempt { q, answer, call, solver_calls: stats.solver_calls, took: t0.elapsed() });
                 });
             }
             drop(done_tx);
@@ -957,6 +987,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 next += 1;
             }
             let t0 = Instant::now();
+            let mut first = None;
             let refuted = match ahead.remove(&q) {
                 Some(Ahead::Reused) => {
                     self.count_query(q, Duration::ZERO, &Ok(SatResult::Unsat));
@@ -990,6 +1021,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                             self.chunked.insert(self.queries[q].label.clone());
                             false
                         }
+                        Some(Attempt { answer: Ok(Some(SatResult::Sat)), call: Some(call), solver_calls, .. }) => {
+                            // Satisfiable: its model goes on here as `solve_one` goes on from
+                            // its first attempt (a wider slice, the earliest violation).
+                            self.stats.solver_calls += solver_calls;
+                            first = Some((Ok(SatResult::Sat), call.model(self.ctx)));
+                            false
+                        }
                         Some(Attempt { solver_calls, .. }) => {
                             self.stats.solver_calls += solver_calls;
                             false
@@ -1002,7 +1040,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             if refuted {
                 continue;
             }
-            let (r, model) = self.solve_one(base, q);
+            let (r, model) = self.solve_one_from(base, q, first);
             if !matches!(r, Ok(SatResult::Unsat)) {
                 return (r, model);
             }
