@@ -23,6 +23,9 @@ use syncfix_instrument::{Instrumented, SiteKind};
 use syncfix_kir::{EntityRef, Scope, VarId};
 use syncfix_verify::{Defect, Trace, Verdict, Verifier};
 
+#[cfg(test)]
+mod oracle_tests;
+
 mod learn;
 use learn::{learn, unsat, Learned};
 
@@ -135,10 +138,50 @@ pub struct VerifierCall {
     pub exact: Option<bool>,
 }
 
+/// What the repair loop asks of a verifier (GPURepair's oracle, VMCAI 2021 §2.4): the
+/// verdict of the kernel under an assignment of its barrier variables (a trace's clause is
+/// drawn from its race's `separating`, `near` or `in_order` sites, or from the variables its
+/// divergence names), how exact its traces are, and a time limit per call. The Z3 verifier
+/// ([`Verifier`], one encoding solved under assumptions) is the implementation the tool
+/// uses; tests drive the loop with a scripted one (`oracle_tests.rs`), without clang or Z3.
+pub trait Oracle {
+    /// The kernel's verdict with barrier variable `i` on exactly when `assignment[i]` (a
+    /// missing entry is off). A defect's trace carries `assignment`.
+    fn check(&mut self, assignment: &[bool]) -> Verdict;
+    /// Why this kernel's traces are not exact (clauses then over-approximate, and "cannot be
+    /// repaired" becomes "unknown"); `None` when every trace replays under every assignment.
+    fn inexact_reason(&self) -> Option<String>;
+    /// Limits each later call to `t` (the loop passes the time left before its deadline).
+    fn set_timeout(&mut self, t: Duration);
+    /// The oracle's work so far, for the per-call stats: (Houdini rounds, solver calls,
+    /// answers reused instead of solved). Zero when it does not count.
+    fn work(&self) -> (u32, u32, u32) {
+        (0, 0, 0)
+    }
+}
+
+impl Oracle for Verifier<'_, '_> {
+    fn check(&mut self, assignment: &[bool]) -> Verdict {
+        Verifier::check(self, assignment)
+    }
+
+    fn inexact_reason(&self) -> Option<String> {
+        Verifier::inexact_reason(self)
+    }
+
+    fn set_timeout(&mut self, t: Duration) {
+        Verifier::set_timeout(self, t)
+    }
+
+    fn work(&self) -> (u32, u32, u32) {
+        (self.stats.houdini_rounds, self.stats.solver_calls, self.stats.houdini_reused + self.stats.queries_reused)
+    }
+}
+
 /// `verifier.check(assignment)`, counted and recorded in `stats.calls`.
-fn check(verifier: &mut Verifier<'_, '_>, assignment: &[bool], stats: &mut RepairStats) -> Verdict {
+fn check(verifier: &mut dyn Oracle, assignment: &[bool], stats: &mut RepairStats) -> Verdict {
     stats.verifier_calls += 1;
-    let before = (verifier.stats.houdini_rounds, verifier.stats.solver_calls, verifier.stats.houdini_reused + verifier.stats.queries_reused);
+    let before = verifier.work();
     let t0 = Instant::now();
     let verdict = verifier.check(assignment);
     let (outcome, exact) = match &verdict {
@@ -159,9 +202,9 @@ fn check(verifier: &mut Verifier<'_, '_>, assignment: &[bool], stats: &mut Repai
     stats.calls.push(VerifierCall {
         enabled: assignment.iter().enumerate().filter(|(_, on)| **on).map(|(i, _)| VarId::new(i)).collect(),
         time: t0.elapsed(),
-        houdini_rounds: verifier.stats.houdini_rounds - before.0,
-        solver_calls: verifier.stats.solver_calls - before.1,
-        reused: verifier.stats.houdini_reused + verifier.stats.queries_reused - before.2,
+        houdini_rounds: verifier.work().0 - before.0,
+        solver_calls: verifier.work().1 - before.1,
+        reused: verifier.work().2 - before.2,
         outcome,
         exact,
     });
@@ -223,7 +266,7 @@ fn fewer_flags_possible(inst: &Instrumented, v: &syncfix_instrument::BarrierVar)
 }
 
 /// Runs the repair loop on an instrumented kernel whose encoding is `verifier`.
-pub fn repair(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &RepairOptions) -> (Outcome, RepairStats) {
+pub fn repair(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions) -> (Outcome, RepairStats) {
     repair_from(inst, verifier, opts, None)
 }
 
@@ -231,7 +274,7 @@ pub fn repair(inst: &Instrumented, verifier: &mut Verifier<'_, '_>, opts: &Repai
 /// checked under `inst.original_assignment()`): its clause is learnt first, at no verifier call.
 pub fn repair_from(
     inst: &Instrumented,
-    verifier: &mut Verifier<'_, '_>,
+    verifier: &mut dyn Oracle,
     opts: &RepairOptions,
     seed: Option<Box<Trace>>,
 ) -> (Outcome, RepairStats) {
@@ -242,7 +285,7 @@ pub fn repair_from(
 
 fn run(
     inst: &Instrumented,
-    verifier: &mut Verifier<'_, '_>,
+    verifier: &mut dyn Oracle,
     opts: &RepairOptions,
     seed: Option<Box<Trace>>,
     stats: &mut RepairStats,
@@ -376,7 +419,7 @@ fn run(
 /// Learns from a counterexample of the loop (or the kernel as written).
 fn on_defect(
     inst: &Instrumented,
-    verifier: &mut Verifier<'_, '_>,
+    verifier: &mut dyn Oracle,
     phi: &mut Phi,
     t: Box<Trace>,
     stats: &mut RepairStats,
@@ -441,7 +484,7 @@ struct Verified {
 /// barriers races only grow).
 fn descend(
     inst: &Instrumented,
-    verifier: &mut Verifier<'_, '_>,
+    verifier: &mut dyn Oracle,
     costs: &Costs,
     phi: &mut Phi,
     verified: Verified,

@@ -1,0 +1,247 @@
+//! The repair loop driven by a scripted oracle (issue 26): no clang, no Z3. The script is the
+//! truth about a kernel: races, each ordered by any one of its sites, and sites whose barrier
+//! diverges when on. The loop must find the minimal-weight assignment that brute force finds,
+//! learn one clause per trace, and end with the right outcome when no assignment works, the
+//! oracle gives up, or time runs out.
+
+use super::{repair, Oracle, Outcome, RepairOptions};
+use proptest::prelude::*;
+use std::time::{Duration, Instant};
+use syncfix_instrument::{BarrierVar, Instrumented, SiteKind};
+use syncfix_kir::{EntityRef, Fences, InstId, ObjectId, Scope, Span, Stmt, StmtId, StmtKind, TextRange, VarId};
+use syncfix_verify::{Access, AccessKind, Defect, Race, ThreadIds, Trace, Verdict};
+
+/// A kernel's truth as the script tells it.
+#[derive(Clone, Debug, Default)]
+struct Script {
+    /// Each race: the sites (variable indices) any one of which orders it.
+    races: Vec<Vec<usize>>,
+    /// Sites whose barrier diverges when on.
+    diverging: Vec<usize>,
+    /// Traces replay under every assignment.
+    exact: bool,
+    /// Answer every call with this instead (`Timeout`, `Unknown`).
+    fail_with: Option<Verdict>,
+}
+
+/// The scripted oracle: the first race (in script order) that no site on orders, else the
+/// first diverging site on, else verified. Records every assignment asked.
+struct Scripted {
+    script: Script,
+    calls: Vec<Vec<bool>>,
+    defects: usize,
+}
+
+impl Scripted {
+    fn new(script: Script) -> Scripted {
+        Scripted { script, calls: vec![], defects: 0 }
+    }
+
+    /// Whether `a` orders every race and turns on no diverging site.
+    fn correct(script: &Script, a: &[bool]) -> bool {
+        let on = |v: usize| a.get(v).copied().unwrap_or(false);
+        script.races.iter().all(|r| r.iter().any(|&v| on(v))) && !script.diverging.iter().any(|&v| on(v))
+    }
+}
+
+fn threads() -> [ThreadIds; 2] {
+    let t = |x| ThreadIds { local: [x, 0, 0], group: [0; 3], block_dim: [64, 1, 1], grid_dim: [1, 1, 1] };
+    [t(0), t(1)]
+}
+
+fn access(thread: usize, kind: AccessKind) -> Access {
+    Access { inst: InstId::new(thread), span: Span::default(), kind, thread, external: false }
+}
+
+impl Oracle for Scripted {
+    fn check(&mut self, assignment: &[bool]) -> Verdict {
+        self.calls.push(assignment.to_vec());
+        if let Some(v) = &self.script.fail_with {
+            return v.clone();
+        }
+        let on = |v: usize| assignment.get(v).copied().unwrap_or(false);
+        let trace = |defect| {
+            Verdict::Defect(Box::new(Trace {
+                defect,
+                threads: threads(),
+                same_group: true,
+                assignment: assignment.to_vec(),
+                exact: self.script.exact,
+                params: vec![],
+                reached: vec![],
+            }))
+        };
+        if let Some(r) = self.script.races.iter().find(|r| !r.iter().any(|&v| on(v))) {
+            self.defects += 1;
+            let sites: Vec<VarId> = r.iter().map(|&v| VarId::new(v)).collect();
+            return trace(Defect::Race(Race {
+                object: ObjectId::new(0),
+                offset: 4,
+                width: 4,
+                first: access(0, AccessKind::Write),
+                second: access(1, AccessKind::Read),
+                separating: sites.clone(),
+                near: vec![sites.clone()],
+                in_order: sites,
+            }));
+        }
+        if let Some(&v) = self.script.diverging.iter().find(|&&v| on(v)) {
+            self.defects += 1;
+            return trace(Defect::Divergence { barrier: InstId::new(0), span: Span::default(), var: Some(VarId::new(v)) });
+        }
+        Verdict::Verified
+    }
+
+    fn inexact_reason(&self) -> Option<String> {
+        (!self.script.exact).then(|| "scripted: traces are not exact".into())
+    }
+
+    fn set_timeout(&mut self, _t: Duration) {}
+}
+
+/// An instrumented kernel of `weights.len()` new block-barrier sites (site `i` before
+/// statement `i`, with weight `weights[i]`): the loop reads only the sites and their
+/// statements' places, never the kernel's code.
+fn instrumented(weights: &[u64]) -> Instrumented {
+    let text = "kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]\n  param 0 A: ptr obj0\n  obj0 A: global elem 4\nblock0:\n  v0:i32 = local_id.x\n  v1:i32 = local_id.y\n  ret\n";
+    let mut kernel = syncfix_kir::parse(text).expect("a valid kernel");
+    let vars = weights
+        .iter()
+        .enumerate()
+        .map(|(i, &weight)| {
+            let stmt = kernel.stmts.stmts.push(Stmt {
+                function: "k".into(),
+                kind: StmtKind::Expr,
+                range: TextRange { start: 10 * i, end: 10 * i + 5 },
+                parent: None,
+                children: vec![],
+                sole_body: false,
+                loop_body_start: false,
+                split: None,
+                barrier_call: None,
+                branch: None,
+                local: None,
+                lvalues: vec![],
+                copy: None,
+            });
+            assert_eq!(stmt, StmtId::new(i));
+            BarrierVar {
+                id: VarId::new(i),
+                stmt,
+                kind: SiteKind::Before,
+                scope: Scope::Block,
+                fences: Fences::ALL,
+                depth: 0,
+                weight,
+                in_callee: false,
+                waits: false,
+            }
+        })
+        .collect();
+    Instrumented { kernel, vars }
+}
+
+/// The least weight of a correct assignment, by trying them all.
+fn brute_force_minimum(script: &Script, weights: &[u64]) -> Option<u64> {
+    (0u32..1 << weights.len())
+        .map(|bits| (0..weights.len()).map(|i| bits & (1 << i) != 0).collect::<Vec<bool>>())
+        .filter(|a| Scripted::correct(script, a))
+        .map(|a| a.iter().zip(weights).filter(|(on, _)| **on).map(|(_, w)| w).sum())
+        .min()
+}
+
+#[test]
+fn the_answer_is_the_minimal_weight_assignment_and_each_trace_is_one_clause() {
+    // Two races: sites 0 or 1 order the first, 1 or 2 the second; site 1 is heavy.
+    let weights = [1, 5, 1];
+    let script = Script { races: vec![vec![0, 1], vec![1, 2]], exact: true, ..Script::default() };
+    let inst = instrumented(&weights);
+    let mut oracle = Scripted::new(script);
+    let (outcome, stats) = repair(&inst, &mut oracle, &RepairOptions::default());
+    match outcome {
+        Outcome::Repaired { assignment, weight, .. } => {
+            assert_eq!(assignment, vec![true, false, true]);
+            assert_eq!(weight, 2);
+        }
+        o => panic!("not repaired: {o:?}"),
+    }
+    assert_eq!(stats.clauses, oracle.defects, "one clause per trace");
+    assert_eq!(stats.verifier_calls as usize, oracle.calls.len());
+    assert_eq!(stats.calls.iter().filter(|c| c.outcome == "race").count(), oracle.defects);
+    assert!(stats.inexact_reason.is_none());
+}
+
+#[test]
+fn a_race_no_site_orders_is_unrepairable_when_exact_and_unknown_when_not() {
+    let weights = [1, 1];
+    // The second race has no site that orders it.
+    let exact = Script { races: vec![vec![0], vec![]], exact: true, ..Script::default() };
+    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(exact), &RepairOptions::default());
+    assert!(matches!(outcome, Outcome::Unrepairable { trace: Some(_), .. }), "{outcome:?}");
+    // A divergence that forbids the only site of a race: the clauses conflict.
+    let conflict = Script { races: vec![vec![0]], diverging: vec![0], exact: true, ..Script::default() };
+    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(conflict.clone()), &RepairOptions::default());
+    assert!(matches!(outcome, Outcome::Unrepairable { .. }), "{outcome:?}");
+    // The same conflict from traces that over-approximate: the loop cannot tell.
+    let inexact = Script { exact: false, ..conflict };
+    let (outcome, stats) = repair(&instrumented(&weights), &mut Scripted::new(inexact), &RepairOptions::default());
+    assert!(!matches!(outcome, Outcome::Repaired { .. } | Outcome::Unrepairable { .. }), "{outcome:?}");
+    assert_eq!(stats.inexact_reason.as_deref(), Some("scripted: traces are not exact"));
+}
+
+#[test]
+fn the_oracles_timeout_and_unknown_and_the_deadline_end_the_loop() {
+    let weights = [1, 1];
+    let races = vec![vec![0], vec![1]];
+    let timeout = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Timeout), ..Script::default() };
+    assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(timeout), &RepairOptions::default()).0, Outcome::Timeout));
+    let unknown = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Unknown("gave up".into())), ..Script::default() };
+    assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(unknown), &RepairOptions::default()).0, Outcome::Unknown(r) if r == "gave up"));
+    // A deadline already past: no verifier call.
+    let script = Script { races, exact: true, ..Script::default() };
+    let mut oracle = Scripted::new(script);
+    let opts = RepairOptions { deadline: Some(Instant::now()), ..RepairOptions::default() };
+    assert!(matches!(repair(&instrumented(&weights), &mut oracle, &opts).0, Outcome::Timeout));
+    assert!(oracle.calls.is_empty());
+}
+
+#[test]
+fn the_loop_gives_up_after_its_verifier_calls() {
+    // Five races, one site each: five clauses, so the fifth call is still a race.
+    let weights = [1; 5];
+    let script = Script { races: (0..5).map(|i| vec![i]).collect(), exact: true, ..Script::default() };
+    let opts = RepairOptions { max_verifier_calls: 3, ..RepairOptions::default() };
+    let mut oracle = Scripted::new(script);
+    let (outcome, stats) = repair(&instrumented(&weights), &mut oracle, &opts);
+    assert!(matches!(&outcome, Outcome::Unknown(r) if r.contains("3 verifier calls")), "{outcome:?}");
+    assert_eq!(stats.verifier_calls, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Any exact script with a solution: the loop's answer is correct and has brute force's
+    /// minimal weight.
+    #[test]
+    fn the_loops_answer_has_the_brute_force_minimum(
+        weights in proptest::collection::vec(1u64..20, 2..7),
+        races in proptest::collection::vec(proptest::collection::btree_set(0usize..7, 1..4), 1..6),
+        diverging in proptest::collection::btree_set(0usize..7, 0..2),
+    ) {
+        let n = weights.len();
+        let races: Vec<Vec<usize>> = races.into_iter().map(|r| r.into_iter().filter(|&v| v < n).collect::<Vec<_>>()).filter(|r: &Vec<usize>| !r.is_empty()).collect();
+        let diverging: Vec<usize> = diverging.into_iter().filter(|&v| v < n).collect();
+        let script = Script { races, diverging, exact: true, ..Script::default() };
+        let best = brute_force_minimum(&script, &weights);
+        let mut oracle = Scripted::new(script.clone());
+        let (outcome, stats) = repair(&instrumented(&weights), &mut oracle, &RepairOptions::default());
+        prop_assert_eq!(stats.clauses, oracle.defects);
+        match (outcome, best) {
+            (Outcome::Repaired { assignment, weight, .. }, Some(best)) => {
+                prop_assert!(Scripted::correct(&script, &assignment));
+                prop_assert_eq!(weight, best);
+            }
+            (Outcome::Unrepairable { .. }, None) => {}
+            (o, b) => prop_assert!(false, "outcome {:?}, brute force {:?}", o, b),
+        }
+    }
+}
