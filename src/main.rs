@@ -82,7 +82,7 @@ fn main() -> ExitCode {
             };
             if let (true, Some((command, format))) = (code != exit::SUCCESS, format_requested()) {
                 // The file, as far as it can be told: the last argument that is not a flag.
-                let file = std::env::args().skip(2).filter(|a| !a.starts_with('-') && a != "json" && a != "sarif").last().unwrap_or_default();
+                let file = std::env::args().skip(2).rfind(|a| !a.starts_with('-') && a != "json" && a != "sarif").unwrap_or_default();
                 let f = ErrorReport { exit_code: code, stage: syncfix::ErrorStage::CommandLine, message: format!("syncfix: {e}"), line: None, column: None };
                 if command == "verify" {
                     return ExitCode::from(output::fail(format, &file, f, started));

@@ -31,7 +31,7 @@ pub fn set_color(choice: ColorChoice) {
     let on = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()) && terminal,
+        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal,
     };
     COLOR.store(on, Ordering::Relaxed);
     SNIPPETS.store(terminal || choice == ColorChoice::Always, Ordering::Relaxed);

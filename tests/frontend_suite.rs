@@ -135,7 +135,7 @@ fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
                     continue;
                 }
                 let mut dumps = vec![("kir", Ok(kir))];
-                if i % 10 == 0 {
+                if i.is_multiple_of(10) {
                     let (ok, instrumented, err) = verify_output(&suite, path, &["--emit=instrumented"], flags);
                     dumps.push(("instrumented", if ok { Ok(without_variable_tables(&instrumented)) } else { Err(err) }));
                 }

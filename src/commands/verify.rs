@@ -97,7 +97,7 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
         }
     }
     let failed = n.errors > 0 || n.inconclusive > 0 || n.timeouts > 0;
-    if !(c.silent && !failed) {
+    if !c.silent || failed {
         say(format, &render::trailer(n));
     }
     if c.stats || c.time {

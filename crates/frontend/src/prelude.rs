@@ -146,45 +146,6 @@ pub fn toolkit_includes(text: &str, toolkit: &Path) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod toolkit_include_tests {
-    use super::*;
-
-    #[test]
-    fn the_cache_keeps_its_size_limit_removing_the_least_recently_used() {
-        let root = tempfile::tempdir().unwrap();
-        let hour_ago = |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(3600 * h);
-        for (name, age) in [("prelude-old", 5), ("prelude-mid", 3), ("prelude-keep", 9), ("prelude-new", 0)] {
-            let d = root.path().join(name);
-            std::fs::create_dir_all(d.join("include")).unwrap();
-            std::fs::write(d.join("include").join("h"), vec![0u8; 1000]).unwrap();
-            std::fs::File::open(&d).unwrap().set_modified(hour_ago(age)).unwrap();
-        }
-        std::fs::write(root.path().join("unrelated"), vec![0u8; 5000]).unwrap();
-        // 4000 bytes of preludes, 2500 allowed: the oldest that is neither kept nor in use goes
-        // (prelude-keep is older, but it is the one this run uses), then the next.
-        prune(root.path(), &root.path().join("prelude-keep"), 2500);
-        let left: Vec<bool> = ["prelude-old", "prelude-mid", "prelude-keep", "prelude-new"].iter().map(|n| root.path().join(n).exists()).collect();
-        assert_eq!(left, vec![false, false, true, true]);
-        assert!(root.path().join("unrelated").exists());
-        // One used within the hour stays even over the limit.
-        prune(root.path(), &root.path().join("prelude-keep"), 0);
-        assert!(root.path().join("prelude-new").exists());
-    }
-
-    #[test]
-    fn only_the_leading_includes_that_the_toolkit_has_are_taken() {
-        let dir = tempfile::tempdir().unwrap();
-        for h in ["cub/cub.cuh", "cooperative_groups.h", "cuda_fp16.h"] {
-            let p = dir.path().join("include").join(h);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "").unwrap();
-        }
-        let text = "// a program\n#pragma once\n#include <stdio.h>\n/* many\n lines */ #include <cub/cub.cuh>\n#include \"cooperative_groups.h\" // cg\n#define CUDA_NO_HALF\n#include <cuda_fp16.h>\n";
-        assert_eq!(toolkit_includes(text, dir.path()), vec!["cub/cub.cuh".to_string(), "cooperative_groups.h".to_string()]);
-    }
-}
-
 /// The cache folder (see the module's documentation), or `None` when it is turned off.
 pub fn cache_root() -> Option<PathBuf> {
     match std::env::var_os("SYNCFIX_CACHE_DIR") {
@@ -325,4 +286,43 @@ pub fn write_headers<N: AsRef<str>, T: AsRef<str>>(dir: &Path, headers: &[(N, T)
 /// Errors: the file system's.
 pub fn build_dir(dir: &Path) -> std::io::Result<Scratch> {
     Scratch::new_in(dir)
+}
+
+#[cfg(test)]
+mod toolkit_include_tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_keeps_its_size_limit_removing_the_least_recently_used() {
+        let root = tempfile::tempdir().unwrap();
+        let hour_ago = |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(3600 * h);
+        for (name, age) in [("prelude-old", 5), ("prelude-mid", 3), ("prelude-keep", 9), ("prelude-new", 0)] {
+            let d = root.path().join(name);
+            std::fs::create_dir_all(d.join("include")).unwrap();
+            std::fs::write(d.join("include").join("h"), vec![0u8; 1000]).unwrap();
+            std::fs::File::open(&d).unwrap().set_modified(hour_ago(age)).unwrap();
+        }
+        std::fs::write(root.path().join("unrelated"), vec![0u8; 5000]).unwrap();
+        // 4000 bytes of preludes, 2500 allowed: the oldest that is neither kept nor in use goes
+        // (prelude-keep is older, but it is the one this run uses), then the next.
+        prune(root.path(), &root.path().join("prelude-keep"), 2500);
+        let left: Vec<bool> = ["prelude-old", "prelude-mid", "prelude-keep", "prelude-new"].iter().map(|n| root.path().join(n).exists()).collect();
+        assert_eq!(left, vec![false, false, true, true]);
+        assert!(root.path().join("unrelated").exists());
+        // One used within the hour stays even over the limit.
+        prune(root.path(), &root.path().join("prelude-keep"), 0);
+        assert!(root.path().join("prelude-new").exists());
+    }
+
+    #[test]
+    fn only_the_leading_includes_that_the_toolkit_has_are_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        for h in ["cub/cub.cuh", "cooperative_groups.h", "cuda_fp16.h"] {
+            let p = dir.path().join("include").join(h);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let text = "// a program\n#pragma once\n#include <stdio.h>\n/* many\n lines */ #include <cub/cub.cuh>\n#include \"cooperative_groups.h\" // cg\n#define CUDA_NO_HALF\n#include <cuda_fp16.h>\n";
+        assert_eq!(toolkit_includes(text, dir.path()), vec!["cub/cub.cuh".to_string(), "cooperative_groups.h".to_string()]);
+    }
 }

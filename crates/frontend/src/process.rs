@@ -155,7 +155,7 @@ pub fn run(cmd: &mut Command, deadline: Option<Instant>) -> Result<(Output, Dura
             Ok(Some(st)) => break Ok(st),
             Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
                 drop(c);
-                terminate(&[child.clone()]);
+                terminate(std::slice::from_ref(&child));
                 break Err(RunError::Timeout);
             }
             Ok(None) => {}

@@ -111,7 +111,7 @@ impl Cfg {
                 if i != j
                     && loops[j].blocks.contains(&loops[i].header)
                     && loops[j].blocks.len() > loops[i].blocks.len()
-                    && best.map_or(true, |b| loops[j].blocks.len() < loops[b].blocks.len())
+                    && best.is_none_or(|b| loops[j].blocks.len() < loops[b].blocks.len())
                 {
                     best = Some(j);
                 }
@@ -136,7 +136,7 @@ impl Cfg {
         for &b in &rpo {
             let mut best: Option<usize> = None;
             for (i, l) in loops.iter().enumerate() {
-                if l.blocks.contains(&b) && best.map_or(true, |x| l.blocks.len() < loops[x].blocks.len()) {
+                if l.blocks.contains(&b) && best.is_none_or(|x| l.blocks.len() < loops[x].blocks.len()) {
                     best = Some(i);
                 }
             }

@@ -153,7 +153,7 @@ fn errors_name_the_line_the_column_and_what_was_expected() {
         (&format!("{HEADER}  obj0 A: constant elem 4 init {{0: 1:i3}}\n"), "line 2, column 36: expected a constant of whole bytes (`7:i32`)"),
         (&format!("{HEADER}  assumption unquoted\n"), "line 2, column 14: expected a quoted string, found `unquoted`"),
         (&format!("{HEADER}  param 0 A: ptr obj2\nblock0:\n  ret\n"), "line 2, column 18: obj2 is not declared"),
-        (&format!("{HEADER}"), "line 1, column 1: kernel k has no blocks"),
+        (HEADER, "line 1, column 1: kernel k has no blocks"),
     ];
     let mut wrong = vec![];
     for (text, want) in cases {
@@ -264,7 +264,7 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
             let pick = |i: usize, width: u16| -> Operand {
                 let cands: Vec<InstId> = values.iter().filter(|(_, vw)| *vw == width).map(|(v, _)| *v).collect();
                 let p = r.picks[i] as usize;
-                if p % 3 == 0 || cands.is_empty() {
+                if p.is_multiple_of(3) || cands.is_empty() {
                     Operand::konst(width, (p as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (p % 128))
                 } else {
                     Operand::Value(cands[p % cands.len()])

@@ -565,7 +565,9 @@ fn repaired(assignment: Vec<bool>, weight: u64, bounded: Option<u32>) -> Outcome
 struct Phi {
     clauses: Vec<Clause>,
     seen: BTreeSet<Vec<(usize, bool)>>,
-    /// The trace each clause was learnt from (by clause index).
+    /// The trace each clause was learnt from (by clause index); boxed as verdicts give them
+    /// and outcomes take them.
+    #[allow(clippy::vec_box)]
     traces: Vec<Box<Trace>>,
     /// Some clause came from a trace that is not exact.
     inexact: bool,

@@ -128,7 +128,7 @@ fn replace_atomically(target: &Path, original: Option<&fs::Metadata>, bytes: &[u
         tmp.as_file().set_permissions(perms)?;
     }
     tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
+    tmp.persist(target).map_err(|e| e.error)?;
     sync_dir(&dir);
     Ok(())
 }
@@ -160,18 +160,6 @@ fn sync_dir(dir: &Path) {
     let _ = dir;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parent_of_a_bare_name_is_the_current_directory() {
-        assert_eq!(parent_dir(Path::new("k.cu")), PathBuf::from("."));
-        assert_eq!(parent_dir(Path::new("src/k.cu")), PathBuf::from("src"));
-        assert_eq!(parent_dir(Path::new("/k.cu")), PathBuf::from("/"));
-    }
-}
-
 /// The unified diff from `old` to `new` (lines, 3 lines of context), with headers
 /// `--- a/<path>` and `+++ b/<path>`, that `patch -p1` and `git apply` accept; `""` when the
 /// texts are equal. A leading `/` and `./` components of `path` are dropped.
@@ -182,4 +170,16 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
 /// The message of a panic (its `String` or `&str` payload), if it has one.
 pub fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> Option<String> {
     syncfix_frontend::driver::panic_message(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parent_of_a_bare_name_is_the_current_directory() {
+        assert_eq!(parent_dir(Path::new("k.cu")), PathBuf::from("."));
+        assert_eq!(parent_dir(Path::new("src/k.cu")), PathBuf::from("src"));
+        assert_eq!(parent_dir(Path::new("/k.cu")), PathBuf::from("/"));
+    }
 }

@@ -24,8 +24,7 @@ fn with_kernel<T>(src: &str, f: impl FnOnce(&syncfix_kir::Kernel) -> T) -> T {
 
 fn check(k: &syncfix_kir::Kernel, seed: Option<HoudiniSeed>) -> (Verdict, syncfix_verify::Stats, Option<HoudiniSeed>) {
     let ctx = z3::Context::new(&z3::Config::new());
-    let mut opts = VerifyOptions::default();
-    opts.seeds = seed.map(|s| std::sync::Arc::new([(k.name.clone(), s)].into_iter().collect()));
+    let opts = VerifyOptions { seeds: seed.map(|s| std::sync::Arc::new([(k.name.clone(), s)].into_iter().collect())), ..VerifyOptions::default() };
     let mut v = Verifier::new(&ctx, k, 0, &opts).expect("an encoding");
     let verdict = v.check(&[]);
     let seed = v.houdini_seed(&[]);

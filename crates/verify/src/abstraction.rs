@@ -79,31 +79,29 @@ impl Abstraction {
         let mut repetition_free: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
         let mut spoilt: SecondaryMap<ObjectId, bool> = SecondaryMap::new();
         for (_, inst) in k.insts.iter() {
-            match &inst.kind {
-                InstKind::Atomic { op, ptr, args, .. } => {
-                    let step = args.first().and_then(|a| match a {
-                        Operand::Const { bits, width } => {
-                            let w = *width as u32;
-                            let neg = w > 0 && w < 128 && (bits >> (w - 1)) & 1 == 1;
-                            Some((*bits != 0 && !neg) as i8)
-                        }
-                        _ => None,
-                    });
-                    let d = match (op, step) {
-                        (AtomicOp::Add, Some(1)) => Some(1),
-                        (AtomicOp::Sub, Some(1)) => Some(-1),
-                        _ => None,
-                    };
-                    match (d, direction[ptr.object]) {
-                        (Some(d), None) if !spoilt[ptr.object] => direction[ptr.object] = Some(d),
-                        (Some(d), Some(e)) if d == e => {}
-                        _ => spoilt[ptr.object] = true,
+            // Only atomics count: a plain write (a store, an external function's write, a snapshot
+            // copied into it) may give a cell any value, and the encoding forgets the values
+            // returned before it (a concurrent plain write would race with the atomics, and is
+            // reported).
+            if let InstKind::Atomic { op, ptr, args, .. } = &inst.kind {
+                let step = args.first().and_then(|a| match a {
+                    Operand::Const { bits, width } => {
+                        let w = *width as u32;
+                        let neg = w > 0 && w < 128 && (bits >> (w - 1)) & 1 == 1;
+                        Some((*bits != 0 && !neg) as i8)
                     }
+                    _ => None,
+                });
+                let d = match (op, step) {
+                    (AtomicOp::Add, Some(1)) => Some(1),
+                    (AtomicOp::Sub, Some(1)) => Some(-1),
+                    _ => None,
+                };
+                match (d, direction[ptr.object]) {
+                    (Some(d), None) if !spoilt[ptr.object] => direction[ptr.object] = Some(d),
+                    (Some(d), Some(e)) if d == e => {}
+                    _ => spoilt[ptr.object] = true,
                 }
-                // A plain write (a store, an external function's write, a snapshot copied into
-                // it) may give a cell any value: the encoding forgets the values returned before
-                // it (a concurrent plain write would race with the atomics, and is reported).
-                _ => {}
             }
         }
         for (o, _) in k.objects.iter() {

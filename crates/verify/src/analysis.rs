@@ -153,11 +153,10 @@ pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
                     }
                 }
                 // A load's or an atomic's value is the object's: what was stored there counts.
-                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => {
-                    if objects_read.insert(ptr.object) {
+                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. }
+                    if objects_read.insert(ptr.object) => {
                         object_stack.push(ptr.object);
                     }
-                }
                 _ => {}
             }
         }

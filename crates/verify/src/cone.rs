@@ -53,6 +53,7 @@ struct LogFactDef<'ctx> {
 
 /// The assumptions and loop cuts' log facts of one encoding, shared by the states of the
 /// encoder (`State::assume`, `Encoder::assert_log_fact`).
+#[derive(Default)]
 pub(crate) struct Assumptions<'ctx> {
     defs: Vec<Def<'ctx>>,
     facts: Vec<LogFactDef<'ctx>>,
@@ -136,11 +137,6 @@ impl std::fmt::Debug for Assumptions<'_> {
     }
 }
 
-impl<'ctx> Default for Assumptions<'ctx> {
-    fn default() -> Self {
-        Assumptions { defs: vec![], facts: vec![], index: TermMap::default(), names: HashMap::new(), parent: vec![], memo: TermMap::default(), witnesses: HashMap::new(), pins: HashMap::new() }
-    }
-}
 
 /// How many times a slice is widened by the classes of the facts a model broke before every
 /// fact is taken.

@@ -644,7 +644,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .enumerate()
             .map(|(i, c)| {
                 let span = self.enc.cut.iter().find(|x| x.loop_id == c.loop_id).map(|x| x.header_span.clone()).unwrap_or_default();
-                (span, c.what.clone(), kept.map_or(false, |k| k[i]))
+                (span, c.what.clone(), kept.is_some_and(|k| k[i]))
             })
             .collect()
     }

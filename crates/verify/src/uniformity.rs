@@ -123,7 +123,7 @@ fn divergent_join(k: &Kernel, cfg: &Cfg, b: BlockId, branchy: &BTreeSet<BlockId>
     let mut work: Vec<BlockId> = cfg.preds[b]
         .iter()
         .copied()
-        .filter(|p| header_of.map_or(true, |l| !cfg.in_loop(*p, l)))
+        .filter(|p| header_of.is_none_or(|l| !cfg.in_loop(*p, l)))
         .collect();
     while let Some(x) = work.pop() {
         if !seen.insert(x) {

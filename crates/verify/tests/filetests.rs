@@ -221,8 +221,8 @@ fn matches(expect: &str, actual: &Outcome) -> Result<bool, String> {
                 Outcome::Race { kinds: [x, y], object: o, between_groups } => {
                     let (x, y) = (x.name(), y.name());
                     ((a, b) == (x, y) || (a, b) == (y, x))
-                        && object.map_or(true, |n| &n == o)
-                        && between.map_or(true, |g| g == *between_groups)
+                        && object.is_none_or(|n| &n == o)
+                        && between.is_none_or(|g| g == *between_groups)
                 }
                 _ => false,
             }
@@ -232,7 +232,7 @@ fn matches(expect: &str, actual: &Outcome) -> Result<bool, String> {
             if between.is_some() {
                 return Err(bad());
             }
-            matches!(actual, Outcome::OutOfBounds { object: o } if object.map_or(true, |n| &n == o))
+            matches!(actual, Outcome::OutOfBounds { object: o } if object.is_none_or(|n| &n == o))
         }
         (["no-error-up-to", n], _) => {
             let n: u32 = n.parse().map_err(|_| bad())?;

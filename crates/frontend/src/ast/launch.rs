@@ -212,7 +212,7 @@ impl<'v> Index<'v> {
         }
         let field = ["x", "y", "z"].iter().position(|f| str_field(member, "name") == Some(f))?;
         let ty = |n: &Value| n.get("type").and_then(|t| t.get("desugaredQualType").or_else(|| t.get("qualType"))).and_then(Value::as_str).map(str::to_owned);
-        if !ty(d).is_some_and(|t| t.trim_start_matches("struct ") == "dim3") {
+        if ty(d).is_none_or(|t| t.trim_start_matches("struct ") != "dim3") {
             return None;
         }
         // The member is the left-hand side of a plain `=`.

@@ -370,7 +370,7 @@ mod tests {
         let f = host("main", text, "{\n  cublas");
         let mut fb = fallback();
         let mut t = text.to_string();
-        assert_eq!(fb.leave_out(&mut t, &[f.clone()], &[(None, 3)], Path::new("/")), Ok(true));
+        assert_eq!(fb.leave_out(&mut t, std::slice::from_ref(&f), &[(None, 3)], Path::new("/")), Ok(true));
         assert_eq!(t.len(), text.len());
         assert_eq!(t.lines().count(), text.lines().count());
         assert!(t.starts_with("__global__ void k() {}\nint main() {\n"));

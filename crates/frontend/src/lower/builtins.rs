@@ -304,7 +304,7 @@ impl<'a> Lowerer<'a> {
                     return Ok(cur);
                 }
                 let callee = self.functions.get(name.as_str()).copied();
-                if callee.map_or(true, |f| f.basic_blocks.is_empty()) {
+                if callee.is_none_or(|f| f.basic_blocks.is_empty()) {
                     let declared = self.m.func_declarations.iter().find(|d| d.name == name);
                     if callee.is_none() && declared.is_none() {
                         return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));

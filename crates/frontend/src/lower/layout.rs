@@ -46,7 +46,7 @@ pub fn resolve_named(types: &Types, name: &str) -> Option<TypeRef> {
 /// Store size in bytes (None for unsized or unknown types).
 pub fn size(types: &Types, ty: &TypeRef) -> Option<u64> {
     Some(match ty.as_ref() {
-        Type::IntegerType { bits } => ((*bits as u64) + 7) / 8,
+        Type::IntegerType { bits } => (*bits as u64).div_ceil(8),
         Type::FPType(fp) => match fp {
             FPType::Half | FPType::BFloat => 2,
             FPType::Single => 4,
@@ -140,14 +140,9 @@ pub fn scalar_bits(ty: &TypeRef) -> Option<u16> {
 pub fn array_dims(types: &Types, ty: &TypeRef) -> (Vec<u64>, u64) {
     let mut dims = vec![];
     let mut t = ty.clone();
-    loop {
-        match t.as_ref() {
-            Type::ArrayType { element_type, num_elements } => {
-                dims.push(*num_elements as u64);
-                t = element_type.clone();
-            }
-            _ => break,
-        }
+    while let Type::ArrayType { element_type, num_elements } = t.as_ref() {
+        dims.push(*num_elements as u64);
+        t = element_type.clone();
     }
     (dims, alloc_size(types, &t).unwrap_or(1))
 }

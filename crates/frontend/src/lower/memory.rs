@@ -394,10 +394,10 @@ impl<'a> Lowerer<'a> {
     /// bytes: the element size when it divides the length, else the largest power of two
     /// (at most 8) that does.
     pub(super) fn chunk(len: u64, elem: u32) -> u32 {
-        if elem > 0 && elem <= 16 && len % elem as u64 == 0 {
+        if elem > 0 && elem <= 16 && len.is_multiple_of(elem as u64) {
             return elem;
         }
-        [8u32, 4, 2, 1].into_iter().find(|w| len % *w as u64 == 0).unwrap_or(1)
+        [8u32, 4, 2, 1].into_iter().find(|w| len.is_multiple_of(*w as u64)).unwrap_or(1)
     }
 
     /// `llvm.memcpy` / `llvm.memmove` of a constant length: element-sized loads and stores

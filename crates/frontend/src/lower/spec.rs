@@ -209,7 +209,7 @@ impl<'a> Lowerer<'a> {
                 let width = arg(1)?
                     .as_const()
                     .filter(|b| (1..=128).contains(b))
-                    .ok_or_else(|| unsupported(format!("`__read_permission` of something whose size is not known"), loc))?
+                    .ok_or_else(|| unsupported("`__read_permission` of something whose size is not known".to_string(), loc))?
                     as u32;
                 self.kir.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
             }

@@ -199,7 +199,7 @@ impl<'a> Lowerer<'a> {
         span: &Span,
         cur: BlockId,
     ) -> Result<(BlockId, Option<LVal>), LowerError> {
-        if self.stack.iter().any(|f| *f == callee.name) {
+        if self.stack.contains(&callee.name) {
             return Err(unsupported(format!("recursive call to `{}`", crate::names::function_name(&callee.name)), span.top()));
         }
         if self.stack.len() > 64 {

@@ -214,7 +214,7 @@ pub fn run(name: &str, sizes: Sizes, default_cases: u32, check: impl Fn(&GenKern
         let c = check(&k);
         let dt = t.elapsed();
         sum.check_time += dt;
-        if sum.slowest.as_ref().map_or(true, |(s, _)| dt > *s) {
+        if sum.slowest.as_ref().is_none_or(|(s, _)| dt > *s) {
             sum.slowest = Some((dt, k.clone()));
         }
         let map = match c.class {

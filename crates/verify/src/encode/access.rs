@@ -354,7 +354,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return;
         }
         let obj = &self.k.objects[o];
-        if obj.dims.is_empty() || obj.dims.iter().any(|d| *d == 0) {
+        if obj.dims.is_empty() || obj.dims.contains(&0) {
             return;
         }
         let size: u64 = obj.dims.iter().product::<u64>() * obj.elem_size as u64;

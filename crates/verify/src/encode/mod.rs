@@ -536,7 +536,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
                 Model::Adversarial => {}
             }
-            let checked = self.opts.check_arrays.as_ref().map_or(true, |names| names.iter().any(|n| *n == obj.name));
+            let checked = self.opts.check_arrays.as_ref().is_none_or(|names| names.contains(&obj.name));
             if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
                 let bits = self.an.value_bits[o];
                 self.st.logs.insert(o, Logs::new(ctx, bits));
@@ -646,7 +646,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Whether assertions here are checked on the first iteration of their innermost loop
     /// (or outside loops).
     pub(crate) fn first_iteration(&self) -> bool {
-        self.loops.last().map_or(true, |c| c.iter == Some(0))
+        self.loops.last().is_none_or(|c| c.iter == Some(0))
     }
 
     /// The loops (innermost first) that contain block `b`.
