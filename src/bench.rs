@@ -150,7 +150,14 @@ pub fn run(a: &BenchArgs) -> u8 {
         t.median_in_process_ratio
     );
     if let Some(path) = &a.json {
-        let doc = BenchJson { schema: "syncfix.bench/1", dir: a.dir.display().to_string(), jobs: a.jobs, timeout_s: a.timeout, totals: t, kernels };
+        let doc = BenchJson {
+            schema: "syncfix.bench/1",
+            dir: a.dir.display().to_string(),
+            jobs: a.jobs,
+            timeout_s: a.timeout,
+            totals: t,
+            kernels,
+        };
         if let Err(e) = runner::write_json(path, &doc) {
             return runner::fail(&e);
         }

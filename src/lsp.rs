@@ -233,7 +233,8 @@ fn publish(connection: &Connection, uri: &lsp::Uri, version: i32, diagnostics: V
 
 fn on_request(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, req: Request) -> Result<(), String> {
     if req.method != "textDocument/codeAction" {
-        let resp = Response::new_err(req.id, lsp_server::ErrorCode::MethodNotFound as i32, format!("syncfix does not serve {}", req.method));
+        let resp =
+            Response::new_err(req.id, lsp_server::ErrorCode::MethodNotFound as i32, format!("syncfix does not serve {}", req.method));
         return send(connection, Message::Response(resp));
     }
     let (id, params) = req.extract::<lsp::CodeActionParams>("textDocument/codeAction").map_err(|e| format!("{e:?}"))?;
@@ -247,7 +248,12 @@ fn on_request(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, r
     }
 }
 
-fn on_notification(connection: &Connection, docs: &mut HashMap<lsp::Uri, Document>, tx: &Sender<Analysis>, n: Notification) -> Result<(), String> {
+fn on_notification(
+    connection: &Connection,
+    docs: &mut HashMap<lsp::Uri, Document>,
+    tx: &Sender<Analysis>,
+    n: Notification,
+) -> Result<(), String> {
     let bad = |e| format!("{e:?}");
     match n.method.as_str() {
         "textDocument/didOpen" => {
@@ -256,7 +262,8 @@ fn on_notification(connection: &Connection, docs: &mut HashMap<lsp::Uri, Documen
             if !is_kernel(&path) {
                 return Ok(());
             }
-            let doc = Document { path, text: p.text_document.text, version: p.text_document.version, cancel: None, done: None, waiting: vec![] };
+            let doc =
+                Document { path, text: p.text_document.text, version: p.text_document.version, cancel: None, done: None, waiting: vec![] };
             let uri = p.text_document.uri;
             docs.insert(uri.clone(), doc);
             start(docs, &uri, tx);
@@ -325,7 +332,14 @@ fn start(docs: &mut HashMap<lsp::Uri, Document>, uri: &lsp::Uri, tx: &Sender<Ana
             return;
         }
         let (diagnostics, actions) = result.unwrap_or_else(|_| {
-            (vec![diagnostic(line_range(&text, 0), lsp::DiagnosticSeverity::ERROR, "syncfix: internal error (a bug in syncfix; please report it)".into())], vec![])
+            (
+                vec![diagnostic(
+                    line_range(&text, 0),
+                    lsp::DiagnosticSeverity::ERROR,
+                    "syncfix: internal error (a bug in syncfix; please report it)".into(),
+                )],
+                vec![],
+            )
         });
         let _ = tx.send(Analysis { uri, version, text, diagnostics, actions, partial: false });
     });
@@ -372,12 +386,8 @@ fn config_flags(path: &Path) -> Result<Option<Vec<String>>, String> {
     let Ok(text) = std::fs::read_to_string(&toml_path) else { return Ok(None) };
     let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", toml_path.display()))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    let flags = doc
-        .get("files")
-        .and_then(|f| f.get(name))
-        .and_then(|f| f.get("flags"))
-        .or_else(|| doc.get("flags"))
-        .and_then(|f| f.as_str());
+    let flags =
+        doc.get("files").and_then(|f| f.get(name)).and_then(|f| f.get("flags")).or_else(|| doc.get("flags")).and_then(|f| f.as_str());
     Ok(flags.map(|f| f.split_whitespace().map(String::from).collect()))
 }
 
@@ -474,14 +484,23 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
 /// Verifies `text` (the editor's, for the kernel at `path`) and prepares the code actions.
 /// The diagnostics and quick fixes of `text`; `early` gets the verdict's diagnostics before
 /// the fix is looked for.
-fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>, early: &mut dyn FnMut(Vec<lsp::Diagnostic>)) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
+fn analyse(
+    path: &Path,
+    text: &str,
+    cancel: Arc<AtomicBool>,
+    early: &mut dyn FnMut(Vec<lsp::Diagnostic>),
+) -> (Vec<lsp::Diagnostic>, Vec<(String, Vec<TextEdit>)>) {
     let error = |line: u32, m: String| (vec![diagnostic(line_range(text, line), lsp::DiagnosticSeverity::ERROR, m)], vec![]);
     let (line, flags) = match header_flags(text) {
         Some(h) => h,
         None => match config_flags(path) {
             Ok(Some(f)) => (0, f),
             Ok(None) => {
-                let example = if path.extension().is_some_and(|e| e == "cl") { "--local_size=64 --num_groups=1" } else { "--blockDim=64 --gridDim=1" };
+                let example = if path.extension().is_some_and(|e| e == "cl") {
+                    "--local_size=64 --num_groups=1"
+                } else {
+                    "--blockDim=64 --gridDim=1"
+                };
                 return error(
                     0,
                     format!(
@@ -496,7 +515,9 @@ fn analyse(path: &Path, text: &str, cancel: Arc<AtomicBool>, early: &mut dyn FnM
     let args = std::iter::once("syncfix".to_string()).chain(flags).chain(std::iter::once(path.display().to_string()));
     let mut common = match <HeaderFlags as clap::Parser>::try_parse_from(args) {
         Ok(h) => h.common,
-        Err(e) => return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or(""))),
+        Err(e) => {
+            return error(line, format!("syncfix: bad flags in the launch configuration: {}", e.to_string().lines().next().unwrap_or("")))
+        }
     };
     // The editor's text, saved or not (a new buffer has no file yet).
     common.stdin_text = Some(text.as_bytes().to_vec());
@@ -538,7 +559,9 @@ fn verdict_diagnostics(path: &Path, text: &str, a: &syncfix::Analysis) -> Vec<ls
         let why = match k.status {
             VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
             VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
-            VerdictStatus::Bounded => Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0))),
+            VerdictStatus::Bounded => {
+                Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0)))
+            }
             _ => None,
         };
         diags.extend(why.map(|m| diagnostic(line_range(text, 0), lsp::DiagnosticSeverity::WARNING, m)));
@@ -563,7 +586,9 @@ fn code_actions(a: &Analysis) -> Vec<lsp::CodeActionOrCommand> {
             lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                 title: title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: Some(a.diagnostics.iter().filter(|d| d.severity != Some(lsp::DiagnosticSeverity::INFORMATION)).cloned().collect()),
+                diagnostics: Some(
+                    a.diagnostics.iter().filter(|d| d.severity != Some(lsp::DiagnosticSeverity::INFORMATION)).cloned().collect(),
+                ),
                 edit: Some(lsp::WorkspaceEdit { changes: Some(HashMap::from([(a.uri.clone(), text_edits)])), ..Default::default() }),
                 is_preferred: Some(true),
                 ..Default::default()

@@ -83,7 +83,13 @@ fn main() -> ExitCode {
             if let (true, Some((command, format))) = (code != exit::SUCCESS, format_requested()) {
                 // The file, as far as it can be told: the last argument that is not a flag.
                 let file = std::env::args().skip(2).rfind(|a| !a.starts_with('-') && a != "json" && a != "sarif").unwrap_or_default();
-                let f = ErrorReport { exit_code: code, stage: syncfix::ErrorStage::CommandLine, message: format!("syncfix: {e}"), line: None, column: None };
+                let f = ErrorReport {
+                    exit_code: code,
+                    stage: syncfix::ErrorStage::CommandLine,
+                    message: format!("syncfix: {e}"),
+                    line: None,
+                    column: None,
+                };
                 if command == "verify" {
                     return ExitCode::from(output::fail(format, &file, f, started));
                 }
@@ -148,7 +154,10 @@ fn main() -> ExitCode {
                 let stats = syncfix::verdict::Stats::of(&Default::default(), elapsed);
                 output::print_verdict(format, &syncfix::verdict::Verdict::error(&file, "internal", on_panic, &message, stats));
             } else {
-                output::print_repair(format, &syncfix::verdict::RepairSummary::failure(command, &file, "error", &message, on_panic, elapsed));
+                output::print_repair(
+                    format,
+                    &syncfix::verdict::RepairSummary::failure(command, &file, "error", &message, on_panic, elapsed),
+                );
             }
             ExitCode::from(on_panic)
         }
@@ -181,7 +190,8 @@ fn read_stdin(c: &mut args::CommonArgs) -> Result<(), String> {
         return Ok(());
     }
     let mut bytes = vec![];
-    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| format!("cannot read the kernel from standard input: {e}"))?;
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+        .map_err(|e| format!("cannot read the kernel from standard input: {e}"))?;
     c.stdin_text = Some(bytes);
     c.file = c.stdin_filename.clone().unwrap_or_else(|| if c.opencl { "stdin.cl".into() } else { "stdin.cu".into() });
     Ok(())

@@ -16,7 +16,10 @@ pub fn fail(format: Format, file: &str, e: ErrorReport, started: Instant) -> u8 
     if !e.message.ends_with('\n') {
         eprintln!();
     }
-    print_verdict(format, &Verdict::error(file, e.stage.name(), e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())));
+    print_verdict(
+        format,
+        &Verdict::error(file, e.stage.name(), e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())),
+    );
     e.exit_code
 }
 

@@ -70,9 +70,8 @@ fn snippet(l: &Location, label: &str) -> Option<String> {
         }
         _ => span_in(line, l.col),
     };
-    let message = Level::Error
-        .title("")
-        .snippet(Snippet::source(line).line_start(l.line as usize).annotation(Level::Error.span(span).label(label)));
+    let message =
+        Level::Error.title("").snippet(Snippet::source(line).line_start(l.line as usize).annotation(Level::Error.span(span).label(label)));
     let renderer = if COLOR.load(Ordering::Relaxed) { Renderer::styled() } else { Renderer::plain() };
     let drawn = renderer.render(message).to_string();
     // The first line is the (empty) title: the GPUVerify line above stands for it.
@@ -101,18 +100,10 @@ pub fn thread(t: &ThreadDesc, lang: Language) -> String {
     let nglob = nb.max(ng);
     let global = t.global();
     match lang {
-        Language::Cuda => format!(
-            "thread {} in thread block {} (global id {})",
-            ids(&t.local, nb),
-            ids(&t.group, ng),
-            ids(&global, nglob)
-        ),
-        Language::OpenCl => format!(
-            "work item {} with local id {} in work group {}",
-            ids(&global, nglob),
-            ids(&t.local, nb),
-            ids(&t.group, ng)
-        ),
+        Language::Cuda => format!("thread {} in thread block {} (global id {})", ids(&t.local, nb), ids(&t.group, ng), ids(&global, nglob)),
+        Language::OpenCl => {
+            format!("work item {} with local id {} in work group {}", ids(&global, nglob), ids(&t.local, nb), ids(&t.group, ng))
+        }
     }
 }
 
@@ -197,7 +188,12 @@ fn finding_text(f: &Finding, lang: Language, main_file: &str) -> String {
         }
         Finding::ConstantWrite { at, thread: t } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
-            format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at, &format!("written by {}", short_thread(t, lang))))
+            format!(
+                "{head}: error: {} for {}\n{}",
+                f.headline(),
+                thread(t, lang),
+                stack(at, &format!("written by {}", short_thread(t, lang)))
+            )
         }
         Finding::Assertion { at, thread: t, kind } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
@@ -212,7 +208,12 @@ fn finding_text(f: &Finding, lang: Language, main_file: &str) -> String {
                     stack(&at[..1], "the precondition")
                 ),
                 Check::Precondition | Check::Postcondition => format!("{head}: error: {}\n{}", f.headline(), stack(at, "might not hold")),
-                _ => format!("{head}: error: {} for {}\n{}", f.headline(), thread(t, lang), stack(at, &format!("fails for {}", short_thread(t, lang)))),
+                _ => format!(
+                    "{head}: error: {} for {}\n{}",
+                    f.headline(),
+                    thread(t, lang),
+                    stack(at, &format!("fails for {}", short_thread(t, lang)))
+                ),
             }
         }
     }

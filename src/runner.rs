@@ -70,7 +70,13 @@ pub fn collect(dir: &Path, filter: Option<&str>) -> Result<(Vec<Job>, usize), St
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         match parse_header(&text) {
             Some(header) => {
-                let rel = path.strip_prefix(dir).unwrap_or(&path).components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
                 jobs.push(Job { path, rel, header });
             }
             None => {
@@ -202,8 +208,12 @@ fn run_one(exe: &Path, job: Job, timeout: u64, extra: &[String]) -> KernelRun {
             let why = format!("ended by the runner at the time limit of {timeout} s plus 3 s");
             (Verdict::timeout(&name, crate::exit::TIMEOUT, &why, Stats::default()), String::new())
         }
-        Err(RunError::Spawn(e)) => (Verdict::error(&name, "internal", crate::exit::INTERNAL_ERROR, &e.to_string(), Stats::default()), String::new()),
-        Err(RunError::Aborted) => (Verdict::error(&name, "internal", crate::exit::INTERNAL_ERROR, "interrupted", Stats::default()), String::new()),
+        Err(RunError::Spawn(e)) => {
+            (Verdict::error(&name, "internal", crate::exit::INTERNAL_ERROR, &e.to_string(), Stats::default()), String::new())
+        }
+        Err(RunError::Aborted) => {
+            (Verdict::error(&name, "internal", crate::exit::INTERNAL_ERROR, "interrupted", Stats::default()), String::new())
+        }
     };
     let seconds = start.elapsed().as_secs_f64();
     let regex_ok = verdict.exit_code == job.header.expected

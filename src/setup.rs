@@ -90,7 +90,12 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     if !ignored.is_empty() {
         eprintln!("syncfix: note: ignoring options of GPUVerify's internal stages: {}", ignored.join(", "));
     }
-    let kernel_args = c.kernel_args.iter().map(|a| launch::parse_kernel_values(a, 16)).collect::<Result<Vec<_>, _>>().map_err(|m| ErrorReport::command_line(&m))?;
+    let kernel_args = c
+        .kernel_args
+        .iter()
+        .map(|a| launch::parse_kernel_values(a, 16))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| ErrorReport::command_line(&m))?;
     let kernel_arrays = c
         .kernel_arrays
         .iter()
@@ -210,11 +215,7 @@ fn ignored_flags(c: &CommonArgs) -> Vec<String> {
     if let Some(k) = c.k_induction_depth {
         v.push(format!("--k-induction-depth={k}"));
     }
-    for (val, name) in [
-        (&c.race_instrumenter, "--race-instrumenter"),
-        (&c.solver, "--solver"),
-        (&c.time_as_csv, "--time-as-csv"),
-    ] {
+    for (val, name) in [(&c.race_instrumenter, "--race-instrumenter"), (&c.solver, "--solver"), (&c.time_as_csv, "--time-as-csv")] {
         if let Some(x) = val {
             v.push(format!("{name}={x}"));
         }
@@ -238,4 +239,3 @@ fn syncfix_language(p: &Path) -> Result<Language, String> {
         )),
     }
 }
-

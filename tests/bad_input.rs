@@ -102,7 +102,11 @@ fn clang_missing() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("k.cu"), RACE).unwrap();
     let env = [("SYNCFIX_CLANG", "/no/such/clang-19"), ("SYNCFIX_CACHE_DIR", "")];
-    expect(run_env(d.path(), &[&["verify"], &LAUNCH[..], &["k.cu"]].concat(), &env), 2, "syncfix: error: cannot run clang (/no/such/clang-19)");
+    expect(
+        run_env(d.path(), &[&["verify"], &LAUNCH[..], &["k.cu"]].concat(), &env),
+        2,
+        "syncfix: error: cannot run clang (/no/such/clang-19)",
+    );
 }
 
 #[test]
@@ -150,14 +154,22 @@ fn flags_are_named_as_written() {
 fn conflicting_flags() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("k.cu"), RACE).unwrap();
-    expect(run(d.path(), &[&["verify", "--cuda", "--opencl"], &LAUNCH[..], &["k.cu"]].concat()), 1, "syncfix: error: the argument '--cuda' cannot be used with '--opencl'");
+    expect(
+        run(d.path(), &[&["verify", "--cuda", "--opencl"], &LAUNCH[..], &["k.cu"]].concat()),
+        1,
+        "syncfix: error: the argument '--cuda' cannot be used with '--opencl'",
+    );
 }
 
 #[test]
 fn kernel_name_that_does_not_exist() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("k.cu"), RACE).unwrap();
-    expect(run(d.path(), &[&["verify", "--kernel=nope"], &LAUNCH[..], &["k.cu"]].concat()), 4, "syncfix: error: k.cu: no kernel named `nope`");
+    expect(
+        run(d.path(), &[&["verify", "--kernel=nope"], &LAUNCH[..], &["k.cu"]].concat()),
+        4,
+        "syncfix: error: k.cu: no kernel named `nope`",
+    );
 }
 
 #[cfg(unix)]
@@ -190,7 +202,10 @@ fn apply_keeps_hard_links_owner_and_permissions() {
     let (code, _, err) = run(d.path(), &[&["repair", "--apply"], &LAUNCH[..], &["k.cu"]].concat());
     assert_eq!(code, 0, "{err}");
     let after = fs::metadata(&path).unwrap();
-    assert_eq!((after.ino(), after.nlink(), after.uid(), after.gid(), after.mode()), (before.ino(), 2, before.uid(), before.gid(), before.mode()));
+    assert_eq!(
+        (after.ino(), after.nlink(), after.uid(), after.gid(), after.mode()),
+        (before.ino(), 2, before.uid(), before.gid(), before.mode())
+    );
     let text = fs::read_to_string(d.path().join("link.cu")).unwrap();
     assert!(text.contains("__syncthreads();"), "{text}");
 }
@@ -200,7 +215,11 @@ fn unsupported_construct_is_named_with_its_line() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("k.cu"), "__global__ void k(int *A) {\n  int x = 1;\n  asm(\"st.global.u32 [%0], %1;\" :: \"l\"(A + threadIdx.x), \"r\"(x));\n  A[threadIdx.x] = x;\n}\n").unwrap();
     expect(verify(d.path(), "k.cu"), 4, "k.cu:3:3: error: unsupported construct: the inline assembly `st.global.u32 [$0], $1;`");
-    fs::write(d.path().join("r.cu"), "__device__ int f(int n) { return n ? f(n - 1) : 0; }\n__global__ void k(int *A) { A[threadIdx.x] = f(A[0]); }\n").unwrap();
+    fs::write(
+        d.path().join("r.cu"),
+        "__device__ int f(int n) { return n ? f(n - 1) : 0; }\n__global__ void k(int *A) { A[threadIdx.x] = f(A[0]); }\n",
+    )
+    .unwrap();
     expect(verify(d.path(), "r.cu"), 4, "error: unsupported construct: recursive call to `f`");
 }
 
@@ -238,8 +257,16 @@ fn limits_compilers_and_argument_counts() {
         let (code, out, err) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=1", &format!("--timeout={t}"), "ok.cu"]);
         assert_eq!(code, 0, "{out}{err}");
     }
-    expect(run(d.path(), &["verify", "--blockDim=4294967296", "--gridDim=1", "ok.cu"]), 1, "`4294967296` is too large: a size is at most 4294967295");
-    expect(run_env(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "ok.cu"], &[("SYNCFIX_CLANG", "/bin/true")]), 2, "printed no clang AST");
+    expect(
+        run(d.path(), &["verify", "--blockDim=4294967296", "--gridDim=1", "ok.cu"]),
+        1,
+        "`4294967296` is too large: a size is at most 4294967295",
+    );
+    expect(
+        run_env(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "ok.cu"], &[("SYNCFIX_CLANG", "/bin/true")]),
+        2,
+        "printed no clang AST",
+    );
     let (code, out, err) = run_env(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "ok.cu"], &[("SYNCFIX_CLANG", "")]);
     assert_eq!(code, 0, "{out}{err}");
     expect(

@@ -20,11 +20,7 @@ fn syncfix(dir: &Path) -> Command {
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = syncfix(dir).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -53,7 +49,11 @@ fn command_line_errors_exit_1_with_a_message() {
     assert!(err.contains("Dimension 0 of global size does not divide by dimension 0 of local size"), "{err}");
     let (code, _, err) = run(d.path(), &["verify", "--local_size=[32,64]", "--global_size=[64]", "k.cu"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("Dimensions of local and global size must match: --global_size=[64] has 1 dimension but") && err.contains("=[32,64] has 2"), "{err}");
+    assert!(
+        err.contains("Dimensions of local and global size must match: --global_size=[64] has 1 dimension but")
+            && err.contains("=[32,64] has 2"),
+        "{err}"
+    );
     // `*` is a symbolic size: the race is found for some group size dividing 64.
     let (code, out, err) = run(d.path(), &["verify", "--local_size=*", "--global_size=64", "k.cu"]);
     assert_eq!(code, 6, "{out}{err}");
@@ -93,7 +93,8 @@ fn unsupported_constructs_exit_4_naming_the_construct_and_line() {
 fn misplaced_annotations_exit_as_gpuverify_with_the_line() {
     let d = tempfile::tempdir().unwrap();
     // A loop invariant in the body (GPUVerify's VC generator: exit 5).
-    let body = "__kernel void k(__local float *p) {\n  for (unsigned i = 0; i < 4; i++) {\n    p[i] = 0;\n    __invariant(i < 5);\n  }\n}\n";
+    let body =
+        "__kernel void k(__local float *p) {\n  for (unsigned i = 0; i < 4; i++) {\n    p[i] = 0;\n    __invariant(i < 5);\n  }\n}\n";
     kernel(d.path(), "body.cl", body);
     let (code, _, err) = run(d.path(), &["verify", "--local_size=16", "--num_groups=1", "body.cl"]);
     assert_eq!(code, 5, "{err}");
@@ -175,7 +176,8 @@ fn apply_writes_only_safe_fixes_unless_unsafe_fixes() {
     let (_, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "--unsafe-fixes", "b.cu"]);
     assert!(err.contains("add --bounded-fixes"), "{err}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), bounded);
-    let (code, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "--bounded-fixes", "b.cu"]);
+    let (code, _, err) =
+        run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "--apply", "--bounded-fixes", "b.cu"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("b.cu rewritten"), "{err}");
     assert!(std::fs::read_to_string(&p).unwrap().contains("__syncthreads();"));
@@ -217,7 +219,11 @@ fn audit_removes_the_barriers_a_verified_kernel_does_not_need() {
 #[test]
 fn disable_grid_leaves_inter_block_races_unrepairable() {
     let d = tempfile::tempdir().unwrap();
-    kernel(d.path(), "b.cu", "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n");
+    kernel(
+        d.path(),
+        "b.cu",
+        "__global__ void k(int *A) { int i = blockIdx.x * blockDim.x + threadIdx.x; int v = A[(i + 32) % 128]; A[i] = v; }\n",
+    );
     let (code, out, _) = run(d.path(), &["repair", "--blockDim=32", "--gridDim=4", "b.cu"]);
     assert_eq!(code, 0);
     assert!(out.contains("this_grid().sync()"), "{out}");
@@ -261,7 +267,15 @@ fn weights_follow_the_flags() {
     assert!(out.contains("depth 1, weight 10\n") && out.contains("Grid") && out.contains("weight 22"), "{out}");
     let (_, out, _) = run(
         d.path(),
-        &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--loop-depth-weight=3", "--grid-barrier-weight=100", "loop.cu"],
+        &[
+            "repair",
+            "--blockDim=128",
+            "--gridDim=2",
+            "--emit=instrumented",
+            "--loop-depth-weight=3",
+            "--grid-barrier-weight=100",
+            "loop.cu",
+        ],
     );
     assert!(out.contains("depth 1, weight 3\n") && out.contains("weight 103"), "{out}");
     let (_, out, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--disable-grid", "loop.cu"]);
@@ -322,7 +336,16 @@ fn suite_scores_verdicts_by_defect_class_and_writes_them_all() {
     // Every exit code is the expected one and the regexes match.
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("4 kernels (0 skipped): 4 gave the expected exit code, 4 also matched"), "{out}");
-    let row = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row {name}:\n{out}")).split_whitespace().skip(1).take(5).collect::<Vec<_>>().join(" ");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}:\n{out}"))
+            .split_whitespace()
+            .skip(1)
+            .take(5)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     // kernels agree disagree unknown timeout
     assert_eq!(row("none "), "1 1 0 0 0", "{out}");
     assert_eq!(row("race "), "1 1 0 0 0", "{out}");
@@ -337,7 +360,10 @@ fn suite_scores_verdicts_by_defect_class_and_writes_them_all() {
     let kernels = json["kernels"].as_array().unwrap();
     assert_eq!(kernels.len(), 4);
     let clang = kernels.iter().find(|k| k["path"] == "clang/kernel.cu").unwrap();
-    assert_eq!((clang["class"].as_str(), clang["status"].as_str(), clang["agree"].as_bool()), (Some("frontend"), Some("error"), Some(true)));
+    assert_eq!(
+        (clang["class"].as_str(), clang["status"].as_str(), clang["agree"].as_bool()),
+        (Some("frontend"), Some("error"), Some(true))
+    );
     assert_eq!(clang["verdict"]["error"]["exit_code"], 2);
     let race = kernels.iter().find(|k| k["path"] == "race/kernel.cu").unwrap();
     assert_eq!(race["verdict"]["kernels"][0]["defects"][0]["array"], "A");
@@ -395,7 +421,10 @@ fn diagnostics_are_drawn_on_a_terminal_and_gpuverifys_text_when_piped() {
     let flags = ["verify", "--blockDim=64", "--gridDim=1", "race.cu"];
     let (code, _, plain) = run(dir.path(), &flags);
     assert_eq!(code, 6);
-    assert!(plain.starts_with("race.cu: error: possible read-write race on A[56]:\n\nWrite by thread 56 in thread block 0 (global id 56), "), "{plain}");
+    assert!(
+        plain.starts_with("race.cu: error: possible read-write race on A[56]:\n\nWrite by thread 56 in thread block 0 (global id 56), "),
+        "{plain}"
+    );
     assert!(plain.contains(":3:18:\n  A[threadIdx.x] = t;\n\nRead by thread 55"), "{plain}");
     assert!(!plain.contains('\x1b') && !plain.contains(" | "), "{plain}");
 
@@ -405,15 +434,28 @@ fn diagnostics_are_drawn_on_a_terminal_and_gpuverifys_text_when_piped() {
     // Each access's expression is underlined: the store's lvalue (clang's column is its `=`),
     // the load's `A[threadIdx.x + 1]`.
     assert!(stripped.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 56 of block 0\n"), "{stripped}");
-    assert!(stripped.contains("2 |   int t = A[threadIdx.x + 1];\n  |           ^^^^^^^^^^^^^^^^^^ read by thread 55 of block 0\n"), "{stripped}");
+    assert!(
+        stripped.contains("2 |   int t = A[threadIdx.x + 1];\n  |           ^^^^^^^^^^^^^^^^^^ read by thread 55 of block 0\n"),
+        "{stripped}"
+    );
 
     // A terminal (util-linux's `script` gives the process one) with NO_COLOR: drawn, no colour.
     let cmd = format!("{} {} --color=auto", env!("CARGO_BIN_EXE_syncfix"), flags.join(" "));
-    let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env("NO_COLOR", "1").current_dir(dir.path()).output().unwrap();
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     let tty = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
     assert!(tty.contains("3 |   A[threadIdx.x] = t;\n  |   ^^^^^^^^^^^^^^ write by thread 56 of block 0"), "{tty}");
     assert!(!tty.contains("\x1b[1;91m"), "NO_COLOR is honoured:\n{tty}");
-    let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).env_remove("NO_COLOR").current_dir(dir.path()).output().unwrap();
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("\x1b[1;91merror"), "colour on a terminal");
 }
 
@@ -446,11 +488,14 @@ fn repair_prints_the_fix_of_the_kernels_it_repairs_beside_one_it_cannot() {
     assert!(patch.contains("+  __syncthreads();"), "{patch}");
     assert!(err.contains("the patch repairs kernel `good` only; kernel `bad` is not repaired"), "{err}");
     assert!(err.contains("syncfix: error: kernel `bad` cannot be repaired"), "{err}");
-    let applied = std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(d.path()).stdin(std::process::Stdio::piped()).spawn().and_then(|mut c| {
-        use std::io::Write;
-        c.stdin.take().unwrap().write_all(patch.as_bytes())?;
-        c.wait()
-    });
+    let applied =
+        std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(d.path()).stdin(std::process::Stdio::piped()).spawn().and_then(
+            |mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+                c.wait()
+            },
+        );
     assert!(applied.unwrap().success());
     let (_, out, _) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "--kernel=good", "two.cu"]);
     assert!(out.contains("1 verified, 0 errors"), "{out}");
@@ -458,11 +503,14 @@ fn repair_prints_the_fix_of_the_kernels_it_repairs_beside_one_it_cannot() {
 
 /// Applies `patch` with `patch -p1` in `dir`.
 fn apply_patch(dir: &Path, patch: &str) {
-    let applied = std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(dir).stdin(std::process::Stdio::piped()).spawn().and_then(|mut c| {
-        use std::io::Write;
-        c.stdin.take().unwrap().write_all(patch.as_bytes())?;
-        c.wait()
-    });
+    let applied =
+        std::process::Command::new("patch").args(["-p1", "-s"]).current_dir(dir).stdin(std::process::Stdio::piped()).spawn().and_then(
+            |mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+                c.wait()
+            },
+        );
     assert!(applied.unwrap().success(), "{patch}");
 }
 
@@ -480,7 +528,11 @@ fn a_copy_still_in_flight_is_repaired_by_waiting_for_its_event_before_the_barrie
     assert!(err.contains("waited for asynchronous copies at 1 place; the patched kernel verifies"), "{err}");
     // Each of the two is needed: the kernel with only the barrier, or only the wait, races.
     for (drop, keep) in [("wait_group_events", "barrier("), ("barrier(", "wait_group_events")] {
-        let partial: String = patch.lines().filter(|l| !(l.starts_with('+') && !l.starts_with("+++") && l.contains(drop))).map(|l| format!("{l}\n")).collect();
+        let partial: String = patch
+            .lines()
+            .filter(|l| !(l.starts_with('+') && !l.starts_with("+++") && l.contains(drop)))
+            .map(|l| format!("{l}\n"))
+            .collect();
         let partial = partial.replace("@@ -1,6 +1,8 @@", "@@ -1,6 +1,7 @@");
         assert!(partial.contains(keep));
         kernel(d.path(), "scale.cl", src);
@@ -517,7 +569,12 @@ fn a_copy_whose_event_is_not_kept_gets_a_variable_to_wait_for() {
     kernel(d.path(), "scale.cl", src);
     let (code, patch, err) = run(d.path(), &["repair", "--local_size=64", "--num_groups=8", "scale.cl"]);
     assert_eq!(code, 0, "{err}");
-    assert!(patch.contains("+  event_t ev1 = async_work_group_copy(tile, p + 64 * get_group_id(0), 64, 0);\n+  wait_group_events(1, &ev1);\n+  barrier("), "{patch}");
+    assert!(
+        patch.contains(
+            "+  event_t ev1 = async_work_group_copy(tile, p + 64 * get_group_id(0), 64, 0);\n+  wait_group_events(1, &ev1);\n+  barrier("
+        ),
+        "{patch}"
+    );
     apply_patch(d.path(), &patch);
     let (code, out, _) = run(d.path(), &["verify", "--local_size=64", "--num_groups=8", "scale.cl"]);
     assert_eq!(code, 0, "{out}");
@@ -574,7 +631,9 @@ fn symbolic_cuda_sizes_stay_within_cudas_launch_limits() {
     assert_eq!(code, 0, "{out}{err}");
     let mut opencl = cuda.replace("__global__ void k(int *out)", "__kernel void k(__global int *out)").replace("__shared__", "__local");
     for (d3, f) in ["x", "y", "z"].iter().enumerate() {
-        opencl = opencl.replace(&format!("threadIdx.{f}"), &format!("get_local_id({d3})")).replace(&format!("blockIdx.{f}"), &format!("get_group_id({d3})"));
+        opencl = opencl
+            .replace(&format!("threadIdx.{f}"), &format!("get_local_id({d3})"))
+            .replace(&format!("blockIdx.{f}"), &format!("get_group_id({d3})"));
     }
     let lines: Vec<&str> = opencl.lines().collect();
     for (line, array) in [(2, "s"), (3, "r"), (4, "out")] {
@@ -602,7 +661,10 @@ fn a_pointer_the_host_stored_in_memory_is_not_modelled_nor_null() {
     kernel(d.path(), "two.cu", "struct S { float *a; int n; };\n__global__ void k(S *s) {\n  s->a[threadIdx.x] = 1.0f;\n}\n__global__ void ok(float *a) {\n  a[threadIdx.x] = 1.0f;\n}\n");
     let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "two.cu"]);
     assert_eq!(code, 6, "{out}{err}");
-    assert!(err.contains("kernel `k` could not be verified: unsupported construct at line 3: an access through a pointer read from memory"), "{err}");
+    assert!(
+        err.contains("kernel `k` could not be verified: unsupported construct at line 3: an access through a pointer read from memory"),
+        "{err}"
+    );
     assert!(format!("{out}{err}").contains("1 verified, 0 errors, 1 inconclusive"), "{out}{err}");
     kernel(d.path(), "n.cu", "__global__ void k() {\n  char *p = 0;\n  p = p + 5;\n  p[threadIdx.x] = 1;\n}\n");
     let (code, out, err) = run(d.path(), &["verify", "--blockDim=32", "--gridDim=1", "n.cu"]);
@@ -632,14 +694,30 @@ fn the_kernel_from_standard_input() {
     let d = tempfile::tempdir().unwrap();
     let out = syncfix(d.path()).args(["verify", "--blockDim=32", "--gridDim=1", "-"]).write_stdin(RACE).output().unwrap();
     assert_eq!(out.status.code(), Some(6));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("stdin.cu: error: possible read-write race on A["), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stdin.cu: error: possible read-write race on A["),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let cl = "__kernel void k(__global int *a) { a[get_local_id(0) + 1] = a[get_local_id(0)]; }\n";
-    let out = syncfix(d.path()).args(["verify", "--local_size=32", "--num_groups=1", "--stdin-filename=dir/k.cl", "-"]).write_stdin(cl).output().unwrap();
+    let out = syncfix(d.path())
+        .args(["verify", "--local_size=32", "--num_groups=1", "--stdin-filename=dir/k.cl", "-"])
+        .write_stdin(cl)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(6));
     assert!(String::from_utf8_lossy(&out.stderr).contains("k.cl: error: possible"), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = syncfix(d.path()).args(["repair", "--blockDim=32", "--gridDim=1", "--stdin-filename=src/my.cu", "-"]).write_stdin(RACE).output().unwrap();
+    let out = syncfix(d.path())
+        .args(["repair", "--blockDim=32", "--gridDim=1", "--stdin-filename=src/my.cu", "-"])
+        .write_stdin(RACE)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("--- a/src/my.cu\n+++ b/src/my.cu\n"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("--- a/src/my.cu\n+++ b/src/my.cu\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = syncfix(d.path()).args(["repair", "--apply", "--blockDim=32", "--gridDim=1", "-"]).write_stdin(RACE).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--apply rewrites a file: not the standard input"));

@@ -171,10 +171,7 @@ fn every_suite_kernel_reaches_the_verifier_but_the_listed_ones() {
 
 /// Kernels GPUVerify's front end rejects that syncfix rightly accepts, with the reason.
 const RIGHTLY_ACCEPTED: [(&str, &str); 2] = [
-    (
-        "CUDA/memset/unhandled_varval/kernel.cu",
-        "a memset with a run-time byte value is lowered exactly (each byte is the value)",
-    ),
+    ("CUDA/memset/unhandled_varval/kernel.cu", "a memset with a run-time byte value is lowered exactly (each byte is the value)"),
     (
         "CUDA/function_pointers/unknown_function/kernel.cu",
         "`cos` has a body in clang's CUDA headers (over libdevice), as in real CUDA: a pointer to it designates a function syncfix can run",

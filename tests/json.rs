@@ -9,7 +9,15 @@ use serde_json::Value;
 fn verdict(name: &str, src: &str, args: &[&str]) -> (i32, Value) {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join(name), src).unwrap();
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("verify").arg("--format=json").args(args).arg(name).output().unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .arg("verify")
+        .arg("--format=json")
+        .args(args)
+        .arg(name)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr)));
@@ -32,9 +40,20 @@ fn has(v: &Value, fields: &[&str]) {
 fn check_schema(v: &Value) {
     assert_eq!(v["schema"], "syncfix.verdict/1");
     has(v, &["schema", "file", "status", "exit_code", "reason", "kernels", "error", "warnings", "stats"]);
-    has(&v["stats"], &[
-        "clang_ms", "lowering_ms", "encoding_ms", "houdini_ms", "solving_ms", "total_ms", "verifier_calls", "solver_calls", "houdini_rounds",
-    ]);
+    has(
+        &v["stats"],
+        &[
+            "clang_ms",
+            "lowering_ms",
+            "encoding_ms",
+            "houdini_ms",
+            "solving_ms",
+            "total_ms",
+            "verifier_calls",
+            "solver_calls",
+            "houdini_rounds",
+        ],
+    );
     for k in v["kernels"].as_array().unwrap() {
         has(k, &["kernel", "status", "reason", "bound", "defects"]);
         for d in k["defects"].as_array().unwrap() {
@@ -80,7 +99,12 @@ fn bounded_is_not_verified() {
     // The text says so too: the summary line does not count it as verified.
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["verify", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "k.cu"]).output().unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["verify", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "k.cu"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("finished with 0 verified, 0 errors, 1 bounded"), "{text}");
     assert!(text.contains("not a proof"), "{text}");
@@ -190,7 +214,10 @@ fn unknown_with_its_reason() {
     let (code, v) = cuda(src, &[]);
     assert_eq!((code, status(&v)), (6, "unknown"));
     let reason = v["reason"].as_str().unwrap();
-    assert!(reason.contains("the invariants of the loop at k.cu:2:") && reason.contains("cannot be evaluated on entry to the loop"), "{reason}");
+    assert!(
+        reason.contains("the invariants of the loop at k.cu:2:") && reason.contains("cannot be evaluated on entry to the loop"),
+        "{reason}"
+    );
     assert_eq!(v["kernels"][0]["reason"], reason);
 }
 
@@ -262,7 +289,11 @@ fn repair_and_audit_summaries() {
     assert_eq!((code, v["status"].as_str()), (0, Some("repaired")), "{v:#}");
     assert_eq!(v["applicability"], "safe");
     let c = &v["changes"][0];
-    assert_eq!((c["kind"].as_str(), c["line"].as_u64(), c["barrier"].as_str()), (Some("insert"), Some(3), Some("__syncthreads();")), "{v:#}");
+    assert_eq!(
+        (c["kind"].as_str(), c["line"].as_u64(), c["barrier"].as_str()),
+        (Some("insert"), Some(3), Some("__syncthreads();")),
+        "{v:#}"
+    );
     assert_eq!(c["applicability"], "safe", "{v:#}");
     assert!(v["patch"].as_str().unwrap().contains("+  __syncthreads();"), "{v:#}");
     // Bounded: said so, and not safe.

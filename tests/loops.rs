@@ -63,7 +63,8 @@ fn tiled_matrix_multiplication() {
 fn predicates_after_a_cut_loop() {
     let d = tempfile::tempdir().unwrap();
     let launch = ["--blockDim=64", "--gridDim=1"];
-    let race_after = "__global__ void k(int *A, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) A[i] += 1;\n  A[n] = threadIdx.x;\n}\n";
+    let race_after =
+        "__global__ void k(int *A, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) A[i] += 1;\n  A[n] = threadIdx.x;\n}\n";
     std::fs::write(d.path().join("after.cu"), race_after).unwrap();
     let (code, out) = verify(d.path(), "after.cu", &launch);
     assert_eq!(code, 6, "{out}");
@@ -88,7 +89,8 @@ fn predicates_after_a_cut_loop() {
 fn stats_survive_a_timeout() {
     let d = tempfile::tempdir().unwrap();
     let text = data("tiled_matmul.cu");
-    let missing = text.replacen("      Csub += As[ty][k] * Bs[k][tx];\n    __syncthreads();\n", "      Csub += As[ty][k] * Bs[k][tx];\n", 1);
+    let missing =
+        text.replacen("      Csub += As[ty][k] * Bs[k][tx];\n    __syncthreads();\n", "      Csub += As[ty][k] * Bs[k][tx];\n", 1);
     assert_ne!(missing, text);
     std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
     let out = Command::cargo_bin("syncfix")
@@ -134,7 +136,12 @@ fn a_repair_lists_its_verifier_calls_and_reuses_their_answers() {
     assert_eq!(json["stats"]["sites_encoded"], json["stats"]["barrier_variables"], "{json}");
     assert_eq!(json["stats"]["encodings"], 1, "{json}");
     // Text: one line per call under --stats.
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"]).output().unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["repair", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("syncfix: stats: verifier call ")).count(), calls.len(), "{stderr}");
 }
@@ -160,7 +167,12 @@ fn sites_in_a_loop_without_barriers_are_encoded_when_a_candidate_needs_them() {
     assert!(json["stats"]["encodings"].as_u64().unwrap() >= 2, "{json}");
     // The patch: a barrier between the write and the read, and one before the next
     // iteration's write.
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).args(["repair", "--blockDim=64", "--gridDim=1", "k.cu"]).output().unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["repair", "--blockDim=64", "--gridDim=1", "k.cu"])
+        .output()
+        .unwrap();
     let diff = String::from_utf8_lossy(&out.stdout);
     assert_eq!(diff.matches("+    __syncthreads();").count(), 2, "{diff}");
 }
@@ -169,7 +181,12 @@ fn sites_in_a_loop_without_barriers_are_encoded_when_a_candidate_needs_them() {
 /// its report, the repair having succeeded (exit 0).
 fn repair_json(dir: &std::path::Path, src: &str) -> serde_json::Value {
     std::fs::write(dir.join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"]).output().unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(dir)
+        .args(["repair", "--blockDim=64", "--gridDim=1", "--format=json", "k.cu"])
+        .output()
+        .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{json}");
     json

@@ -25,7 +25,11 @@ fn session(kernel: &Path, expect: &str) -> String {
         .output()
         .expect("nvim (Debian's neovim; the README's test command installs it)");
     let report = std::fs::read_to_string(&result).unwrap_or_default();
-    assert!(out.status.success() && report.ends_with("OK\n"), "the Neovim session failed:\n{report}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && report.ends_with("OK\n"),
+        "the Neovim session failed:\n{report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     report
 }
 
@@ -40,8 +44,14 @@ fn neovim_shows_the_race_and_applies_the_quick_fix() {
     .unwrap();
     let report = session(&kernel, "fix");
     println!("{report}");
-    assert!(report.lines().any(|l| l.starts_with("diagnostic 4:") && l.contains(" race on A[") && l.contains("by thread")), "the race at its second access:\n{report}");
-    assert!(report.lines().any(|l| l.starts_with("related 3:") && l.contains("by thread")), "the first access is related information:\n{report}");
+    assert!(
+        report.lines().any(|l| l.starts_with("diagnostic 4:") && l.contains(" race on A[") && l.contains("by thread")),
+        "the race at its second access:\n{report}"
+    );
+    assert!(
+        report.lines().any(|l| l.starts_with("related 3:") && l.contains("by thread")),
+        "the first access is related information:\n{report}"
+    );
     // Each access's whole expression is underlined: the store's lvalue `A[threadIdx.x]`
     // (clang's column is its `=`), the load's `A[threadIdx.x + 1]`.
     assert!(report.lines().any(|l| l == "extent 4:3-4:17"), "the store's range:\n{report}");
@@ -60,7 +70,10 @@ fn neovim_shows_what_to_add_without_a_launch_configuration() {
     let kernel = dir.path().join("k.cu");
     std::fs::write(&kernel, "__global__ void k(int *A) { A[threadIdx.x] = 0; }\n").unwrap();
     let report = session(&kernel, "none");
-    assert!(report.contains("diagnostic 1:1 syncfix: no launch configuration: add a comment line `//--blockDim=64 --gridDim=1`"), "{report}");
+    assert!(
+        report.contains("diagnostic 1:1 syncfix: no launch configuration: add a comment line `//--blockDim=64 --gridDim=1`"),
+        "{report}"
+    );
     // A syncfix.toml beside the file is the other place for it.
     std::fs::write(dir.path().join("syncfix.toml"), "flags = \"--blockDim=64 --gridDim=1\"\n").unwrap();
     std::fs::write(&kernel, "__global__ void k(int *A) { A[0] = threadIdx.x; }\n").unwrap();

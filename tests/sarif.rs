@@ -27,8 +27,9 @@ fn validator() -> jsonschema::Validator {
 /// the schema.
 fn sarif(v: &jsonschema::Validator, dir: &Path, args: &[&str]) -> (i32, Value) {
     let out: Output = Command::new(BIN).args(args).arg("--format=sarif").current_dir(dir).output().unwrap();
-    let log: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}):\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{args:?}: stdout is not JSON ({e}):\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
     let errors: Vec<String> = v.iter_errors(&log).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "{args:?}: not valid SARIF 2.1.0:\n{}\n{log:#}", errors.join("\n"));
     let code = out.status.code().unwrap();
@@ -106,7 +107,13 @@ fn every_testsuite_kernel_gives_valid_sarif_that_says_what_the_text_says() {
             let tmp = tempfile::tempdir().unwrap();
             std::fs::write(tmp.path().join(file), &fixed).unwrap();
             let out = Command::new(BIN).args(args("verify")).current_dir(tmp.path()).output().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}: the SARIF fix does not verify:\n{fixed}\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}: the SARIF fix does not verify:\n{fixed}\n{}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
             repaired += 1;
         } else {
             assert_eq!(results(&log)[0]["ruleId"], "unrepairable", "{}: exit {code}\n{log:#}", dir.display());

@@ -81,11 +81,7 @@ fn check(path: &Path) -> datatest_stable::Result<()> {
     // The patch applies and the patched kernel verifies.
     let tmp = tempfile::tempdir()?;
     std::fs::copy(path, tmp.path().join(file))?;
-    let mut p = Command::new("patch")
-        .args(["-p1", "--quiet"])
-        .current_dir(tmp.path())
-        .stdin(std::process::Stdio::piped())
-        .spawn()?;
+    let mut p = Command::new("patch").args(["-p1", "--quiet"]).current_dir(tmp.path()).stdin(std::process::Stdio::piped()).spawn()?;
     std::io::Write::write_all(p.stdin.as_mut().ok_or("patch stdin")?, stdout.as_bytes())?;
     if !p.wait()?.success() {
         return Err("patch -p1 rejected the diff".into());

@@ -10,12 +10,9 @@ use std::path::Path;
 /// Runs syncfix with syncfix's own stand-ins for the toolkit's headers (`--no-cuda-toolkit`,
 /// whatever is installed; `tests/cuda_toolkit.rs` tests a real toolkit).
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).arg(args[0]).arg("--no-cuda-toolkit").args(&args[1..]).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out =
+        Command::cargo_bin("syncfix").unwrap().current_dir(dir).arg(args[0]).arg("--no-cuda-toolkit").args(&args[1..]).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn write(dir: &Path, name: &str, text: &str) {
@@ -161,7 +158,11 @@ fn a_dim3_set_field_by_field_gives_the_launch() {
 fn a_launch_in_a_users_header_names_the_header() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "launch.h", "// the host side\n\nvoid run(int *a) {\n  k<<<4, 64>>>(a);\n}\n");
-    write(d.path(), "f.cu", "__global__ void k(int *a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n#include \"launch.h\"\nint main() { run(0); }\n");
+    write(
+        d.path(),
+        "f.cu",
+        "__global__ void k(int *a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n#include \"launch.h\"\nint main() { run(0); }\n",
+    );
     let (code, out, err) = run(d.path(), &["verify", "f.cu"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("blockDim=64, gridDim=4 taken from the launch at ") && err.contains("launch.h:4"), "{err}");
@@ -216,7 +217,13 @@ fn host_code_in_a_users_header_is_left_out_with_a_note() {
     assert!(err.contains("the field graph::IDs"), "{err}");
     assert_eq!(std::fs::read_to_string(d.path().join("util.h")).unwrap(), header);
     // A kernel that takes the class whose field was left out: its layout is not the user's.
-    write(d.path(), "dev.cu", &text.replace("__global__ void k(int *a) { a[threadIdx.x] = 1; }", "__global__ void k(graph g) { g.R[threadIdx.x] = 1; }").replace("k<<<1, 32>>>(g.R)", "k<<<1, 32>>>(g)"));
+    write(
+        d.path(),
+        "dev.cu",
+        &text
+            .replace("__global__ void k(int *a) { a[threadIdx.x] = 1; }", "__global__ void k(graph g) { g.R[threadIdx.x] = 1; }")
+            .replace("k<<<1, 32>>>(g.R)", "k<<<1, 32>>>(g)"),
+    );
     let (code, out, err) = run(d.path(), &["verify", "dev.cu"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("device code uses `graph`"), "{err}");
@@ -265,7 +272,11 @@ fn an_opencl_kernel_defined_in_an_included_header_under_if() {
     let d = tempfile::tempdir().unwrap();
     // The layout of several AMD SDK kernels of GPUVerify's benchmark set: the file sets a
     // macro and includes the header that defines the kernels under `#if`.
-    write(d.path(), "common.h", "#if mykernel == 1\n__kernel void k(__global int *a) { a[get_global_id(0)] = a[get_global_id(0) + 1]; }\n#endif\n");
+    write(
+        d.path(),
+        "common.h",
+        "#if mykernel == 1\n__kernel void k(__global int *a) { a[get_global_id(0)] = a[get_global_id(0) + 1]; }\n#endif\n",
+    );
     write(d.path(), "sub/kernel.cl", "#define mykernel 1\n#include \"../common.h\"\n");
     let (code, out, err) = run(d.path(), &["verify", "--local_size=64", "--num_groups=4", "sub/kernel.cl"]);
     assert_eq!(code, 6, "{out}{err}");

@@ -1,7 +1,9 @@
 //! `syncfix repair` and `syncfix audit`: GPURepair's repair and the barrier audit.
 
 use crate::args::{AuditArgs, CommonArgs, Format, RepairArgs};
-use crate::output::{diff_path, fail_repair_like, say_patch_dir, file_name, print_findings, print_patch, print_repair, print_stats, TIMEOUT_HINT};
+use crate::output::{
+    diff_path, fail_repair_like, file_name, print_findings, print_patch, print_repair, print_stats, say_patch_dir, TIMEOUT_HINT,
+};
 use crate::setup::setup;
 use crate::stop;
 use std::path::Path;
@@ -118,11 +120,11 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
         match &report.status {
             RepairStatus::NoChange => {
                 eprintln!(
-                "syncfix: {}: no barrier can be removed: the kernel needs each one the audit may remove{} (barriers that carry \
+                    "syncfix: {}: no barrier can be removed: the kernel needs each one the audit may remove{} (barriers that carry \
                  barrier invariants, and warp and tile barriers, are kept as written)",
-                file_name(&file),
-                bound(report.bounded)
-            );
+                    file_name(&file),
+                    bound(report.bounded)
+                );
                 exit::SUCCESS
             }
             RepairStatus::Repaired => {
@@ -160,7 +162,10 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
             }
             RepairStatus::NotVerified => {
                 print_findings(&report.findings, lang, &file);
-                eprintln!("syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it", file_name(&file));
+                eprintln!(
+                    "syncfix: {}: the kernel does not verify, so its barriers are not audited; `syncfix repair` fixes it",
+                    file_name(&file)
+                );
                 exit::NOT_ALL_VERIFIED
             }
             RepairStatus::Unknown(reason) => {
@@ -207,12 +212,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
     if !matches!(report.status, RepairStatus::Repaired) && report.patched.is_some() {
         let repaired: Vec<String> =
             report.kernels.iter().filter(|k| matches!(k.status, RepairStatus::Repaired)).map(|k| format!("`{}`", k.kernel)).collect();
-        let failed: Vec<String> = report
-            .kernels
-            .iter()
-            .filter(|k| !k.status.succeeded())
-            .map(|k| format!("`{}`", k.kernel))
-            .collect();
+        let failed: Vec<String> = report.kernels.iter().filter(|k| !k.status.succeeded()).map(|k| format!("`{}`", k.kernel)).collect();
         // A fix that --apply leaves unapplied (6) changes nothing here: the file is not
         // repaired as a whole anyway, and its exit code says so below.
         match write_fix(a, &report, &text, encoding, &mut patch) {
@@ -235,10 +235,9 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
         match &report.status {
             RepairStatus::NoChange => {
                 match report.bounded {
-                    Some(n) => eprintln!(
-                        "syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)",
-                        file_name(&file)
-                    ),
+                    Some(n) => {
+                        eprintln!("syncfix: {}: no change: no error found up to {n} loop iterations (not a proof)", file_name(&file))
+                    }
                     None => eprintln!(
                         "syncfix: {}: no change needed: the kernel verifies (`syncfix audit` finds the barriers it does not need)",
                         file_name(&file)
@@ -295,7 +294,13 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
 /// when it is safe and proved (or `--unsafe-fixes`, `--bounded-fixes`). Err: the exit code of a
 /// failed write, or 6 when `--apply` was asked and the fix is not applied (the file keeps its
 /// defect).
-fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encoding: syncfix::Encoding, patch: &mut Option<String>) -> Result<(), u8> {
+fn write_fix(
+    a: &RepairArgs,
+    report: &syncfix::RepairReport,
+    text: &str,
+    encoding: syncfix::Encoding,
+    patch: &mut Option<String>,
+) -> Result<(), u8> {
     let c = &a.common;
     let file = c.file.display().to_string();
     let Some(patched) = &report.patched else { return Ok(()) };
@@ -334,7 +339,10 @@ fn write_fix(a: &RepairArgs, report: &syncfix::RepairReport, text: &str, encodin
     }
     if !a.bounded_fixes {
         if let Some(why) = report.bounded_reason() {
-            eprintln!("syncfix: warning: {} not rewritten: the fix is not proved: {why}; add --bounded-fixes to apply it", c.file.display());
+            eprintln!(
+                "syncfix: warning: {} not rewritten: the fix is not proved: {why}; add --bounded-fixes to apply it",
+                c.file.display()
+            );
             // The file on disk still has its defect: a script must not take this for a repair.
             return Err(exit::NOT_ALL_VERIFIED);
         }

@@ -32,15 +32,8 @@ pub fn apply_edits(source: &str, edits: &[Edit]) -> Result<String, FixError> {
 pub(crate) fn sorted_checked(source: &str, edits: &[Edit]) -> Result<Vec<usize>, FixError> {
     for e in edits {
         let r = e.range;
-        if r.start > r.end
-            || r.end > source.len()
-            || !source.is_char_boundary(r.start)
-            || !source.is_char_boundary(r.end)
-        {
-            return Err(FixError::EditOutOfBounds {
-                range: r,
-                len: source.len(),
-            });
+        if r.start > r.end || r.end > source.len() || !source.is_char_boundary(r.start) || !source.is_char_boundary(r.end) {
+            return Err(FixError::EditOutOfBounds { range: r, len: source.len() });
         }
     }
     let mut order: Vec<usize> = (0..edits.len()).collect();
@@ -52,19 +45,13 @@ pub(crate) fn sorted_checked(source: &str, edits: &[Edit]) -> Result<Vec<usize>,
         let r = edits[i].range;
         if let Some(f) = furthest {
             if r.start < edits[f].range.end {
-                return Err(FixError::Overlap {
-                    first: edits[f].range,
-                    second: r,
-                });
+                return Err(FixError::Overlap { first: edits[f].range, second: r });
             }
         }
         if let Some(p) = prev {
             let pr = edits[p].range;
             if pr == r && r.start == r.end {
-                return Err(FixError::Overlap {
-                    first: pr,
-                    second: r,
-                });
+                return Err(FixError::Overlap { first: pr, second: r });
             }
         }
         let reaches_further = match furthest {
@@ -102,35 +89,18 @@ mod tests {
 
     #[test]
     fn rejects_overlaps() {
-        let overlap =
-            |edits: &[Edit]| matches!(apply_edits("abcdef", edits), Err(FixError::Overlap { .. }));
+        let overlap = |edits: &[Edit]| matches!(apply_edits("abcdef", edits), Err(FixError::Overlap { .. }));
         assert!(overlap(&[Edit::deletion(r(1, 3)), Edit::deletion(r(2, 4))]));
-        assert!(overlap(&[
-            Edit::deletion(r(0, 6)),
-            Edit::deletion(r(2, 3)),
-            Edit::deletion(r(4, 5))
-        ]));
+        assert!(overlap(&[Edit::deletion(r(0, 6)), Edit::deletion(r(2, 3)), Edit::deletion(r(4, 5))]));
         assert!(overlap(&[Edit::deletion(r(1, 3)), Edit::insertion(2, "x")]));
         assert!(overlap(&[Edit::insertion(2, "x"), Edit::insertion(2, "y")]));
-        assert!(overlap(&[
-            Edit::deletion(r(1, 3)),
-            Edit::replacement(r(1, 3), "y")
-        ]));
-        assert!(!overlap(&[
-            Edit::deletion(r(1, 3)),
-            Edit::deletion(r(3, 4)),
-            Edit::insertion(1, "x")
-        ]));
+        assert!(overlap(&[Edit::deletion(r(1, 3)), Edit::replacement(r(1, 3), "y")]));
+        assert!(!overlap(&[Edit::deletion(r(1, 3)), Edit::deletion(r(3, 4)), Edit::insertion(1, "x")]));
     }
 
     #[test]
     fn rejects_bad_ranges() {
-        let bad = |e: Edit| {
-            matches!(
-                apply_edits("aé", &[e]),
-                Err(FixError::EditOutOfBounds { .. })
-            )
-        };
+        let bad = |e: Edit| matches!(apply_edits("aé", &[e]), Err(FixError::EditOutOfBounds { .. }));
         assert!(bad(Edit::deletion(r(2, 1))));
         assert!(bad(Edit::deletion(r(0, 4))));
         assert!(bad(Edit::insertion(2, "x"))); // inside `é`

@@ -58,18 +58,13 @@ pub fn build_fix(source: &str, stmts: &StmtTable, changes: &[Change]) -> Result<
     }
     for (&id, p) in &plans {
         let braced_split = !p.splits.is_empty() && !p.stmt.sole_body && in_switch_body(stmts, id);
-        let name = names
-            .iter()
-            .find(|(s, _)| *s == id)
-            .map(|(_, n)| n.as_str());
+        let name = names.iter().find(|(s, _)| *s == id).map(|(_, n)| n.as_str());
         if let (Some(copy), Some((_, d, s))) = (p.copy, step_names.iter().find(|(s, _, _)| *s == id)) {
             emit_steps(Text { source, nl, stmts }, p, copy, (d, s), &mut pieces);
         }
         emit(Text { source, nl, stmts }, id, p, name, braced_split, &mut pieces);
     }
-    let grid = plans
-        .values()
-        .any(|p| p.inserts.iter().chain(&p.splits).chain(p.steps.values().flatten()).any(|b| b.is_grid()));
+    let grid = plans.values().any(|p| p.inserts.iter().chain(&p.splits).chain(p.steps.values().flatten()).any(|b| b.is_grid()));
     if grid {
         if let Some((at, text)) = layout::cooperative_groups_include(source, nl) {
             pieces.insert(at, Key::INCLUDE, text);
@@ -116,18 +111,11 @@ struct Plan<'a> {
 }
 
 /// Groups `changes` by statement (in id order) and checks that each fits its statement.
-fn plan<'a>(
-    source: &str,
-    stmts: &'a StmtTable,
-    changes: &[Change],
-) -> Result<BTreeMap<StmtId, Plan<'a>>, FixError> {
+fn plan<'a>(source: &str, stmts: &'a StmtTable, changes: &[Change]) -> Result<BTreeMap<StmtId, Plan<'a>>, FixError> {
     let mut plans: BTreeMap<StmtId, Plan<'a>> = BTreeMap::new();
     for &change in changes {
         let id = change.stmt();
-        let stmt = stmts
-            .stmts
-            .get(id)
-            .ok_or(FixError::UnknownStmt { stmt: id })?;
+        let stmt = stmts.stmts.get(id).ok_or(FixError::UnknownStmt { stmt: id })?;
         check_range(source, id, stmt.range)?;
         let p = plans.entry(id).or_insert_with(|| Plan {
             stmt,
@@ -141,11 +129,7 @@ fn plan<'a>(
             steps: BTreeMap::new(),
             copy: None,
         });
-        let misfit = |reason: &str| FixError::DoesNotFit {
-            stmt: id,
-            change,
-            reason: reason.to_string(),
-        };
+        let misfit = |reason: &str| FixError::DoesNotFit { stmt: id, change, reason: reason.to_string() };
         match change {
             Change::Insert { barrier, .. } => push_unique(&mut p.inserts, barrier),
             Change::InsertWait { barrier, .. } => {
@@ -163,22 +147,13 @@ fn plan<'a>(
                 }
             }
             Change::InsertSplit { barrier, .. } => {
-                let split = stmt
-                    .split
-                    .as_ref()
-                    .ok_or_else(|| misfit("the statement has no split"))?;
+                let split = stmt.split.as_ref().ok_or_else(|| misfit("the statement has no split"))?;
                 check_range(source, id, split.rhs)?;
                 if split.rhs.start == split.rhs.end || !stmt.range.contains_range(&split.rhs) {
-                    return Err(misfit(
-                        "the split's right-hand side is not inside the statement",
-                    ));
+                    return Err(misfit("the split's right-hand side is not inside the statement"));
                 }
-                let ty = layout::temp_type(&split.rhs_type).ok_or_else(|| {
-                    misfit(&format!(
-                        "cannot declare a temporary of type `{}`",
-                        split.rhs_type
-                    ))
-                })?;
+                let ty = layout::temp_type(&split.rhs_type)
+                    .ok_or_else(|| misfit(&format!("cannot declare a temporary of type `{}`", split.rhs_type)))?;
                 if let Some(rmw) = &split.rmw {
                     check_range(source, id, rmw.expr)?;
                     let operand_ok = rmw.operand.is_none_or(|o| rmw.expr.contains_range(&o) && o.start >= split.rhs.end);
@@ -249,18 +224,12 @@ fn push_unique(v: &mut Vec<BarrierText>, b: BarrierText) {
 }
 
 pub(crate) fn check_range(source: &str, stmt: StmtId, range: TextRange) -> Result<(), FixError> {
-    let ok = range.start <= range.end
-        && range.end <= source.len()
-        && source.is_char_boundary(range.start)
-        && source.is_char_boundary(range.end);
+    let ok =
+        range.start <= range.end && range.end <= source.len() && source.is_char_boundary(range.start) && source.is_char_boundary(range.end);
     if ok {
         Ok(())
     } else {
-        Err(FixError::BadRange {
-            stmt,
-            range,
-            len: source.len(),
-        })
+        Err(FixError::BadRange { stmt, range, len: source.len() })
     }
 }
 
@@ -298,10 +267,7 @@ fn emit_steps(text: Text<'_>, p: &Plan<'_>, copy: &CopyCall, names: (&str, &str)
         let at = |base: &str| if from == 0 { base.to_string() } else { format!("{base} + {from}") };
         format!("{f}({}, {}, {count});", at(d), at(s))
     };
-    let mut lines = vec![
-        format!("char *{d} = (char *)({});", t(copy.dst)),
-        format!("const char *{s} = (const char *)({});", t(copy.src)),
-    ];
+    let mut lines = vec![format!("char *{d} = (char *)({});", t(copy.dst)), format!("const char *{s} = (const char *)({});", t(copy.src))];
     let mut from = 0u32;
     for (&to, barriers) in &p.steps {
         lines.push(call(from, (to - from).to_string()));
@@ -353,39 +319,19 @@ struct Key {
 }
 
 impl Key {
-    const INCLUDE: Key = Key {
-        class: 0,
-        extent: 0,
-        depth: 0,
-        id: 0,
-    };
+    const INCLUDE: Key = Key { class: 0, extent: 0, depth: 0, id: 0 };
 
     /// A copy call's event declaration: last, just before the call.
-    const BIND: Key = Key {
-        class: 3,
-        extent: 0,
-        depth: 0,
-        id: 0,
-    };
+    const BIND: Key = Key { class: 3, extent: 0, depth: 0, id: 0 };
 
     fn close(stmts: &StmtTable, id: StmtId) -> Key {
         let s = &stmts.stmts[id];
-        Key {
-            class: 1,
-            extent: usize::MAX - s.range.start,
-            depth: usize::MAX - depth(stmts, id),
-            id: id.index(),
-        }
+        Key { class: 1, extent: usize::MAX - s.range.start, depth: usize::MAX - depth(stmts, id), id: id.index() }
     }
 
     fn open(stmts: &StmtTable, id: StmtId) -> Key {
         let s = &stmts.stmts[id];
-        Key {
-            class: 2,
-            extent: usize::MAX - s.range.end,
-            depth: depth(stmts, id),
-            id: id.index(),
-        }
+        Key { class: 2, extent: usize::MAX - s.range.end, depth: depth(stmts, id), id: id.index() }
     }
 }
 
@@ -436,10 +382,7 @@ impl Pieces {
         edits.retain(|e| source.get(e.range.start..e.range.end) != Some(e.replacement.as_str()));
         let order = sorted_checked(source, &edits)?;
         let mut slots: Vec<Option<Edit>> = edits.into_iter().map(Some).collect();
-        Ok(order
-            .into_iter()
-            .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-            .collect())
+        Ok(order.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)).collect())
     }
 }
 
@@ -452,11 +395,7 @@ fn merge_deletions(source: &str, mut edits: Vec<Edit>) -> Vec<Edit> {
         let mut merged: Vec<Edit> = Vec::with_capacity(edits.len());
         for e in edits {
             match merged.last_mut() {
-                Some(last)
-                    if last.replacement.is_empty()
-                        && e.replacement.is_empty()
-                        && e.range.start < last.range.end =>
-                {
+                Some(last) if last.replacement.is_empty() && e.replacement.is_empty() && e.range.start < last.range.end => {
                     last.range.end = last.range.end.max(e.range.end);
                 }
                 _ => merged.push(e),
@@ -552,26 +491,14 @@ fn emit(text: Text<'_>, id: StmtId, p: &Plan<'_>, name: Option<&str>, braced_spl
         return;
     }
     if braced {
-        out.insert(
-            r.start,
-            Key::open(stmts, id),
-            format!("{{ {} ", items.join(" ")),
-        );
+        out.insert(r.start, Key::open(stmts, id), format!("{{ {} ", items.join(" ")));
         out.insert(r.end, Key::close(stmts, id), " }".to_string());
     } else if let Some((line_start, indent)) = own_line {
         let block: String = items.iter().map(|i| format!("{indent}{i}{nl}")).collect();
         out.insert(line_start, Key::open(stmts, id), block);
     } else {
-        let lead = if layout::glued_to_previous(source, r.start) {
-            " "
-        } else {
-            ""
-        };
-        out.insert(
-            r.start,
-            Key::open(stmts, id),
-            format!("{lead}{} ", items.join(" ")),
-        );
+        let lead = if layout::glued_to_previous(source, r.start) { " " } else { "" };
+        out.insert(r.start, Key::open(stmts, id), format!("{lead}{} ", items.join(" ")));
     }
 }
 

@@ -111,10 +111,7 @@ mod tests {
     fn one_hunk_with_context() {
         let old = "1\n2\n3\n4\n5\n6\n7\n8\n";
         let new = "1\n2\n3\n4\nX\n5\n6\n7\n8\n";
-        assert_eq!(
-            unified_diff(old, new, "./k.cu"),
-            "--- a/k.cu\n+++ b/k.cu\n@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+X\n 5\n 6\n 7\n"
-        );
+        assert_eq!(unified_diff(old, new, "./k.cu"), "--- a/k.cu\n+++ b/k.cu\n@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+X\n 5\n 6\n 7\n");
     }
 
     #[test]
@@ -123,9 +120,6 @@ mod tests {
             unified_diff("a\nb", "a\nc", "k.cl"),
             "--- a/k.cl\n+++ b/k.cl\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
         );
-        assert_eq!(
-            unified_diff("a", "a\n", "k.cl"),
-            "--- a/k.cl\n+++ b/k.cl\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n"
-        );
+        assert_eq!(unified_diff("a", "a\n", "k.cl"), "--- a/k.cl\n+++ b/k.cl\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n");
     }
 }

@@ -17,10 +17,7 @@ fn is_ident(c: u8) -> bool {
 
 /// The offset of the start of the line containing `offset`.
 pub(crate) fn line_start(src: &str, offset: usize) -> usize {
-    src.as_bytes()[..offset]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |i| i + 1)
+    src.as_bytes()[..offset].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1)
 }
 
 /// The indentation before `offset` when only spaces and tabs stand between the start of its
@@ -56,10 +53,7 @@ pub(crate) fn whole_lines(src: &str, range: TextRange) -> Option<TextRange> {
     }
     match bytes.get(end) {
         None => Some(TextRange { start, end }),
-        Some(b'\n') => Some(TextRange {
-            start,
-            end: end + 1,
-        }),
+        Some(b'\n') => Some(TextRange { start, end: end + 1 }),
         Some(_) => None,
     }
 }
@@ -73,16 +67,7 @@ pub(crate) fn inline_deletion(src: &str, range: TextRange) -> TextRange {
     while end < bytes.len() && is_blank(bytes[end]) {
         end += 1;
     }
-    TextRange {
-        start: trim_trailing_blanks(
-            src,
-            TextRange {
-                start: range.start,
-                end,
-            },
-        ),
-        end,
-    }
+    TextRange { start: trim_trailing_blanks(src, TextRange { start: range.start, end }), end }
 }
 
 /// The start of deletion `range` extended back over the spaces and tabs before it when it
@@ -461,14 +446,8 @@ mod tests {
         assert_eq!(t("__local int").as_deref(), Some("int"));
         assert_eq!(t("unsigned int const").as_deref(), Some("unsigned int"));
         assert_eq!(t("const int *").as_deref(), Some("const int *"));
-        assert_eq!(
-            t("__global float *const").as_deref(),
-            Some("__global float *")
-        );
-        assert_eq!(
-            t("__attribute__((address_space(3))) int").as_deref(),
-            Some("int")
-        );
+        assert_eq!(t("__global float *const").as_deref(), Some("__global float *"));
+        assert_eq!(t("__attribute__((address_space(3))) int").as_deref(), Some("int"));
         assert_eq!(t("constexpr_t").as_deref(), Some("constexpr_t"));
         assert_eq!(t("int (*)(int)"), None);
         assert_eq!(t("int [4]"), None);
@@ -479,34 +458,15 @@ mod tests {
     fn include_position() {
         let nl = "\n";
         let line = "#include <cooperative_groups.h>\n".to_string();
-        assert_eq!(
-            cooperative_groups_include("__global__ void k() {}\n", nl),
-            Some((0, line.clone()))
-        );
-        let src =
-            "#include <cuda.h>\n#ifdef X\n#include <x.h>\n#endif\n/*\n#include <y.h>\n*/\nint a;\n";
+        assert_eq!(cooperative_groups_include("__global__ void k() {}\n", nl), Some((0, line.clone())));
+        let src = "#include <cuda.h>\n#ifdef X\n#include <x.h>\n#endif\n/*\n#include <y.h>\n*/\nint a;\n";
         let after_cuda = "#include <cuda.h>\n".len();
-        assert_eq!(
-            cooperative_groups_include(src, nl),
-            Some((after_cuda, line.clone()))
-        );
-        assert_eq!(
-            cooperative_groups_include("#include \"a.h\"", nl),
-            Some((14, "\n#include <cooperative_groups.h>".into()))
-        );
+        assert_eq!(cooperative_groups_include(src, nl), Some((after_cuda, line.clone())));
+        assert_eq!(cooperative_groups_include("#include \"a.h\"", nl), Some((14, "\n#include <cooperative_groups.h>".into())));
         // After a leading comment block (line comments, then a block comment).
         let head = "// licence\n// more\n/* a\n   b */\n\n__global__ void k() {}\n";
-        assert_eq!(
-            cooperative_groups_include(head, nl),
-            Some(("// licence\n// more\n/* a\n   b */\n".len(), line.clone()))
-        );
-        assert_eq!(
-            cooperative_groups_include("#ifdef G\n# include <cooperative_groups.h>\n#endif\n", nl),
-            None
-        );
-        assert_eq!(
-            cooperative_groups_include("#include \"cooperative_groups.h\"\n", nl),
-            None
-        );
+        assert_eq!(cooperative_groups_include(head, nl), Some(("// licence\n// more\n/* a\n   b */\n".len(), line.clone())));
+        assert_eq!(cooperative_groups_include("#ifdef G\n# include <cooperative_groups.h>\n#endif\n", nl), None);
+        assert_eq!(cooperative_groups_include("#include \"cooperative_groups.h\"\n", nl), None);
     }
 }

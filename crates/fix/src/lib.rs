@@ -183,26 +183,17 @@ pub struct Edit {
 impl Edit {
     /// Insert `text` at byte offset `at`.
     pub fn insertion(at: usize, text: impl Into<String>) -> Edit {
-        Edit {
-            range: TextRange { start: at, end: at },
-            replacement: text.into(),
-        }
+        Edit { range: TextRange { start: at, end: at }, replacement: text.into() }
     }
 
     /// Replace the bytes `range` by `text`.
     pub fn replacement(range: TextRange, text: impl Into<String>) -> Edit {
-        Edit {
-            range,
-            replacement: text.into(),
-        }
+        Edit { range, replacement: text.into() }
     }
 
     /// Delete the bytes `range`.
     pub fn deletion(range: TextRange) -> Edit {
-        Edit {
-            range,
-            replacement: String::new(),
-        }
+        Edit { range, replacement: String::new() }
     }
 }
 

@@ -23,8 +23,8 @@
 //! as an assignment). What changes is only where the barrier stands; whether the result is free
 //! of races and divergence is for the verifier to say, on the patched text.
 
-use crate::layout::{fresh_name, indent_unit, indentation, line_indentation, line_start, newline, whole_lines, words};
 use crate::build::check_range;
+use crate::layout::{fresh_name, indent_unit, indentation, line_indentation, line_start, newline, whole_lines, words};
 use crate::{Edit, FixError};
 use std::collections::HashSet;
 use syncfix_kir::{StmtId, StmtKind, StmtTable, TextRange};
@@ -147,9 +147,7 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
     let saved = (moved && !(branch.repeatable && stable(&branch.names))).then(|| fresh_name(src, "cond"));
     let cond_ref = saved.clone().unwrap_or_else(|| cond_text.clone());
     // The `if` head with the condition as it is referred to.
-    let head = |from: usize, to: usize| -> String {
-        format!("{}{}{}", &src[from..branch.cond.start], cond_ref, &src[branch.cond.end..to])
-    };
+    let head = |from: usize, to: usize| -> String { format!("{}{}{}", &src[from..branch.cond.start], cond_ref, &src[branch.cond.end..to]) };
     let negated = match &saved {
         Some(n) => format!("!{n}"),
         None => format!("!({cond_text})"),
@@ -178,7 +176,11 @@ pub fn split_conditional(source: &str, stmts: &StmtTable, at: StmtId, hoist: boo
         (false, false) => {}
         (true, false) => {
             // Only the `then` arm is left of the first half.
-            let then_end = branch.then_arm.and_then(|t| stmts.stmts.get(t)).map(|t| t.range.end).ok_or_else(|| no("the `then` arm is not recorded"))?;
+            let then_end = branch
+                .then_arm
+                .and_then(|t| stmts.stmts.get(t))
+                .map(|t| t.range.end)
+                .ok_or_else(|| no("the `then` arm is not recorded"))?;
             parts.push(head(range_start, then_end));
         }
     }
@@ -331,7 +333,8 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
             cur = l;
         }
     }
-    let (siblings, pos, r_pos) = found.ok_or_else(|| no("no early `return` stands before it in its block or before a loop that holds it"))?;
+    let (siblings, pos, r_pos) =
+        found.ok_or_else(|| no("no early `return` stands before it in its block or before a loop that holds it"))?;
     let block_end = siblings.last().and_then(|&l| stmts.stmts.get(l)).map_or(s.range.end, |l| l.range.end);
     let r_id = siblings[r_pos];
     let r = get(r_id)?;
@@ -342,7 +345,9 @@ pub fn delay_return(source: &str, stmts: &StmtTable, at: StmtId, hoist: bool) ->
     if !hoist && !past_loop && first.is_empty() {
         return Err(no("no statement stands between the early return and it"));
     }
-    let (Some(r_lines), Some((_, ind)), Some(_)) = (whole_lines(src, r.range), indentation(src, r.range.start), indentation(src, t.range.start)) else {
+    let (Some(r_lines), Some((_, ind)), Some(_)) =
+        (whole_lines(src, r.range), indentation(src, r.range.start), indentation(src, t.range.start))
+    else {
         return Err(no("the statements do not stand on lines of their own"));
     };
     let t_lines = whole_lines(src, t.range);
@@ -516,7 +521,10 @@ impl GuardCx<'_> {
                 continue;
             }
             if holds_barrier {
-                return Err(format!("`{}` holds a barrier that the threads that returned early would skip", one_line(&src[st.range.start..st.range.end])));
+                return Err(format!(
+                    "`{}` holds a barrier that the threads that returned early would skip",
+                    one_line(&src[st.range.start..st.range.end])
+                ));
             }
             run.push(k);
         }
@@ -536,7 +544,10 @@ impl GuardCx<'_> {
         let text = &self.src[st.range.start..st.range.end];
         let known = |w: &str| self.control.contains(w) || w.starts_with(|c: char| c.is_ascii_digit()) || SCALAR_TYPE_WORDS.contains(&w);
         if text.contains(['[', '(', '*', '&']) || text.contains("->") || !words(text).iter().all(|w| known(w)) {
-            return Err(format!("`{}` changes a variable of the loop's header, and the threads that returned early would skip it", one_line(text)));
+            return Err(format!(
+                "`{}` changes a variable of the loop's header, and the threads that returned early would skip it",
+                one_line(text)
+            ));
         }
         Ok(true)
     }

@@ -51,10 +51,7 @@ fn lines(n: usize) -> String {
 fn header_and_hunk() {
     let old = "a\nb\nc\n";
     let new = "a\nX\nb\nc\n";
-    assert_eq!(
-        unified_diff(old, new, "src/k.cu"),
-        "--- a/src/k.cu\n+++ b/src/k.cu\n@@ -1,3 +1,4 @@\n a\n+X\n b\n c\n"
-    );
+    assert_eq!(unified_diff(old, new, "src/k.cu"), "--- a/src/k.cu\n+++ b/src/k.cu\n@@ -1,3 +1,4 @@\n a\n+X\n b\n c\n");
 }
 
 #[test]
@@ -68,9 +65,7 @@ fn insertion_in_the_middle_at_the_start_and_at_the_end() {
 #[test]
 fn hunks_far_apart() {
     let old = lines(40);
-    let new = old
-        .replace("line 3\n", "")
-        .replace("line 30\n", "line 30\n  __syncthreads();\n");
+    let new = old.replace("line 3\n", "").replace("line 30\n", "line 30\n  __syncthreads();\n");
     let diff = unified_diff(&old, &new, "k.cu");
     assert_eq!(diff.matches("\n@@ ").count(), 2, "{diff}");
     round_trip(&old, &new, "k.cu");
@@ -87,11 +82,7 @@ fn missing_newline_at_end_of_file() {
 
 #[test]
 fn crlf_and_subdirectories() {
-    round_trip(
-        "{\r\n  a;\r\n}\r\n",
-        "{\r\n  __syncthreads();\r\n  a;\r\n}\r\n",
-        "kernels/scan/kernel.cu",
-    );
+    round_trip("{\r\n  a;\r\n}\r\n", "{\r\n  __syncthreads();\r\n  a;\r\n}\r\n", "kernels/scan/kernel.cu");
 }
 
 #[test]
@@ -99,22 +90,12 @@ fn a_whole_fix_round_trips() {
     let src = "#include <cuda.h>\n\n__global__ void k(int *A) {\n  __syncthreads();\n  A[threadIdx.x] = A[threadIdx.x + 1];\n  if (threadIdx.x == 0) A[0] = 0;\n}\n";
     let mut k = Kernel::new(src);
     let bar = k.barrier("__syncthreads();");
-    let s = k.split(
-        "A[threadIdx.x] = A[threadIdx.x + 1];",
-        "A[threadIdx.x + 1]",
-        "int",
-    );
+    let s = k.split("A[threadIdx.x] = A[threadIdx.x + 1];", "A[threadIdx.x + 1]", "int");
     let sole = k.sole("A[0] = 0;");
     let changes = [
         Change::Remove { stmt: bar },
-        Change::InsertSplit {
-            stmt: s,
-            barrier: CudaBlock,
-        },
-        Change::Insert {
-            stmt: sole,
-            barrier: CudaGrid,
-        },
+        Change::InsertSplit { stmt: s, barrier: CudaBlock },
+        Change::Insert { stmt: sole, barrier: CudaGrid },
     ];
     let fix = build_fix(&k.src, &k.table, &changes).unwrap();
     let new = apply_edits(&k.src, &fix.edits).unwrap();
@@ -136,12 +117,7 @@ fn git_applies_at_a_repository_root() {
     // `git apply` inside a repository resolves paths from its root; check that too.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let ok = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(root)
-        .status()
-        .unwrap()
-        .success();
+    let ok = Command::new("git").args(["init", "-q"]).current_dir(root).status().unwrap().success();
     assert!(ok);
     let old = lines(5);
     let new = old.replace("line 2\n", "line 2\n__syncthreads();\n");
@@ -149,30 +125,11 @@ fn git_applies_at_a_repository_root() {
     std::fs::write(root.join("dir/k.cu"), &old).unwrap();
     let patch = root.join("fix.diff");
     std::fs::write(&patch, unified_diff(&old, &new, "dir/k.cu")).unwrap();
-    let out = Command::new("git")
-        .args(["apply", "--check", "fix.diff"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new("git")
-        .args(["apply", "fix.diff"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        std::fs::read_to_string(Path::new(root).join("dir/k.cu")).unwrap(),
-        new
-    );
+    let out = Command::new("git").args(["apply", "--check", "fix.diff"]).current_dir(root).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("git").args(["apply", "fix.diff"]).current_dir(root).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(Path::new(root).join("dir/k.cu")).unwrap(), new);
 }
 
 /// A path with spaces and non-ASCII letters (issue 27): GNU patch reads the header's name up

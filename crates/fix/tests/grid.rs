@@ -7,10 +7,7 @@ use common::Kernel;
 use syncfix_fix::{Applicability, BarrierText::*, Change};
 
 fn grid(stmt: syncfix_kir::StmtId) -> Change {
-    Change::Insert {
-        stmt,
-        barrier: CudaGrid,
-    }
+    Change::Insert { stmt, barrier: CudaGrid }
 }
 
 #[test]
@@ -22,11 +19,7 @@ fn include_goes_after_the_last_top_level_include() {
     let fix = k.build(&[grid(s)]).unwrap();
     assert_eq!(fix.applicability, Applicability::DisplayOnly);
     assert_eq!(fix.notes.len(), 1);
-    assert!(
-        fix.notes[0].contains("`scan`") && fix.notes[0].contains("cudaLaunchCooperativeKernel"),
-        "{:?}",
-        fix.notes
-    );
+    assert!(fix.notes[0].contains("`scan`") && fix.notes[0].contains("cudaLaunchCooperativeKernel"), "{:?}", fix.notes);
     assert_eq!(
         k.fix(&[grid(s)]),
         "#include <cuda.h>\n#include \"util.h\"\n#include <cooperative_groups.h>\n#ifdef DEBUG\n#include <stdio.h>\n#endif\n\n__global__ void scan(int *A) {\n  cooperative_groups::this_grid().sync();\n  A[0] = 1;\n}\n"
@@ -67,21 +60,13 @@ fn existing_include_is_kept() {
 fn one_include_and_one_note_per_kernel() {
     let src = "#include <cuda.h>\n__global__ void a(int *A) {\n  A[0] = 1;\n  A[1] = 1;\n}\n__global__ void b(int *A) {\n  A[2] = 1;\n}\n";
     let mut k = Kernel::new(src);
-    let (a0, a1, b0) = (
-        k.stmt("A[0] = 1;"),
-        k.stmt("A[1] = 1;"),
-        k.stmt("A[2] = 1;"),
-    );
+    let (a0, a1, b0) = (k.stmt("A[0] = 1;"), k.stmt("A[1] = 1;"), k.stmt("A[2] = 1;"));
     k.set_function(a0, "a");
     k.set_function(a1, "a");
     k.set_function(b0, "b");
     let fix = k.build(&[grid(b0), grid(a1), grid(a0)]).unwrap();
     assert_eq!(fix.notes.len(), 2);
-    assert!(
-        fix.notes[0].contains("`a`") && fix.notes[1].contains("`b`"),
-        "{:?}",
-        fix.notes
-    );
+    assert!(fix.notes[0].contains("`a`") && fix.notes[1].contains("`b`"), "{:?}", fix.notes);
     let out = k.fix(&[grid(b0), grid(a1), grid(a0)]);
     assert_eq!(out.matches("#include <cooperative_groups.h>").count(), 1);
     assert_eq!(out.matches("this_grid().sync();").count(), 3);
@@ -92,12 +77,7 @@ fn grid_split_is_display_only() {
     let mut k = Kernel::new("#include <cuda.h>");
     k.src.push_str("\n{ A[t] = A[t + 1]; }");
     let s = k.split("A[t] = A[t + 1];", "A[t + 1]", "int");
-    let fix = k
-        .build(&[Change::InsertSplit {
-            stmt: s,
-            barrier: CudaGrid,
-        }])
-        .unwrap();
+    let fix = k.build(&[Change::InsertSplit { stmt: s, barrier: CudaGrid }]).unwrap();
     assert_eq!(fix.applicability, Applicability::DisplayOnly);
     assert_eq!(fix.notes.len(), 1);
 }
@@ -118,12 +98,7 @@ fn include_after_a_last_line_without_newline() {
 fn block_barriers_only_are_safe() {
     let mut k = Kernel::new("{ A[0] = 1; }");
     let s = k.stmt("A[0] = 1;");
-    let fix = k
-        .build(&[Change::Insert {
-            stmt: s,
-            barrier: OpenClBlock,
-        }])
-        .unwrap();
+    let fix = k.build(&[Change::Insert { stmt: s, barrier: OpenClBlock }]).unwrap();
     assert_eq!(fix.applicability, Applicability::Safe);
     assert!(fix.notes.is_empty());
 }

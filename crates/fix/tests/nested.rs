@@ -7,10 +7,7 @@ use syncfix_fix::{apply_edits, build_fix, Applicability, BarrierText::*, Change,
 use syncfix_kir::{EntityRef, StmtId, StmtKind, TextRange};
 
 fn insert(stmt: StmtId) -> Change {
-    Change::Insert {
-        stmt,
-        barrier: CudaBlock,
-    }
+    Change::Insert { stmt, barrier: CudaBlock }
 }
 
 fn remove(stmt: StmtId) -> Change {
@@ -22,23 +19,14 @@ fn insert_before_an_if_and_remove_in_its_body() {
     let src = "{\n  if (c) {\n    __syncthreads();\n    A[t] = 1;\n  }\n}\n";
     let mut k = Kernel::new(src);
     let body = "{\n    __syncthreads();\n    A[t] = 1;\n  }";
-    let iff = k.add_range(
-        StmtKind::If,
-        TextRange {
-            start: k.range("if (c)").start,
-            end: k.range(body).end,
-        },
-    );
+    let iff = k.add_range(StmtKind::If, TextRange { start: k.range("if (c)").start, end: k.range(body).end });
     let block = k.add_range(StmtKind::Compound, k.range(body));
     let bar = k.barrier("__syncthreads();");
     k.set_parent(block, iff);
     k.set_parent(bar, block);
     let fix = k.build(&[remove(bar), insert(iff)]).unwrap();
     assert_eq!(fix.applicability, Applicability::Unsafe);
-    assert_eq!(
-        apply_edits(&k.src, &fix.edits).unwrap(),
-        "{\n  __syncthreads();\n  if (c) {\n    A[t] = 1;\n  }\n}\n"
-    );
+    assert_eq!(apply_edits(&k.src, &fix.edits).unwrap(), "{\n  __syncthreads();\n  if (c) {\n    A[t] = 1;\n  }\n}\n");
 }
 
 #[test]
@@ -47,10 +35,7 @@ fn insert_before_an_if_and_at_its_sole_body() {
     let iff = k.add_nth(StmtKind::If, "if (c) A[t] = 1;", 0);
     let body = k.sole("A[t] = 1;");
     k.set_parent(body, iff);
-    assert_eq!(
-        k.fix(&[insert(body), insert(iff)]),
-        "{ __syncthreads(); if (c) { __syncthreads(); A[t] = 1; } }"
-    );
+    assert_eq!(k.fix(&[insert(body), insert(iff)]), "{ __syncthreads(); if (c) { __syncthreads(); A[t] = 1; } }");
 }
 
 #[test]
@@ -74,10 +59,7 @@ fn else_if_chain() {
     k.table.stmts[inner].sole_body = true;
     let y = k.sole("y = 2;");
     k.set_parent(y, inner);
-    assert_eq!(
-        k.fix(&[insert(inner), insert(y)]),
-        "if (a) x = 1; else { __syncthreads(); if (b) { __syncthreads(); y = 2; } }"
-    );
+    assert_eq!(k.fix(&[insert(inner), insert(y)]), "if (a) x = 1; else { __syncthreads(); if (b) { __syncthreads(); y = 2; } }");
 }
 
 #[test]
@@ -86,13 +68,7 @@ fn remove_before_an_insert_inline() {
     let bar = k.barrier("__syncthreads();");
     let b = k.stmt("b;");
     assert_eq!(
-        k.fix(&[
-            remove(bar),
-            Change::Insert {
-                stmt: b,
-                barrier: CudaGrid
-            }
-        ]),
+        k.fix(&[remove(bar), Change::Insert { stmt: b, barrier: CudaGrid }]),
         "#include <cooperative_groups.h>\n{ a; cooperative_groups::this_grid().sync(); b; }"
     );
 }
@@ -102,10 +78,7 @@ fn remove_before_an_insert_on_their_own_lines() {
     let mut k = Kernel::new("{\n  __syncthreads();\n  b = 1;\n}\n");
     let bar = k.barrier("__syncthreads();");
     let b = k.stmt("b = 1;");
-    assert_eq!(
-        k.fix(&[insert(b), remove(bar)]),
-        "{\n  __syncthreads();\n  b = 1;\n}\n"
-    );
+    assert_eq!(k.fix(&[insert(b), remove(bar)]), "{\n  __syncthreads();\n  b = 1;\n}\n");
 }
 
 #[test]
@@ -113,10 +86,7 @@ fn sole_body_closing_next_to_a_removal() {
     let mut k = Kernel::new("  if (c) a = 1; __syncthreads();\n");
     let a = k.sole("a = 1;");
     let bar = k.barrier("__syncthreads();");
-    assert_eq!(
-        k.fix(&[remove(bar), insert(a)]),
-        "  if (c) { __syncthreads(); a = 1; }\n"
-    );
+    assert_eq!(k.fix(&[remove(bar), insert(a)]), "  if (c) { __syncthreads(); a = 1; }\n");
 }
 
 #[test]
@@ -126,15 +96,7 @@ fn a_change_inside_a_split_rhs_overlaps() {
     let mut k = Kernel::new("{ x = ({ y = 1; y; }); }");
     let s = k.split("x = ({ y = 1; y; });", "({ y = 1; y; })", "int");
     let y = k.stmt("y = 1;");
-    let err = k
-        .build(&[
-            Change::InsertSplit {
-                stmt: s,
-                barrier: CudaBlock,
-            },
-            insert(y),
-        ])
-        .unwrap_err();
+    let err = k.build(&[Change::InsertSplit { stmt: s, barrier: CudaBlock }, insert(y)]).unwrap_err();
     assert!(matches!(err, FixError::Overlap { .. }), "{err}");
 }
 
@@ -143,14 +105,8 @@ fn unknown_statement() {
     let mut k = Kernel::new("{ a = 1; }");
     k.stmt("a = 1;");
     let ghost = StmtId::new(7);
-    assert_eq!(
-        k.build(&[insert(ghost)]),
-        Err(FixError::UnknownStmt { stmt: ghost })
-    );
-    assert_eq!(
-        k.build(&[remove(ghost)]),
-        Err(FixError::UnknownStmt { stmt: ghost })
-    );
+    assert_eq!(k.build(&[insert(ghost)]), Err(FixError::UnknownStmt { stmt: ghost }));
+    assert_eq!(k.build(&[remove(ghost)]), Err(FixError::UnknownStmt { stmt: ghost }));
 }
 
 #[test]
@@ -181,47 +137,19 @@ fn never_panics() {
                 st.parent = (flags & 2 != 0).then_some(s); // a cycle
                 if flags & 4 != 0 {
                     st.barrier_call = Some(syncfix_kir::BarrierCall::Removable);
-                    st.split = Some(syncfix_kir::Split {
-                        rhs: TextRange {
-                            start: start + 1,
-                            end,
-                        },
-                        rhs_type: "int".into(),
-                        rmw: None,
-                    });
+                    st.split = Some(syncfix_kir::Split { rhs: TextRange { start: start + 1, end }, rhs_type: "int".into(), rmw: None });
                 }
                 for b in barriers {
                     let sets = [
                         vec![insert(s)],
-                        vec![Change::InsertSplit {
-                            stmt: s,
-                            barrier: b,
-                        }],
+                        vec![Change::InsertSplit { stmt: s, barrier: b }],
                         vec![remove(s)],
-                        vec![
-                            remove(s),
-                            Change::Insert {
-                                stmt: s,
-                                barrier: b,
-                            },
-                        ],
-                        vec![
-                            Change::Insert {
-                                stmt: s,
-                                barrier: b,
-                            },
-                            Change::InsertSplit {
-                                stmt: s,
-                                barrier: b,
-                            },
-                        ],
+                        vec![remove(s), Change::Insert { stmt: s, barrier: b }],
+                        vec![Change::Insert { stmt: s, barrier: b }, Change::InsertSplit { stmt: s, barrier: b }],
                     ];
                     for changes in sets {
                         if let Ok(fix) = build_fix(src, &k.table, &changes) {
-                            assert!(
-                                apply_edits(src, &fix.edits).is_ok(),
-                                "{start}..{end} {flags} {changes:?}"
-                            );
+                            assert!(apply_edits(src, &fix.edits).is_ok(), "{start}..{end} {flags} {changes:?}");
                         }
                     }
                 }

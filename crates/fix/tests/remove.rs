@@ -37,10 +37,7 @@ fn own_line_removal_takes_the_whole_line() {
     let src = "__kernel void k() {\n  a = 1;\n  barrier(CLK_LOCAL_MEM_FENCE);   \n  b = 2;\n}\n";
     let mut k = Kernel::new(src);
     let s = k.barrier("barrier(CLK_LOCAL_MEM_FENCE);");
-    assert_eq!(
-        k.fix(&[remove(s)]),
-        "__kernel void k() {\n  a = 1;\n  b = 2;\n}\n"
-    );
+    assert_eq!(k.fix(&[remove(s)]), "__kernel void k() {\n  a = 1;\n  b = 2;\n}\n");
 }
 
 #[test]
@@ -59,70 +56,45 @@ fn own_line_removal_of_the_last_line_without_newline() {
 
 #[test]
 fn sole_body_removal_leaves_an_empty_block() {
-    let mut k = Kernel::new(
-        "if (c) __syncthreads();\nif (d) __syncthreads(); else x;\nfor (;;)\n  __syncthreads();\n",
-    );
-    let ids: Vec<_> = (0..3)
-        .map(|n| k.barrier_nth("__syncthreads();", n))
-        .collect();
+    let mut k = Kernel::new("if (c) __syncthreads();\nif (d) __syncthreads(); else x;\nfor (;;)\n  __syncthreads();\n");
+    let ids: Vec<_> = (0..3).map(|n| k.barrier_nth("__syncthreads();", n)).collect();
     for &id in &ids {
         k.table.stmts[id].sole_body = true;
     }
     let changes: Vec<Change> = ids.iter().map(|&s| remove(s)).collect();
-    assert_eq!(
-        k.fix(&changes),
-        "if (c) {}\nif (d) {} else x;\nfor (;;)\n  {}\n"
-    );
+    assert_eq!(k.fix(&changes), "if (c) {}\nif (d) {} else x;\nfor (;;)\n  {}\n");
 }
 
 #[test]
 fn adjacent_removals_merge() {
-    let mut k = Kernel::new(
-        "{ a; __syncthreads(); __syncthreads(); b; }\n  a; __syncthreads(); __syncthreads();\n",
-    );
-    let ids: Vec<_> = (0..4)
-        .map(|n| k.barrier_nth("__syncthreads();", n))
-        .collect();
+    let mut k = Kernel::new("{ a; __syncthreads(); __syncthreads(); b; }\n  a; __syncthreads(); __syncthreads();\n");
+    let ids: Vec<_> = (0..4).map(|n| k.barrier_nth("__syncthreads();", n)).collect();
     let changes: Vec<Change> = ids.iter().map(|&s| remove(s)).collect();
     assert_eq!(k.fix(&changes), "{ a; b; }\n  a;\n");
 }
 
 #[test]
 fn inline_removals_that_fill_a_line_take_the_line() {
-    let mut k =
-        Kernel::new("{\n  __syncthreads(); __syncthreads();\r\n  a;\n\n  __syncthreads();\n\n}\n");
-    let changes: Vec<Change> = (0..3)
-        .map(|n| remove(k.barrier_nth("__syncthreads();", n)))
-        .collect();
+    let mut k = Kernel::new("{\n  __syncthreads(); __syncthreads();\r\n  a;\n\n  __syncthreads();\n\n}\n");
+    let changes: Vec<Change> = (0..3).map(|n| remove(k.barrier_nth("__syncthreads();", n))).collect();
     assert_eq!(k.fix(&changes), "{\n  a;\n\n\n}\n");
 }
 
 #[test]
 fn consecutive_own_line_removals() {
     let mut k = Kernel::new("{\n  __syncthreads();\n  __syncthreads();\n}\n");
-    let changes = [
-        remove(k.barrier_nth("__syncthreads();", 1)),
-        remove(k.barrier_nth("__syncthreads();", 0)),
-    ];
+    let changes = [remove(k.barrier_nth("__syncthreads();", 1)), remove(k.barrier_nth("__syncthreads();", 0))];
     assert_eq!(k.fix(&changes), "{\n}\n");
 }
 
 #[test]
 fn remove_and_insert_on_one_statement_replace_the_barrier() {
-    let mut k = Kernel::new(
-        "#include <cooperative_groups.h>\n{\n  __syncthreads();\n  if (c) __syncthreads();\n}\n",
-    );
+    let mut k = Kernel::new("#include <cooperative_groups.h>\n{\n  __syncthreads();\n  if (c) __syncthreads();\n}\n");
     let own = k.barrier_nth("__syncthreads();", 0);
     let sole = k.barrier_nth("__syncthreads();", 1);
     k.table.stmts[sole].sole_body = true;
-    let grid = |stmt| Change::Insert {
-        stmt,
-        barrier: CudaGrid,
-    };
-    let block = |stmt| Change::Insert {
-        stmt,
-        barrier: CudaBlock,
-    };
+    let grid = |stmt| Change::Insert { stmt, barrier: CudaGrid };
+    let block = |stmt| Change::Insert { stmt, barrier: CudaBlock };
     let fix = k.build(&[remove(own), grid(own)]).unwrap();
     assert_eq!(fix.applicability, Applicability::DisplayOnly);
     assert_eq!(
@@ -134,11 +106,7 @@ fn remove_and_insert_on_one_statement_replace_the_barrier() {
         "#include <cooperative_groups.h>\n{\n  __syncthreads();\n  cooperative_groups::this_grid().sync();\n  if (c) { __syncthreads(); cooperative_groups::this_grid().sync(); }\n}\n"
     );
     // Replacing a barrier by itself changes nothing.
-    assert!(k
-        .build(&[remove(own), block(own)])
-        .unwrap()
-        .edits
-        .is_empty());
+    assert!(k.build(&[remove(own), block(own)]).unwrap().edits.is_empty());
 }
 
 #[test]
@@ -146,17 +114,8 @@ fn removal_of_a_statement_that_is_not_a_barrier() {
     let mut k = Kernel::new("{ a = 1; __syncthreads(); }");
     let s = k.stmt("a = 1;");
     let b = k.barrier("__syncthreads();");
-    k.table.stmts[b].split = Some(syncfix_kir::Split {
-        rhs: k.range("__syncthreads()"),
-        rhs_type: "void".into(),
-        rmw: None,
-    });
+    k.table.stmts[b].split = Some(syncfix_kir::Split { rhs: k.range("__syncthreads()"), rhs_type: "void".into(), rmw: None });
     assert!(matches!(k.build(&[remove(s)]), Err(FixError::DoesNotFit { stmt, .. }) if stmt == s));
-    let split = Change::InsertSplit {
-        stmt: b,
-        barrier: CudaBlock,
-    };
-    assert!(
-        matches!(k.build(&[remove(b), split]), Err(FixError::DoesNotFit { stmt, .. }) if stmt == b)
-    );
+    let split = Change::InsertSplit { stmt: b, barrier: CudaBlock };
+    assert!(matches!(k.build(&[remove(b), split]), Err(FixError::DoesNotFit { stmt, .. }) if stmt == b));
 }

@@ -42,8 +42,8 @@ mod launch;
 pub(crate) mod scan;
 mod stmts;
 
-pub use launch::LaunchSite;
 use json::{desugared_type, inner, kind, loc_in_main, qual_type, str_field};
+pub use launch::LaunchSite;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use syncfix_kir::{StmtTable, TextRange};
@@ -193,9 +193,7 @@ pub fn parse_ast(json: &str, main_file: &str, source: &str) -> Result<AstInfo, A
             .stack_size(READER_STACK)
             .spawn_scoped(s, || read(json, main_file, source))
             .map_err(|e| AstError::Reader(e.to_string()))?;
-        reader
-            .join()
-            .map_err(|_| AstError::Reader("the reader thread panicked".into()))?
+        reader.join().map_err(|_| AstError::Reader("the reader thread panicked".into()))?
     })
 }
 
@@ -217,14 +215,8 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
         host_decls: Vec::new(),
     };
     decls.walk(&tu, false);
-    let mut recorder = stmts::Recorder {
-        text: source,
-        cx: expr::SplitCx {
-            src: source.as_bytes(),
-            locals: &decls.locals,
-        },
-        table: StmtTable::default(),
-    };
+    let mut recorder =
+        stmts::Recorder { text: source, cx: expr::SplitCx { src: source.as_bytes(), locals: &decls.locals }, table: StmtTable::default() };
     // In CUDA (any function carries a CUDA attribute) only device code gets statements:
     // the marker functions are `__device__`, and host code never runs on the GPU.
     for body in &decls.bodies {
@@ -249,13 +241,7 @@ fn read(json: &str, main_file: &str, source: &str) -> Result<AstInfo, AstError> 
     })
 }
 
-const FUNCTION_KINDS: &[&str] = &[
-    "FunctionDecl",
-    "CXXMethodDecl",
-    "CXXConstructorDecl",
-    "CXXDestructorDecl",
-    "CXXConversionDecl",
-];
+const FUNCTION_KINDS: &[&str] = &["FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl", "CXXConversionDecl"];
 
 /// The declaration walk: functions, variables, local variables, bodies to record.
 struct Decls<'v> {
@@ -298,10 +284,9 @@ impl<'v> Decls<'v> {
                             "TemplateTypeParmDecl" | "TemplateTemplateParmDecl" => {
                                 Some((str_field(p, "name").unwrap_or("").to_owned(), None))
                             }
-                            "NonTypeTemplateParmDecl" => Some((
-                                str_field(p, "name").unwrap_or("").to_owned(),
-                                Some(qual_type(p).unwrap_or("int").to_owned()),
-                            )),
+                            "NonTypeTemplateParmDecl" => {
+                                Some((str_field(p, "name").unwrap_or("").to_owned(), Some(qual_type(p).unwrap_or("int").to_owned())))
+                            }
                             _ => None,
                         })
                         .collect();
@@ -420,17 +405,12 @@ impl<'v> Decls<'v> {
         }
         info.in_user_header = body.is_some() && !implicit && !info.in_main && json::loc_in_user_file(f.get("loc"));
         if let Some(b) = body {
-            if let (Some(start), Some(end), false) = (json::begin_of(b, self.src), json::end_of(b, self.src), implicit)
-            {
+            if let (Some(start), Some(end), false) = (json::begin_of(b, self.src), json::end_of(b, self.src), implicit) {
                 if start < end {
                     info.body = Some(TextRange { start, end });
                     // A marker call would make a constexpr function invalid.
                     if record && !constant {
-                        self.bodies.push(Body {
-                            function: name.clone(),
-                            body: b,
-                            device,
-                        });
+                        self.bodies.push(Body { function: name.clone(), body: b, device });
                     }
                 }
             }
@@ -503,9 +483,7 @@ impl<'v> Decls<'v> {
 fn is_automatic(v: &Value) -> bool {
     let ty = qual_type(v).unwrap_or("");
     v.get("storageClass").is_none()
-        && !inner(v)
-            .iter()
-            .any(|a| matches!(kind(a), "CUDASharedAttr" | "CUDAConstantAttr" | "CUDADeviceAttr"))
+        && !inner(v).iter().any(|a| matches!(kind(a), "CUDASharedAttr" | "CUDAConstantAttr" | "CUDADeviceAttr"))
         && !["__local", "__global", "__constant"].iter().any(|q| ty.starts_with(q))
         && !expr::is_reference(ty)
 }

@@ -30,7 +30,11 @@ pub fn key(c: &Constant) -> Option<String> {
     Some(match c {
         Constant::GlobalReference { name, .. } => format!("@{}", crate::llvm::name_str(name)),
         Constant::Int { value, bits } => {
-            let v = if *bits < 64 && *bits > 0 && (*value >> (*bits - 1)) & 1 == 1 { (*value | (u64::MAX << *bits)) as i64 } else { *value as i64 };
+            let v = if *bits < 64 && *bits > 0 && (*value >> (*bits - 1)) & 1 == 1 {
+                (*value | (u64::MAX << *bits)) as i64
+            } else {
+                *value as i64
+            };
             v.to_string()
         }
         Constant::GetElementPtr(g) => {

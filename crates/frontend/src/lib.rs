@@ -16,10 +16,10 @@
 
 pub mod ast;
 pub mod constgep;
-pub mod marks;
 pub mod driver;
 pub mod llvm;
 pub mod lower;
+pub mod marks;
 pub mod names;
 pub mod passes;
 pub mod prelude;

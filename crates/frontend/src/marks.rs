@@ -45,11 +45,7 @@ pub fn needs_braces(stmts: &StmtTable, id: StmtId) -> bool {
     let Some(s) = stmts.stmts.get(id) else { return false };
     let parent_kind = s.parent.and_then(|p| stmts.stmts.get(p)).map(|p| p.kind);
     s.sole_body
-        || (s.kind == StmtKind::Compound
-            && matches!(
-                parent_kind,
-                Some(StmtKind::If | StmtKind::For | StmtKind::While | StmtKind::Do)
-            ))
+        || (s.kind == StmtKind::Compound && matches!(parent_kind, Some(StmtKind::If | StmtKind::For | StmtKind::While | StmtKind::Do)))
 }
 
 /// One piece of inserted text.
@@ -85,9 +81,7 @@ pub enum Skip {
 /// that a statement clang cannot take marked costs sites, never the verification.
 pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId) -> Skip) -> Marked {
     let src = source.as_bytes();
-    let fits = |start: usize, end: usize| {
-        start < end && end <= src.len() && source.is_char_boundary(start) && source.is_char_boundary(end)
-    };
+    let fits = |start: usize, end: usize| start < end && end <= src.len() && source.is_char_boundary(start) && source.is_char_boundary(end);
     let mut ins = Vec::new();
     let mut prev_start = 0;
     for (id, s) in stmts.stmts.iter() {
@@ -98,41 +92,18 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
         }
         // Depth in the statement tree (bounded, in case of a malformed parent chain).
         let depth = stmts.ancestors(id).take(stmts.stmts.len() + 1).count() as i64;
-        let anchor_at = if src[start] == b'#' {
-            scan::prev_token_end(src, if prev_start <= start { prev_start } else { 0 }, start)
-        } else {
-            start
-        };
+        let anchor_at =
+            if src[start] == b'#' { scan::prev_token_end(src, if prev_start <= start { prev_start } else { 0 }, start) } else { start };
         prev_start = start;
         if needs_braces(stmts, id) {
-            ins.push(Insertion {
-                at: anchor_at,
-                phase: 1,
-                order: 2 * depth,
-                text: "{".into(),
-            });
-            ins.push(Insertion {
-                at: end,
-                phase: 0,
-                order: -2 * depth,
-                text: "}".into(),
-            });
+            ins.push(Insertion { at: anchor_at, phase: 1, order: 2 * depth, text: "{".into() });
+            ins.push(Insertion { at: end, phase: 0, order: -2 * depth, text: "}".into() });
         }
         let anchor = format!("__syncfix_anchor({});", id.index());
-        ins.push(Insertion {
-            at: anchor_at,
-            phase: 1,
-            order: 2 * depth + 1,
-            text: anchor,
-        });
+        ins.push(Insertion { at: anchor_at, phase: 1, order: 2 * depth + 1, text: anchor });
         // The end of a loop's braced body: after the closings of the statements inside it.
         if let Some(close) = stmts.loop_body_close(src, id) {
-            ins.push(Insertion {
-                at: close,
-                phase: 0,
-                order: -2 * depth - 1,
-                text: format!("__syncfix_anchor_end({});", id.index()),
-            });
+            ins.push(Insertion { at: close, phase: 0, order: -2 * depth - 1, text: format!("__syncfix_anchor_end({});", id.index()) });
         }
         if let Some(split) = s.split.as_ref().filter(|_| skip == Skip::Nothing) {
             let (a, b) = (split.rhs.start, split.rhs.end);
@@ -197,14 +168,8 @@ pub fn mark_source_except(source: &str, stmts: &StmtTable, skip: &dyn Fn(StmtId)
         insertions.push((i.at, i.text.len()));
     }
     text.push_str(&source[copied..]);
-    let line_starts = std::iter::once(0)
-        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    Marked {
-        text,
-        insertions,
-        line_starts,
-    }
+    let line_starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    Marked { text, insertions, line_starts }
 }
 
 /// The statements whose marks (anchor, braces, split) stand on one of `lines` (1-based lines
@@ -301,11 +266,7 @@ mod tests {
         t.stmts.push(stmt(StmtKind::If, 9, 18, Some(0), true));
         t.stmts.push(stmt(StmtKind::Expr, 16, 18, Some(1), true));
         let mut y = stmt(StmtKind::Expr, 18, 25, None, false);
-        y.split = Some(Split {
-            rhs: TextRange { start: 20, end: 24 },
-            rhs_type: "int".into(),
-            rmw: None,
-        });
+        y.split = Some(Split { rhs: TextRange { start: 20, end: 24 }, rhs_type: "int".into(), rmw: None });
         t.stmts.push(y);
         let m = mark_source(src, &t);
         assert_eq!(

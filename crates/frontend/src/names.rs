@@ -156,8 +156,7 @@ pub fn normalize(name: &str) -> String {
         out.push(c);
         i += 1;
         // A number that does not continue an identifier: drop its `u`/`l` suffix letters.
-        let starts_number = c.is_ascii_digit()
-            && !out[..out.len() - 1].chars().last().is_some_and(|p| p.is_alphanumeric() || p == '_');
+        let starts_number = c.is_ascii_digit() && !out[..out.len() - 1].chars().last().is_some_and(|p| p.is_alphanumeric() || p == '_');
         if starts_number {
             while i < chars.len() && chars[i].is_ascii_digit() {
                 out.push(chars[i]);

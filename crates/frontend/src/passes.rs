@@ -109,7 +109,11 @@ unsafe fn name_inline_asm(module: LLVMModuleRef) {
         }
         let mut len = 0usize;
         let text = LLVMGetInlineAsmAsmString(callee, &mut len);
-        let text = if text.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned() };
+        let text = if text.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned()
+        };
         let fty = LLVMGetCalledFunctionType(i);
         let n = declared.len();
         let g = *declared.entry((text.clone(), fty)).or_insert_with(|| {

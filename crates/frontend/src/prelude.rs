@@ -80,7 +80,11 @@ pub fn headers(language: Language) -> &'static [Header] {
 /// headers are used, and the prelude (the last header) declares only syncfix's markers and
 /// barrier functions and GPUVerify's annotations.
 pub fn toolkit_headers() -> &'static [Header] {
-    &[("syncfix_annotations.h", ANNOTATIONS_H), ("syncfix_host_minmax.h", HOST_MINMAX_H), ("syncfix_cuda_toolkit_prelude.h", CUDA_TOOLKIT_PRELUDE)]
+    &[
+        ("syncfix_annotations.h", ANNOTATIONS_H),
+        ("syncfix_host_minmax.h", HOST_MINMAX_H),
+        ("syncfix_cuda_toolkit_prelude.h", CUDA_TOOLKIT_PRELUDE),
+    ]
 }
 
 /// The toolkit headers that `text` includes before anything else (its leading block of
@@ -306,7 +310,8 @@ mod toolkit_include_tests {
         // 4000 bytes of preludes, 2500 allowed: the oldest that is neither kept nor in use goes
         // (prelude-keep is older, but it is the one this run uses), then the next.
         prune(root.path(), &root.path().join("prelude-keep"), 2500);
-        let left: Vec<bool> = ["prelude-old", "prelude-mid", "prelude-keep", "prelude-new"].iter().map(|n| root.path().join(n).exists()).collect();
+        let left: Vec<bool> =
+            ["prelude-old", "prelude-mid", "prelude-keep", "prelude-new"].iter().map(|n| root.path().join(n).exists()).collect();
         assert_eq!(left, vec![false, false, true, true]);
         assert!(root.path().join("unrelated").exists());
         // One used within the hour stays even over the limit.

@@ -269,18 +269,8 @@ fn pragma_loops_and_attributes() {
     );
     let marked = check_marked(Lang::Cuda, src, &info);
     // The markers of the pragma loops go after the previous token, off the pragma's line.
-    assert!(
-        marked
-            .text
-            .contains("int s = 0;__syncfix_anchor(1);\n  #pragma unroll 4\n"),
-        "{}",
-        marked.text
-    );
-    assert!(
-        marked.text.contains("if (s){__syncfix_anchor(4);\n#pragma unroll\n"),
-        "{}",
-        marked.text
-    );
+    assert!(marked.text.contains("int s = 0;__syncfix_anchor(1);\n  #pragma unroll 4\n"), "{}", marked.text);
+    assert!(marked.text.contains("if (s){__syncfix_anchor(4);\n#pragma unroll\n"), "{}", marked.text);
 }
 
 #[test]
@@ -307,12 +297,8 @@ __global__ void k(int *A, float *F) {
         "#,
     );
     check_marked(Lang::Cuda, src, &info);
-    let main: Vec<_> = info
-        .functions
-        .iter()
-        .filter(|f| f.in_main)
-        .map(|f| (f.name.as_str(), f.mangled_name.as_deref(), f.is_kernel))
-        .collect();
+    let main: Vec<_> =
+        info.functions.iter().filter(|f| f.in_main).map(|f| (f.name.as_str(), f.mangled_name.as_deref(), f.is_kernel)).collect();
     assert_eq!(
         main,
         [
@@ -329,13 +315,7 @@ __global__ void k(int *A, float *F) {
     let k = info.functions.iter().find(|f| f.name == "k").unwrap();
     let body = k.body.unwrap();
     assert!(src[body.start..body.end].starts_with("{\n  S s;") && src[..body.end].ends_with("twice(1);\n}"));
-    assert_eq!(
-        k.params,
-        [
-            ("A".to_owned(), "int *".to_owned()),
-            ("F".to_owned(), "float *".to_owned())
-        ]
-    );
+    assert_eq!(k.params, [("A".to_owned(), "int *".to_owned()), ("F".to_owned(), "float *".to_owned())]);
 }
 
 #[test]
@@ -355,15 +335,7 @@ __global__ void k(int *A) {
     let vars: Vec<_> = info
         .vars
         .iter()
-        .map(|v| {
-            (
-                v.name.as_str(),
-                v.mangled_name.as_deref(),
-                v.qual_type.as_str(),
-                v.function.as_deref(),
-                v.shared,
-            )
-        })
+        .map(|v| (v.name.as_str(), v.mangled_name.as_deref(), v.qual_type.as_str(), v.function.as_deref(), v.shared))
         .filter(|v| ["g", "c", "gs", "tile", "counter", "dynamic", "t"].contains(&v.0))
         .collect();
     assert_eq!(

@@ -66,9 +66,10 @@ pub fn classify(e: FrontendError) -> Check {
         FrontendError::Unsupported { what, loc } => {
             Check::allowed(format!("unsupported: {}", normalize(&what)), format!("{what} (at {loc:?})"))
         }
-        FrontendError::Clang(diags) if diags.contains("marked copy") => {
-            Check::problem(format!("clang rejected the marked copy: {}", clang_signature(diags.lines().skip(1).collect::<Vec<_>>().join("\n").as_str())), diags)
-        }
+        FrontendError::Clang(diags) if diags.contains("marked copy") => Check::problem(
+            format!("clang rejected the marked copy: {}", clang_signature(diags.lines().skip(1).collect::<Vec<_>>().join("\n").as_str())),
+            diags,
+        ),
         FrontendError::Clang(diags) => Check::problem(format!("clang rejected the kernel: {}", clang_signature(&diags)), diags),
         other => Check::problem(format!("front-end error: {}", normalize(&other.to_string())), other.to_string()),
     }

@@ -20,13 +20,7 @@ fn diagnostics_map_back_to_the_original() {
         let out = std::process::Command::new("clang-19")
             .current_dir(dir.path())
             .args(common::clang_args(Lang::Cuda))
-            .args([
-                "-fsyntax-only",
-                "-Wall",
-                "-Wtautological-compare",
-                "-fno-caret-diagnostics",
-                "kernel.cu",
-            ])
+            .args(["-fsyntax-only", "-Wall", "-Wtautological-compare", "-fno-caret-diagnostics", "kernel.cu"])
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -44,10 +38,7 @@ fn diagnostics_map_back_to_the_original() {
     assert_eq!(original, [(2, 37), (3, 50)]);
     let info = ast(Lang::Cuda, src);
     let marked = check_marked(Lang::Cuda, src, &info);
-    let mapped: Vec<_> = warnings(&marked.text)
-        .into_iter()
-        .map(|(l, c)| marked.to_original(l, c))
-        .collect();
+    let mapped: Vec<_> = warnings(&marked.text).into_iter().map(|(l, c)| marked.to_original(l, c)).collect();
     assert_eq!(mapped, original);
 }
 
@@ -81,13 +72,8 @@ fn positions_inside_markers_map_to_the_insertion_point() {
 #[test]
 fn malformed_input_is_an_error() {
     assert!(matches!(parse_ast("{\"kind\": ", "k.cu", ""), Err(AstError::Json(_))));
-    assert!(matches!(
-        parse_ast("[1, 2]", "k.cu", ""),
-        Err(AstError::NotTranslationUnit(_))
-    ));
-    assert!(
-        matches!(parse_ast("{\"kind\":\"FunctionDecl\"}", "k.cu", ""), Err(AstError::NotTranslationUnit(k)) if k == "FunctionDecl")
-    );
+    assert!(matches!(parse_ast("[1, 2]", "k.cu", ""), Err(AstError::NotTranslationUnit(_))));
+    assert!(matches!(parse_ast("{\"kind\":\"FunctionDecl\"}", "k.cu", ""), Err(AstError::NotTranslationUnit(k)) if k == "FunctionDecl"));
     let deep = "[".repeat(30_000);
     assert!(matches!(parse_ast(&deep, "k.cu", ""), Err(AstError::TooDeep { .. })));
     // Nodes of unexpected shapes are skipped, not trusted.
@@ -101,12 +87,9 @@ fn malformed_input_is_an_error() {
                   {"kind":"CaseStmt"}, {"kind":"IfStmt","inner":[]}, 7, "x", null]}]}]}"#;
     let info = parse_ast(odd, "k.cu", "{ x;   ").unwrap();
     assert_eq!(info.stmts.stmts.len(), 0, "the body's `}}` is past the text");
-    let info = parse_ast(
-        odd,
-        "k.cu",
-        "{ x;                                                                                               }",
-    )
-    .unwrap();
+    let info =
+        parse_ast(odd, "k.cu", "{ x;                                                                                               }")
+            .unwrap();
     assert_eq!(info.stmts.stmts.len(), 1);
     assert_eq!(info.functions.len(), 1);
 }
@@ -122,10 +105,7 @@ fn statements_come_from_the_main_file_only() {
     assert!(other.functions.iter().all(|f| !f.in_main && f.body.is_none()));
     // The same input numbers statements the same way.
     let again = parse_ast(&json, "kernel.cu", src).unwrap();
-    assert_eq!(
-        again.stmts.stmts[syncfix_kir::StmtId::from_u32(0)].range.start,
-        src.find("A[0]").unwrap()
-    );
+    assert_eq!(again.stmts.stmts[syncfix_kir::StmtId::from_u32(0)].range.start, src.find("A[0]").unwrap());
     let _ = clang;
 }
 

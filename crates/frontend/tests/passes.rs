@@ -12,7 +12,19 @@ fn bitcode(dir: &Path, language: Language, src: &str) -> std::path::PathBuf {
     prelude::write_headers(dir, prelude::headers(language)).unwrap();
     let inc = dir.join("include");
     let (file, args): (&str, &[&str]) = match language {
-        Language::Cuda => ("k.cu", &["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-include", "syncfix_cuda_prelude.h"]),
+        Language::Cuda => (
+            "k.cu",
+            &[
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "--cuda-gpu-arch=sm_70",
+                "-nocudainc",
+                "-nocudalib",
+                "-include",
+                "syncfix_cuda_prelude.h",
+            ],
+        ),
         Language::OpenCl => ("k.cl", &["-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-include", "syncfix_opencl_prelude.h"]),
     };
     std::fs::write(dir.join(file), src).unwrap();
@@ -41,7 +53,13 @@ fn same_as_opt(language: Language, src: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let bc = bitcode(dir.path(), language, src);
     let ours = syncfix_frontend::passes::clean(&bc).unwrap();
-    let out = Command::new("opt-19").args(["-passes=mem2reg,infer-address-spaces", "-S"]).arg(&bc).arg("-o").arg("-").output().expect("opt-19 runs");
+    let out = Command::new("opt-19")
+        .args(["-passes=mem2reg,infer-address-spaces", "-S"])
+        .arg(&bc)
+        .arg("-o")
+        .arg("-")
+        .output()
+        .expect("opt-19 runs");
     assert!(out.status.success());
     let theirs = String::from_utf8(out.stdout).unwrap();
     let (ours_body, theirs_body) = (body(&ours), body(&theirs));

@@ -32,19 +32,13 @@ fn suite_dir() -> PathBuf {
 fn check_table(table: &StmtTable, src: &str) -> Result<(), String> {
     let mut prev_end_of_parent = std::collections::HashMap::new();
     for (id, s) in table.stmts.iter() {
-        let text = src
-            .get(s.range.start..s.range.end)
-            .ok_or(format!("{id}: range off the text"))?;
+        let text = src.get(s.range.start..s.range.end).ok_or(format!("{id}: range off the text"))?;
         let last = text.trim_end().chars().last();
         let ok = match s.kind {
             StmtKind::Compound => last == Some('}'),
-            StmtKind::Decl
-            | StmtKind::Expr
-            | StmtKind::Return
-            | StmtKind::Break
-            | StmtKind::Continue
-            | StmtKind::Null
-            | StmtKind::Do => last == Some(';'),
+            StmtKind::Decl | StmtKind::Expr | StmtKind::Return | StmtKind::Break | StmtKind::Continue | StmtKind::Null | StmtKind::Do => {
+                last == Some(';')
+            }
             _ => true,
         };
         if !ok {
@@ -90,10 +84,7 @@ fn run(path: &Path, lang: Lang, defines: &[String]) -> Result<Option<usize>, Str
     let orig = SourceFile::new(file, Some(source.clone()));
     let mark = SourceFile::new(file, Some(marked.text.clone()));
     for (id, s) in info.stmts.stmts.iter() {
-        let at = marked
-            .text
-            .find(&format!("__syncfix_anchor({});", id.index()))
-            .ok_or("anchor missing")?;
+        let at = marked.text.find(&format!("__syncfix_anchor({});", id.index())).ok_or("anchor missing")?;
         let (line, col) = mark.line_col(at);
         let back = marked.to_original(line, col);
         let want = orig.line_col(s.range.start);
@@ -126,11 +117,7 @@ fn marked_suite_kernels_compile() {
                 "OpenCL" => Lang::OpenCl,
                 _ => return None,
             };
-            let defines = cols
-                .get(4)?
-                .split_whitespace()
-                .filter(|f| f.starts_with("-D"))
-                .map(String::from);
+            let defines = cols.get(4)?.split_whitespace().filter(|f| f.starts_with("-D")).map(String::from);
             Some((suite.join(cols[0]), lang, defines.collect()))
         })
         .collect();
@@ -174,15 +161,7 @@ fn marked_suite_kernels_compile() {
         compiled[0],
         compiled[1]
     );
-    assert!(
-        failures.is_empty(),
-        "{} kernels fail:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} kernels fail:\n{}", failures.len(), failures.join("\n\n"));
     // The test preludes let this many compile (164 CUDA, 449 OpenCL when written).
-    assert!(
-        compiled[0] >= 160 && compiled[1] >= 440,
-        "too few kernels compile: {compiled:?}"
-    );
+    assert!(compiled[0] >= 160 && compiled[1] >= 440, "too few kernels compile: {compiled:?}");
 }

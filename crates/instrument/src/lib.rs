@@ -37,8 +37,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use syncfix_kir::{
-    Barrier, BarrierOrigin, Cfg, EntityRef, FileId, Fences, Guard, InstKind, Kernel, Language, LogKind, ObjectId, Scope,
-    SecondaryMap, Space, StmtId, StmtKind, TileMask, VarId,
+    Barrier, BarrierOrigin, Cfg, EntityRef, Fences, FileId, Guard, InstKind, Kernel, Language, LogKind, ObjectId, Scope, SecondaryMap,
+    Space, StmtId, StmtKind, TileMask, VarId,
 };
 
 /// How a barrier variable's barrier is printed.
@@ -333,7 +333,12 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     new.push(i);
                     if bar.scope == Scope::Block {
                         if let Some(v) = id_of.get(&(*s, SiteKind::Before, Scope::Grid, FenceSel::All, false)) {
-                            let twin = Barrier { scope: Scope::Grid, fences: Fences::ALL, guard: Guard::Var(*v), origin: BarrierOrigin::Candidate };
+                            let twin = Barrier {
+                                scope: Scope::Grid,
+                                fences: Fences::ALL,
+                                guard: Guard::Var(*v),
+                                origin: BarrierOrigin::Candidate,
+                            };
                             new.push(out.make_inst(b, InstKind::Barrier(twin), 0, inst.span.clone()));
                         }
                     }

@@ -7,8 +7,8 @@
 use crate::entity::BlockId;
 use crate::ir::Kernel;
 use cranelift_entity::SecondaryMap;
-use std::collections::{BTreeSet, BinaryHeap};
 use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// Index of a loop in [`Cfg::loops`].
 pub type LoopId = usize;

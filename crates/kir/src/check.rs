@@ -428,7 +428,9 @@ impl Checker<'_> {
             | InstKind::SpecLoad { ptr, .. }
             | InstKind::Permission { ptr, .. }
             | InstKind::AtomicTaken { ptr, .. } => self.object(b, i, ptr.object),
-            InstKind::LogQuery { object, .. } | InstKind::External { object, .. } | InstKind::AsyncPending { object } => self.object(b, i, *object),
+            InstKind::LogQuery { object, .. } | InstKind::External { object, .. } | InstKind::AsyncPending { object } => {
+                self.object(b, i, *object)
+            }
             InstKind::Snapshot { dst, src } => {
                 self.object(b, i, *dst);
                 self.object(b, i, *src);

@@ -1,8 +1,8 @@
 //! The text form of KIR (`--emit=kir`, `--emit=instrumented`): readable and stable, so it can
 //! be snapshot-tested.
 
-use crate::ir::*;
 use crate::entity::BlockId;
+use crate::ir::*;
 use crate::source::Span;
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -257,11 +257,7 @@ impl Display for Kernel {
             writeln!(f, "{b}:")?;
             for &i in &blk.insts {
                 let inst = &self.insts[i];
-                let line = if inst.width > 0 {
-                    format!("  {i}:i{} = {}", inst.width, inst.kind)
-                } else {
-                    format!("  {}", inst.kind)
-                };
+                let line = if inst.width > 0 { format!("  {i}:i{} = {}", inst.width, inst.kind) } else { format!("  {}", inst.kind) };
                 writeln!(f, "{}", with_span(line, &self.span_text(&inst.span)))?;
             }
             writeln!(f, "{}", with_span(format!("  {}", blk.term), &self.span_text(&blk.term_span)))?;

@@ -187,7 +187,10 @@ pub enum Builtin {
 /// The memory a barrier orders (its fences). CUDA `__syncthreads()` and grid syncs order both.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Fences {
-    Const { local: bool, global: bool },
+    Const {
+        local: bool,
+        global: bool,
+    },
     /// OpenCL `barrier(flags)` with flags computed at run time: bit 0 (`CLK_LOCAL_MEM_FENCE`)
     /// local, bit 1 (`CLK_GLOBAL_MEM_FENCE`) global; evaluated per thread.
     Dynamic(Operand),
@@ -338,74 +341,143 @@ pub struct Anchor {
 #[derive(Clone, PartialEq, Debug)]
 pub enum InstKind {
     /// A scalar kernel parameter: one symbolic value shared by all threads.
-    Param { index: usize },
+    Param {
+        index: usize,
+    },
     Builtin(Builtin),
     /// A value chosen freshly per thread each time it executes (LLVM `undef`, results of
     /// calls we do not model).
     Havoc,
-    Bin { op: BinOp, lhs: Operand, rhs: Operand },
-    Cmp { pred: CmpPred, lhs: Operand, rhs: Operand },
-    Cast { op: CastOp, arg: Operand },
-    Select { cond: Operand, then: Operand, els: Operand },
-    Phi { incoming: Vec<(BlockId, Operand)> },
+    Bin {
+        op: BinOp,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    Cmp {
+        pred: CmpPred,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    Cast {
+        op: CastOp,
+        arg: Operand,
+    },
+    Select {
+        cond: Operand,
+        then: Operand,
+        els: Operand,
+    },
+    Phi {
+        incoming: Vec<(BlockId, Operand)>,
+    },
     /// An uninterpreted floating-point (or math library) function, named by its operation and
     /// widths, e.g. `fadd.f32`, `sqrt.f32`, `fcmp.olt.f32`.
-    Float { func: String, args: Vec<Operand> },
+    Float {
+        func: String,
+        args: Vec<Operand>,
+    },
     /// Read `width` bytes.
-    Load { ptr: Pointer, width: u32 },
+    Load {
+        ptr: Pointer,
+        width: u32,
+    },
     /// Write `width` bytes.
-    Store { ptr: Pointer, value: Operand, width: u32 },
+    Store {
+        ptr: Pointer,
+        value: Operand,
+        width: u32,
+    },
     /// An atomic read-modify-write of `width` bytes; the result is the old value.
-    Atomic { op: AtomicOp, ptr: Pointer, args: Vec<Operand>, width: u32 },
+    Atomic {
+        op: AtomicOp,
+        ptr: Pointer,
+        args: Vec<Operand>,
+        width: u32,
+    },
     Barrier(Barrier),
     Anchor(Anchor),
     /// A check of `cond` by each enabled thread; a `global` one (`__global_assert`,
     /// `__global_invariant`...) is checked whenever either thread of the pair is enabled.
-    Assert { cond: Operand, kind: AssertKind, global: bool },
+    Assert {
+        cond: Operand,
+        kind: AssertKind,
+        global: bool,
+    },
     /// `__requires` of the kernel, `__assume`: executions that violate it are not considered.
-    Assume { cond: Operand },
+    Assume {
+        cond: Operand,
+    },
     /// A candidate invariant or assertion (`__candidate_invariant(e)`): a hint for invariant
     /// inference, not a claim; it is not checked.
-    Candidate { cond: Operand },
+    Candidate {
+        cond: Operand,
+    },
     /// `__enabled()`: whether this thread executes here (width 1).
     Enabled,
     /// `__other_int(e)`: the value of `arg` in the other thread of the pair.
-    Other { arg: Operand },
+    Other {
+        arg: Operand,
+    },
     /// `__old_int(e)`: the value of `arg` where this instruction stands, kept when a
     /// specification is evaluated again elsewhere (a postcondition at a return).
-    Old { arg: Operand },
+    Old {
+        arg: Operand,
+    },
     /// A query on thread 1's race log of `object` (GPUVerify's `__read`, `__write_offset_bytes`...).
-    LogQuery { object: ObjectId, kind: LogKind, query: LogQuery },
+    LogQuery {
+        object: ObjectId,
+        kind: LogKind,
+        query: LogQuery,
+    },
     /// A read made by a specification (an invariant, a postcondition): not an access, so it
     /// is never logged or checked for races (GPUVerify's non-temporal loads).
-    SpecLoad { ptr: Pointer, width: u32 },
+    SpecLoad {
+        ptr: Pointer,
+        width: u32,
+    },
     /// `__read_permission(x)` / `__write_permission(x)`: the thread may read the `width` bytes
     /// at `ptr` in the barrier invariants of this barrier interval as if it had accessed them
     /// (GPUVerify's barrier-invariant access check, Chong et al. OOPSLA 2013). Not an access.
-    Permission { ptr: Pointer, width: u32 },
+    Permission {
+        ptr: Pointer,
+        width: u32,
+    },
     /// The effect of an external (specified) function: `__reads_from(p)` / `__writes_to(p)`.
     /// Thread 1's log of `object` may now hold such an access at any offset (only the
     /// function's postconditions say more); a write leaves the contents arbitrary. Neither
     /// thread's access is checked here (GPUVerify checks only the caller's accesses).
-    External { object: ObjectId, kind: LogKind },
+    External {
+        object: ObjectId,
+        kind: LogKind,
+    },
     /// `__atomic_has_taken_value(p, i, v)`: whether a repetition-free atomic on the cell at
     /// `ptr` (a byte address) has returned `value` to either thread so far (width 1); an
     /// arbitrary Boolean when the object is not repetition-free. The query on GPUVerify's
     /// `used` map of the refined atomic abstraction (NFM 2014 §4.2).
-    AtomicTaken { ptr: Pointer, value: Operand },
+    AtomicTaken {
+        ptr: Pointer,
+        value: Operand,
+    },
     /// `__array_snapshot(dst, src)`: the contents of `dst` become those of `src`, for every
     /// thread that executes it. A ghost copy for specifications: neither object is accessed
     /// (nothing is logged or checked for races).
-    Snapshot { dst: ObjectId, src: ObjectId },
+    Snapshot {
+        dst: ObjectId,
+        src: ObjectId,
+    },
     /// The thread's access just made to `object` is an asynchronous copy's (OpenCL's
     /// `async_work_group_copy`): barriers do not order it until the thread's next
     /// [`InstKind::AsyncWait`].
-    AsyncPending { object: ObjectId },
+    AsyncPending {
+        object: ObjectId,
+    },
     /// `wait_group_events`: the thread's asynchronous copies are complete (it orders nothing
     /// by itself; a barrier after it does). `guard` is [`Guard::Always`] for the user's waits;
     /// the instrumenter's wait-then-barrier candidates (a repair that inserts
     /// `wait_group_events` before a barrier) guard it by their barrier variable.
-    AsyncWait { guard: Guard },
+    AsyncWait {
+        guard: Guard,
+    },
 }
 
 impl InstKind {
@@ -477,8 +549,16 @@ pub struct Inst {
 #[derive(Clone, PartialEq, Debug)]
 pub enum Terminator {
     Br(BlockId),
-    CondBr { cond: Operand, then: BlockId, els: BlockId },
-    Switch { value: Operand, default: BlockId, cases: Vec<(u128, BlockId)> },
+    CondBr {
+        cond: Operand,
+        then: BlockId,
+        els: BlockId,
+    },
+    Switch {
+        value: Operand,
+        default: BlockId,
+        cases: Vec<(u128, BlockId)>,
+    },
     /// The thread leaves the kernel.
     Return,
     /// Executions reaching this point are not considered (LLVM `unreachable`).

@@ -29,6 +29,9 @@ pub use check::{check, check_spans, CheckError};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
 pub use ir::*;
 pub use parse::{parse, parse_all, ParseError};
-pub use source::{BarrierCall, Branch, CopyCall, Loc, LocalDecl, PendingEvent, ReadModifyWrite, SourceFile, Span, Split, Stmt, StmtKind, StmtTable, TextRange};
+pub use source::{
+    BarrierCall, Branch, CopyCall, Loc, LocalDecl, PendingEvent, ReadModifyWrite, SourceFile, Span, Split, Stmt, StmtKind, StmtTable,
+    TextRange,
+};
 
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};

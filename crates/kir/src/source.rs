@@ -283,12 +283,8 @@ impl StmtTable {
         if let Some(p) = st.parent {
             return self.stmts[p].children.clone();
         }
-        let mut v: Vec<(usize, StmtId)> = self
-            .stmts
-            .iter()
-            .filter(|(_, x)| x.parent.is_none() && x.function == st.function)
-            .map(|(i, x)| (x.range.start, i))
-            .collect();
+        let mut v: Vec<(usize, StmtId)> =
+            self.stmts.iter().filter(|(_, x)| x.parent.is_none() && x.function == st.function).map(|(i, x)| (x.range.start, i)).collect();
         v.sort();
         v.into_iter().map(|(_, i)| i).collect()
     }
@@ -466,9 +462,8 @@ fn event_lvalue(text: &str) -> Option<String> {
 /// Whether `text` mentions the identifier `name` as a whole word.
 fn mentions(text: &str, name: &str) -> bool {
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(ident) && !text[i + name.len()..].chars().next().is_some_and(ident)
-    })
+    text.match_indices(name)
+        .any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + name.len()..].chars().next().is_some_and(ident))
 }
 
 #[cfg(test)]

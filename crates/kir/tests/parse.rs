@@ -150,7 +150,10 @@ fn errors_name_the_line_the_column_and_what_was_expected() {
         (&format!("{HEADER}  param 0 n: f32\nblock0:\n  ret\n"), "line 2, column 14: expected `iW` or `ptr objN`, found `f32`"),
         (&format!("{HEADER}  obj0 A: heap elem 4\n"), "line 2, column 8: expected an object name and `: SPACE elem SIZE`, found `A`"),
         (&format!("{HEADER}  obj1 A: global elem 4\n"), "line 2, column 3: expected obj0 (objects are numbered in order from 0)"),
-        (&format!("{HEADER}  obj0 A: constant elem 4 init {{0: 1:i3}}\n"), "line 2, column 36: expected a constant of whole bytes (`7:i32`)"),
+        (
+            &format!("{HEADER}  obj0 A: constant elem 4 init {{0: 1:i3}}\n"),
+            "line 2, column 36: expected a constant of whole bytes (`7:i32`)",
+        ),
         (&format!("{HEADER}  assumption unquoted\n"), "line 2, column 14: expected a quoted string, found `unquoted`"),
         (&format!("{HEADER}  param 0 A: ptr obj2\nblock0:\n  ret\n"), "line 2, column 18: obj2 is not declared"),
         (HEADER, "line 1, column 1: kernel k has no blocks"),
@@ -169,16 +172,34 @@ fn errors_name_the_line_the_column_and_what_was_expected() {
         ("block0:\n  v0:i32 = add 1:i32, -129:i8\n  ret\n", "line 4, column 23: -129 does not fit in i8"),
         ("block0:\n  v0:i32 = add 1:i32, 1:i0\n  ret\n", "line 4, column 25: width i0 is not in i1..i128"),
         ("block0:\n  v0:i32 = add v1, 1:i32\n  ret\n", "line 4, column 16: v1 is not defined (no line `v1:iW = ...`)"),
-        ("block0:\n  v0:i32 = add 1:i64, 1:i64\n  ret\n", "line 4, column 12: 1:i64 is i64, but an operand of the result's width of `v0:i32 = add 1:i64, 1:i64` must be i32"),
-        ("block0:\n  v0:i32 = cmp.eq 1:i32, 2:i32\n  ret\n", "line 4, column 12: `v0:i32 = cmp.eq 1:i32, 2:i32` compares operands of one width and gives an i1"),
+        (
+            "block0:\n  v0:i32 = add 1:i64, 1:i64\n  ret\n",
+            "line 4, column 12: 1:i64 is i64, but an operand of the result's width of `v0:i32 = add 1:i64, 1:i64` must be i32",
+        ),
+        (
+            "block0:\n  v0:i32 = cmp.eq 1:i32, 2:i32\n  ret\n",
+            "line 4, column 12: `v0:i32 = cmp.eq 1:i32, 2:i32` compares operands of one width and gives an i1",
+        ),
         ("block0:\n  v0:i8 = zext 1:i32\n  ret\n", "line 4, column 11: `v0:i8 = zext 1:i32` casts an i32 to an i8"),
-        ("block0:\n  load.4 obj0[0:i64]\n  ret\n", "line 4, column 3: `load.4 obj0[0:i64]` produces a value: write `vN:iW = load.4 obj0[0:i64]`"),
-        ("block0:\n  v0:i32 = load.4 obj0[0:i32]\n  ret\n", "line 4, column 12: 0:i32 is i32, but a byte offset of `v0:i32 = load.4 obj0[0:i32]` must be i64"),
+        (
+            "block0:\n  load.4 obj0[0:i64]\n  ret\n",
+            "line 4, column 3: `load.4 obj0[0:i64]` produces a value: write `vN:iW = load.4 obj0[0:i64]`",
+        ),
+        (
+            "block0:\n  v0:i32 = load.4 obj0[0:i32]\n  ret\n",
+            "line 4, column 12: 0:i32 is i32, but a byte offset of `v0:i32 = load.4 obj0[0:i32]` must be i64",
+        ),
         ("block0:\n  v0:i32 = load.x obj0[0:i64]\n  ret\n", "line 4, column 12: expected a width in bytes after the opcode, found `x`"),
         ("block0:\n  v0:i32 = load.4 obj1[0:i64]\n  ret\n", "line 4, column 19: obj1 is not declared"),
         ("block0:\n  v0:i32 = param 0\n  ret\n", "line 4, column 12: there is no parameter 0"),
-        ("block0:\n  barrier.block fences(local) always\n  ret\n", "line 4, column 31: expected `existing(stmtN)`, `existing(fixed)` or `candidate`, found `always`"),
-        ("block0:\n  barrier.block fences(shared) candidate\n  ret\n", "line 4, column 24: expected `local`, `global` or an operand, found `shared`"),
+        (
+            "block0:\n  barrier.block fences(local) always\n  ret\n",
+            "line 4, column 31: expected `existing(stmtN)`, `existing(fixed)` or `candidate`, found `always`",
+        ),
+        (
+            "block0:\n  barrier.block fences(shared) candidate\n  ret\n",
+            "line 4, column 24: expected `local`, `global` or an operand, found `shared`",
+        ),
         ("block0:\n  assert.maybe true\n  ret\n", "line 4, column 3: unknown assertion kind `maybe`"),
         ("block0:\n  v0:i32 = local_id.w\n  ret\n", "line 4, column 12: expected `local_id.x`, `.y` or `.z`"),
         ("block0:\n  br block1\n", "line 4, column 6: block1 is not defined"),
@@ -190,7 +211,10 @@ fn errors_name_the_line_the_column_and_what_was_expected() {
         ("block0:\n  br block2\nblock2:\n  ret\n", "line 5, column 1: block1 is missing (blocks are numbered from 0 without gaps)"),
         ("block0:\n  v0:i32 = havoc\n  v0:i32 = havoc\n  ret\n", "line 5, column 3: v0 is defined twice"),
         ("block0:\n  v0:i32 = havoc  ; k.cu:1:2 <- \n  ret\n", "line 4, column 33: expected a location (`file.cu:3:14` or `file.h`)"),
-        ("block0:\n  v0:i32 = havoc  ; k.cu:1:2 <- j.cu:3:4\n  ret\n", "line 4, column 33: `j.cu:...` has a line and column, but the kernel's file is `k.cu` (only it has them)"),
+        (
+            "block0:\n  v0:i32 = havoc  ; k.cu:1:2 <- j.cu:3:4\n  ret\n",
+            "line 4, column 33: `j.cu:...` has a line and column, but the kernel's file is `k.cu` (only it has them)",
+        ),
         ("bloc0:\n  ret\n", "line 3, column 1: expected a block label (`block0:`) or an indented line, found `bloc0`"),
     ];
     for (blocks, want) in cases {
@@ -215,7 +239,12 @@ struct Recipe {
 }
 
 fn recipe() -> impl Strategy<Value = Recipe> {
-    (0u8..40, any::<[u16; 4]>(), prop::sample::select(vec![1u16, 8, 16, 32, 64, 128]), prop::option::of((any::<bool>(), 1u32..500, 1u32..120)))
+    (
+        0u8..40,
+        any::<[u16; 4]>(),
+        prop::sample::select(vec![1u16, 8, 16, 32, 64, 128]),
+        prop::option::of((any::<bool>(), 1u32..500, 1u32..120)),
+    )
         .prop_map(|(tag, picks, width, span)| Recipe { tag, picks, width, span })
 }
 
@@ -227,8 +256,24 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
     files.push(main);
     files.push(SourceFile::new("prelude.h", None));
     let mut objects = PrimaryMap::new();
-    objects.push(MemObject { name: "A".into(), space: Space::Global, elem_size: 4, dims: vec![], param: Some(0), init: None, uniform: false });
-    objects.push(MemObject { name: "s".into(), space: Space::Shared, elem_size: 2, dims: vec![4, 8], param: None, init: None, uniform: false });
+    objects.push(MemObject {
+        name: "A".into(),
+        space: Space::Global,
+        elem_size: 4,
+        dims: vec![],
+        param: Some(0),
+        init: None,
+        uniform: false,
+    });
+    objects.push(MemObject {
+        name: "s".into(),
+        space: Space::Shared,
+        elem_size: 2,
+        dims: vec![4, 8],
+        param: None,
+        init: None,
+        uniform: false,
+    });
     objects.push(MemObject {
         name: "c".into(),
         space: Space::Constant,
@@ -238,7 +283,10 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
         init: Some(Init { cells: vec![(0, 4, 1), (4, 4, 0xffff_fffe)] }),
         uniform: false,
     });
-    let params = vec![Param { name: "A".into(), kind: ParamKind::Pointer(ObjectId::new(0)) }, Param { name: "n".into(), kind: ParamKind::Scalar { width: 32 } }];
+    let params = vec![
+        Param { name: "A".into(), kind: ParamKind::Pointer(ObjectId::new(0)) },
+        Param { name: "n".into(), kind: ParamKind::Scalar { width: 32 } },
+    ];
     let n = recipes.len();
     let mut k = Kernel {
         name: "gen".into(),
@@ -279,11 +327,36 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                 2 => (InstKind::Builtin(Builtin::GroupId((r.picks[0] % 3) as u8)), 32),
                 3 => (InstKind::Havoc, w),
                 4..=8 => {
-                    let ops = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::UDiv, BinOp::SDiv, BinOp::URem, BinOp::SRem, BinOp::Shl, BinOp::LShr, BinOp::AShr, BinOp::And, BinOp::Or, BinOp::Xor];
+                    let ops = [
+                        BinOp::Add,
+                        BinOp::Sub,
+                        BinOp::Mul,
+                        BinOp::UDiv,
+                        BinOp::SDiv,
+                        BinOp::URem,
+                        BinOp::SRem,
+                        BinOp::Shl,
+                        BinOp::LShr,
+                        BinOp::AShr,
+                        BinOp::And,
+                        BinOp::Or,
+                        BinOp::Xor,
+                    ];
                     (InstKind::Bin { op: ops[r.picks[2] as usize % ops.len()], lhs: pick(0, w), rhs: pick(1, w) }, w)
                 }
                 9 | 10 => {
-                    let preds = [CmpPred::Eq, CmpPred::Ne, CmpPred::Ult, CmpPred::Ule, CmpPred::Ugt, CmpPred::Uge, CmpPred::Slt, CmpPred::Sle, CmpPred::Sgt, CmpPred::Sge];
+                    let preds = [
+                        CmpPred::Eq,
+                        CmpPred::Ne,
+                        CmpPred::Ult,
+                        CmpPred::Ule,
+                        CmpPred::Ugt,
+                        CmpPred::Uge,
+                        CmpPred::Slt,
+                        CmpPred::Sle,
+                        CmpPred::Sgt,
+                        CmpPred::Sge,
+                    ];
                     (InstKind::Cmp { pred: preds[r.picks[2] as usize % preds.len()], lhs: pick(0, w), rhs: pick(1, w) }, 1)
                 }
                 11 => (InstKind::Cast { op: CastOp::ZExt, arg: pick(0, 8) }, w.max(8)),
@@ -291,14 +364,16 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                 13 => (InstKind::Cast { op: CastOp::Trunc, arg: pick(0, 128) }, w),
                 14 => (InstKind::Select { cond: pick(0, 1), then: pick(1, w), els: pick(2, w) }, w),
                 15 => {
-                    let incoming = (0..(r.picks[2] % 3)).map(|i| (BlockId::new((r.picks[i as usize] as usize) % n), pick(i as usize, w))).collect();
+                    let incoming =
+                        (0..(r.picks[2] % 3)).map(|i| (BlockId::new((r.picks[i as usize] as usize) % n), pick(i as usize, w))).collect();
                     (InstKind::Phi { incoming }, w)
                 }
                 16 => (InstKind::Float { func: format!("fma.{w}#{}", r.picks[2] % 4), args: vec![pick(0, w), pick(1, 32)] }, w),
                 17 => (InstKind::Load { ptr, width: bytes }, w),
                 18 => (InstKind::Store { ptr, value: pick(0, w), width: bytes }, 0),
                 19 => {
-                    let ops = [AtomicOp::Xchg, AtomicOp::Add, AtomicOp::UMax, AtomicOp::FSub, AtomicOp::CmpXchg, AtomicOp::Other, AtomicOp::Dec];
+                    let ops =
+                        [AtomicOp::Xchg, AtomicOp::Add, AtomicOp::UMax, AtomicOp::FSub, AtomicOp::CmpXchg, AtomicOp::Other, AtomicOp::Dec];
                     let args = (0..r.picks[2] % 3).map(|i| pick(i as usize, w)).collect();
                     (InstKind::Atomic { op: ops[r.picks[0] as usize % ops.len()], ptr, args, width: bytes }, w)
                 }
@@ -316,9 +391,24 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                     let scope = if r.tag == 22 { Scope::Grid } else { Scope::Block };
                     (InstKind::Barrier(Barrier { scope, fences, guard, origin }), 0)
                 }
-                23 => (InstKind::Anchor(Anchor { stmt: StmtId::new(r.picks[0] as usize % 20), split: r.picks[1] % 2 == 0, end: r.picks[1] % 3 == 0, step: (r.picks[1] % 5) as u32 * 4 }), 0),
+                23 => (
+                    InstKind::Anchor(Anchor {
+                        stmt: StmtId::new(r.picks[0] as usize % 20),
+                        split: r.picks[1] % 2 == 0,
+                        end: r.picks[1] % 3 == 0,
+                        step: (r.picks[1] % 5) as u32 * 4,
+                    }),
+                    0,
+                ),
                 24 => {
-                    let kinds = [AssertKind::Assertion, AssertKind::Precondition, AssertKind::Postcondition, AssertKind::LoopInvariant, AssertKind::BarrierInvariant, AssertKind::NullPointer];
+                    let kinds = [
+                        AssertKind::Assertion,
+                        AssertKind::Precondition,
+                        AssertKind::Postcondition,
+                        AssertKind::LoopInvariant,
+                        AssertKind::BarrierInvariant,
+                        AssertKind::NullPointer,
+                    ];
                     (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2] % 2 == 0 }, 0)
                 }
                 25 => (InstKind::Assume { cond: pick(0, 1) }, 0),
@@ -329,10 +419,15 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                 30 => {
                     let kind = [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3];
                     let has = r.picks[1] % 2 == 0;
-                    (InstKind::LogQuery { object: obj, kind, query: if has { LogQuery::Has } else { LogQuery::OffsetBytes } }, if has { 1 } else { 64 })
+                    (
+                        InstKind::LogQuery { object: obj, kind, query: if has { LogQuery::Has } else { LogQuery::OffsetBytes } },
+                        if has { 1 } else { 64 },
+                    )
                 }
                 31 => (InstKind::SpecLoad { ptr, width: bytes }, w),
-                32 => (InstKind::External { object: obj, kind: [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3] }, 0),
+                32 => {
+                    (InstKind::External { object: obj, kind: [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3] }, 0)
+                }
                 33 => (InstKind::AtomicTaken { ptr, value: pick(0, 32) }, 1),
                 36 => (InstKind::AsyncPending { object: obj }, 0),
                 37 => (InstKind::AsyncWait { guard: Guard::Always }, 0),

@@ -283,13 +283,7 @@ pub fn repair_from(
     (outcome, stats)
 }
 
-fn run(
-    inst: &Instrumented,
-    verifier: &mut dyn Oracle,
-    opts: &RepairOptions,
-    seed: Option<Box<Trace>>,
-    stats: &mut RepairStats,
-) -> Outcome {
+fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, seed: Option<Box<Trace>>, stats: &mut RepairStats) -> Outcome {
     let costs = costs(inst);
     let mut phi = Phi::default();
     let mut strategy = opts.strategy;
@@ -390,9 +384,7 @@ fn run(
                     v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) if phi.inexact => {
                         return descend(inst, verifier, &costs, &mut phi, Verified { on: opt.enabled, bound: bound_of(&v) }, opts, stats);
                     }
-                    v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => {
-                        return repaired(opt.enabled, opt.weight, bound_of(&v))
-                    }
+                    v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => return repaired(opt.enabled, opt.weight, bound_of(&v)),
                     Verdict::Defect(t) => {
                         // The lighter candidate fails: learn from it and continue with MaxSAT,
                         // whose answers are optimal for the clauses so far.
@@ -417,13 +409,7 @@ fn run(
 }
 
 /// Learns from a counterexample of the loop (or the kernel as written).
-fn on_defect(
-    inst: &Instrumented,
-    verifier: &mut dyn Oracle,
-    phi: &mut Phi,
-    t: Box<Trace>,
-    stats: &mut RepairStats,
-) -> Option<Outcome> {
+fn on_defect(inst: &Instrumented, verifier: &mut dyn Oracle, phi: &mut Phi, t: Box<Trace>, stats: &mut RepairStats) -> Option<Outcome> {
     // An assertion failing with some sites off: first ask whether it fails with every site on
     // (but those divergence forbids), where no barrier can help (201).
     if matches!(t.defect, Defect::Assertion { .. }) && !phi.asked_all_on && t.assignment.iter().any(|on| !on) {
@@ -598,7 +584,12 @@ impl Phi {
                     let what = match &t.defect {
                         Defect::Race(r) => {
                             let line = |s: &syncfix_kir::Span| s.in_main().map_or("?".to_string(), |l| l.line.to_string());
-                            format!("the race on `{}` (lines {} and {})", inst.kernel.objects[r.object].name, line(&r.first.span), line(&r.second.span))
+                            format!(
+                                "the race on `{}` (lines {} and {})",
+                                inst.kernel.objects[r.object].name,
+                                line(&r.first.span),
+                                line(&r.second.span)
+                            )
                         }
                         Defect::Assertion { span, .. } => {
                             format!("the failing assertion at line {}", span.in_main().map_or("?".to_string(), |l| l.line.to_string()))
@@ -641,11 +632,7 @@ impl Phi {
             }
         }
         if changed {
-            self.seen = self
-                .clauses
-                .iter()
-                .map(|c| c.0.iter().map(|l| (l.var.index(), l.positive)).collect())
-                .collect();
+            self.seen = self.clauses.iter().map(|c| c.0.iter().map(|l| (l.var.index(), l.positive)).collect()).collect();
         }
         changed
     }

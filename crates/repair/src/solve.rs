@@ -40,18 +40,12 @@ pub struct Lit {
 impl Lit {
     /// The positive literal `var`.
     pub fn pos(var: VarId) -> Lit {
-        Lit {
-            var,
-            positive: true,
-        }
+        Lit { var, positive: true }
     }
 
     /// The negative literal `!var`.
     pub fn neg(var: VarId) -> Lit {
-        Lit {
-            var,
-            positive: false,
-        }
+        Lit { var, positive: false }
     }
 
     /// Whether the literal holds when exactly the variables with `enabled[i]` are true
@@ -65,10 +59,7 @@ impl std::ops::Not for Lit {
     type Output = Lit;
 
     fn not(self) -> Lit {
-        Lit {
-            var: self.var,
-            positive: !self.positive,
-        }
+        Lit { var: self.var, positive: !self.positive }
     }
 }
 
@@ -154,11 +145,7 @@ impl Costs {
     /// Total weight and total tie of the enabled variables (saturating; within a validated
     /// problem they cannot overflow).
     fn total(&self, enabled: &[bool]) -> (u64, u64) {
-        let on = enabled
-            .iter()
-            .enumerate()
-            .filter(|&(_, &on)| on)
-            .map(|(i, _)| i);
+        let on = enabled.iter().enumerate().filter(|&(_, &on)| on).map(|(i, _)| i);
         on.fold((0u64, 0u64), |(w, t), i| {
             let wi = self.weight.get(i).copied().unwrap_or(0);
             let ti = self.tie.get(i).copied().unwrap_or(0);
@@ -197,12 +184,7 @@ pub struct Solution {
 impl Solution {
     fn new(costs: &Costs, enabled: Vec<bool>, maxsat: bool) -> Solution {
         let (weight, tie) = costs.total(&enabled);
-        Solution {
-            enabled,
-            weight,
-            tie,
-            maxsat,
-        }
+        Solution { enabled, weight, tie, maxsat }
     }
 
     /// The enabled variables, in increasing order.
@@ -265,18 +247,12 @@ pub enum SolveError {
 /// # Errors
 /// [`SolveError::CostLengths`], [`SolveError::UnknownVar`] or [`SolveError::CostOverflow`] when
 /// the input cannot be represented; [`SolveError::Solver`] when the MaxSAT solver fails.
-pub fn solve(
-    costs: &Costs,
-    clauses: &[Clause],
-    strategy: Strategy,
-) -> Result<Option<Solution>, SolveError> {
+pub fn solve(costs: &Costs, clauses: &[Clause], strategy: Strategy) -> Result<Option<Solution>, SolveError> {
     validate(costs, clauses)?;
     match strategy {
         Strategy::MaxSat => maxsat::minimum(costs, clauses),
         Strategy::Mhs => match greedy::hitting_set(costs, clauses) {
-            Some(enabled) if satisfies_all(&enabled, clauses) => {
-                Ok(Some(Solution::new(costs, enabled, false)))
-            }
+            Some(enabled) if satisfies_all(&enabled, clauses) => Ok(Some(Solution::new(costs, enabled, false))),
             _ => maxsat::minimum(costs, clauses),
         },
     }
@@ -313,10 +289,7 @@ fn satisfies_all(enabled: &[bool], clauses: &[Clause]) -> bool {
 fn validate(costs: &Costs, clauses: &[Clause]) -> Result<(), SolveError> {
     let len = costs.weight.len();
     if costs.tie.len() != len {
-        return Err(SolveError::CostLengths {
-            weights: len,
-            ties: costs.tie.len(),
-        });
+        return Err(SolveError::CostLengths { weights: len, ties: costs.tie.len() });
     }
     let mut named = vec![false; len];
     for lit in clauses.iter().flat_map(|clause| &clause.0) {
@@ -325,13 +298,7 @@ fn validate(costs: &Costs, clauses: &[Clause]) -> Result<(), SolveError> {
             None => return Err(SolveError::UnknownVar { var: lit.var, len }),
         }
     }
-    let vars = || {
-        named
-            .iter()
-            .enumerate()
-            .filter(|&(_, &seen)| seen)
-            .map(|(i, _)| i)
-    };
+    let vars = || named.iter().enumerate().filter(|&(_, &seen)| seen).map(|(i, _)| i);
     let sum = |of: &[u64]| vars().try_fold(0u64, |sum, i| sum.checked_add(of[i]));
     match (sum(&costs.weight), sum(&costs.tie)) {
         (Some(w), Some(t)) if w <= MAX_TOTAL_COST && t <= MAX_TOTAL_COST => Ok(()),

@@ -111,14 +111,9 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     // and `note` says what is left.
     if !summary.edits.is_empty() {
         let n = summary.changes.len();
-        let repaired: Vec<String> =
-            summary.kernels.iter().filter(|k| k.status == "repaired").map(|k| format!("`{}`", k.kernel)).collect();
+        let repaired: Vec<String> = summary.kernels.iter().filter(|k| k.status == "repaired").map(|k| format!("`{}`", k.kernel)).collect();
         let title = if command == "repair" && summary.status != "repaired" {
-            format!(
-                "Insert barriers in {} (syncfix repair: {n} change{}, re-verified)",
-                repaired.join(", "),
-                if n == 1 { "" } else { "s" }
-            )
+            format!("Insert barriers in {} (syncfix repair: {n} change{}, re-verified)", repaired.join(", "), if n == 1 { "" } else { "s" })
         } else if command == "repair" && summary.changes.iter().any(|c| matches!(c.kind.as_str(), "split-conditional" | "delay-return")) {
             format!(
                 "Restructure so that every thread reaches the barrier (syncfix repair: {n} change{}, re-verified)",

@@ -59,11 +59,7 @@ pub fn access_extent(text: &str, at: usize) -> (usize, usize) {
 /// The byte offset of 1-based `line` and `col` (clang's columns count bytes), clamped to the
 /// line.
 pub fn offset_of(text: &str, line: u32, col: u32) -> Option<usize> {
-    let start = if line <= 1 {
-        0
-    } else {
-        text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)?
-    };
+    let start = if line <= 1 { 0 } else { text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)? };
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     Some((start + col.saturating_sub(1) as usize).min(line_end))
 }

@@ -97,10 +97,7 @@ fn write_in_place(path: &Path, new: &[u8]) -> io::Result<()> {
 fn replace_atomically(target: &Path, original: Option<&fs::Metadata>, bytes: &[u8], keep_owner: bool) -> io::Result<()> {
     let dir = parent_dir(target);
     let original_perms = original.map(|m| m.permissions());
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let prefix = format!(".{name}.");
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".syncfix-tmp");

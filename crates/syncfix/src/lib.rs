@@ -40,7 +40,10 @@ pub use config::{Config, ConfigError};
 pub use editor::{analyse, analyse_with, apply_edits, Analysis, QuickFix};
 pub use error::{ErrorReport, ErrorStage};
 pub use files::{apply_to_file, panic_message, unified_diff, write_atomically, ApplyError};
-pub use options::{timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, Progress, RepairOptions, Solver, SourceOptions, VerifierOptions, MAX_TIMEOUT_SECONDS};
+pub use options::{
+    timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, Progress, RepairOptions, Solver, SourceOptions,
+    VerifierOptions, MAX_TIMEOUT_SECONDS,
+};
 pub use report::{AccessDesc, Check, Finding, Location, ThreadDesc};
 pub use results::{
     Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings, VerifierCallInfo,

@@ -60,7 +60,12 @@ impl Launch {
     }
 
     pub(crate) fn stage(&self) -> syncfix_kir::Launch {
-        syncfix_kir::Launch { block_dim: self.block_dim, grid_dim: self.grid_dim, global_offset: self.global_offset, global_dim: self.global_dim }
+        syncfix_kir::Launch {
+            block_dim: self.block_dim,
+            grid_dim: self.grid_dim,
+            global_offset: self.global_offset,
+            global_dim: self.global_dim,
+        }
     }
 }
 

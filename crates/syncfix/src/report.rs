@@ -60,13 +60,35 @@ pub enum Finding {
     /// `first` is the access logged first (thread 1), `second` the later one.
     /// `array` is the element as GPUVerify prints it (`A[17]`), `object` the array's name and
     /// `offset` the byte offset of the second access.
-    Race { race: String, array: String, object: String, offset: u64, first: AccessDesc, second: AccessDesc },
-    Divergence { at: Vec<Location> },
-    Assertion { at: Vec<Location>, thread: ThreadDesc, kind: Check },
-    ConstantWrite { at: Vec<Location>, thread: ThreadDesc },
+    Race {
+        race: String,
+        array: String,
+        object: String,
+        offset: u64,
+        first: AccessDesc,
+        second: AccessDesc,
+    },
+    Divergence {
+        at: Vec<Location>,
+    },
+    Assertion {
+        at: Vec<Location>,
+        thread: ThreadDesc,
+        kind: Check,
+    },
+    ConstantWrite {
+        at: Vec<Location>,
+        thread: ThreadDesc,
+    },
     /// An access outside its array (`--check-array-bounds`); `array` as `L[25]`, `object`
     /// the array's name, `offset` the access's byte offset.
-    OutOfBounds { at: Vec<Location>, thread: ThreadDesc, array: String, object: String, offset: u64 },
+    OutOfBounds {
+        at: Vec<Location>,
+        thread: ThreadDesc,
+        array: String,
+        object: String,
+        offset: u64,
+    },
 }
 
 /// What kind of specification failed (GPUVerify words each differently).
@@ -175,8 +197,18 @@ pub(crate) fn describe(k: &Kernel, t: &Trace) -> Finding {
                 array: element(k, r.object, r.offset, r.width),
                 object: k.objects[r.object].name.clone(),
                 offset: r.offset,
-                first: AccessDesc { kind: kind_name(r.first.kind), thread: thread(0), at: user_locations(k, &r.first.span), external: r.first.external },
-                second: AccessDesc { kind: kind_name(r.second.kind), thread: thread(1), at: user_locations(k, &r.second.span), external: r.second.external },
+                first: AccessDesc {
+                    kind: kind_name(r.first.kind),
+                    thread: thread(0),
+                    at: user_locations(k, &r.first.span),
+                    external: r.first.external,
+                },
+                second: AccessDesc {
+                    kind: kind_name(r.second.kind),
+                    thread: thread(1),
+                    at: user_locations(k, &r.second.span),
+                    external: r.second.external,
+                },
             }
         }
         Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },

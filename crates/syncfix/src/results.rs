@@ -350,4 +350,3 @@ pub struct Site {
     pub weight: u64,
     pub in_callee: bool,
 }
-

@@ -199,7 +199,9 @@ fn verdict_results(v: &Verdict) -> Vec<s::Result> {
             out.push(defect_result(&v.file, &k.kernel, d));
         }
         let why = match k.status {
-            VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or("no reason given"))),
+            VerdictStatus::Unknown => {
+                Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or("no reason given")))
+            }
             VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
             VerdictStatus::Bounded => Some(format!(
                 "kernel `{}`: no defect up to {} loop iterations (not a proof)",
@@ -263,7 +265,11 @@ pub fn of_repair(r: &RepairSummary) -> s::Sarif {
                 None => "the patched kernel verifies".into(),
             };
             let text = format!("{}; {proof}", lines.join("; "));
-            let locations: Vec<s::Location> = r.changes.iter().map(|c| location(&c.file, Some(c.line), None, None, Some(format!("{} `{}`", c.kind, c.barrier)))).collect();
+            let locations: Vec<s::Location> = r
+                .changes
+                .iter()
+                .map(|c| location(&c.file, Some(c.line), None, None, Some(format!("{} `{}`", c.kind, c.barrier))))
+                .collect();
             let change = s::ArtifactChange::builder()
                 .artifact_location(artifact(&r.file))
                 .replacements(
@@ -279,7 +285,11 @@ pub fn of_repair(r: &RepairSummary) -> s::Sarif {
                 )
                 .build();
             let fix = s::Fix::builder()
-                .description(message(format!("{} ({})", if r.command == "audit" { "remove the barriers" } else { "repair the synchronisation" }, r.applicability.as_deref().unwrap_or("safe"))))
+                .description(message(format!(
+                    "{} ({})",
+                    if r.command == "audit" { "remove the barriers" } else { "repair the synchronisation" },
+                    r.applicability.as_deref().unwrap_or("safe")
+                )))
                 .artifact_changes(vec![change])
                 .build();
             let result = s::Result::builder()

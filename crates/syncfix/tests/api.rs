@@ -56,7 +56,8 @@ fn options_are_plain_data_that_round_trip_through_json() {
     let back: Options = serde_json::from_str(&json).unwrap();
     assert_eq!(serde_json::to_string(&back).unwrap(), json);
     // A settings file may give only what it changes; the rest are the defaults.
-    let partial: Options = serde_json::from_str(r#"{"language": null, "launch": {"block_dim": [32, 1, 1], "grid_dim": [1, 1, 1]}}"#).unwrap();
+    let partial: Options =
+        serde_json::from_str(r#"{"language": null, "launch": {"block_dim": [32, 1, 1], "grid_dim": [1, 1, 1]}}"#).unwrap();
     assert_eq!(partial.repair, syncfix::RepairOptions::default());
     assert_eq!(partial.repair.loop_depth_weight, 10, "configs/default.toml's weight");
 }
@@ -117,7 +118,11 @@ fn cancelling_interrupts_a_running_solver_call() {
     let set = setter.join().unwrap();
     let e = r.expect_err("the call was cancelled");
     assert_eq!(e.stage, ErrorStage::Cancelled, "{e:?}");
-    assert!(ended.saturating_duration_since(set) < Duration::from_secs(30), "ended {:?} after the flag", ended.saturating_duration_since(set));
+    assert!(
+        ended.saturating_duration_since(set) < Duration::from_secs(30),
+        "ended {:?} after the flag",
+        ended.saturating_duration_since(set)
+    );
 }
 
 #[test]
@@ -180,7 +185,8 @@ fn an_editor_is_offered_a_restructuring_as_an_unsafe_quick_fix() {
 /// caller whose watchdog ends the call at its time limit can still print them (the CLI does).
 #[test]
 fn the_front_ends_notes_are_published_while_the_call_runs() {
-    let src = "__global__ void k(int *a) {\n  a[blockIdx.x * blockDim.x + threadIdx.x] = 1;\n}\nint main() {\n  int *p;\n  k<<<4, 64>>>(p);\n}\n";
+    let src =
+        "__global__ void k(int *a) {\n  a[blockIdx.x * blockDim.x + threadIdx.x] = 1;\n}\nint main() {\n  int *p;\n  k<<<4, 64>>>(p);\n}\n";
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::Cuda, src);
     let mut opts = options(Language::Cuda, [0; 3], [0; 3]);
@@ -192,7 +198,10 @@ fn the_front_ends_notes_are_published_while_the_call_runs() {
     assert!(matches!(reports[0].status, Status::Verified), "{:?}", reports[0].status);
     let notes = progress.notes();
     assert_eq!(notes, reports[0].notes, "the notes published are the report's");
-    assert!(notes.iter().any(|n| n.starts_with("blockDim=64, gridDim=4 taken from the launch at ") && n.ends_with("kernel.cu:6")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("blockDim=64, gridDim=4 taken from the launch at ") && n.ends_with("kernel.cu:6")),
+        "{notes:?}"
+    );
     // A repair publishes them too.
     let progress = Arc::new(syncfix::Progress::default());
     opts.progress = Some(progress.clone());

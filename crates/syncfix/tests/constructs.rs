@@ -28,8 +28,14 @@ fn a_pointer_phi_over_a_loop_back_edge_becomes_dynamic() {
 
 #[test]
 fn an_access_through_a_null_pointer_is_reported() {
-    starts(opencl("__kernel void k(__global int *A, int c) { __global int *p = c ? A : 0; p[get_local_id(0)] = 1; }", 16, 1), "possible null pointer access");
-    starts(opencl("__kernel void k(__global int *A, int c) { __global int *p = c ? A : 0; if (p != 0) p[get_local_id(0)] = 1; }", 16, 1), "verified");
+    starts(
+        opencl("__kernel void k(__global int *A, int c) { __global int *p = c ? A : 0; p[get_local_id(0)] = 1; }", 16, 1),
+        "possible null pointer access",
+    );
+    starts(
+        opencl("__kernel void k(__global int *A, int c) { __global int *p = c ? A : 0; if (p != 0) p[get_local_id(0)] = 1; }", 16, 1),
+        "verified",
+    );
 }
 
 #[test]
@@ -189,14 +195,19 @@ fn large_constant_arrays_are_known() {
     for i in 0..512 {
         table.push_str(&format!("{}, ", i * 3));
     }
-    let src = format!("__constant int T[512] = {{ {table} }};
-__kernel void k(__global int *A) {{ int i = get_local_id(0); __assert(T[i] == 3 * i); A[T[i] / 3] = 1; }}");
+    let src = format!(
+        "__constant int T[512] = {{ {table} }};
+__kernel void k(__global int *A) {{ int i = get_local_id(0); __assert(T[i] == 3 * i); A[T[i] / 3] = 1; }}"
+    );
     starts(opencl(&src, 64, 1), "verified");
 }
 
 #[test]
 fn restrict_pointers_are_distinct_arrays() {
-    starts(cuda("__global__ void k(int * __restrict__ A, const int * __restrict__ B) { A[threadIdx.x] = B[threadIdx.x + 1]; }", 32, 1), "verified");
+    starts(
+        cuda("__global__ void k(int * __restrict__ A, const int * __restrict__ B) { A[threadIdx.x] = B[threadIdx.x + 1]; }", 32, 1),
+        "verified",
+    );
 }
 
 // ---- constant expressions: folded exactly, never guessed ----------------------------
@@ -226,13 +237,19 @@ fn constant_sub_and_ptrtoint_give_the_distance() {
 fn constant_mul_is_the_product() {
     // `(long)g << c` is an instruction; with c == 1 it must equal the folded `(long)g * 2`.
     starts(with_global("long m = (long)g * 2; long s = (long)g << c; __assert(c != 1 | m == s); A[threadIdx.x] = m;"), "verified");
-    starts(with_global("long m = (long)g * 2; long s = (long)g << c; __assert(c != 2 | m == s); A[threadIdx.x] = m;"), "this assertion might not hold");
+    starts(
+        with_global("long m = (long)g * 2; long s = (long)g << c; __assert(c != 2 | m == s); A[threadIdx.x] = m;"),
+        "this assertion might not hold",
+    );
 }
 
 #[test]
 fn constant_xor_is_the_exclusive_or() {
     starts(with_global("long x = (long)g ^ 1; long o = (long)g | c; __assert(c != 1 | x == o); A[threadIdx.x] = x;"), "verified");
-    starts(with_global("long x = (long)g ^ 1; long o = (long)g | c; __assert(c != 3 | x == o); A[threadIdx.x] = x;"), "this assertion might not hold");
+    starts(
+        with_global("long x = (long)g ^ 1; long o = (long)g | c; __assert(c != 3 | x == o); A[threadIdx.x] = x;"),
+        "this assertion might not hold",
+    );
 }
 
 #[test]

@@ -10,7 +10,8 @@ use syncfix_verify::{HoudiniSeed, Verdict, Verifier, VerifyOptions};
 
 /// A grid-stride loop: verified only with the loop counter's congruence (Houdini's `strided`
 /// candidate), a race without it.
-const STRIDED: &str = "__global__ void k(int *a, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    a[i] = a[i] + 1;\n  }\n}\n";
+const STRIDED: &str =
+    "__global__ void k(int *a, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    a[i] = a[i] + 1;\n  }\n}\n";
 const OTHER: &str = "__global__ void k(int *a, int n) {\n  a[threadIdx.x] = n;\n}\n";
 
 fn with_kernel<T>(src: &str, f: impl FnOnce(&syncfix_kir::Kernel) -> T) -> T {
@@ -24,7 +25,8 @@ fn with_kernel<T>(src: &str, f: impl FnOnce(&syncfix_kir::Kernel) -> T) -> T {
 
 fn check(k: &syncfix_kir::Kernel, seed: Option<HoudiniSeed>) -> (Verdict, syncfix_verify::Stats, Option<HoudiniSeed>) {
     let ctx = z3::Context::new(&z3::Config::new());
-    let opts = VerifyOptions { seeds: seed.map(|s| std::sync::Arc::new([(k.name.clone(), s)].into_iter().collect())), ..VerifyOptions::default() };
+    let opts =
+        VerifyOptions { seeds: seed.map(|s| std::sync::Arc::new([(k.name.clone(), s)].into_iter().collect())), ..VerifyOptions::default() };
     let mut v = Verifier::new(&ctx, k, 0, &opts).expect("an encoding");
     let verdict = v.check(&[]);
     let seed = v.houdini_seed(&[]);
@@ -44,7 +46,12 @@ fn houdini_from_a_seed_proves_what_it_proved_and_a_weak_seed_gives_no_false_race
         let (verdict, seeded, _) = check(k, Some(seed.clone()));
         assert!(matches!(verdict, Verdict::Verified), "{verdict:?}");
         assert!(seeded.seeded && !seeded.seed_fallback);
-        assert!(seeded.houdini_rounds < stats.houdini_rounds, "{} rounds from the seed, {} without", seeded.houdini_rounds, stats.houdini_rounds);
+        assert!(
+            seeded.houdini_rounds < stats.houdini_rounds,
+            "{} rounds from the seed, {} without",
+            seeded.houdini_rounds,
+            stats.houdini_rounds
+        );
         // A seed without the congruence: the race it would give is not reported, the kernel
         // is checked again from every candidate.
         let mut weak = seed;
@@ -73,7 +80,8 @@ fn candidates_are_guessed_only_about_values_that_can_matter() {
             (stats.candidates, verdict)
         })
     };
-    let plain = "__global__ void k(int *a, int *out, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    out[i] = a[i];\n  }\n}\n";
+    let plain =
+        "__global__ void k(int *a, int *out, int n) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    out[i] = a[i];\n  }\n}\n";
     let data = "__global__ void k(int *a, int *out, int n) {\n  int s = 0;\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    s = s * 31 + a[i];\n    out[i] = s;\n  }\n}\n";
     let index = "__global__ void k(int *a, int *out, int n) {\n  int s = 0;\n  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n    s = s * 31 + a[i];\n    out[i] = a[s & 63];\n  }\n}\n";
     let (p, vp) = count(plain);

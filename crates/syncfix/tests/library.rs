@@ -60,14 +60,20 @@ fn integer_functions_are_exact() {
         __assert(upsample((ushort)x, (ushort)1) == ((uint)x << 16 | 1u));
     }";
     starts(opencl(ok, 64, 1), "verified");
-    starts(opencl("kernel void k(global int *A) { int x = get_local_id(0); __assert(mul24(x + 0x1000000, 2) == 2 * x + 0x2000000); }", 64, 1), ASSERTION);
+    starts(
+        opencl("kernel void k(global int *A) { int x = get_local_id(0); __assert(mul24(x + 0x1000000, 2) == 2 * x + 0x2000000); }", 64, 1),
+        ASSERTION,
+    );
     let cuda_ok = "__global__ void k(int *A) {
         __assert(__mul24(blockIdx.x, blockDim.x) + threadIdx.x == blockIdx.x * blockDim.x + threadIdx.x);
         __assert(__umul24(0x1000000u + threadIdx.x, 2u) == 2 * threadIdx.x);
         __assert(min(threadIdx.x, 5u) <= 5u && max((int)threadIdx.x, -1) >= 0);
     }";
     starts(cuda(cuda_ok, 64, 4), "verified");
-    starts(cuda("__global__ void k(int *A) { __assert(__umul24(0x1000000u + threadIdx.x, 2u) == 0x2000000u + 2 * threadIdx.x); }", 64, 1), ASSERTION);
+    starts(
+        cuda("__global__ void k(int *A) { __assert(__umul24(0x1000000u + threadIdx.x, 2u) == 0x2000000u + 2 * threadIdx.x); }", 64, 1),
+        ASSERTION,
+    );
 }
 
 #[test]
@@ -148,7 +154,8 @@ fn math_functions_are_deterministic_but_unknown() {
 
 #[test]
 fn curand_values_are_arbitrary_and_states_are_written() {
-    let zero = "#include <cuda.h>\n__global__ void k(curandState *s, unsigned *A) { unsigned r = curand(&s[threadIdx.x]); __assert(r == 0); }";
+    let zero =
+        "#include <cuda.h>\n__global__ void k(curandState *s, unsigned *A) { unsigned r = curand(&s[threadIdx.x]); __assert(r == 0); }";
     starts(cuda(zero, 64, 1), ASSERTION);
     let own = "__global__ void k(curandState *s, float *A) { curand_init(1, threadIdx.x, 0, &s[threadIdx.x]); A[threadIdx.x] = curand_uniform(&s[threadIdx.x]); }";
     starts(cuda(own, 64, 1), "verified");

@@ -97,7 +97,10 @@ __global__ void k(int *A, float *B) {
 }";
     starts(cuda(src, 32, 1), "verified");
     // The default argument chooses `a`: with `false` every thread writes A[0].
-    starts(cuda(&src.replace("util::pick(util::twice(t), 0)", "util::pick(util::twice(t), 0, false)"), 32, 1), "possible write-write race on A[0]");
+    starts(
+        cuda(&src.replace("util::pick(util::twice(t), 0)", "util::pick(util::twice(t), 0, false)"), 32, 1),
+        "possible write-write race on A[0]",
+    );
 }
 
 #[test]

@@ -25,7 +25,11 @@ fn an_overlapping_copy_is_done_in_steps_with_a_barrier_where_the_overlap_begins(
     assert_eq!(r.changes.iter().map(|c| (c.kind, c.line)).collect::<Vec<_>>(), [("insert-step", 8)]);
     // The same bytes are copied, in two calls: a safe fix, and a note on the other way out.
     assert_eq!(r.applicability, Some(Applicability::Safe));
-    assert!(r.notes.iter().any(|n| n.contains("the `memcpy` at line 8 now copies in steps") && n.contains("copy fewer bytes")), "{:?}", r.notes);
+    assert!(
+        r.notes.iter().any(|n| n.contains("the `memcpy` at line 8 now copies in steps") && n.contains("copy fewer bytes")),
+        "{:?}",
+        r.notes
+    );
     starts(verdict_with(&patched, &cuda(2)), "verified");
     starts(verdict_with(&patched, &cuda(64)), "verified");
     assert_eq!(syncfix::apply_edits(OVERSTEP, &r.edits), patched);

@@ -69,7 +69,10 @@ fn an_asynchronous_copy_without_an_event_variable_gets_one() {
     let r = repair_with(src, &options(Language::OpenCl, [64, 1, 1], [128, 1, 1]));
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.clone().unwrap();
-    assert!(patched.contains("    event_t ev = async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    wait_group_events(1, &ev);\n"), "{patched}");
+    assert!(
+        patched.contains("    event_t ev = async_work_group_copy(mine, p + N*get_group_id(0), N, 0);\n    wait_group_events(1, &ev);\n"),
+        "{patched}"
+    );
 }
 
 #[test]

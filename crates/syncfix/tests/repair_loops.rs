@@ -10,7 +10,6 @@ mod common;
 use common::*;
 use syncfix::{Language, Options, RepairStatus};
 
-
 /// The lines of `patched` that are barrier statements.
 fn barrier_lines(patched: &str) -> Vec<usize> {
     patched
@@ -26,8 +25,7 @@ fn barrier_lines(patched: &str) -> Vec<usize> {
 fn verifies_and_is_minimal(patched: &str, opts: &Options) {
     assert_eq!(verdict_with(patched, opts), "verified", "{patched}");
     for line in barrier_lines(patched) {
-        let without: String =
-            patched.lines().enumerate().filter(|(i, _)| *i != line).map(|(_, l)| format!("{l}\n")).collect();
+        let without: String = patched.lines().enumerate().filter(|(i, _)| *i != line).map(|(_, l)| format!("{l}\n")).collect();
         assert_ne!(verdict_with(&without, opts), "verified", "the barrier on line {} is not needed:\n{patched}", line + 1);
     }
 }

@@ -19,7 +19,10 @@ fn a_read_modify_write_racing_with_itself_is_split() {
     let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
-    assert_eq!(patched, "__kernel void foo(__local short *p) {\n  short tmp = p[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[0] = tmp + 1;\n}\n");
+    assert_eq!(
+        patched,
+        "__kernel void foo(__local short *p) {\n  short tmp = p[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[0] = tmp + 1;\n}\n"
+    );
     assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), ["insert-split"]);
     starts(verdict_with(&patched, &opts), "verified");
     // Adversarially, the threads may write different values: no barrier can help.

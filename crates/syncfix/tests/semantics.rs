@@ -59,9 +59,15 @@ fn opencl_fences_decide_which_memory_a_barrier_orders() {
 
 #[test]
 fn a_barrier_under_a_thread_dependent_condition_diverges() {
-    starts(cuda("__global__ void k(int *A) { if (threadIdx.x < 5) __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+    starts(
+        cuda("__global__ void k(int *A) { if (threadIdx.x < 5) __syncthreads(); }", 64, 1),
+        "barrier may be reached by non-uniform control flow",
+    );
     starts(cuda("__global__ void k(int *A, int n) { if (n > 0) __syncthreads(); }", 64, 1), "verified");
-    starts(cuda("__global__ void k(int *A) { if (threadIdx.x == 3) return; __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+    starts(
+        cuda("__global__ void k(int *A) { if (threadIdx.x == 3) return; __syncthreads(); }", 64, 1),
+        "barrier may be reached by non-uniform control flow",
+    );
 }
 
 #[test]
@@ -76,7 +82,8 @@ fn loops_with_launch_bounded_trip_counts_are_proved_by_unrolling() {
 fn loops_bounded_by_a_parameter_are_proved_with_invariants() {
     let src = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
     starts(cuda(src, 64, 1), "verified");
-    let assumed = "__global__ void k(int *A, int n) { __requires(n == 4); for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
+    let assumed =
+        "__global__ void k(int *A, int n) { __requires(n == 4); for (int i = 0; i < n; i++) { A[threadIdx.x] = i; __syncthreads(); } }";
     starts(cuda(assumed, 64, 1), "verified");
     let strided = "__global__ void k(int *A, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) A[i] = i; }";
     starts(cuda(strided, 64, 4), "verified");
@@ -87,9 +94,15 @@ fn loops_bounded_by_a_parameter_are_proved_with_invariants() {
 #[test]
 fn races_within_and_between_iterations_of_a_cut_loop_are_found() {
     // Every thread writes A[i] in iteration i.
-    starts(cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[i] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+    starts(
+        cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[i] = threadIdx.x; }", 64, 1),
+        "possible write-write race on A[",
+    );
     // Thread t writes A[t + i]: iteration 1 of thread 0 and iteration 0 of thread 1 meet.
-    starts(cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[threadIdx.x + i] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+    starts(
+        cuda("__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) A[threadIdx.x + i] = threadIdx.x; }", 64, 1),
+        "possible write-write race on A[",
+    );
 }
 
 #[test]
@@ -115,7 +128,10 @@ fn accesses_after_a_cut_loop_race_with_its_accesses() {
 
 #[test]
 fn barriers_in_and_after_loops_with_thread_dependent_exits_diverge() {
-    starts(cuda("__global__ void k(int *A) { for (int i = 0; i < threadIdx.x; i++) __syncthreads(); }", 64, 1), "barrier may be reached by non-uniform control flow");
+    starts(
+        cuda("__global__ void k(int *A) { for (int i = 0; i < threadIdx.x; i++) __syncthreads(); }", 64, 1),
+        "barrier may be reached by non-uniform control flow",
+    );
     let ret = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { if (A[i] == threadIdx.x) return; } __syncthreads(); }";
     starts(cuda(ret, 64, 1), "barrier may be reached by non-uniform control flow");
     // Every thread reads the same A[i], so all leave together.
@@ -127,7 +143,8 @@ fn barriers_in_and_after_loops_with_thread_dependent_exits_diverge() {
 fn user_loop_invariants_must_hold_on_entry_and_be_inductive() {
     let entry = "__global__ void k(int *A, int n) { for (int i = 0; __invariant(i <= n), i < n; i++) { A[threadIdx.x] = i; } }";
     starts(cuda(entry, 64, 1), "loop invariant might not hold on entry");
-    let assumed = "__global__ void k(int *A, int n) { __requires(n >= 0); for (int i = 0; __invariant(i <= n), i < n; i++) { A[threadIdx.x] = i; } }";
+    let assumed =
+        "__global__ void k(int *A, int n) { __requires(n >= 0); for (int i = 0; __invariant(i <= n), i < n; i++) { A[threadIdx.x] = i; } }";
     starts(cuda(assumed, 64, 1), "verified");
     // True in every execution but not inductive: GPUVerify reports it, and so does syncfix
     // (a loop with a user invariant is never unrolled).
@@ -142,7 +159,8 @@ fn no_infer_leaves_only_the_users_invariants() {
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
     o.verifier.infer = false;
     starts(verdict_with(src, &o), "this assertion might not hold");
-    let invariant = "__global__ void k(int *A, int n) { for (int j = 0; __invariant(j % 16 == 0), j < n; j += 16) { __assert(j % 16 == 0); } }";
+    let invariant =
+        "__global__ void k(int *A, int n) { for (int j = 0; __invariant(j % 16 == 0), j < n; j += 16) { __assert(j % 16 == 0); } }";
     starts(verdict_with(invariant, &o), "verified");
 }
 
@@ -163,7 +181,8 @@ fn assertions_are_checked_for_both_threads() {
 #[test]
 fn shared_values_in_control_flow_use_the_equality_abstraction() {
     // Both threads read the same flag after the barrier, so the second barrier is uniform.
-    let src = "__global__ void k(int *A) { __shared__ int flag; if (threadIdx.x == 0) flag = A[0]; __syncthreads(); if (flag) __syncthreads(); }";
+    let src =
+        "__global__ void k(int *A) { __shared__ int flag; if (threadIdx.x == 0) flag = A[0]; __syncthreads(); if (flag) __syncthreads(); }";
     starts(cuda(src, 64, 1), "verified");
     let mut o = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
     o.verifier.abstraction = Abstraction::Adversarial;
@@ -173,12 +192,18 @@ fn shared_values_in_control_flow_use_the_equality_abstraction() {
 #[test]
 fn atomics_do_not_race_with_atomics_but_do_with_plain_accesses() {
     starts(cuda("__global__ void k(int *A) { atomicAdd(&A[0], 1); }", 64, 1), "verified");
-    starts(cuda("__global__ void k(int *A) { atomicAdd(&A[0], 1); int x = A[0]; A[threadIdx.x + 1] = x; }", 64, 1), "possible atomic-read race on A[0]");
+    starts(
+        cuda("__global__ void k(int *A) { atomicAdd(&A[0], 1); int x = A[0]; A[threadIdx.x + 1] = x; }", 64, 1),
+        "possible atomic-read race on A[0]",
+    );
 }
 
 #[test]
 fn private_arrays_never_race() {
-    starts(cuda("__global__ void k(int *A) { int a[4]; a[threadIdx.x % 4] = 1; A[threadIdx.x] = a[(threadIdx.x + 1) % 4]; }", 64, 1), "verified");
+    starts(
+        cuda("__global__ void k(int *A) { int a[4]; a[threadIdx.x % 4] = 1; A[threadIdx.x] = a[(threadIdx.x + 1) % 4]; }", 64, 1),
+        "verified",
+    );
 }
 
 #[test]
@@ -200,14 +225,18 @@ fn uninitialised_values_are_arbitrary_not_zero() {
 
 #[test]
 fn writing_constant_memory_is_an_error() {
-    starts(cuda("__constant__ int C[64];\n__global__ void k(int *B) { C[threadIdx.x] = B[threadIdx.x]; }", 64, 1), "possible attempt to modify constant memory");
+    starts(
+        cuda("__constant__ int C[64];\n__global__ void k(int *B) { C[threadIdx.x] = B[threadIdx.x]; }", 64, 1),
+        "possible attempt to modify constant memory",
+    );
 }
 
 #[test]
 fn constant_arrays_are_known_from_their_initializer() {
     let src = "__constant int A[8] = {0,1,2,3,4,5,6,7};\n__kernel void k(__global int *p) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
     starts(opencl(src, 8, 1), "verified");
-    let unknown = "__kernel void k(__global int *p, __constant int *A) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
+    let unknown =
+        "__kernel void k(__global int *p, __constant int *A) { if (A[get_local_id(0)] != get_local_id(0)) p[0] = get_local_id(0); }";
     starts(opencl(unknown, 8, 1), "possible write-write race on p[0]");
     // CUDA's host may overwrite __constant__ memory: its initializer is not a fact.
     let cuda_src = "__constant__ int A[8] = {0,1,2,3,4,5,6,7};\n__global__ void k(float *p) { if (A[threadIdx.x] != threadIdx.x) p[0] = threadIdx.x; }";
@@ -219,8 +248,14 @@ fn atomic_increments_give_threads_distinct_values() {
     // NFM 2014 §4.2: a counter only ever incremented never returns the same value twice.
     starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 1); A[j] = threadIdx.x; }", 64, 1), "verified");
     // Adding zero, or a thread-dependent amount, is not repetition-free.
-    starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 0); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
-    starts(cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, threadIdx.x); A[j] = threadIdx.x; }", 64, 1), "possible write-write race on A[");
+    starts(
+        cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, 0); A[j] = threadIdx.x; }", 64, 1),
+        "possible write-write race on A[",
+    );
+    starts(
+        cuda("__global__ void k(unsigned *c, int *A) { int j = atomicAdd(c, threadIdx.x); A[j] = threadIdx.x; }", 64, 1),
+        "possible write-write race on A[",
+    );
 }
 
 #[test]
@@ -395,9 +430,10 @@ fn barrier_invariants_read_only_what_the_threads_may_read() {
   barrier(CLK_LOCAL_MEM_FENCE); }";
     starts(opencl(&odd.replace("PERMIT", ""), 64, 1), "barrier invariant access check might fail");
     starts(opencl(&odd.replace("PERMIT", "__read_permission(int, A[get_local_id(0)]);"), 64, 1), "verified");
-    let guarded = odd
-        .replace("PERMIT", "")
-        .replace("A[get_local_id(0)] == A[get_local_id(0)], get_local_id(0)", "__implies(get_local_id(0) % 2 == 0, A[get_local_id(0)] == A[get_local_id(0)]), get_local_id(0)");
+    let guarded = odd.replace("PERMIT", "").replace(
+        "A[get_local_id(0)] == A[get_local_id(0)], get_local_id(0)",
+        "__implies(get_local_id(0) % 2 == 0, A[get_local_id(0)] == A[get_local_id(0)]), get_local_id(0)",
+    );
     starts(opencl(&guarded, 64, 1), "verified");
 }
 

@@ -2,7 +2,7 @@
 //! boundaries, existing barriers, grid and warp twins; weights sw*lw^depth + gw*grid.
 
 use std::path::Path;
-use syncfix::{RepairOptions, Language, Launch, Options};
+use syncfix::{Language, Launch, Options, RepairOptions};
 
 fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: RepairOptions) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
@@ -50,7 +50,8 @@ fn access_points_are_statements_that_touch_written_memory() {
 
 #[test]
 fn read_only_memory_offers_no_sites() {
-    let s = cuda("__global__ void k(const int *B, int *A) {\n  int t = B[threadIdx.x];\n  int u = t * 2;\n  A[threadIdx.x] = u;\n}\n", 64, 1);
+    let s =
+        cuda("__global__ void k(const int *B, int *A) {\n  int t = B[threadIdx.x];\n  int u = t * 2;\n  A[threadIdx.x] = u;\n}\n", 64, 1);
     assert_eq!(s, vec!["4:3 before block w1"]);
 }
 
@@ -74,11 +75,11 @@ fn conditionals_and_loops_containing_sites_get_scope_sites() {
     assert_eq!(
         s,
         vec![
-            "2:3 before block w1",   // before the if
-            "3:5 before block w1",   // the access in the branch
-            "5:3 before block w1",   // before the loop
-            "6:5 before block w10",  // the loop body's start
-            "7:5 before block w10",  // the access in the loop
+            "2:3 before block w1",  // before the if
+            "3:5 before block w1",  // the access in the branch
+            "5:3 before block w1",  // before the loop
+            "6:5 before block w10", // the loop body's start
+            "7:5 before block w10", // the access in the loop
         ]
     );
 }

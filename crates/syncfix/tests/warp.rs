@@ -124,11 +124,9 @@ fn cooperative_groups_tiles_order_the_threads_of_one_tile() {
 
 #[test]
 fn cooperative_groups_block_and_grid_syncs_are_block_and_grid_barriers() {
-    for sync in [
-        "cg::this_thread_block().sync();",
-        "cg::sync(cg::this_thread_block());",
-        "cg::thread_group g = cg::this_thread_block(); g.sync();",
-    ] {
+    for sync in
+        ["cg::this_thread_block().sync();", "cg::sync(cg::this_thread_block());", "cg::thread_group g = cg::this_thread_block(); g.sync();"]
+    {
         starts(cuda(&exchange(sync, "(t + 32) % 64"), 64, 1), "verified");
         starts(cuda(&exchange(&format!("if (t < 32) {{ {sync} }}"), "t"), 64, 1), DIVERGENCE);
     }
@@ -226,18 +224,17 @@ fn sites(src: &str, grid: u32) -> Vec<String> {
     let path = write(dir.path(), Language::Cuda, src);
     let mut opts = Options::new(Launch::new([64, 1, 1], [grid, 1, 1]));
     opts.language = Some(Language::Cuda);
-    let mut v: Vec<String> = syncfix::sites(Path::new(&path), src, &opts)
-        .unwrap()
-        .into_iter()
-        .map(|s| format!("{} {} {}", s.line, s.kind, s.scope))
-        .collect();
+    let mut v: Vec<String> =
+        syncfix::sites(Path::new(&path), src, &opts).unwrap().into_iter().map(|s| format!("{} {} {}", s.line, s.kind, s.scope)).collect();
     v.sort();
     v
 }
 
 #[test]
 fn warp_and_tile_barriers_are_no_block_barrier_sites() {
-    let src = |sync: &str| format!("#include <cooperative_groups.h>\n__global__ void k(int *A) {{\n  A[threadIdx.x] = 1;\n  {sync}\n  A[threadIdx.x ^ 1] = 2;\n}}\n");
+    let src = |sync: &str| {
+        format!("#include <cooperative_groups.h>\n__global__ void k(int *A) {{\n  A[threadIdx.x] = 1;\n  {sync}\n  A[threadIdx.x ^ 1] = 2;\n}}\n")
+    };
     let accesses = ["3 before block", "3 before grid", "3 before warp", "5 before block", "5 before grid", "5 before warp"];
     for sync in ["__syncwarp();", "cooperative_groups::tiled_partition<16>(cooperative_groups::this_thread_block()).sync();"] {
         assert_eq!(sites(&src(sync), 2), accesses, "{sync}");
@@ -245,6 +242,15 @@ fn warp_and_tile_barriers_are_no_block_barrier_sites() {
     // A block barrier is a site of its own, with a grid twin.
     assert_eq!(
         sites(&src("__syncthreads();"), 2),
-        ["3 before block", "3 before grid", "3 before warp", "4 before grid", "4 existing block", "5 before block", "5 before grid", "5 before warp"]
+        [
+            "3 before block",
+            "3 before grid",
+            "3 before warp",
+            "4 before grid",
+            "4 existing block",
+            "5 before block",
+            "5 before grid",
+            "5 before warp"
+        ]
     );
 }

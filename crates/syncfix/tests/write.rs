@@ -5,10 +5,7 @@ use syncfix::write_atomically;
 
 /// The names in `dir`, sorted.
 fn entries(dir: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -47,10 +44,7 @@ fn keeps_permissions() {
     fs::write(&path, "old").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
     write_atomically(&path, "new").unwrap();
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o751
-    );
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
 }
 
 #[cfg(unix)]
@@ -62,10 +56,7 @@ fn writes_through_a_symlink() {
     fs::write(&real, "old").unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
     write_atomically(&link, "new").unwrap();
-    assert!(fs::symlink_metadata(&link)
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read_to_string(&real).unwrap(), "new");
 }
 

@@ -169,7 +169,8 @@ fn control_objects(k: &Kernel) -> BTreeSet<ObjectId> {
                     t.insert(ptr.object);
                     t.extend(of(&taint, &ptr.offset));
                 }
-                InstKind::Store { .. } | InstKind::Barrier(_) | InstKind::Assert { .. } | InstKind::Assume { .. } | InstKind::Anchor(_) => {}
+                InstKind::Store { .. } | InstKind::Barrier(_) | InstKind::Assert { .. } | InstKind::Assume { .. } | InstKind::Anchor(_) => {
+                }
                 other => {
                     for o in other.operands() {
                         t.extend(of(&taint, &o));

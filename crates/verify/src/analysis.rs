@@ -3,9 +3,7 @@
 //! what it modifies (its *modset*, Betts et al. OOPSLA 2012 §4) and what it contains.
 
 use std::collections::{BTreeSet, HashSet};
-use syncfix_kir::{
-    AssertKind, BlockId, Cfg, InstId, InstKind, Kernel, LogKind, LoopId, ObjectId, Operand, SecondaryMap, Terminator,
-};
+use syncfix_kir::{AssertKind, BlockId, Cfg, InstId, InstKind, Kernel, LogKind, LoopId, ObjectId, Operand, SecondaryMap, Terminator};
 
 /// What one loop contains and modifies (nested loops included).
 #[derive(Clone, Debug, Default)]
@@ -127,7 +125,13 @@ pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
                 stored.entry(ptr.object).or_default().push(*value);
             }
             InstKind::Snapshot { dst, src } => snapshots_into.entry(*dst).or_default().push(*src),
-            InstKind::Bin { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } | InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Float { .. } | InstKind::Load { .. } => {
+            InstKind::Bin { .. }
+            | InstKind::Cmp { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Select { .. }
+            | InstKind::Phi { .. }
+            | InstKind::Float { .. }
+            | InstKind::Load { .. } => {
                 if let InstKind::Load { ptr, .. } = &inst.kind {
                     push(ptr.offset, &mut rel, &mut stack);
                 }
@@ -147,16 +151,20 @@ pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
     loop {
         while let Some(v) = stack.pop() {
             match &k.insts[v].kind {
-                InstKind::Bin { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } | InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Float { .. } => {
+                InstKind::Bin { .. }
+                | InstKind::Cmp { .. }
+                | InstKind::Cast { .. }
+                | InstKind::Select { .. }
+                | InstKind::Phi { .. }
+                | InstKind::Float { .. } => {
                     for o in k.insts[v].kind.operands() {
                         push(o, &mut rel, &mut stack);
                     }
                 }
                 // A load's or an atomic's value is the object's: what was stored there counts.
-                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. }
-                    if objects_read.insert(ptr.object) => {
-                        object_stack.push(ptr.object);
-                    }
+                InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } if objects_read.insert(ptr.object) => {
+                    object_stack.push(ptr.object);
+                }
                 _ => {}
             }
         }
@@ -173,7 +181,14 @@ pub fn relevant_values(k: &Kernel) -> HashSet<InstId> {
     rel
 }
 
-fn loop_info(k: &Kernel, cfg: &Cfg, l: LoopId, escaping: &HashSet<InstId>, uses: &[(InstId, BlockId)], active: &dyn Fn(syncfix_kir::Guard) -> bool) -> LoopInfo {
+fn loop_info(
+    k: &Kernel,
+    cfg: &Cfg,
+    l: LoopId,
+    escaping: &HashSet<InstId>,
+    uses: &[(InstId, BlockId)],
+    active: &dyn Fn(syncfix_kir::Guard) -> bool,
+) -> LoopInfo {
     let lp = &cfg.loops[l];
     let mut info = LoopInfo::default();
     for &b in &lp.blocks {

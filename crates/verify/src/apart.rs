@@ -120,7 +120,8 @@ impl Detached {
     /// `asserted` (of the caller's context) asserted and `assumptions` translated, in a new
     /// context.
     pub fn new<'ctx>(asserted: &[&Bool<'ctx>], assumptions: &[Bool<'ctx>]) -> Detached {
-        let mut cell = JobCell::new(Context::new(&Config::new()), |fresh| Prepared { solver: crate::encode::new_solver(fresh), assumptions: vec![] });
+        let mut cell =
+            JobCell::new(Context::new(&Config::new()), |fresh| Prepared { solver: crate::encode::new_solver(fresh), assumptions: vec![] });
         cell.with_dependent_mut(|fresh, p| {
             if let Some(first) = asserted.first() {
                 let all = if asserted.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), asserted) };
@@ -146,7 +147,13 @@ impl Detached {
     /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out), on the
     /// calling thread; `stop` (or `opts.cancel`), once set, interrupts it, and it ends as a
     /// timeout.
-    pub fn solve(&self, opts: &VerifyOptions, stats: &mut Stats, rlimit: Option<u32>, stop: &AtomicBool) -> Result<Option<SatResult>, Verdict> {
+    pub fn solve(
+        &self,
+        opts: &VerifyOptions,
+        stats: &mut Stats,
+        rlimit: Option<u32>,
+        stop: &AtomicBool,
+    ) -> Result<Option<SatResult>, Verdict> {
         self.cell.with_dependent(|fresh, p| {
             let mut flags = vec![stop];
             flags.extend(opts.cancel.as_deref());
@@ -180,7 +187,12 @@ pub(crate) fn solve<'ctx>(
 /// Whether `facts` (one class of assumptions left out of a slice, its shared constants
 /// pinned: `cone::Assumptions::recheck`) are satisfiable: `Some(Some(model))` or
 /// `Some(None)`, or `None` when undecided within [`CLASS_BUDGET`] or on an error.
-pub(crate) fn class_satisfiable<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions, stats: &mut Stats, facts: &[Bool<'ctx>]) -> Option<Option<Model<'ctx>>> {
+pub(crate) fn class_satisfiable<'ctx>(
+    ctx: &'ctx Context,
+    opts: &VerifyOptions,
+    stats: &mut Stats,
+    facts: &[Bool<'ctx>],
+) -> Option<Option<Model<'ctx>>> {
     let asserted: Vec<&Bool<'ctx>> = facts.iter().collect();
     let rlimit = crate::rlimit_within(opts, CLASS_BUDGET);
     match solve(ctx, opts, stats, &asserted, &[], rlimit, true, None) {

@@ -137,7 +137,6 @@ impl std::fmt::Debug for Assumptions<'_> {
     }
 }
 
-
 /// How many times a slice is widened by the classes of the facts a model broke before every
 /// fact is taken.
 const MAX_REFINEMENTS: usize = 4;
@@ -223,7 +222,14 @@ impl<'ctx> Assumptions<'ctx> {
     /// `widened` is what an earlier slice of the same query was widened by
     /// ([`Slice::widened`]): its classes are taken from the start, and every fact when it
     /// was full.
-    pub fn slice(&mut self, formulas: &[&Bool<'ctx>], oks: &[&Bool<'ctx>], logs: LogUse, stamp: u32, widened: Option<&Widened>) -> Slice<'ctx> {
+    pub fn slice(
+        &mut self,
+        formulas: &[&Bool<'ctx>],
+        oks: &[&Bool<'ctx>],
+        logs: LogUse,
+        stamp: u32,
+        widened: Option<&Widened>,
+    ) -> Slice<'ctx> {
         let ids = self.fresh_ids(formulas);
         let mut cone: HashSet<u32> = ids.into_iter().map(|i| self.find(i)).collect();
         let mut full = false;
@@ -381,7 +387,12 @@ impl<'ctx> Assumptions<'ctx> {
                 if dbg {
                     let t = self.defs[d].cond.to_string().replace('\n', " ");
                     let e = model.eval(&self.defs[d].cond, false).map(|x| x.to_string()).unwrap_or_default().replace('\n', " ");
-                    eprintln!("cone: broken assumption {d}: {} [in the model: {}] selected-class {:?}", &t[..t.len().min(300)], &e[..e.len().min(200)], self.defs[d].rep.map(|r| (r, self.find(r))));
+                    eprintln!(
+                        "cone: broken assumption {d}: {} [in the model: {}] selected-class {:?}",
+                        &t[..t.len().min(300)],
+                        &e[..e.len().min(200)],
+                        self.defs[d].rep.map(|r| (r, self.find(r)))
+                    );
                 }
                 any = true;
                 broken.extend(self.defs[d].rep);
@@ -422,7 +433,14 @@ impl<'ctx> Assumptions<'ctx> {
     /// share with the rest (inputs, literals of `fixed`) at `model`'s values (see
     /// [`Assumptions::recheck`]). A constant of a sort other than Boolean or bit-vector
     /// among them gives `false` (its model value need not be a term).
-    fn class_holds(&mut self, root: u32, ds: Vec<usize>, model: &Model<'ctx>, fixed: &[Bool<'ctx>], solve_class: &mut SolveClass<'_, 'ctx>) -> bool {
+    fn class_holds(
+        &mut self,
+        root: u32,
+        ds: Vec<usize>,
+        model: &Model<'ctx>,
+        fixed: &[Bool<'ctx>],
+        solve_class: &mut SolveClass<'_, 'ctx>,
+    ) -> bool {
         let key = (root, ds);
         if !self.pins.contains_key(&key) {
             let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
@@ -503,7 +521,12 @@ impl<'ctx> Assumptions<'ctx> {
         let mut queue: Vec<usize> = vec![];
         // Walks up from `start`; returns the nearest selected definition, recording the
         // definitions passed and left out.
-        let walk = |asm: &mut Self, start: Option<usize>, nearest: &mut HashMap<usize, Option<usize>>, dropped: &mut Vec<usize>, queue: &mut Vec<usize>| -> Option<usize> {
+        let walk = |asm: &mut Self,
+                    start: Option<usize>,
+                    nearest: &mut HashMap<usize, Option<usize>>,
+                    dropped: &mut Vec<usize>,
+                    queue: &mut Vec<usize>|
+         -> Option<usize> {
             let mut path = vec![];
             let mut cur = start;
             let mut found: Option<usize> = None;
@@ -561,10 +584,12 @@ impl<'ctx> Assumptions<'ctx> {
                 continue;
             }
             let ids = self.facts[i].ids.clone();
-            if full || ids.into_iter().any(|x| {
-                let r = self.find(x);
-                cone.contains(&r)
-            }) {
+            if full
+                || ids.into_iter().any(|x| {
+                    let r = self.find(x);
+                    cone.contains(&r)
+                })
+            {
                 facts.push(self.facts[i].fact.clone());
                 log_facts += 1;
                 kept_facts.push(i);
@@ -573,7 +598,15 @@ impl<'ctx> Assumptions<'ctx> {
             }
         }
         if std::env::var_os("SYNCFIX_DEBUG_CONE").is_some() {
-            eprintln!("cone: {} classes, {} facts ({} log facts), {} assumptions and {} log facts left out{}", cone.len(), facts.len(), log_facts, dropped.len(), dropped_facts.len(), if full { " (full)" } else { "" });
+            eprintln!(
+                "cone: {} classes, {} facts ({} log facts), {} assumptions and {} log facts left out{}",
+                cone.len(),
+                facts.len(),
+                log_facts,
+                dropped.len(),
+                dropped_facts.len(),
+                if full { " (full)" } else { "" }
+            );
         }
         let initial = cone.clone();
         Slice { facts, log_facts, oks, dropped, dropped_facts, kept_facts, cone, logs, stamp, full, initial }

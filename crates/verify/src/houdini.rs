@@ -22,8 +22,8 @@
 //! scaling family at n = 80). The answer is inductive: at the end every group is
 //! unsatisfiable under the candidates kept.
 
-use crate::encode::{Encoding, LogUse};
 use crate::apart::ApartSolver;
+use crate::encode::{Encoding, LogUse};
 use crate::memo::Answered;
 use crate::{Verdict, Verifier};
 use std::collections::BTreeMap;
@@ -67,7 +67,17 @@ impl<'ctx> HoudiniGroup<'ctx> {
             let l = enc.candidates[c.cand].loop_id;
             let logs = enc.candidates[c.cand].logs;
             let g = *index.entry((l, logs)).or_insert_with(|| {
-                groups.push(HoudiniGroup { loop_id: l, logs, checks: vec![], depends_below: 0, stamp: 0, slice: None, solver: None, asserted: Default::default(), one_by_one: false });
+                groups.push(HoudiniGroup {
+                    loop_id: l,
+                    logs,
+                    checks: vec![],
+                    depends_below: 0,
+                    stamp: 0,
+                    slice: None,
+                    solver: None,
+                    asserted: Default::default(),
+                    one_by_one: false,
+                });
                 groups.len() - 1
             });
             groups[g].checks.push(i);
@@ -218,7 +228,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 self.houdini_groups[g].one_by_one = true;
                 let dropped = self.houdini_one_by_one(g, a, kept);
                 if debug() {
-                    eprintln!("houdini: round {} (loop {}) one check at a time took {:.3}s", self.stats.houdini_rounds, self.houdini_groups[g].loop_id, t0.elapsed().as_secs_f64());
+                    eprintln!(
+                        "houdini: round {} (loop {}) one check at a time took {:.3}s",
+                        self.stats.houdini_rounds,
+                        self.houdini_groups[g].loop_id,
+                        t0.elapsed().as_secs_f64()
+                    );
                 }
                 return dropped;
             }
@@ -250,7 +265,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// solver; `Ok(None)` when `rlimit` ran out.
     fn solve_round(&mut self, g: usize, a: &[Bool<'ctx>], rlimit: Option<u32>) -> Result<Option<crate::apart::Answer<'ctx>>, Verdict> {
         // For debugging: SYNCFIX_DUMP_HOUDINI=PREFIX writes each call as PREFIX.<round>.
-        let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI").map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
+        let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI")
+            .map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
         let solver = self.houdini_groups[g].solver.as_ref().expect("made on the first round");
         solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, true, dump)
     }

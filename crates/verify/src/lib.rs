@@ -18,20 +18,20 @@ mod apart;
 mod cone;
 mod encode;
 mod houdini;
-mod memo;
 mod loops;
+mod memo;
 mod memory;
 mod query;
-mod seed;
 mod reconverge;
+mod seed;
 mod term;
 mod trace;
 mod uniformity;
 
 pub use abstraction::{Abstraction, ForceAbstraction, Model};
 pub use apart::interruptible;
-pub use seed::HoudiniSeed;
 pub use memory::AccessKind;
+pub use seed::HoudiniSeed;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
 use encode::{Encoder, Encoding};
@@ -287,7 +287,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             why.push(if lines.is_empty() {
                 "loops cut and proved with invariants".to_string()
             } else {
-                format!("the loop{} at line{} {} cut and proved with invariants", if lines.len() == 1 { "" } else { "s" }, if lines.len() == 1 { "" } else { "s" }, lines.join(", "))
+                format!(
+                    "the loop{} at line{} {} cut and proved with invariants",
+                    if lines.len() == 1 { "" } else { "s" },
+                    if lines.len() == 1 { "" } else { "s" },
+                    lines.join(", ")
+                )
             });
         }
         (!why.is_empty()).then(|| why.join(" and "))
@@ -499,7 +504,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
             }
         }
-        if opts.abstraction == ForceAbstraction::Equality && kernel.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::Atomic { .. })) {
+        if opts.abstraction == ForceAbstraction::Equality
+            && kernel.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::Atomic { .. }))
+        {
             return Err(VerifyError::EqualityWithAtomics);
         }
         let cfg = Cfg::compute(kernel).map_err(|_| VerifyError::Irreducible)?;
@@ -534,13 +541,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         };
         // A barrier havocs the written equality-abstracted arrays outside constant memory
         // (encode::barrier) and assumes barrier invariants; nothing else it does reaches values.
-        let havocked = kernel.objects.iter().any(|(o, obj)| {
-            abs.model(o) == abstraction::Model::Equality && abs.written[o] && obj.space != syncfix_kir::Space::Constant
-        });
+        let havocked = kernel
+            .objects
+            .iter()
+            .any(|(o, obj)| abs.model(o) == abstraction::Model::Equality && abs.written[o] && obj.space != syncfix_kir::Space::Constant);
         let values_free_of_barriers = !havocked
-            && !kernel.insts.values().any(|i| {
-                matches!(i.kind, syncfix_kir::InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. })
-            });
+            && !kernel
+                .insts
+                .values()
+                .any(|i| matches!(i.kind, syncfix_kir::InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. }));
         let seed = opts.seeds.as_ref().and_then(|m| m.get(&kernel.name)).and_then(|s| s.kept_for(&enc.candidates));
         Ok(Verifier {
             seed,
@@ -672,7 +681,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
     ///
     /// With a resource limit `rlimit`, `Ok(SatResult::Unknown)` when it ran out.
-    fn solve_query(&mut self, base: &[Bool<'ctx>], q: usize, sel: Sel, rlimit: Option<u32>) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    fn solve_query(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        rlimit: Option<u32>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         self.solve_query_from(base, q, sel, rlimit, None)
     }
 
@@ -696,7 +711,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
         let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
-            eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), self.enc.assumptions.borrow().len());
+            eprintln!(
+                "query: {}: {} facts of assumptions, {} left out of {}",
+                query.label,
+                slice.facts.len(),
+                slice.dropped(),
+                self.enc.assumptions.borrow().len()
+            );
         }
         // An answer of an earlier assignment that holds for this one (`memo`).
         let key = self.memo.key(&self.enc, &slice.facts, &conds);
@@ -757,13 +778,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         asserted.push(&violated);
         // For debugging: SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2
         // (its assumptions asserted).
-        let dump = std::env::var_os("SYNCFIX_DUMP_QUERIES")
-            .map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
+        let dump =
+            std::env::var_os("SYNCFIX_DUMP_QUERIES").map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
         let t0 = Instant::now();
         let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let r = sel.range();
-            eprintln!("query:   properties {}..{} took {:.3}s: {:?}", r.start, r.end, t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.as_ref().map(|x| x.0)));
+            eprintln!(
+                "query:   properties {}..{} took {:.3}s: {:?}",
+                r.start,
+                r.end,
+                t0.elapsed().as_secs_f64(),
+                answer.as_ref().map(|a| a.as_ref().map(|x| x.0))
+            );
         }
         match answer {
             Ok(Some((r, model))) => (Ok(r), model),
@@ -810,7 +837,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// the first chunk at most half the range; one that runs out is halved and solved again, a
     /// single property is solved without a budget; a satisfiable chunk is halved until its
     /// first satisfiable property, whose model is returned (the earliest in schedule order).
-    fn solve_chunked(&mut self, base: &[Bool<'ctx>], q: usize, mut a: usize, n: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+    fn solve_chunked(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        mut a: usize,
+        n: usize,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         // Never the whole range again (it just ran out).
         let mut size = FIRST_CHUNK.min((n - a) / 2).max(1);
         let mut cap = n;
@@ -1098,9 +1131,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn earliest(&mut self, base: &[Bool<'ctx>], q: usize) -> Option<z3::Model<'ctx>> {
         let props = &self.queries[q].props;
         // The prefix lengths that end at a position boundary, shortest first.
-        let ends: Vec<usize> = (1..=props.len())
-            .filter(|&n| n == props.len() || self.enc.props[props[n]].pos != self.enc.props[props[n - 1]].pos)
-            .collect();
+        let ends: Vec<usize> =
+            (1..=props.len()).filter(|&n| n == props.len() || self.enc.props[props[n]].pos != self.enc.props[props[n - 1]].pos).collect();
         // Invariant: the prefix `ends[hi]` is satisfiable, those before `ends[lo]` are not.
         let (mut lo, mut hi) = (0, ends.len() - 1);
         let mut model = None;

@@ -10,8 +10,8 @@
 //! benign-race tolerance.
 
 use crate::term::{bv_const, resize};
-use z3::ast::{Array, Ast, Bool, BV};
 use std::rc::Rc;
+use z3::ast::{Array, Ast, Bool, BV};
 use z3::{Context, Sort};
 
 /// An array term and its granularity in bytes.
@@ -52,9 +52,8 @@ impl<'ctx> Mem<'ctx> {
         let n = end.div_ceil(granule as u64) as usize;
         if read_only && n <= MAX_TABLE {
             let index = |off: u64| -> BV<'ctx> { BV::from_u64(ctx, off / granule as u64, 64) };
-            let table = (0..n as u64)
-                .map(|i| m.arr.select(&index(i * granule as u64)).as_bv().expect("bit-vector array").simplify())
-                .collect();
+            let table =
+                (0..n as u64).map(|i| m.arr.select(&index(i * granule as u64)).as_bv().expect("bit-vector array").simplify()).collect();
             m.table = Some(Rc::new(table));
         }
         m
@@ -212,7 +211,15 @@ impl<'ctx> Log<'ctx> {
         let width = BV::from_u64(ctx, width as u64, 32);
         let who = BV::from_u64(ctx, who as u64, 32);
         if self.has.as_bool() == Some(false) {
-            *self = Log { has: cond.clone(), off: off.clone(), width, value, changed: changed.clone(), who, pending: Bool::from_bool(ctx, false) };
+            *self = Log {
+                has: cond.clone(),
+                off: off.clone(),
+                width,
+                value,
+                changed: changed.clone(),
+                who,
+                pending: Bool::from_bool(ctx, false),
+            };
             return;
         }
         fn pick<'ctx, T: Ast<'ctx> + PartialEq + Clone>(cond: &Bool<'ctx>, new: &T, old: &T) -> T {

@@ -185,7 +185,12 @@ fn post_dominators(k: &Kernel, cfg: &Cfg, ctx: Option<LoopId>) -> std::collectio
 }
 
 /// The nearest common post-dominator of `a` and `b`.
-fn intersect(ipdom: &std::collections::HashMap<Node, Node>, depth: &std::collections::HashMap<Node, u32>, mut a: Node, mut b: Node) -> Node {
+fn intersect(
+    ipdom: &std::collections::HashMap<Node, Node>,
+    depth: &std::collections::HashMap<Node, u32>,
+    mut a: Node,
+    mut b: Node,
+) -> Node {
     while a != b {
         if depth[&a] >= depth[&b] {
             a = ipdom.get(&a).copied().unwrap_or(Node::Exit);

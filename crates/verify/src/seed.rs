@@ -57,7 +57,13 @@ pub(crate) fn shape(what: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
-        let prefix = if b[i] == b'v' { 1 } else if what[i..].starts_with("block") { 5 } else { 0 };
+        let prefix = if b[i] == b'v' {
+            1
+        } else if what[i..].starts_with("block") {
+            5
+        } else {
+            0
+        };
         if word_start && prefix > 0 && b.get(i + prefix).is_some_and(u8::is_ascii_digit) {
             out.push_str(&what[i..i + prefix]);
             out.push('#');

@@ -4,8 +4,8 @@
 use crate::encode::{Encoding, PropKind};
 use crate::memory::AccessKind;
 use std::collections::BTreeSet;
-use syncfix_kir::{AssertKind, Cfg, Fences, InstId, InstKind, Kernel, ObjectId, Scope, Space, Span, VarId};
 use syncfix_kir::EntityRef;
+use syncfix_kir::{AssertKind, Cfg, Fences, InstId, InstKind, Kernel, ObjectId, Scope, Space, Span, VarId};
 use z3::ast::{Bool, BV};
 use z3::{Context, Model};
 
@@ -63,14 +63,34 @@ pub struct Race {
 pub enum Defect {
     Race(Race),
     /// A barrier reached by one thread of the pair and not the other.
-    Divergence { barrier: InstId, span: Span, var: Option<VarId> },
+    Divergence {
+        barrier: InstId,
+        span: Span,
+        var: Option<VarId>,
+    },
     /// An assertion (or a callee's precondition, a postcondition, an invariant) fails for
     /// `thread`; `first_iteration`: a loop invariant fails on entry to its loop.
-    Assertion { inst: InstId, span: Span, kind: AssertKind, thread: usize, first_iteration: bool },
+    Assertion {
+        inst: InstId,
+        span: Span,
+        kind: AssertKind,
+        thread: usize,
+        first_iteration: bool,
+    },
     /// `thread` writes constant memory.
-    ConstantWrite { inst: InstId, span: Span, thread: usize },
+    ConstantWrite {
+        inst: InstId,
+        span: Span,
+        thread: usize,
+    },
     /// `thread` accesses `object` at byte `offset`, outside the array.
-    OutOfBounds { inst: InstId, span: Span, thread: usize, object: ObjectId, offset: u64 },
+    OutOfBounds {
+        inst: InstId,
+        span: Span,
+        thread: usize,
+        object: ObjectId,
+        offset: u64,
+    },
 }
 
 /// A counterexample.
@@ -149,7 +169,13 @@ pub(crate) fn extract<'ctx>(
                 }
                 match &k.insts[b.inst].kind {
                     InstKind::Barrier(bar) => match bar.fences {
-                        Fences::Const { local, global } => if shared { local } else { global },
+                        Fences::Const { local, global } => {
+                            if shared {
+                                local
+                            } else {
+                                global
+                            }
+                        }
                         Fences::Dynamic(_) => true,
                     },
                     _ => false,
@@ -167,8 +193,7 @@ pub(crate) fn extract<'ctx>(
             let backwards = first.pos >= second.pos;
             let levels = if backwards { common_order.len().max(1) } else { common_order.len() + 1 };
             let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
-            let loops: BTreeSet<usize> =
-                enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
+            let loops: BTreeSet<usize> = enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
             // An asynchronous copy's access stays unordered by barriers until thread 1 waits
             // (OpenCL `wait_group_events`): a barrier orders it only after a wait that is on,
             // or that the barrier's own variable turns on (a wait-then-barrier candidate).
@@ -176,10 +201,7 @@ pub(crate) fn extract<'ctx>(
             let waited = |b: &crate::encode::BarrierInstance<'ctx>, v: VarId| {
                 !first.async_copy
                     || enc.waits.iter().any(|w| {
-                        first.pos < w.pos
-                            && w.pos < b.pos
-                            && eval_bool(m, &w.pred1)
-                            && w.var.is_none_or(|x| x == v || !disabled(x))
+                        first.pos < w.pos && w.pos < b.pos && eval_bool(m, &w.pred1) && w.var.is_none_or(|x| x == v || !disabled(x))
                     })
             };
             for b in &enc.barriers {
@@ -222,8 +244,20 @@ pub(crate) fn extract<'ctx>(
                 object,
                 offset: eval_bv(m, off2),
                 width,
-                first: Access { inst: first.inst, span: k.insts[first.inst].span.clone(), kind: *logged, thread: 0, external: first.external },
-                second: Access { inst: second.inst, span: k.insts[second.inst].span.clone(), kind: second.kind, thread: 1, external: false },
+                first: Access {
+                    inst: first.inst,
+                    span: k.insts[first.inst].span.clone(),
+                    kind: *logged,
+                    thread: 0,
+                    external: first.external,
+                },
+                second: Access {
+                    inst: second.inst,
+                    span: k.insts[second.inst].span.clone(),
+                    kind: second.kind,
+                    thread: 1,
+                    external: false,
+                },
                 separating: separating.into_iter().collect(),
                 near: near.into_iter().map(|s| s.into_iter().collect()).collect(),
                 in_order: in_order.into_iter().collect(),

@@ -120,11 +120,7 @@ fn divergent_join(k: &Kernel, cfg: &Cfg, b: BlockId, branchy: &BTreeSet<BlockId>
     // Blocks from which `b` is reachable without passing through `d`, walking predecessors
     // (skipping the loop's own back edges for a header).
     let mut seen: BTreeSet<BlockId> = BTreeSet::new();
-    let mut work: Vec<BlockId> = cfg.preds[b]
-        .iter()
-        .copied()
-        .filter(|p| header_of.is_none_or(|l| !cfg.in_loop(*p, l)))
-        .collect();
+    let mut work: Vec<BlockId> = cfg.preds[b].iter().copied().filter(|p| header_of.is_none_or(|l| !cfg.in_loop(*p, l))).collect();
     while let Some(x) = work.pop() {
         if !seen.insert(x) {
             continue;

@@ -168,11 +168,9 @@ fn outcome(k: &Kernel, verdict: Verdict) -> Outcome {
         Verdict::Defect(t) => t,
     };
     match t.defect {
-        Defect::Race(r) => Outcome::Race {
-            kinds: [r.first.kind, r.second.kind],
-            object: k.objects[r.object].name.clone(),
-            between_groups: !t.same_group,
-        },
+        Defect::Race(r) => {
+            Outcome::Race { kinds: [r.first.kind, r.second.kind], object: k.objects[r.object].name.clone(), between_groups: !t.same_group }
+        }
         Defect::Divergence { .. } => Outcome::Divergence,
         Defect::Assertion { kind, .. } => Outcome::Assertion(match kind {
             syncfix_kir::AssertKind::Assertion => "assertion",
@@ -220,9 +218,7 @@ fn matches(expect: &str, actual: &Outcome) -> Result<bool, String> {
             match actual {
                 Outcome::Race { kinds: [x, y], object: o, between_groups } => {
                     let (x, y) = (x.name(), y.name());
-                    ((a, b) == (x, y) || (a, b) == (y, x))
-                        && object.is_none_or(|n| &n == o)
-                        && between.is_none_or(|g| g == *between_groups)
+                    ((a, b) == (x, y) || (a, b) == (y, x)) && object.is_none_or(|n| &n == o) && between.is_none_or(|g| g == *between_groups)
                 }
                 _ => false,
             }
@@ -282,7 +278,9 @@ fn run(path: &Path, text: &str) -> Result<(), String> {
         ));
     }
     if kernel.insts.values().any(|i| matches!(&i.kind, InstKind::Barrier(b) if b.guard != Guard::Always)) {
-        return Err(format!("{name}: barrier variables (`if varN`) are the instrumenter's: a file test verifies a kernel as the front end gives it"));
+        return Err(format!(
+            "{name}: barrier variables (`if varN`) are the instrumenter's: a file test verifies a kernel as the front end gives it"
+        ));
     }
     let mut opts = h.options;
     opts.deadline = Some(Instant::now() + TIME_LIMIT);

@@ -13,24 +13,14 @@ pub struct Kernel {
 
 impl Kernel {
     pub fn new(src: &str) -> Kernel {
-        Kernel {
-            src: src.to_string(),
-            table: StmtTable::default(),
-        }
+        Kernel { src: src.to_string(), table: StmtTable::default() }
     }
 
     /// The range of the `nth` (0-based) occurrence of `needle`.
     pub fn range_nth(&self, needle: &str, nth: usize) -> TextRange {
-        let start = self
-            .src
-            .match_indices(needle)
-            .nth(nth)
-            .map(|(i, _)| i)
-            .unwrap_or_else(|| panic!("`{needle}` (#{nth}) not in the source"));
-        TextRange {
-            start,
-            end: start + needle.len(),
-        }
+        let start =
+            self.src.match_indices(needle).nth(nth).map(|(i, _)| i).unwrap_or_else(|| panic!("`{needle}` (#{nth}) not in the source"));
+        TextRange { start, end: start + needle.len() }
     }
 
     pub fn range(&self, needle: &str) -> TextRange {
@@ -89,22 +79,9 @@ impl Kernel {
     pub fn split(&mut self, needle: &str, rhs: &str, ty: &str) -> StmtId {
         let id = self.stmt(needle);
         let range = self.table.stmts[id].range;
-        let eq = self.src[range.start..range.end]
-            .find('=')
-            .expect("an assignment")
-            + range.start;
-        let start = self.src[eq..range.end]
-            .find(rhs)
-            .expect("rhs in the statement")
-            + eq;
-        self.table.stmts[id].split = Some(Split {
-            rhs: TextRange {
-                start,
-                end: start + rhs.len(),
-            },
-            rhs_type: ty.to_string(),
-            rmw: None,
-        });
+        let eq = self.src[range.start..range.end].find('=').expect("an assignment") + range.start;
+        let start = self.src[eq..range.end].find(rhs).expect("rhs in the statement") + eq;
+        self.table.stmts[id].split = Some(Split { rhs: TextRange { start, end: start + rhs.len() }, rhs_type: ty.to_string(), rmw: None });
         id
     }
 
@@ -125,11 +102,7 @@ impl Kernel {
         self.table.stmts[id].split = Some(Split {
             rhs: TextRange { start: a, end: a + lhs.len() },
             rhs_type: ty.to_string(),
-            rmw: Some(syncfix_kir::ReadModifyWrite {
-                expr: TextRange { start: expr_start, end: expr_end },
-                op: op.to_string(),
-                operand,
-            }),
+            rmw: Some(syncfix_kir::ReadModifyWrite { expr: TextRange { start: expr_start, end: expr_end }, op: op.to_string(), operand }),
         });
         id
     }

@@ -4,11 +4,11 @@
 //! ARCHITECTURE.md "crates/fix").
 
 use super::json::{begin_of, end_of, flag, inner, kind, qual_type, str_field};
+use super::json::{pos, Pos};
 use super::scan;
 use serde_json::Value;
 use std::collections::HashSet;
 use syncfix_kir::{BarrierCall, Branch, CopyCall, LocalDecl, ReadModifyWrite, Split, StmtId, TextRange};
-use super::json::{pos, Pos};
 
 /// Free functions whose bare call statement is a barrier.
 const BARRIER_FUNCTIONS: &[&str] = &["__syncthreads", "barrier", "work_group_barrier", "synchronize"];
@@ -32,9 +32,7 @@ const WORK_ITEM_FUNCTIONS: &[&str] = &[
 fn has_side_effects(e: &Value) -> bool {
     match kind(e) {
         "PseudoObjectExpr" => false,
-        "CallExpr" if callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => {
-            inner(e).iter().skip(1).any(has_side_effects)
-        }
+        "CallExpr" if callee_name(e).is_some_and(|n| WORK_ITEM_FUNCTIONS.contains(&n)) => inner(e).iter().skip(1).any(has_side_effects),
         "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" | "CompoundAssignOperator" | "StmtExpr" => true,
         "BinaryOperator" if str_field(e, "opcode") == Some("=") => true,
         "UnaryOperator" if matches!(str_field(e, "opcode"), Some("++" | "--")) => true,
@@ -59,10 +57,7 @@ fn callee_name(call: &Value) -> Option<&str> {
 
 /// Looks through the nodes clang wraps around an expression statement's expression.
 fn strip(mut e: &Value) -> &Value {
-    while matches!(
-        kind(e),
-        "ExprWithCleanups" | "ImplicitCastExpr" | "ParenExpr" | "ConstantExpr" | "CStyleCastExpr"
-    ) {
+    while matches!(kind(e), "ExprWithCleanups" | "ImplicitCastExpr" | "ParenExpr" | "ConstantExpr" | "CStyleCastExpr") {
         match inner(e).first() {
             Some(next) => e = next,
             None => break,
@@ -157,18 +152,10 @@ impl SplitCx<'_> {
         let end = end_of(rhs, self.src)?;
         // The operator must be spelled between the sides (so no macro hides part of either),
         // and a braced initializer cannot be hoisted into a temporary.
-        if !scan::only_token_between(self.src, lhs_end, start, op)
-            || end <= start
-            || end > expr_end
-            || self.src.get(start) == Some(&b'{')
-        {
+        if !scan::only_token_between(self.src, lhs_end, start, op) || end <= start || end > expr_end || self.src.get(start) == Some(&b'{') {
             return None;
         }
-        Some(Split {
-            rhs: TextRange { start, end },
-            rhs_type: qual_type(rhs)?.to_owned(),
-            rmw: None,
-        })
+        Some(Split { rhs: TextRange { start, end }, rhs_type: qual_type(rhs)?.to_owned(), rmw: None })
     }
 
     /// The split of `x++`, `x--`, `++x`, `--x` or `x op= e` (`e` reading no memory) on memory
@@ -252,7 +239,29 @@ impl SplitCx<'_> {
         let words: Vec<&str> = prefix.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         let plain = !prefix.is_empty()
             && !words.iter().any(|w| {
-                matches!(*w, "constexpr" | "auto" | "static" | "extern" | "register" | "thread_local" | "__shared__" | "__constant__" | "__device__" | "__local" | "__constant" | "__global" | "local" | "constant" | "global" | "decltype" | "typeof" | "__typeof__" | "__auto_type" | "volatile")
+                matches!(
+                    *w,
+                    "constexpr"
+                        | "auto"
+                        | "static"
+                        | "extern"
+                        | "register"
+                        | "thread_local"
+                        | "__shared__"
+                        | "__constant__"
+                        | "__device__"
+                        | "__local"
+                        | "__constant"
+                        | "__global"
+                        | "local"
+                        | "constant"
+                        | "global"
+                        | "decltype"
+                        | "typeof"
+                        | "__typeof__"
+                        | "__auto_type"
+                        | "volatile"
+                )
             })
             && !prefix.contains(['&', '(', '[', ',', '='])
             && !ty.contains(['[', '&']);
@@ -339,9 +348,7 @@ impl SplitCx<'_> {
                     v = inner(p).first();
                 }
                 match v {
-                    Some(d) if kind(d) == "DeclRefExpr" => {
-                        d.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d))
-                    }
+                    Some(d) if kind(d) == "DeclRefExpr" => d.get("referencedDecl").is_some_and(|d| self.is_memory_variable(d)),
                     Some(v) => self.reads_memory_in(v, ids_read_nothing),
                     None => false,
                 }

@@ -173,12 +173,7 @@ pub(crate) enum Pos {
     /// A token from a macro expansion whose outermost invocation is in the main file: the
     /// invocation's offset and the length of the macro name; `arg` if the token was spelled
     /// in a macro argument, `spelling` where it was spelled if that is in the main file.
-    Macro {
-        offset: usize,
-        len: usize,
-        arg: bool,
-        spelling: Option<usize>,
-    },
+    Macro { offset: usize, len: usize, arg: bool, spelling: Option<usize> },
     /// Elsewhere (another file, a built-in, invalid).
     Other,
 }
@@ -205,18 +200,8 @@ pub(crate) fn pos(loc: &Value) -> Pos {
     match offset_len(exp) {
         Some((offset, len)) if main(exp) => {
             let arg = exp.get("isMacroArgExpansion") == Some(&Value::Bool(true));
-            let spelling = map
-                .get("spellingLoc")
-                .and_then(Value::as_object)
-                .filter(|s| main(s))
-                .and_then(offset_len)
-                .map(|(o, _)| o);
-            Pos::Macro {
-                offset,
-                len,
-                arg,
-                spelling,
-            }
+            let spelling = map.get("spellingLoc").and_then(Value::as_object).filter(|s| main(s)).and_then(offset_len).map(|(o, _)| o);
+            Pos::Macro { offset, len, arg, spelling }
         }
         _ => Pos::Other,
     }
@@ -229,10 +214,7 @@ pub(crate) fn kind(node: &Value) -> &str {
 
 /// The `inner` children of an AST node (empty if absent).
 pub(crate) fn inner(node: &Value) -> &[Value] {
-    node.get("inner")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+    node.get("inner").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// A string member of an AST node.
@@ -269,12 +251,7 @@ pub(crate) fn begin_of(node: &Value, src: &[u8]) -> Option<usize> {
     match pos(range_loc(node, "begin")?) {
         Pos::Main { offset, .. } => Some(offset),
         Pos::Macro { offset, arg: false, .. } => Some(offset),
-        Pos::Macro {
-            offset,
-            len,
-            arg: true,
-            spelling: Some(s),
-        } => {
+        Pos::Macro { offset, len, arg: true, spelling: Some(s) } => {
             let paren = scan::skip_trivia(src, offset.checked_add(len)?);
             (src.get(paren) == Some(&b'(') && scan::skip_trivia(src, paren + 1) == s).then_some(offset)
         }
@@ -329,12 +306,7 @@ mod tests {
             [
                 Pos::Main { offset: 1, len: 1 },
                 Pos::Main { offset: 2, len: 1 },
-                Pos::Macro {
-                    offset: 4,
-                    len: 3,
-                    arg: false,
-                    spelling: None
-                },
+                Pos::Macro { offset: 4, len: 3, arg: false, spelling: None },
                 Pos::Main { offset: 7, len: 1 },
                 Pos::Other,
                 Pos::Other,

@@ -211,7 +211,9 @@ impl<'v> Index<'v> {
             return None;
         }
         let field = ["x", "y", "z"].iter().position(|f| str_field(member, "name") == Some(f))?;
-        let ty = |n: &Value| n.get("type").and_then(|t| t.get("desugaredQualType").or_else(|| t.get("qualType"))).and_then(Value::as_str).map(str::to_owned);
+        let ty = |n: &Value| {
+            n.get("type").and_then(|t| t.get("desugaredQualType").or_else(|| t.get("qualType"))).and_then(Value::as_str).map(str::to_owned)
+        };
         if ty(d).is_none_or(|t| t.trim_start_matches("struct ") != "dim3") {
             return None;
         }
@@ -363,7 +365,11 @@ impl<'v> Index<'v> {
             return self.init_of(e).map_or([None; 3], |init| self.dim3(init, depth + 1));
         };
         let Some(var) = self.vars.get(id) else { return [None; 3] };
-        if self.assignments.contains_key(id) || self.written_otherwise.get(id) == Some(&true) || !is_local(var) || var.get("storageClass").is_some() {
+        if self.assignments.contains_key(id)
+            || self.written_otherwise.get(id) == Some(&true)
+            || !is_local(var)
+            || var.get("storageClass").is_some()
+        {
             return [None; 3];
         }
         let mut sizes = match inner(var).iter().rev().find(|c| !kind(c).ends_with("Attr")) {
@@ -414,14 +420,22 @@ impl<'v> Index<'v> {
             return None;
         }
         let v = match kind(e) {
-            "IntegerLiteral" | "CharacterLiteral" => str_field(e, "value")?.parse::<i128>().ok().or_else(|| e.get("value")?.as_i64().map(i128::from))?,
+            "IntegerLiteral" | "CharacterLiteral" => {
+                str_field(e, "value")?.parse::<i128>().ok().or_else(|| e.get("value")?.as_i64().map(i128::from))?
+            }
             "CXXBoolLiteralExpr" => i128::from(e.get("value")?.as_bool()?),
             "ConstantExpr" => match str_field(e, "value").and_then(|v| v.parse::<i128>().ok()) {
                 Some(v) => v,
                 None => self.int(inner(e).first()?, depth + 1)?,
             },
-            "ParenExpr" | "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr"
-            | "CXXDefaultArgExpr" | "ExprWithCleanups" | "MaterializeTemporaryExpr" => {
+            "ParenExpr"
+            | "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
+            | "CXXDefaultArgExpr"
+            | "ExprWithCleanups"
+            | "MaterializeTemporaryExpr" => {
                 if matches!(str_field(e, "castKind"), Some(k) if !matches!(k, "LValueToRValue" | "IntegralCast" | "NoOp" | "IntegralToBoolean"))
                 {
                     return None;

@@ -67,11 +67,12 @@ impl Recorder<'_> {
     fn full_end(&self, node: &Value) -> Option<usize> {
         let src = self.cx.src;
         match kind(node) {
-            "AttributedStmt" | "LabelStmt" | "CaseStmt" | "DefaultStmt" | "IfStmt" | "ForStmt" | "CXXForRangeStmt"
-            | "WhileStmt" | "SwitchStmt" => self.full_end(inner(node).last()?),
+            "AttributedStmt" | "LabelStmt" | "CaseStmt" | "DefaultStmt" | "IfStmt" | "ForStmt" | "CXXForRangeStmt" | "WhileStmt"
+            | "SwitchStmt" => self.full_end(inner(node).last()?),
             "CompoundStmt" | "DeclStmt" | "NullStmt" | "CXXTryStmt" => end_of(node, src),
-            "DoStmt" | "ReturnStmt" | "BreakStmt" | "ContinueStmt" | "GotoStmt" | "IndirectGotoStmt" | "GCCAsmStmt"
-            | "CoreturnStmt" => scan::semicolon_after(src, end_of(node, src)?),
+            "DoStmt" | "ReturnStmt" | "BreakStmt" | "ContinueStmt" | "GotoStmt" | "IndirectGotoStmt" | "GCCAsmStmt" | "CoreturnStmt" => {
+                scan::semicolon_after(src, end_of(node, src)?)
+            }
             k if is_expr(k) => scan::semicolon_after(src, end_of(node, src)?),
             _ => None,
         }
@@ -95,14 +96,7 @@ impl Recorder<'_> {
 
     /// Records the members of a compound statement, each starting at or after `lower` and
     /// ending by `upper`. Returns the recorded ones.
-    fn record_members(
-        &mut self,
-        function: &str,
-        compound: &Value,
-        parent: Option<StmtId>,
-        mut lower: usize,
-        upper: usize,
-    ) -> Vec<StmtId> {
+    fn record_members(&mut self, function: &str, compound: &Value, parent: Option<StmtId>, mut lower: usize, upper: usize) -> Vec<StmtId> {
         let mut ids = Vec::new();
         for member in inner(compound) {
             let stmt = strip_labels(member);
@@ -115,28 +109,13 @@ impl Recorder<'_> {
     }
 
     /// Records a statement standing in a single-statement slot (an `if` arm, a loop body).
-    fn record_slot(
-        &mut self,
-        function: &str,
-        node: &Value,
-        parent: StmtId,
-        lower: usize,
-        upper: usize,
-    ) -> Option<StmtId> {
+    fn record_slot(&mut self, function: &str, node: &Value, parent: StmtId, lower: usize, upper: usize) -> Option<StmtId> {
         self.record(function, strip_labels(node), Some(parent), true, lower, upper)
     }
 
     /// Records `node` (and the statements under it) if its text is main-file text lying in
     /// `[lower, upper)`. `slot`: it is an arm or loop body (not a compound member).
-    fn record(
-        &mut self,
-        function: &str,
-        node: &Value,
-        parent: Option<StmtId>,
-        slot: bool,
-        lower: usize,
-        upper: usize,
-    ) -> Option<StmtId> {
+    fn record(&mut self, function: &str, node: &Value, parent: Option<StmtId>, slot: bool, lower: usize, upper: usize) -> Option<StmtId> {
         // `[[likely]] s` and `#pragma unroll` loops are attributed statements: the recorded
         // statement starts at the attribute (or pragma) and is of its sub-statement's kind.
         let mut stmt = node;
@@ -147,8 +126,7 @@ impl Recorder<'_> {
         let start = begin_of(node, self.cx.src)?;
         let end = self.full_end(stmt)?;
         let text = self.text;
-        if start < lower || end > upper || start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end)
-        {
+        if start < lower || end > upper || start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
             return None;
         }
         let id = self.table.stmts.push(Stmt {

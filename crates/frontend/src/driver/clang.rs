@@ -63,7 +63,12 @@ pub(super) fn absolute_paths(args: &[String]) -> Vec<String> {
 }
 
 /// Runs a tool until `deadline`, adding its time to `time`.
-pub(super) fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time: &mut Duration) -> Result<std::process::Output, FrontendError> {
+pub(super) fn run(
+    cmd: &mut Command,
+    what: &str,
+    deadline: Option<Instant>,
+    time: &mut Duration,
+) -> Result<std::process::Output, FrontendError> {
     match process::run(cmd, deadline) {
         Ok((out, t)) => {
             *time += t;
@@ -78,9 +83,7 @@ pub(super) fn run(cmd: &mut Command, what: &str, deadline: Option<Instant>, time
             }
             Ok(out)
         }
-        Err(RunError::Spawn(e)) => {
-            Err(FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy())))
-        }
+        Err(RunError::Spawn(e)) => Err(FrontendError::Tool(format!("cannot run {what} ({}): {e}", cmd.get_program().to_string_lossy()))),
         Err(RunError::Timeout) => Err(FrontendError::Timeout),
         Err(RunError::Aborted) => Err(FrontendError::Tool("syncfix is stopping".into())),
     }
@@ -155,22 +158,50 @@ impl Setup {
             // inlines them itself, keeping the call chain for source locations).
             Language::Cuda if toolkit.is_some() => {
                 let dir = toolkit.expect("checked").display().to_string();
-                ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84", "-Xclang", "-disable-llvm-passes"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .chain([format!("--cuda-path={dir}")])
-                    // clang reads the toolkit's version from libdevice's folder, which
-                    // -nocudalib skips; without it clang takes CUDA 7's launch API
-                    // (`cudaConfigureCall`) and the toolkit's headers do not compile.
-                    .chain(toolkit_version(toolkit.expect("checked")).map(|v| format!("-Xclang -target-sdk-version={v}")).into_iter().flat_map(|a| a.split(' ').map(str::to_string).collect::<Vec<_>>()))
-                    .collect()
+                [
+                    "-x",
+                    "cuda",
+                    "--cuda-device-only",
+                    "--cuda-gpu-arch=sm_70",
+                    "-nocudalib",
+                    "-Xclang",
+                    "-target-feature",
+                    "-Xclang",
+                    "+ptx84",
+                    "-Xclang",
+                    "-disable-llvm-passes",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([format!("--cuda-path={dir}")])
+                // clang reads the toolkit's version from libdevice's folder, which
+                // -nocudalib skips; without it clang takes CUDA 7's launch API
+                // (`cudaConfigureCall`) and the toolkit's headers do not compile.
+                .chain(
+                    toolkit_version(toolkit.expect("checked"))
+                        .map(|v| format!("-Xclang -target-sdk-version={v}"))
+                        .into_iter()
+                        .flat_map(|a| a.split(' ').map(str::to_string).collect::<Vec<_>>()),
+                )
+                .collect()
             }
             // PTX 8.4 (CUDA 12.4, the CUDA_VERSION the prelude gives): clang's headers use the
             // warp built-ins (`__nvvm_shfl_sync_*`) that need PTX 6.0 and later.
-            Language::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang", "+ptx84"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            Language::Cuda => [
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "--cuda-gpu-arch=sm_70",
+                "-nocudainc",
+                "-nocudalib",
+                "-Xclang",
+                "-target-feature",
+                "-Xclang",
+                "+ptx84",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
             // gnu89 inline semantics: a plain `inline` function is emitted (C99's would leave
             // only a declaration, and its accesses unseen).
             Language::OpenCl => {
@@ -185,10 +216,11 @@ impl Setup {
             args.push(format!("-D{d}"));
         }
         args.extend(opts.clang_args.iter().cloned());
-        let mut headers: Vec<(String, String)> = if toolkit.is_some() { crate::prelude::toolkit_headers() } else { crate::prelude::headers(language) }
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .collect();
+        let mut headers: Vec<(String, String)> =
+            if toolkit.is_some() { crate::prelude::toolkit_headers() } else { crate::prelude::headers(language) }
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect();
         // Over a toolkit, the toolkit headers the program includes first are precompiled with
         // the prelude (`prelude::toolkit_includes`).
         if let (Some(dir), Some(last)) = (toolkit, headers.last_mut()) {
@@ -210,7 +242,8 @@ impl Setup {
             Some(dir) => dir.clone(),
             None => {
                 let dir = scratch.path().to_path_buf();
-                crate::prelude::write_headers(&dir, &headers).map_err(|e| FrontendError::Tool(format!("cannot write the prelude in {}: {e}", dir.display())))?;
+                crate::prelude::write_headers(&dir, &headers)
+                    .map_err(|e| FrontendError::Tool(format!("cannot write the prelude in {}: {e}", dir.display())))?;
                 dir
             }
         };
@@ -269,7 +302,12 @@ impl Setup {
         };
         let pch = build.as_ref().map_or(self.dir(), |b| b.path()).join("prelude.pch");
         let out = run(
-            Command::new(&self.clang).current_dir(self.dir()).args(&self.common).args(["-S", "-Xclang", "-emit-pch", "-o"]).arg(&pch).arg(&self.prelude),
+            Command::new(&self.clang)
+                .current_dir(self.dir())
+                .args(&self.common)
+                .args(["-S", "-Xclang", "-emit-pch", "-o"])
+                .arg(&pch)
+                .arg(&self.prelude),
             "clang",
             deadline,
             time,

@@ -213,10 +213,8 @@ impl HostFallback {
                 "external-contents": copy.display().to_string(),
             }));
         }
-        let roots: Vec<serde_json::Value> = roots
-            .into_iter()
-            .map(|(dir, contents)| serde_json::json!({"name": dir, "type": "directory", "contents": contents}))
-            .collect();
+        let roots: Vec<serde_json::Value> =
+            roots.into_iter().map(|(dir, contents)| serde_json::json!({"name": dir, "type": "directory", "contents": contents})).collect();
         let overlay = serde_json::json!({"version": 0, "case-sensitive": "true", "use-external-names": false, "roots": roots});
         let path = self.overlay.join("overlay.json");
         std::fs::write(&path, overlay.to_string()).map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -302,7 +300,12 @@ fn file_name(path: &str) -> &str {
 pub(super) fn error_places(diags: &str, main_file: &str) -> Option<Vec<(Option<String>, u32)>> {
     let mut places = vec![];
     for l in diags.lines() {
-        let Some(at) = l.find(": error:").or_else(|| l.find(": fatal error:")).or_else(|| l.starts_with("fatal error:").then_some(0)).or_else(|| l.starts_with("error:").then_some(0)) else {
+        let Some(at) = l
+            .find(": error:")
+            .or_else(|| l.find(": fatal error:"))
+            .or_else(|| l.starts_with("fatal error:").then_some(0))
+            .or_else(|| l.starts_with("error:").then_some(0))
+        else {
             continue;
         };
         if l.contains("too many errors emitted") {
@@ -343,7 +346,13 @@ mod tests {
         let start = text.find(body_start).unwrap();
         let end = start + text[start..].find("\n}").unwrap() + 2;
         let decl = text[..start].rfind('\n').map_or(0, |i| i + 1);
-        HostDecl { file: None, name: name.into(), record: None, range: TextRange { start: decl, end }, body: Some(TextRange { start, end }) }
+        HostDecl {
+            file: None,
+            name: name.into(),
+            record: None,
+            range: TextRange { start: decl, end },
+            body: Some(TextRange { start, end }),
+        }
     }
 
     fn fallback() -> HostFallback {
@@ -375,7 +384,12 @@ mod tests {
         assert_eq!(t.lines().count(), text.lines().count());
         assert!(t.starts_with("__global__ void k() {}\nint main() {\n"));
         assert!(!t.contains("cublas") && t.contains('}'));
-        assert_eq!(fb.notes("main.cu"), vec!["main.cu: host code that does not compile was left out (the bodies of main); syncfix verifies device code only".to_string()]);
+        assert_eq!(
+            fb.notes("main.cu"),
+            vec![
+                "main.cu: host code that does not compile was left out (the bodies of main); syncfix verifies device code only".to_string()
+            ]
+        );
         // An error on the signature's line once the body is blank: the whole declaration.
         assert_eq!(fb.leave_out(&mut t, &[f], &[(None, 2)], Path::new("/")), Ok(true));
         assert!(t.starts_with("__global__ void k() {}\n            \n"));

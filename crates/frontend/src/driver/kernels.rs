@@ -53,7 +53,12 @@ pub(super) struct Chosen<'a> {
 ///
 /// Errors ([`FrontendError::NoKernel`]): no kernel; `want` names none; a kernel template with
 /// no instantiation (the message says how to instantiate it).
-pub(super) fn choose_kernels<'a>(path: &Path, language: Language, ast: &'a AstInfo, want: Option<&str>) -> Result<Vec<Chosen<'a>>, FrontendError> {
+pub(super) fn choose_kernels<'a>(
+    path: &Path,
+    language: Language,
+    ast: &'a AstInfo,
+    want: Option<&str>,
+) -> Result<Vec<Chosen<'a>>, FrontendError> {
     let defined = |f: &&FunctionInfo| f.is_kernel && ((f.in_main && f.body.is_some()) || f.in_user_header);
     let templates: Vec<&FunctionInfo> = ast.functions.iter().filter(defined).filter(|f| f.is_template_pattern()).collect();
     let kernels: Vec<Chosen> = ast

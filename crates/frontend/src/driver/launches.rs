@@ -40,8 +40,7 @@ pub(super) fn of_kernel(sites: &[LaunchSite], symbol: &str, opts: &FrontendOptio
             && a.block_dim.iter().zip(b.block_dim).all(|(x, y)| *x == 0 || *x == y)
             && a.grid_dim.iter().zip(b.grid_dim).all(|(x, y)| *x == 0 || *x == y)
     };
-    let kept: Vec<(Launch, Vec<String>)> =
-        configs.iter().filter(|(b, _)| !configs.iter().any(|(a, _)| covers(a, b))).cloned().collect();
+    let kept: Vec<(Launch, Vec<String>)> = configs.iter().filter(|(b, _)| !configs.iter().any(|(a, _)| covers(a, b))).cloned().collect();
     // A launch none of whose sizes is constant says nothing the options do not.
     if kept.iter().all(|(l, _)| l.block_dim == [0; 3] && l.grid_dim == [0; 3]) {
         return vec![(opts.launch, None)];

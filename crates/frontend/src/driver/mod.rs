@@ -10,8 +10,8 @@
 mod clang;
 mod host;
 mod ir;
-mod launches;
 mod kernels;
+mod launches;
 mod options;
 
 pub use crate::lower::Annotations;
@@ -290,7 +290,12 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
             return Err(FrontendError::Timeout);
         }
         let ir_name = ir_name(language, f);
-        let names = Names { params: f.params.clone(), globals: names_globals.clone(), records: ast.records.clone(), kernels: kernel_ir_names.clone() };
+        let names = Names {
+            params: f.params.clone(),
+            globals: names_globals.clone(),
+            records: ast.records.clone(),
+            kernels: kernel_ir_names.clone(),
+        };
         let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
         let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         // Values for the scalar (not pointer or array) parameters, in order: no more than
@@ -318,9 +323,7 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
                 names: &names,
                 mapper: &mapper,
                 main_file: SourceFile::new(path.display().to_string(), Some(original.to_string())),
-                known_files: vec![
-                    SourceFile::new(setup.prelude.display().to_string(), setup.headers.last().map(|h| h.1.to_string())),
-                ],
+                known_files: vec![SourceFile::new(setup.prelude.display().to_string(), setup.headers.last().map(|h| h.1.to_string()))],
                 stmts: ast.stmts.clone(),
                 annotations: opts.annotations,
                 invariants_as_candidates: opts.invariants_as_candidates,

@@ -45,11 +45,15 @@ impl KirBuilder {
     /// (`fold`), unless LLVM gives it no value, when it is emitted.
     pub(super) fn emit(&mut self, cur: BlockId, kind: InstKind, width: u16, span: &Span) -> Operand {
         match kind {
-            InstKind::Bin { op, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => match super::fold::bin(op, width, a, b) {
-                Ok(r) => Operand::konst(width, r),
-                Err(_) => Operand::Value(self.push(cur, kind, width, span)),
-            },
-            InstKind::Cast { op, arg: Operand::Const { bits, width: from } } => Operand::konst(width, super::fold::cast(op, from, width, bits)),
+            InstKind::Bin { op, lhs: Operand::Const { bits: a, .. }, rhs: Operand::Const { bits: b, .. } } => {
+                match super::fold::bin(op, width, a, b) {
+                    Ok(r) => Operand::konst(width, r),
+                    Err(_) => Operand::Value(self.push(cur, kind, width, span)),
+                }
+            }
+            InstKind::Cast { op, arg: Operand::Const { bits, width: from } } => {
+                Operand::konst(width, super::fold::cast(op, from, width, bits))
+            }
             _ => Operand::Value(self.push(cur, kind, width, span)),
         }
     }

@@ -1,16 +1,16 @@
 //! Calls: thread/group ids and sizes, barriers, GPUVerify annotations, syncfix's statement
 //! markers, LLVM intrinsics, and inlining of defined functions.
 
-use crate::names::function_name;
 use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
 use either::Either;
 use llvm_ir::instruction::Call;
-use syncfix_kir::{
-    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind,
-    Operand, Scope, Span, StmtId, Terminator, TileMask,
-};
 use syncfix_kir::EntityRef;
+use syncfix_kir::{
+    Anchor, AssertKind, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CastOp, CmpPred, Fences, Guard, InstKind, Operand, Scope, Span,
+    StmtId, Terminator, TileMask,
+};
 
 /// What a call to a known name means.
 enum Known {
@@ -27,7 +27,10 @@ enum Known {
     GridBarrier,
     /// `__syncfix_tile_sync(size)`: the prelude's cooperative-groups tile barrier.
     TileBarrier,
-    Anchor { split: bool, end: bool },
+    Anchor {
+        split: bool,
+        end: bool,
+    },
     /// Intrinsics with no effect on races or control flow.
     Ignore,
     SMax,
@@ -91,9 +94,32 @@ fn classify(name: &str) -> Option<Known> {
         let base = rest.split('.').next().unwrap_or(rest);
         if matches!(
             base,
-            "fmuladd" | "fma" | "fabs" | "sqrt" | "sin" | "cos" | "exp" | "exp2" | "log" | "log2" | "log10" | "pow" | "floor"
-                | "ceil" | "trunc" | "round" | "rint" | "nearbyint" | "minnum" | "maxnum" | "minimum" | "maximum" | "copysign"
-                | "powi" | "ldexp" | "canonicalize"
+            "fmuladd"
+                | "fma"
+                | "fabs"
+                | "sqrt"
+                | "sin"
+                | "cos"
+                | "exp"
+                | "exp2"
+                | "log"
+                | "log2"
+                | "log10"
+                | "pow"
+                | "floor"
+                | "ceil"
+                | "trunc"
+                | "round"
+                | "rint"
+                | "nearbyint"
+                | "minnum"
+                | "maxnum"
+                | "minimum"
+                | "maximum"
+                | "copysign"
+                | "powi"
+                | "ldexp"
+                | "canonicalize"
         ) {
             return Some(Known::Math(base.to_string()));
         }
@@ -177,8 +203,12 @@ impl<'a> Lowerer<'a> {
         }
         let launch = self.kir.k.launch;
         let result: Option<Operand> = match classify(&name) {
-            Some(Known::LocalId(d)) | Some(Known::GroupId(d)) | Some(Known::LocalSize(d)) | Some(Known::NumGroups(d))
-            | Some(Known::GlobalId(d)) | Some(Known::GlobalSize(d)) => {
+            Some(Known::LocalId(d))
+            | Some(Known::GroupId(d))
+            | Some(Known::LocalSize(d))
+            | Some(Known::NumGroups(d))
+            | Some(Known::GlobalId(d))
+            | Some(Known::GlobalSize(d)) => {
                 let kind = classify(&name).expect("classified");
                 let w = ret_bits.unwrap_or(32);
                 let dimop = match d {
@@ -254,7 +284,12 @@ impl<'a> Lowerer<'a> {
                 let w = self.kir.width(a);
                 let neg = self.kir.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
                 let c = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
-                Some(Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span)))
+                Some(Operand::Value(self.kir.push(
+                    cur,
+                    InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a },
+                    w,
+                    span,
+                )))
             }
             Some(Known::Math(f)) => {
                 // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
@@ -274,7 +309,11 @@ impl<'a> Lowerer<'a> {
                 if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
                     // The C functions (CUDA device code calls them): as the intrinsics, and
                     // they return their destination.
-                    let next = if name == "memset" { self.memset(&args, At::new(cur, span, loc))? } else { self.memcpy(&args, At::new(cur, span, loc))? };
+                    let next = if name == "memset" {
+                        self.memset(&args, At::new(cur, span, loc))?
+                    } else {
+                        self.memcpy(&args, At::new(cur, span, loc))?
+                    };
                     if let (Some(dest), Some(d)) = (&c.dest, args.first()) {
                         frame.values.insert(dest.clone(), d.clone());
                     }
@@ -325,7 +364,8 @@ impl<'a> Lowerer<'a> {
                     // arguments that is an assumption the user is told about.
                     let pointers = !args.iter().all(|a| matches!(a, LVal::Scalar(_) | LVal::Agg(_)));
                     if pointers {
-                        let at = loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+                        let at =
+                            loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
                         let note = format!(
                             "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
                             function_name(&name)
@@ -345,7 +385,10 @@ impl<'a> Lowerer<'a> {
                                 // null-pointer access (GPUVerify's verdict too).
                                 let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
                                 let off = self.kir.push(cur, InstKind::Havoc, 64, span);
-                                frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
+                                frame.values.insert(
+                                    dest.clone(),
+                                    LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) },
+                                );
                                 return Ok(cur);
                             }
                             let mut widths = vec![];
@@ -385,7 +428,14 @@ impl<'a> Lowerer<'a> {
     /// directly; with `elementwise`, vector arguments and results element by element (LLVM's
     /// vector math intrinsics); otherwise one function per result element over all argument
     /// scalars.
-    pub(super) fn pure_call(&mut self, name: &str, args: &[LVal], fty: &llvm_ir::TypeRef, elementwise: bool, at: At<'_>) -> Result<LVal, LowerError> {
+    pub(super) fn pure_call(
+        &mut self,
+        name: &str,
+        args: &[LVal],
+        fty: &llvm_ir::TypeRef,
+        elementwise: bool,
+        at: At<'_>,
+    ) -> Result<LVal, LowerError> {
         let At { cur, span, loc } = at;
         let ret = match fty.as_ref() {
             llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
@@ -406,7 +456,9 @@ impl<'a> Lowerer<'a> {
         let mut out = vec![];
         for (i, w) in widths.iter().enumerate() {
             let ops: Vec<Operand> = if elementwise {
-                flat.iter().map(|l| if l.len() == widths.len() { l[i] } else { l.first().copied().unwrap_or(Operand::konst(1, 0)) }).collect()
+                flat.iter()
+                    .map(|l| if l.len() == widths.len() { l[i] } else { l.first().copied().unwrap_or(Operand::konst(1, 0)) })
+                    .collect()
             } else {
                 flat.iter().flatten().copied().collect()
             };
@@ -444,7 +496,12 @@ impl<'a> Lowerer<'a> {
         let At { cur, span, loc } = at;
         let one = |me: &mut Self, frame: &mut Frame, b: BlockId, n: u128| {
             if n == 0 {
-                let bar = Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
+                let bar = Barrier {
+                    scope: Scope::Block,
+                    fences: Fences::ALL,
+                    guard: Guard::Always,
+                    origin: BarrierOrigin::Existing { stmt: None },
+                };
                 me.with_barrier_invariants(frame, b, |me| {
                     me.kir.push(b, InstKind::Barrier(bar), 0, span);
                 });
@@ -488,7 +545,9 @@ impl<'a> Lowerer<'a> {
             };
             let value = match (&kind, v32) {
                 (_, Some(b)) => {
-                    if (matches!(b, Builtin::LocalId(_)) && launch.block_dim[i] == 1) || (matches!(b, Builtin::GroupId(_)) && launch.grid_dim[i] == 1) {
+                    if (matches!(b, Builtin::LocalId(_)) && launch.block_dim[i] == 1)
+                        || (matches!(b, Builtin::GroupId(_)) && launch.grid_dim[i] == 1)
+                    {
                         Operand::konst(32, 0)
                     } else {
                         Operand::Value(this.kir.push(cur, InstKind::Builtin(b), 32, span))
@@ -504,8 +563,16 @@ impl<'a> Lowerer<'a> {
                     Operand::Value(this.kir.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: b, rhs: g }, 32, span))
                 }
                 (Known::GlobalId(_), _) => {
-                    let l = if launch.block_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span)) };
-                    let g = if launch.grid_dim[i] == 1 { Operand::konst(32, 0) } else { Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span)) };
+                    let l = if launch.block_dim[i] == 1 {
+                        Operand::konst(32, 0)
+                    } else {
+                        Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::LocalId(dd)), 32, span))
+                    };
+                    let g = if launch.grid_dim[i] == 1 {
+                        Operand::konst(32, 0)
+                    } else {
+                        Operand::Value(this.kir.push(cur, InstKind::Builtin(Builtin::GroupId(dd)), 32, span))
+                    };
                     let id = match g {
                         Operand::Const { bits: 0, .. } => l,
                         _ => {
@@ -517,7 +584,12 @@ impl<'a> Lowerer<'a> {
                     // OpenCL's global offset (`--global_offset`).
                     match launch.global_offset[i] {
                         0 => id,
-                        off => Operand::Value(this.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: id, rhs: Operand::konst(32, off as u128) }, 32, span)),
+                        off => Operand::Value(this.kir.push(
+                            cur,
+                            InstKind::Bin { op: BinOp::Add, lhs: id, rhs: Operand::konst(32, off as u128) },
+                            32,
+                            span,
+                        )),
                     }
                 }
                 _ => Operand::konst(32, 0),
@@ -544,7 +616,12 @@ impl<'a> Lowerer<'a> {
                 let yz = self.kir.push(cur, InstKind::Select { cond: Operand::Value(is2), then: z, els: y }, w, span);
                 let is0 = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: d, rhs: Operand::konst(dw, 0) }, 1, span);
                 let _ = is1;
-                Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(is0), then: x, els: Operand::Value(yz) }, w, span))
+                Operand::Value(self.kir.push(
+                    cur,
+                    InstKind::Select { cond: Operand::Value(is0), then: x, els: Operand::Value(yz) },
+                    w,
+                    span,
+                ))
             }
         }
     }

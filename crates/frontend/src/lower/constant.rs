@@ -56,7 +56,9 @@ impl<'a> Lowerer<'a> {
                     return Err(unsupported(format!("the constant expression `{}` (its offset is not known)", c.as_ref()), loc));
                 };
                 match base {
-                    LVal::Ptr(o, Operand::Const { bits, .. }) => LVal::Ptr(o, Operand::konst(64, (bits as i128 + off as i128) as u128 & u64::MAX as u128)),
+                    LVal::Ptr(o, Operand::Const { bits, .. }) => {
+                        LVal::Ptr(o, Operand::konst(64, (bits as i128 + off as i128) as u128 & u64::MAX as u128))
+                    }
                     LVal::Null if off == 0 => LVal::Null,
                     _ => return Err(unsupported(format!("the constant expression `{}`", c.as_ref()), loc)),
                 }
@@ -107,7 +109,9 @@ impl<'a> Lowerer<'a> {
                 let v = self.constant(&x.vector, loc)?;
                 let i = self.constant(&x.index, loc)?;
                 match (v, i) {
-                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => xs.swap_remove(bits as usize),
+                    (LVal::Agg(mut xs), LVal::Scalar(Operand::Const { bits, .. })) if (bits as usize) < xs.len() => {
+                        xs.swap_remove(bits as usize)
+                    }
                     _ => return Err(unsupported(format!("the constant expression `{c}`"), loc)),
                 }
             }
@@ -137,7 +141,14 @@ impl<'a> Lowerer<'a> {
     /// A constant `op` of two constant operands (element by element on vectors), folded
     /// exactly (`fold::bin`). An operand that is not a number (a pointer) or an undefined
     /// result is an error naming the expression `c`.
-    pub(super) fn const_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef, c: &ConstantRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(super) fn const_bin(
+        &mut self,
+        op: BinOp,
+        a: &ConstantRef,
+        b: &ConstantRef,
+        c: &ConstantRef,
+        loc: Option<Loc>,
+    ) -> Result<LVal, LowerError> {
         let a = self.constant(a, loc)?;
         let b = self.constant(b, loc)?;
         let what = |why: &str| unsupported(format!("the constant expression `{c}` ({why})"), loc);
@@ -158,7 +169,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `f` applied to each number of a constant (a scalar or a vector of scalars).
-    pub(super) fn const_map(&mut self, v: LVal, c: &ConstantRef, loc: Option<Loc>, f: &mut dyn FnMut(u128, u16) -> Result<Operand, LowerError>) -> Result<LVal, LowerError> {
+    pub(super) fn const_map(
+        &mut self,
+        v: LVal,
+        c: &ConstantRef,
+        loc: Option<Loc>,
+        f: &mut dyn FnMut(u128, u16) -> Result<Operand, LowerError>,
+    ) -> Result<LVal, LowerError> {
         match v {
             LVal::Scalar(Operand::Const { bits, width }) => Ok(LVal::Scalar(f(bits, width)?)),
             LVal::Agg(xs) => Ok(LVal::Agg(xs.into_iter().map(|x| self.const_map(x, c, loc, f)).collect::<Result<_, _>>()?)),

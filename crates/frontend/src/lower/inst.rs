@@ -1,8 +1,8 @@
 //! Lowering of individual LLVM instructions and terminators.
 
 use super::layout;
-use crate::llvm::{callee_name, name_str};
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
+use crate::llvm::{callee_name, name_str};
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
@@ -100,10 +100,15 @@ impl<'a> Lowerer<'a> {
             ($x:expr, $op:expr) => {{
                 let a = self.operand(frame, &$x.operand0, loc)?;
                 let b = self.operand(frame, &$x.operand1, loc)?;
-                let v = self.map2(a, b, &mut |me, a, b| {
-                    let w = me.kir.width(a);
-                    Ok(Operand::Value(me.kir.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span)))
-                }, loc)?;
+                let v = self.map2(
+                    a,
+                    b,
+                    &mut |me, a, b| {
+                        let w = me.kir.width(a);
+                        Ok(Operand::Value(me.kir.push(cur, InstKind::Bin { op: $op, lhs: a, rhs: b }, w, &span)))
+                    },
+                    loc,
+                )?;
                 frame.values.insert($x.dest.clone(), v);
             }};
         }
@@ -115,9 +120,14 @@ impl<'a> Lowerer<'a> {
                 let b = self.operand(frame, &$x.operand1, loc)?;
                 let w = elem_bits(&self.type_of(&$x.operand0), loc)?;
                 let func = format!("{}.{}", $name, w);
-                let v = self.map2(a, b, &mut |me, a, b| {
-                    Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a, b] }, w, &span)))
-                }, loc)?;
+                let v = self.map2(
+                    a,
+                    b,
+                    &mut |me, a, b| {
+                        Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a, b] }, w, &span)))
+                    },
+                    loc,
+                )?;
                 frame.values.insert($x.dest.clone(), v);
             }};
         }
@@ -126,9 +136,11 @@ impl<'a> Lowerer<'a> {
                 let a = self.operand(frame, &$arg, loc)?;
                 let w = elem_bits(&$ty, loc)?;
                 let func = format!("{}.{}", $name, w);
-                let v = self.map1(a, &mut |me, a| {
-                    Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a] }, w, &span)))
-                }, loc)?;
+                let v = self.map1(
+                    a,
+                    &mut |me, a| Ok(Operand::Value(me.kir.push(cur, InstKind::Float { func: func.clone(), args: vec![a] }, w, &span))),
+                    loc,
+                )?;
                 frame.values.insert($x.dest.clone(), v);
             }};
         }
@@ -163,13 +175,23 @@ impl<'a> Lowerer<'a> {
                 let b = self.operand(frame, &x.operand1, loc)?;
                 let w = elem_bits(&self.type_of(&x.operand0), loc)?;
                 let p = format!("{}", x.predicate).to_lowercase();
-                let v = self.map2(a, b, &mut |me, a, b| {
-                    Ok(match p.as_str() {
-                        "false" => Operand::bool(false),
-                        "true" => Operand::bool(true),
-                        _ => Operand::Value(me.kir.push(cur, InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] }, 1, &span)),
-                    })
-                }, loc)?;
+                let v = self.map2(
+                    a,
+                    b,
+                    &mut |me, a, b| {
+                        Ok(match p.as_str() {
+                            "false" => Operand::bool(false),
+                            "true" => Operand::bool(true),
+                            _ => Operand::Value(me.kir.push(
+                                cur,
+                                InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] },
+                                1,
+                                &span,
+                            )),
+                        })
+                    },
+                    loc,
+                )?;
                 frame.values.insert(x.dest.clone(), v);
             }
             I::ICmp(x) => {
@@ -193,14 +215,18 @@ impl<'a> Lowerer<'a> {
                     }
                     // Pointers that may be into different objects (or null): compare their
                     // representations (equal exactly when object and offset are).
-                    (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
+                    (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b)
+                    | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
                         let ea = self.encode_ptr(&a, At::new(cur, &span, loc))?;
                         let eb = self.encode_ptr(&b, At::new(cur, &span, loc))?;
                         LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
                     }
-                    (a, b) => self.map2(a, b, &mut |me, a, b| {
-                        Ok(Operand::Value(me.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
-                    }, loc)?,
+                    (a, b) => self.map2(
+                        a,
+                        b,
+                        &mut |me, a, b| Ok(Operand::Value(me.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))),
+                        loc,
+                    )?,
                 };
                 frame.values.insert(x.dest.clone(), v);
             }
@@ -257,17 +283,27 @@ impl<'a> Lowerer<'a> {
                         let mut out = vec![];
                         for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
                             let LVal::Scalar(c) = c else { return Err(unsupported("a select on an aggregate condition", loc)) };
-                            out.push(self.map2(x, y, &mut |me, a, b| {
-                                let w = me.kir.width(a);
-                                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
-                            }, loc)?);
+                            out.push(self.map2(
+                                x,
+                                y,
+                                &mut |me, a, b| {
+                                    let w = me.kir.width(a);
+                                    Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                                },
+                                loc,
+                            )?);
                         }
                         LVal::Agg(out)
                     }
-                    (LVal::Scalar(c), a, b) => self.map2(a, b, &mut |me, a, b| {
-                        let w = me.kir.width(a);
-                        Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
-                    }, loc)?,
+                    (LVal::Scalar(c), a, b) => self.map2(
+                        a,
+                        b,
+                        &mut |me, a, b| {
+                            let w = me.kir.width(a);
+                            Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
+                        },
+                        loc,
+                    )?,
                     _ => return Err(unsupported("a select of values of different shapes", loc)),
                 };
                 frame.values.insert(x.dest.clone(), v);
@@ -288,13 +324,25 @@ impl<'a> Lowerer<'a> {
                             widths.iter().map(|w| self.kir.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
                         let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
                         frame.values.insert(x.dest.clone(), v);
-                        frame.phis.push(PendingPhi { dest: x.dest.clone(), insts, incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
+                        frame.phis.push(PendingPhi {
+                            dest: x.dest.clone(),
+                            insts,
+                            incoming: x.incoming_values.clone(),
+                            shape: PhiShape::Leaves,
+                            loc,
+                        });
                         return Ok(cur);
                     }
                 };
                 let inst = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
                 frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(inst)));
-                frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), shape: PhiShape::Leaves, loc });
+                frame.phis.push(PendingPhi {
+                    dest: x.dest.clone(),
+                    insts: vec![inst],
+                    incoming: x.incoming_values.clone(),
+                    shape: PhiShape::Leaves,
+                    loc,
+                });
             }
             I::Alloca(x) => {
                 if x.num_elements.as_constant().map(|c| !matches!(c, Constant::Int { value: 1, .. })).unwrap_or(true) {
@@ -398,9 +446,16 @@ impl<'a> Lowerer<'a> {
                     R::UDecWrap => AtomicOp::Dec,
                     _ => AtomicOp::Other,
                 };
-                let bytes = layout::size(&self.m.types, &ty).ok_or_else(|| unsupported(format!("an atomic on type {ty}, whose size is not known"), loc))? as u32;
+                let bytes = layout::size(&self.m.types, &ty)
+                    .ok_or_else(|| unsupported(format!("an atomic on type {ty}, whose size is not known"), loc))?
+                    as u32;
                 let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let v = me.kir.push(b, InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes }, w, &span);
+                    let v = me.kir.push(
+                        b,
+                        InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes },
+                        w,
+                        &span,
+                    );
                     Ok((b, Some(LVal::Scalar(Operand::Value(v)))))
                 })?;
                 frame.values.insert(x.dest.clone(), v.expect("an atomic's old value"));
@@ -414,7 +469,12 @@ impl<'a> Lowerer<'a> {
                 let bytes = w.div_ceil(8) as u32;
                 let ty = self.type_of(&x.expected);
                 let (next, old) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let old = me.kir.push(b, InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes }, w, &span);
+                    let old = me.kir.push(
+                        b,
+                        InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes },
+                        w,
+                        &span,
+                    );
                     Ok((b, Some(LVal::Scalar(Operand::Value(old)))))
                 })?;
                 let Some(LVal::Scalar(old)) = old else { return Err(unsupported("a compare-and-swap of a non-scalar", loc)) };
@@ -449,19 +509,31 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
-    fn cast(&mut self, frame: &mut Frame, op: CastOp, arg: &llvm_ir::Operand, to: &TypeRef, dest: &Name, at: At<'_>) -> Result<(), LowerError> {
+    fn cast(
+        &mut self,
+        frame: &mut Frame,
+        op: CastOp,
+        arg: &llvm_ir::Operand,
+        to: &TypeRef,
+        dest: &Name,
+        at: At<'_>,
+    ) -> Result<(), LowerError> {
         let At { cur, span, loc } = at;
         let a = self.operand(frame, arg, loc)?;
         let w = elem_bits(to, loc)?;
-        let v = self.map1(a, &mut |me, a| {
-            Ok(match a {
-                Operand::Const { bits, width } => match op {
-                    CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
-                    _ => Operand::konst(w, bits),
-                },
-                _ => Operand::Value(me.kir.push(cur, InstKind::Cast { op, arg: a }, w, span)),
-            })
-        }, loc)?;
+        let v = self.map1(
+            a,
+            &mut |me, a| {
+                Ok(match a {
+                    Operand::Const { bits, width } => match op {
+                        CastOp::SExt if (bits >> (width - 1)) & 1 == 1 => Operand::konst(w, bits | (u128::MAX << width)),
+                        _ => Operand::konst(w, bits),
+                    },
+                    _ => Operand::Value(me.kir.push(cur, InstKind::Cast { op, arg: a }, w, span)),
+                })
+            },
+            loc,
+        )?;
         frame.values.insert(dest.clone(), v);
         Ok(())
     }
@@ -505,7 +577,12 @@ impl<'a> Lowerer<'a> {
                 // As GPUVerify (Bugle) translates it: `assert(false)`. clang emits it after a
                 // call to a `noreturn` function and where a value-returning C++ function
                 // falls off its end.
-                self.kir.push(cur, InstKind::Assert { cond: Operand::bool(false), kind: syncfix_kir::AssertKind::Assertion, global: false }, 0, &span);
+                self.kir.push(
+                    cur,
+                    InstKind::Assert { cond: Operand::bool(false), kind: syncfix_kir::AssertKind::Assertion, global: false },
+                    0,
+                    &span,
+                );
                 Terminator::Unreachable
             }
             other => return Err(unsupported(format!("the LLVM terminator `{other}`"), loc)),

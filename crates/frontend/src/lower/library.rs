@@ -33,8 +33,8 @@ use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use llvm_ir::TypeRef;
 use syncfix_kir::{
-    AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CmpPred, Fences, Guard, InstKind, Language, Loc,
-    Operand, Pointer, Scope, Span, TileMask,
+    AtomicOp, Barrier, BarrierOrigin, BinOp, BlockId, Builtin, CmpPred, Fences, Guard, InstKind, Language, Loc, Operand, Pointer, Scope,
+    Span, TileMask,
 };
 
 /// A call of a library function: its IR name, its source name and parameter types (read off
@@ -66,8 +66,8 @@ fn is_image_function(name: &str) -> bool {
         "llvm.nvvm.suld.",
         "llvm.nvvm.sust.",
     ]
-        .iter()
-        .any(|p| name.starts_with(p))
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 impl<'a> Lowerer<'a> {
@@ -102,7 +102,9 @@ impl<'a> Lowerer<'a> {
             return Ok(Some((cur, v.map(LVal::Scalar))));
         }
         let (base, params) = parse_mangled(name).unwrap_or_else(|| (crate::names::function_name(name), vec![]));
-        if let Some(v) = self.lower_vector_library_call(frame, LibCall { name, base: &base, params: &params, args, ret_bits }, ret_ty, at)? {
+        if let Some(v) =
+            self.lower_vector_library_call(frame, LibCall { name, base: &base, params: &params, args, ret_bits }, ret_ty, at)?
+        {
             return Ok(Some((cur, Some(v))));
         }
         let dynamic = args.iter().position(|a| matches!(a, LVal::DynPtr { .. } | LVal::Null));
@@ -125,7 +127,13 @@ impl<'a> Lowerer<'a> {
     /// OpenCL's integer functions and `select` on vectors (`min(int4, int4)`, `max(int4,
     /// int)`...): the scalar function element-wise, a scalar argument applied to every
     /// element. `None` when `name` is not such a call.
-    fn lower_vector_library_call(&mut self, frame: &mut Frame, call: LibCall<'_>, ret_ty: Option<&TypeRef>, at: At<'_>) -> Result<Option<LVal>, LowerError> {
+    fn lower_vector_library_call(
+        &mut self,
+        frame: &mut Frame,
+        call: LibCall<'_>,
+        ret_ty: Option<&TypeRef>,
+        at: At<'_>,
+    ) -> Result<Option<LVal>, LowerError> {
         let LibCall { base, params, args, .. } = call;
         let At { cur, span, loc } = at;
         if self.input.language != Language::OpenCl || params.is_empty() {
@@ -229,7 +237,11 @@ impl<'a> Lowerer<'a> {
             }
             // Reinterpretations of a value's bits: floats are bit-vectors to syncfix.
             (
-                "__float_as_int" | "__float_as_uint" | "__int_as_float" | "__uint_as_float" | "__double_as_longlong"
+                "__float_as_int"
+                | "__float_as_uint"
+                | "__int_as_float"
+                | "__uint_as_float"
+                | "__double_as_longlong"
                 | "__longlong_as_double",
                 false,
             ) => {
@@ -276,7 +288,11 @@ impl<'a> Lowerer<'a> {
             let signed = if matches!(f, IntFn::Min | IntFn::Max) { both_signed } else { signed };
             return self.lib_int_function(base, f, signed, args, ret_bits, at).map(Some);
         }
-        if opencl && matches!(base, "select" | "bitselect") && params.len() == 3 && params.iter().all(|p| matches!(p, MTy::Int { .. } | MTy::Float(_))) {
+        if opencl
+            && matches!(base, "select" | "bitselect")
+            && params.len() == 3
+            && params.iter().all(|p| matches!(p, MTy::Int { .. } | MTy::Float(_)))
+        {
             let [a, b, c] = self.lib_scalars::<3>(base, args, loc)?;
             let w = self.kir.width(a);
             let v = if base == "select" {
@@ -382,10 +398,7 @@ mod tests {
             parse_mangled("_Z8atom_addPU3AS3Vll"),
             Some(("atom_add".into(), vec![MTy::Ptr(Box::new(int(64, true))), int(64, true)]))
         );
-        assert_eq!(
-            parse_mangled("_Z6sincosfPU3AS1f"),
-            Some(("sincos".into(), vec![MTy::Float(32), MTy::Ptr(Box::new(MTy::Float(32)))]))
-        );
+        assert_eq!(parse_mangled("_Z6sincosfPU3AS1f"), Some(("sincos".into(), vec![MTy::Float(32), MTy::Ptr(Box::new(MTy::Float(32)))])));
         // A substitution (`S_`) repeats the first substitutable type.
         let v = MTy::Vector(Box::new(MTy::Float(32)));
         assert_eq!(parse_mangled("_Z3dotDv4_fS_"), Some(("dot".into(), vec![v.clone(), v])));

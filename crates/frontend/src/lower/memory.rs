@@ -10,7 +10,13 @@ use syncfix_kir::{BinOp, CastOp, Pointer};
 /// The non-zero scalars of a constant initializer, or `None` when it is not made of plain
 /// numbers.
 pub(super) fn init_cells(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef) -> Option<syncfix_kir::Init> {
-    fn walk(types: &llvm_ir::types::Types, ty: &TypeRef, c: &llvm_ir::ConstantRef, base: u64, out: &mut Vec<(u64, u32, u128)>) -> Option<()> {
+    fn walk(
+        types: &llvm_ir::types::Types,
+        ty: &TypeRef,
+        c: &llvm_ir::ConstantRef,
+        base: u64,
+        out: &mut Vec<(u64, u32, u128)>,
+    ) -> Option<()> {
         use llvm_ir::constant::{Constant as C, Float as F};
         match c.as_ref() {
             C::AggregateZero(_) | C::Null(_) => Some(()),
@@ -91,7 +97,23 @@ pub(crate) fn elem_size_of_pointer_type(qual: &str) -> u32 {
     let base = qual.split('*').next().unwrap_or("");
     let words: Vec<&str> = base
         .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "__global" | "__local" | "__constant" | "global" | "local" | "constant" | "restrict" | "__restrict" | "__restrict__" | "struct"))
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const"
+                    | "volatile"
+                    | "__global"
+                    | "__local"
+                    | "__constant"
+                    | "global"
+                    | "local"
+                    | "constant"
+                    | "restrict"
+                    | "__restrict"
+                    | "__restrict__"
+                    | "struct"
+            )
+        })
         .collect();
     let t = words.join(" ");
     let scalar = |s: &str| -> Option<u32> {
@@ -99,8 +121,18 @@ pub(crate) fn elem_size_of_pointer_type(qual: &str) -> u32 {
             "char" | "signed char" | "unsigned char" | "uchar" | "bool" | "int8_t" | "uint8_t" => 1,
             "short" | "unsigned short" | "ushort" | "half" | "short int" | "int16_t" | "uint16_t" => 2,
             "int" | "unsigned" | "unsigned int" | "uint" | "float" | "int32_t" | "uint32_t" => 4,
-            "long" | "unsigned long" | "ulong" | "long long" | "unsigned long long" | "double" | "size_t" | "long int"
-            | "int64_t" | "uint64_t" | "long long int" | "unsigned long long int" => 8,
+            "long"
+            | "unsigned long"
+            | "ulong"
+            | "long long"
+            | "unsigned long long"
+            | "double"
+            | "size_t"
+            | "long int"
+            | "int64_t"
+            | "uint64_t"
+            | "long long int"
+            | "unsigned long long int" => 8,
             _ => return None,
         })
     };
@@ -153,7 +185,12 @@ impl<'a> Lowerer<'a> {
                             for at in 0..size {
                                 let byte = (bits >> (8 * at)) & 0xff;
                                 let ptr = syncfix_kir::Pointer { object: o, offset: Operand::konst(64, at as u128) };
-                                self.kir.k.push_inst(entry, InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 }, 0, Span::default());
+                                self.kir.k.push_inst(
+                                    entry,
+                                    InstKind::Store { ptr, value: Operand::konst(8, byte), width: 1 },
+                                    0,
+                                    Span::default(),
+                                );
                             }
                         }
                         nth_value += 1;
@@ -183,7 +220,15 @@ impl<'a> Lowerer<'a> {
                         // An OpenCL image (the prelude's model): texels, printed by coordinates.
                         (elem_size, dims) = (elem, image_dims);
                     }
-                    let o = self.kir.k.objects.push(MemObject { name: name.clone(), space, elem_size, dims, param: Some(i), init: None, uniform: false });
+                    let o = self.kir.k.objects.push(MemObject {
+                        name: name.clone(),
+                        space,
+                        elem_size,
+                        dims,
+                        param: Some(i),
+                        init: None,
+                        uniform: false,
+                    });
                     self.kir.k.params.push(Param { name, kind: ParamKind::Pointer(o) });
                     args.push(LVal::Ptr(o, Operand::konst(64, 0)));
                 }
@@ -310,20 +355,26 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let w = layout::scalar_bits(ty).ok_or_else(|| unsupported(format!("a load of type {ty}"), loc))?;
-                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a load of type {ty}, whose size is not known"), loc))? as u32;
+                let bytes = layout::size(&self.m.types, ty)
+                    .ok_or_else(|| unsupported(format!("a load of type {ty}, whose size is not known"), loc))?
+                    as u32;
                 let ptr = Pointer { object: obj, offset: off };
-                let kind = if self.spec_depth > 0 {
-                    InstKind::SpecLoad { ptr, width: bytes }
-                } else {
-                    InstKind::Load { ptr, width: bytes }
-                };
+                let kind =
+                    if self.spec_depth > 0 { InstKind::SpecLoad { ptr, width: bytes } } else { InstKind::Load { ptr, width: bytes } };
                 let v = self.kir.push(cur, kind, w, span);
                 Ok(LVal::Scalar(Operand::Value(v)))
             }
         }
     }
 
-    pub(super) fn store(&mut self, obj: syncfix_kir::ObjectId, off: Operand, ty: &TypeRef, val: LVal, at: At<'_>) -> Result<(), LowerError> {
+    pub(super) fn store(
+        &mut self,
+        obj: syncfix_kir::ObjectId,
+        off: Operand,
+        ty: &TypeRef,
+        val: LVal,
+        at: At<'_>,
+    ) -> Result<(), LowerError> {
         let At { cur, span, loc } = at;
         match (ty.as_ref(), val) {
             (Type::PointerType { .. }, v) => {
@@ -342,7 +393,9 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             (_, LVal::Scalar(v)) => {
-                let bytes = layout::size(&self.m.types, ty).ok_or_else(|| unsupported(format!("a store of type {ty}, whose size is not known"), loc))? as u32;
+                let bytes = layout::size(&self.m.types, ty)
+                    .ok_or_else(|| unsupported(format!("a store of type {ty}, whose size is not known"), loc))?
+                    as u32;
                 self.kir.push(cur, InstKind::Store { ptr: Pointer { object: obj, offset: off }, value: v, width: bytes }, 0, span);
                 Ok(())
             }
@@ -355,7 +408,8 @@ impl<'a> Lowerer<'a> {
         let types = &self.m.types;
         match ty.as_ref() {
             Type::StructType { element_types, is_packed } => {
-                let offs = layout::field_offsets(types, element_types, *is_packed).ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
+                let offs = layout::field_offsets(types, element_types, *is_packed)
+                    .ok_or_else(|| unsupported("a struct of unknown layout", loc))?;
                 Ok((element_types.clone(), offs))
             }
             Type::NamedStructType { name } => {
@@ -435,8 +489,18 @@ impl<'a> Lowerer<'a> {
                     let at = Operand::konst(64, i as u128 * w as u128);
                     let s_off = me.kir.add_offset(b, soff, at, span);
                     let d_off = me.kir.add_offset(b, doff, at, span);
-                    let v = me.kir.push(b, InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w }, (w * 8) as u16, span);
-                    me.kir.push(b, InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w }, 0, span);
+                    let v = me.kir.push(
+                        b,
+                        InstKind::Load { ptr: syncfix_kir::Pointer { object: src, offset: s_off }, width: w },
+                        (w * 8) as u16,
+                        span,
+                    );
+                    me.kir.push(
+                        b,
+                        InstKind::Store { ptr: syncfix_kir::Pointer { object: dst, offset: d_off }, value: Operand::Value(v), width: w },
+                        0,
+                        span,
+                    );
                 }
                 Ok((b, None))
             })
@@ -510,11 +574,21 @@ impl<'a> Lowerer<'a> {
                     Operand::konst(bits, v)
                 }
                 None => {
-                    let mut acc = if bits == 8 { byte } else { Operand::Value(me.kir.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span)) };
+                    let mut acc = if bits == 8 {
+                        byte
+                    } else {
+                        Operand::Value(me.kir.push(b, InstKind::Cast { op: CastOp::ZExt, arg: byte }, bits, span))
+                    };
                     let one = acc;
                     for k in 1..w {
-                        let sh = me.kir.push(b, InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) }, bits, span);
-                        acc = Operand::Value(me.kir.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
+                        let sh = me.kir.push(
+                            b,
+                            InstKind::Bin { op: BinOp::Shl, lhs: one, rhs: Operand::konst(bits, 8 * k as u128) },
+                            bits,
+                            span,
+                        );
+                        acc =
+                            Operand::Value(me.kir.push(b, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: Operand::Value(sh) }, bits, span));
                     }
                     acc
                 }

@@ -35,13 +35,13 @@ mod spec;
 mod vector;
 mod walk;
 
-use build::KirBuilder;
 use crate::llvm::name_str;
+use build::KirBuilder;
 use llvm_ir::{DebugLoc, Function, Module, Name, Type, TypeRef};
 use std::collections::HashMap;
 use syncfix_kir::{
-    Block, BlockId, FileId, InstId, InstKind, Kernel, Language, Launch, Loc, MemObject, ObjectId, Operand, Param,
-    ParamKind, PrimaryMap, SourceFile, Space, Span, StmtTable, Terminator,
+    Block, BlockId, FileId, InstId, InstKind, Kernel, Language, Launch, Loc, MemObject, ObjectId, Operand, Param, ParamKind, PrimaryMap,
+    SourceFile, Space, Span, StmtTable, Terminator,
 };
 
 /// A construct the front end does not understand.
@@ -144,7 +144,11 @@ pub(crate) enum LVal {
     Null,
     /// A pointer chosen at run time: `sel` (32 bits) is 0 for null, else `index + 1` of the
     /// object it points into, one of `cands`; `off` (64 bits) its byte offset.
-    DynPtr { sel: Operand, cands: Vec<ObjectId>, off: Operand },
+    DynPtr {
+        sel: Operand,
+        cands: Vec<ObjectId>,
+        off: Operand,
+    },
     Agg(Vec<LVal>),
 }
 

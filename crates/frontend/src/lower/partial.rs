@@ -126,7 +126,16 @@ pub(crate) fn find(func: &Function) -> PartialStores {
                 continue;
             }
             let between = &bb.instrs[li + 1..si];
-            if between.iter().any(|i| matches!(i, Instruction::Store(_) | Instruction::Call(_) | Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) | Instruction::Fence(_))) {
+            if between.iter().any(|i| {
+                matches!(
+                    i,
+                    Instruction::Store(_)
+                        | Instruction::Call(_)
+                        | Instruction::AtomicRMW(_)
+                        | Instruction::CmpXchg(_)
+                        | Instruction::Fence(_)
+                )
+            }) {
                 continue;
             }
             lanes.sort_unstable();

@@ -105,7 +105,12 @@ impl<'a> Lowerer<'a> {
             Operand::Const { bits, .. } => Operand::konst(64, bits << OFFSET_BITS),
             _ => {
                 let z = self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: sel }, 64, span);
-                Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: Operand::Value(z), rhs: Operand::konst(64, OFFSET_BITS) }, 64, span))
+                Operand::Value(self.kir.push(
+                    cur,
+                    InstKind::Bin { op: BinOp::Shl, lhs: Operand::Value(z), rhs: Operand::konst(64, OFFSET_BITS) },
+                    64,
+                    span,
+                ))
             }
         };
         Ok(match (hi, lo) {
@@ -124,7 +129,12 @@ impl<'a> Lowerer<'a> {
         let top = self.kir.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: x, rhs: Operand::konst(64, OFFSET_BITS) }, 64, span);
         let sel = self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: Operand::Value(top) }, 32, span);
         let up = self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: x, rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
-        let off = self.kir.push(cur, InstKind::Bin { op: BinOp::AShr, lhs: Operand::Value(up), rhs: Operand::konst(64, 64 - OFFSET_BITS) }, 64, span);
+        let off = self.kir.push(
+            cur,
+            InstKind::Bin { op: BinOp::AShr, lhs: Operand::Value(up), rhs: Operand::konst(64, 64 - OFFSET_BITS) },
+            64,
+            span,
+        );
         LVal::DynPtr { sel: Operand::Value(sel), cands, off: Operand::Value(off) }
     }
 
@@ -137,7 +147,10 @@ impl<'a> Lowerer<'a> {
             return Ok(Some(LVal::DynPtr { sel: Operand::konst(32, FN_SEL), cands: vec![], off: Operand::konst(64, i as u128 + 1) }));
         }
         if self.m.func_declarations.iter().any(|f| f.name == name) {
-            return Err(unsupported(format!("a pointer to function `{}`, which has no body (unsupported function pointer)", crate::names::function_name(name)), loc));
+            return Err(unsupported(
+                format!("a pointer to function `{}`, which has no body (unsupported function pointer)", crate::names::function_name(name)),
+                loc,
+            ));
         }
         Ok(None)
     }
@@ -338,11 +351,14 @@ impl<'a> Lowerer<'a> {
                 let w = layout::scalar_bits(t).ok_or_else(|| unsupported(format!("a value of type {t}"), loc))?;
                 let mut inc = vec![];
                 for (b, v) in incoming {
-                    inc.push((b, match v {
-                        Some(LVal::Scalar(x)) => x,
-                        None => Operand::konst(w, 0),
-                        Some(_) => return Err(unsupported(format!("a join of values of type {t} and other shapes"), loc)),
-                    }));
+                    inc.push((
+                        b,
+                        match v {
+                            Some(LVal::Scalar(x)) => x,
+                            None => Operand::konst(w, 0),
+                            Some(_) => return Err(unsupported(format!("a join of values of type {t} and other shapes"), loc)),
+                        },
+                    ));
                 }
                 Ok(LVal::Scalar(phi(self, w, inc)))
             }
@@ -368,12 +384,21 @@ impl<'a> Lowerer<'a> {
                 if known.iter().all(|v| matches!(v, LVal::Ptr(p, _) if *p == o)) {
                     let inst = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
                     frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::Value(inst)));
-                    frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![inst], incoming: x.incoming_values.clone(), shape: PhiShape::Static(o), loc });
+                    frame.phis.push(PendingPhi {
+                        dest: x.dest.clone(),
+                        insts: vec![inst],
+                        incoming: x.incoming_values.clone(),
+                        shape: PhiShape::Static(o),
+                        loc,
+                    });
                     return Ok(cur);
                 }
             }
             if known.is_empty() {
-                return Err(unsupported(format!("a pointer phi `{}` whose memory object is not known", crate::llvm::name_str(&x.dest)), loc));
+                return Err(unsupported(
+                    format!("a pointer phi `{}` whose memory object is not known", crate::llvm::name_str(&x.dest)),
+                    loc,
+                ));
             }
         }
         let mut cands = learnt.unwrap_or_default();
@@ -388,7 +413,13 @@ impl<'a> Lowerer<'a> {
         let sel = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 32, span);
         let off = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, 64, span);
         frame.values.insert(x.dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: cands.clone(), off: Operand::Value(off) });
-        frame.phis.push(PendingPhi { dest: x.dest.clone(), insts: vec![sel, off], incoming: x.incoming_values.clone(), shape: PhiShape::Dynamic(cands), loc });
+        frame.phis.push(PendingPhi {
+            dest: x.dest.clone(),
+            insts: vec![sel, off],
+            incoming: x.incoming_values.clone(),
+            shape: PhiShape::Dynamic(cands),
+            loc,
+        });
         Ok(cur)
     }
 
@@ -424,11 +455,17 @@ impl<'a> Lowerer<'a> {
                     uniform: false,
                 });
                 let value = Operand::konst(64, sel_of(o) << OFFSET_BITS);
-                self.kir.push(entry, InstKind::Store { ptr: Pointer { object: obj, offset: Operand::konst(64, base as u128) }, value, width: 8 }, 0, &Span::default());
+                self.kir.push(
+                    entry,
+                    InstKind::Store { ptr: Pointer { object: obj, offset: Operand::konst(64, base as u128) }, value, width: 8 },
+                    0,
+                    &Span::default(),
+                );
                 self.escaped.push(o);
             }
             Type::ArrayType { element_type, num_elements } => {
-                let stride = layout::alloc_size(&self.m.types, element_type).ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
+                let stride = layout::alloc_size(&self.m.types, element_type)
+                    .ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
                 for i in 0..*num_elements as u64 {
                     self.byval_pointees(copy, element_type, &format!("{path}[{i}]"), base + i * stride, qual)?;
                 }
@@ -436,7 +473,8 @@ impl<'a> Lowerer<'a> {
             Type::NamedStructType { name } => {
                 let Some(def) = layout::resolve_named(&self.m.types, name) else { return Ok(()) };
                 let Type::StructType { element_types, is_packed } = def.as_ref() else { return Ok(()) };
-                let offs = layout::field_offsets(&self.m.types, element_types, *is_packed).ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
+                let offs = layout::field_offsets(&self.m.types, element_types, *is_packed)
+                    .ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
                 // The source names of the members, from clang's AST: `struct.s` is `s`.
                 let record = name.split_once('.').map(|(_, r)| r).unwrap_or(name);
                 let record = record.rsplit("::").next().unwrap_or(record);
@@ -456,7 +494,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Type::StructType { element_types, is_packed } => {
-                let offs = layout::field_offsets(&self.m.types, element_types, *is_packed).ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
+                let offs = layout::field_offsets(&self.m.types, element_types, *is_packed)
+                    .ok_or_else(|| unsupported(format!("kernel parameter `{path}` of unknown layout"), loc))?;
                 for (i, (e, off)) in element_types.iter().zip(offs).enumerate() {
                     self.byval_pointees(copy, e, &format!("{path}.{i}"), base + off, "")?;
                 }

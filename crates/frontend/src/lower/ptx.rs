@@ -54,11 +54,10 @@ enum Ptx {
 /// "Integer Arithmetic", "Floating-Point", "Logic and Shift", "Data Movement and Conversion"
 /// without loads and stores, "Comparison and Selection").
 const PURE: &[&str] = &[
-    "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "popc", "clz", "bfind",
-    "fns", "brev", "bfe", "bfi", "szext", "bmsk", "dp4a", "dp2a", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
-    "tanh", "copysign", "testp", "set", "setp", "selp", "slct", "and", "or", "xor", "not", "cnot", "lop3", "shf", "shl",
-    "shr", "mov", "cvt", "prmt", "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2",
-    "vadd4", "vsub2", "vsub4", "vmax2", "vmax4", "vmin2", "vmin4",
+    "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "popc", "clz", "bfind", "fns", "brev",
+    "bfe", "bfi", "szext", "bmsk", "dp4a", "dp2a", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
+    "set", "setp", "selp", "slct", "and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "cvt", "prmt", "vadd", "vsub",
+    "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vadd4", "vsub2", "vsub4", "vmax2", "vmax4", "vmin2", "vmin4",
 ];
 
 /// The statement `text` (whitespace as written) classified; `None` when syncfix does not
@@ -138,10 +137,11 @@ fn special_register(reg: &str) -> Option<Ptx> {
         ("lanemask_gt", None) => Some(Ptx::LaneMask("gt")),
         ("lanemask_ge", None) => Some(Ptx::LaneMask("ge")),
         ("tid" | "ctaid" | "ntid" | "nctaid", Some(_)) => Some(Ptx::Index(reg.to_string())),
-        ("warpid" | "nwarpid" | "smid" | "nsmid" | "gridid" | "clock" | "clock_hi" | "clock64" | "globaltimer"
-        | "globaltimer_lo" | "globaltimer_hi" | "dynamic_smem_size" | "total_smem_size" | "aggr_smem_size", None) => {
-            Some(Ptx::Arbitrary)
-        }
+        (
+            "warpid" | "nwarpid" | "smid" | "nsmid" | "gridid" | "clock" | "clock_hi" | "clock64" | "globaltimer" | "globaltimer_lo"
+            | "globaltimer_hi" | "dynamic_smem_size" | "total_smem_size" | "aggr_smem_size",
+            None,
+        ) => Some(Ptx::Arbitrary),
         (n, None) if n.starts_with("envreg") || n.starts_with("pm") => Some(Ptx::Arbitrary),
         _ => None,
     }

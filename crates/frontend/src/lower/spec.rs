@@ -24,15 +24,13 @@
 //! Loads between `__syncfix_spec_begin()` and `__syncfix_spec_end()` (the arguments of
 //! invariants) are specification reads (`SpecLoad`), never logged as accesses.
 
-use crate::names::function_name;
 use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
+use crate::names::function_name;
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
-use syncfix_kir::{
-    AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand, Pointer, Span,
-};
+use syncfix_kir::{AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand, Pointer, Span};
 
 /// How [`Lowerer::reeval`] evaluates a specification again: `subst` replaces instructions by
 /// operands, `local` replaces the thread's local id (dimension 0) and, under `__other_int`,
@@ -54,7 +52,15 @@ pub(crate) use placement::check_invariant_placement;
 
 impl<'a> Lowerer<'a> {
     /// Lowers a call to an annotation; `Ok(false)` when `name` is not one.
-    pub(crate) fn lower_annotation(&mut self, frame: &mut Frame, c: &Call, name: &str, args: &[LVal], ret_bits: Option<u16>, at: At<'_>) -> Result<bool, LowerError> {
+    pub(crate) fn lower_annotation(
+        &mut self,
+        frame: &mut Frame,
+        c: &Call,
+        name: &str,
+        args: &[LVal],
+        ret_bits: Option<u16>,
+        at: At<'_>,
+    ) -> Result<bool, LowerError> {
         let At { cur, span, loc } = at;
         let base = function_name(name);
         let base = base.as_str();
@@ -81,10 +87,21 @@ impl<'a> Lowerer<'a> {
         };
         let is_check = matches!(
             base,
-            "__assert" | "__global_assert" | "__assume" | "__requires" | "__global_requires" | "__ensures" | "__global_ensures"
-                | "__syncfix_invariant" | "__syncfix_global_invariant" | "__syncfix_function_wide_invariant"
-                | "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant"
-                | "__candidate_global_invariant" | "__function_wide_candidate_invariant"
+            "__assert"
+                | "__global_assert"
+                | "__assume"
+                | "__requires"
+                | "__global_requires"
+                | "__ensures"
+                | "__global_ensures"
+                | "__syncfix_invariant"
+                | "__syncfix_global_invariant"
+                | "__syncfix_function_wide_invariant"
+                | "__candidate_assert"
+                | "__candidate_global_assert"
+                | "__candidate_invariant"
+                | "__candidate_global_invariant"
+                | "__function_wide_candidate_invariant"
         ) || base.starts_with("__syncfix_barrier_invariant");
         if ignored && is_check {
             return Ok(true);
@@ -177,7 +194,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let query = if base.ends_with("_offset_bytes") { LogQuery::OffsetBytes } else { LogQuery::Has };
                 let w = if query == LogQuery::Has { 1 } else { ret_bits.unwrap_or(64) };
-                let (sel, cands, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
+                let (sel, cands, _) = args
+                    .first()
+                    .and_then(|p| self.dyn_parts(p))
+                    .ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 // The query on the log of the object the pointer points into (false / 0 for
                 // null): a choice on the selector when that is only known at run time.
                 let mut v = Operand::konst(w, 0);
@@ -187,7 +207,12 @@ impl<'a> Lowerer<'a> {
                         Operand::Const { bits, .. } if bits == super::pointer::sel_of(object) => q,
                         Operand::Const { .. } => v,
                         _ => {
-                            let is = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) }, 1, span);
+                            let is = self.kir.push(
+                                cur,
+                                InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) },
+                                1,
+                                span,
+                            );
                             Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(is), then: q, els: v }, w, span))
                         }
                     };
@@ -197,11 +222,17 @@ impl<'a> Lowerer<'a> {
             // The base of a pointer is its selector (see `pointer.rs`): an object's index + 1,
             // 0 for null.
             "__ptr_base" => {
-                let (sel, _, _) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
+                let (sel, _, _) = args
+                    .first()
+                    .and_then(|p| self.dyn_parts(p))
+                    .ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 result = Some(self.kir.resize(cur, sel, ret_bits.unwrap_or(32), false, span));
             }
             "__ptr_offset_bytes" => {
-                let (_, _, off) = args.first().and_then(|p| self.dyn_parts(p)).ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
+                let (_, _, off) = args
+                    .first()
+                    .and_then(|p| self.dyn_parts(p))
+                    .ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 result = Some(self.kir.resize(cur, off, ret_bits.unwrap_or(64), false, span));
             }
             "__syncfix_permission" => {
@@ -229,8 +260,7 @@ impl<'a> Lowerer<'a> {
             "__add_noovfl_char" | "__add_noovfl_short" | "__add_noovfl_int" | "__add_noovfl_long" => {
                 result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
             }
-            "__add_noovfl_unsigned_char" | "__add_noovfl_unsigned_short" | "__add_noovfl_unsigned_int"
-            | "__add_noovfl_unsigned_long" => {
+            "__add_noovfl_unsigned_char" | "__add_noovfl_unsigned_short" | "__add_noovfl_unsigned_int" | "__add_noovfl_unsigned_long" => {
                 result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
             }
             "__syncfix_add_noovfl_2" | "__syncfix_add_noovfl_3" | "__syncfix_add_noovfl_4" => {
@@ -265,8 +295,10 @@ impl<'a> Lowerer<'a> {
                 for d in 0..3 {
                     let g = self.kir.push(cur, InstKind::Builtin(Builtin::GroupId(d)), 32, span);
                     let o = self.kir.push(cur, InstKind::Other { arg: Operand::Value(g) }, 32, span);
-                    let eq = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
-                    same = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
+                    let eq =
+                        self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
+                    same =
+                        Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
                 }
                 let differ = self.kir.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: same, rhs: Operand::bool(true) }, 1, span);
                 let c = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(differ), rhs: c }, 1, span));
@@ -277,9 +309,19 @@ impl<'a> Lowerer<'a> {
                     let other = match arg(i + 1)? {
                         Operand::Value(v) => match self.kir.k.insts[v].kind.clone() {
                             InstKind::Other { arg } => self.kir.resize(cur, arg, 32, false, span),
-                            _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
+                            _ => {
+                                return Err(unsupported(
+                                    "a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`",
+                                    loc,
+                                ))
+                            }
                         },
-                        _ => return Err(unsupported("a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`", loc)),
+                        _ => {
+                            return Err(unsupported(
+                                "a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`",
+                                loc,
+                            ))
+                        }
                     };
                     pairs.push((this, Some(other)));
                     i += 2;
@@ -312,8 +354,16 @@ impl<'a> Lowerer<'a> {
                 }
                 return Ok(true);
             }
-            "__ite" | "__ite_char" | "__ite_short" | "__ite_int" | "__ite_long" | "__ite_unsigned_char" | "__ite_unsigned_short"
-            | "__ite_unsigned_int" | "__ite_unsigned_long" | "__ite_size_t" => {
+            "__ite"
+            | "__ite_char"
+            | "__ite_short"
+            | "__ite_int"
+            | "__ite_long"
+            | "__ite_unsigned_char"
+            | "__ite_unsigned_short"
+            | "__ite_unsigned_int"
+            | "__ite_unsigned_long"
+            | "__ite_size_t" => {
                 let c = self.kir.truth(cur, arg(0)?, span);
                 let (x, y) = (arg(1)?, arg(2)?);
                 let w = self.kir.width(x);
@@ -326,9 +376,11 @@ impl<'a> Lowerer<'a> {
                 let (object, off) = ptr(0)?;
                 let index = self.kir.sext64(cur, arg(1)?, span);
                 let scaled = self.kir.push(cur, InstKind::Bin { op: BinOp::Mul, lhs: index, rhs: Operand::konst(64, 4) }, 64, span);
-                let offset = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
+                let offset =
+                    Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: off, rhs: Operand::Value(scaled) }, 64, span));
                 let value = self.kir.resize(cur, arg(2)?, 32, false, span);
-                result = Some(Operand::Value(self.kir.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
+                result =
+                    Some(Operand::Value(self.kir.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
             }
             "__array_snapshot" => {
                 let (dst, _) = ptr(0)?;
@@ -503,10 +555,11 @@ impl<'a> Lowerer<'a> {
         emit_barrier(self);
         for (c, insts, span) in &invs {
             for (i, j) in insts {
-                let v = self.kir.reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
+                let v = self
+                    .kir
+                    .reeval_pair(*c, Reeval { subst: &HashMap::new(), local: Some(*i), other_local: *j, full: false, at: cur, span });
                 self.kir.push(cur, InstKind::Assume { cond: v }, 0, span);
             }
         }
     }
-
 }

@@ -32,9 +32,9 @@ impl<'a> Lowerer<'a> {
     ) -> Result<LVal, LowerError> {
         match (a, b) {
             (LVal::Scalar(x), LVal::Scalar(y)) => Ok(LVal::Scalar(f(self, x, y)?)),
-            (LVal::Agg(xs), LVal::Agg(ys)) if xs.len() == ys.len() => Ok(LVal::Agg(
-                xs.into_iter().zip(ys).map(|(x, y)| self.map2(x, y, f, loc)).collect::<Result<_, _>>()?,
-            )),
+            (LVal::Agg(xs), LVal::Agg(ys)) if xs.len() == ys.len() => {
+                Ok(LVal::Agg(xs.into_iter().zip(ys).map(|(x, y)| self.map2(x, y, f, loc)).collect::<Result<_, _>>()?))
+            }
             _ => Err(unsupported("an operation on values of different shapes", loc)),
         }
     }
@@ -62,10 +62,15 @@ impl<'a> Lowerer<'a> {
         let mut acc = elems.first().cloned().ok_or_else(|| unsupported("an empty vector", loc))?;
         for (i, e) in elems.into_iter().enumerate().skip(1) {
             let hit = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
-            acc = self.map2(e, acc, &mut |me, a, b| {
-                let w = me.kir.width(a);
-                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
-            }, loc)?;
+            acc = self.map2(
+                e,
+                acc,
+                &mut |me, a, b| {
+                    let w = me.kir.width(a);
+                    Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
+                },
+                loc,
+            )?;
         }
         Ok(acc)
     }
@@ -83,17 +88,29 @@ impl<'a> Lowerer<'a> {
         let mut out = vec![];
         for (i, e) in elems.into_iter().enumerate() {
             let hit = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: idx, rhs: Operand::konst(iw, i as u128) }, 1, span);
-            out.push(self.map2(el.clone(), e, &mut |me, a, b| {
-                let w = me.kir.width(a);
-                Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
-            }, loc)?);
+            out.push(self.map2(
+                el.clone(),
+                e,
+                &mut |me, a, b| {
+                    let w = me.kir.width(a);
+                    Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: Operand::Value(hit), then: a, els: b }, w, span)))
+                },
+                loc,
+            )?);
         }
         Ok(LVal::Agg(out))
     }
 
     /// `shufflevector`: elements of the two inputs chosen by a constant mask (`undef`
     /// positions are zero).
-    pub(crate) fn shuffle(&mut self, a: LVal, b: LVal, mask: &llvm_ir::ConstantRef, ty: &TypeRef, loc: Option<Loc>) -> Result<LVal, LowerError> {
+    pub(crate) fn shuffle(
+        &mut self,
+        a: LVal,
+        b: LVal,
+        mask: &llvm_ir::ConstantRef,
+        ty: &TypeRef,
+        loc: Option<Loc>,
+    ) -> Result<LVal, LowerError> {
         use llvm_ir::constant::Constant as C;
         let (LVal::Agg(xs), LVal::Agg(ys)) = (a, b) else { return Err(unsupported("shufflevector of non-vectors", loc)) };
         let all: Vec<LVal> = xs.into_iter().chain(ys).collect();
@@ -159,8 +176,18 @@ impl<'a> Lowerer<'a> {
         let mut shift = 0u32;
         for p in parts {
             let pw = self.kir.width(p) as u32;
-            let wide = if pw as u16 == tw { p } else { Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: p }, tw, span)) };
-            let sh = if shift == 0 { wide } else { Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Shl, lhs: wide, rhs: Operand::konst(tw, shift as u128) }, tw, span)) };
+            let wide =
+                if pw as u16 == tw { p } else { Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: p }, tw, span)) };
+            let sh = if shift == 0 {
+                wide
+            } else {
+                Operand::Value(self.kir.push(
+                    cur,
+                    InstKind::Bin { op: BinOp::Shl, lhs: wide, rhs: Operand::konst(tw, shift as u128) },
+                    tw,
+                    span,
+                ))
+            };
             acc = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: acc, rhs: sh }, tw, span));
             shift += pw;
         }
@@ -168,7 +195,16 @@ impl<'a> Lowerer<'a> {
         let mut out = vec![];
         for i in 0..count {
             let s = i as u32 * w2 as u32;
-            let sh = if s == 0 { acc } else { Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::LShr, lhs: acc, rhs: Operand::konst(tw, s as u128) }, tw, span)) };
+            let sh = if s == 0 {
+                acc
+            } else {
+                Operand::Value(self.kir.push(
+                    cur,
+                    InstKind::Bin { op: BinOp::LShr, lhs: acc, rhs: Operand::konst(tw, s as u128) },
+                    tw,
+                    span,
+                ))
+            };
             let e = if w2 == tw { sh } else { Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sh }, w2, span)) };
             out.push(LVal::Scalar(e));
         }

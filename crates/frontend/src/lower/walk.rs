@@ -242,9 +242,8 @@ pub(crate) fn successors(t: &llvm_ir::Terminator) -> Vec<&Name> {
 /// Reverse post-order of a function's blocks (definitions before uses, except phis).
 fn rpo(func: &Function) -> Vec<usize> {
     let index: HashMap<&Name, usize> = func.basic_blocks.iter().enumerate().map(|(i, b)| (&b.name, i)).collect();
-    let succs = |i: usize| -> Vec<usize> {
-        successors(&func.basic_blocks[i].term).into_iter().filter_map(|n| index.get(n).copied()).collect()
-    };
+    let succs =
+        |i: usize| -> Vec<usize> { successors(&func.basic_blocks[i].term).into_iter().filter_map(|n| index.get(n).copied()).collect() };
     let mut seen = vec![false; func.basic_blocks.len()];
     let mut post = vec![];
     let mut stack = vec![(0usize, 0usize)];

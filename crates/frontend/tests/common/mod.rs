@@ -21,33 +21,12 @@ pub fn data_dir() -> PathBuf {
 pub fn clang_args(lang: Lang) -> Vec<String> {
     let data = data_dir();
     let mut args: Vec<String> = match lang {
-        Lang::Cuda => [
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "--cuda-gpu-arch=sm_70",
-            "-nocudainc",
-            "-nocudalib",
-        ]
-        .map(String::from)
-        .to_vec(),
-        Lang::OpenCl => [
-            "-x",
-            "cl",
-            "-cl-std=CL1.2",
-            "-target",
-            "spir64",
-            "-Xclang",
-            "-finclude-default-header",
-        ]
-        .map(String::from)
-        .to_vec(),
+        Lang::Cuda => ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"].map(String::from).to_vec(),
+        Lang::OpenCl => {
+            ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-Xclang", "-finclude-default-header"].map(String::from).to_vec()
+        }
     };
-    let prelude = if lang == Lang::Cuda {
-        "cuda_test.h"
-    } else {
-        "opencl_test.h"
-    };
+    let prelude = if lang == Lang::Cuda { "cuda_test.h" } else { "opencl_test.h" };
     args.push("-include".into());
     args.push(data.join(prelude).display().to_string());
     args.push("-I".into());
@@ -113,29 +92,13 @@ pub fn dump(table: &StmtTable, source: &str) -> String {
             flags.push_str(&format!(" {b:?}"));
         }
         let text = &source[s.range.start..s.range.end];
-        out.push_str(&format!(
-            "{}{} {:?}{} `{}`",
-            "  ".repeat(depth),
-            id.index(),
-            s.kind,
-            flags,
-            text
-        ));
+        out.push_str(&format!("{}{} {:?}{} `{}`", "  ".repeat(depth), id.index(), s.kind, flags, text));
         if let Some(sp) = &s.split {
-            out.push_str(&format!(
-                " split `{}`: {}",
-                &source[sp.rhs.start..sp.rhs.end],
-                sp.rhs_type
-            ));
+            out.push_str(&format!(" split `{}`: {}", &source[sp.rhs.start..sp.rhs.end], sp.rhs_type));
         }
         out.push('\n');
         // Children must list exactly the statements whose parent is this one.
-        let kids: Vec<_> = table
-            .stmts
-            .iter()
-            .filter(|(_, c)| c.parent == Some(id))
-            .map(|(k, _)| k)
-            .collect();
+        let kids: Vec<_> = table.stmts.iter().filter(|(_, c)| c.parent == Some(id)).map(|(k, _)| k).collect();
         assert_eq!(kids, s.children, "children of {id}");
     }
     out
@@ -145,18 +108,8 @@ pub fn dump(table: &StmtTable, source: &str) -> String {
 pub fn check(lang: Lang, source: &str, expect: &str) -> AstInfo {
     let info = ast(lang, source);
     let got = dump(&info.stmts, source);
-    let norm = |s: &str| {
-        s.lines()
-            .map(str::trim_end)
-            .filter(|l| !l.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let expect_lines = expect
-        .lines()
-        .map(|l| l.strip_prefix("        ").unwrap_or(l))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let norm = |s: &str| s.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("\n");
+    let expect_lines = expect.lines().map(|l| l.strip_prefix("        ").unwrap_or(l)).collect::<Vec<_>>().join("\n");
     assert_eq!(norm(&got), norm(&expect_lines), "\n--- got ---\n{got}");
     info
 }

@@ -124,15 +124,15 @@ impl Gen<'_> {
         let callable = !self.callable(Some(t)).is_empty();
         let n = |b: bool, w: u32| if b { w } else { 0 };
         let weights = [
-            4,                 // 0 atom
-            4,                 // 1 binary
-            1,                 // 2 unary
-            1,                 // 3 ternary
-            n(readable, 3),    // 4 array read
-            n(callable, 1),    // 5 call
-            1,                 // 6 cast from another type
-            n(int, 1),         // 7 comparison as a value
-            2,                 // 8 global id
+            4,              // 0 atom
+            4,              // 1 binary
+            1,              // 2 unary
+            1,              // 3 ternary
+            n(readable, 3), // 4 array read
+            n(callable, 1), // 5 call
+            1,              // 6 cast from another type
+            n(int, 1),      // 7 comparison as a value
+            2,              // 8 global id
         ];
         match self.pick(&weights) {
             0 => self.atom(t),

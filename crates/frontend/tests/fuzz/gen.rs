@@ -88,13 +88,8 @@ impl fmt::Debug for GenKernel {
 /// The launches the kernels are checked with (block, grid), the first the most likely: small,
 /// so that the verifier's encoding stays small, with one block, several blocks, and 2-D and
 /// 3-D shapes.
-const LAUNCHES: [([u32; 3], [u32; 3]); 5] = [
-    ([4, 2, 1], [2, 1, 1]),
-    ([8, 1, 1], [1, 1, 1]),
-    ([2, 2, 2], [2, 2, 1]),
-    ([16, 1, 1], [4, 1, 1]),
-    ([1, 1, 1], [3, 1, 1]),
-];
+const LAUNCHES: [([u32; 3], [u32; 3]); 5] =
+    [([4, 2, 1], [2, 1, 1]), ([8, 1, 1], [1, 1, 1]), ([2, 2, 2], [2, 2, 1]), ([16, 1, 1], [4, 1, 1]), ([1, 1, 1], [3, 1, 1])];
 
 /// The number of option variants (see [`GenKernel::variant`]).
 pub const VARIANTS: u32 = 6;
@@ -483,9 +478,7 @@ impl Gen<'_> {
         for (n, p) in params {
             match p {
                 Param::Scalar(t) => self.declare(n, *t, true),
-                Param::Pointer(e, s, w) => {
-                    self.arrays.push(Array { name: n.clone(), elem: *e, dims: vec![], space: *s, writable: *w })
-                }
+                Param::Pointer(e, s, w) => self.arrays.push(Array { name: n.clone(), elem: *e, dims: vec![], space: *s, writable: *w }),
             }
         }
     }
@@ -522,7 +515,9 @@ impl Gen<'_> {
             params.push((self.fresh("x"), Param::Scalar(t)));
         }
         let quals = match self.lang {
-            Lang::Cuda => ["__device__ ", "static __device__ ", "__device__ __forceinline__ ", "__device__ __noinline__ "][self.pick(&[4, 1, 1, 1])],
+            Lang::Cuda => {
+                ["__device__ ", "static __device__ ", "__device__ __forceinline__ ", "__device__ __noinline__ "][self.pick(&[4, 1, 1, 1])]
+            }
             Lang::OpenCl => ["", "static ", "static inline "][self.pick(&[4, 1, 1])],
         };
         Helper { name: format!("h{index}"), ret, params, quals }

@@ -154,7 +154,13 @@ impl Summary {
             let _ = writeln!(s, "{title}: {} kinds, {} kernels", map.len(), map.values().map(|f| f.count).sum::<usize>());
             for (sig, f) in map {
                 let _ = writeln!(s, "  [{}x] {sig}", f.count);
-                let _ = writeln!(s, "    {} example ({}, {}):", if f.shrunk { "shrunk" } else { "first" }, f.example.file_name(), launch(&f.example));
+                let _ = writeln!(
+                    s,
+                    "    {} example ({}, {}):",
+                    if f.shrunk { "shrunk" } else { "first" },
+                    f.example.file_name(),
+                    launch(&f.example)
+                );
                 let _ = writeln!(s, "{}", indent(&f.example.source));
                 let _ = writeln!(s, "    message:\n{}", indent(&f.detail));
             }

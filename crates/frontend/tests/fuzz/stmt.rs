@@ -56,17 +56,17 @@ impl Gen<'_> {
         let in_loop = self.loop_depth > 0;
         let n = |b: bool, w: u32| if b { w } else { 0 };
         let weights = [
-            4,                 // 0 simple statement
-            3,                 // 1 declaration
-            n(nested, 3),      // 2 if
-            n(nested, 2),      // 3 for
-            n(nested, 1),      // 4 while with a counter
-            n(nested, 1),      // 5 do-while with a counter
-            n(nested, 1),      // 6 block
-            1,                 // 7 several declarators
-            1,                 // 8 private array
-            n(in_loop, 2),     // 9 break / continue
-            1,                 // 10 (conditional) return
+            4,             // 0 simple statement
+            3,             // 1 declaration
+            n(nested, 3),  // 2 if
+            n(nested, 2),  // 3 for
+            n(nested, 1),  // 4 while with a counter
+            n(nested, 1),  // 5 do-while with a counter
+            n(nested, 1),  // 6 block
+            1,             // 7 several declarators
+            1,             // 8 private array
+            n(in_loop, 2), // 9 break / continue
+            1,             // 10 (conditional) return
         ];
         match self.pick(&weights) {
             0 => self.simple_stmt(),
@@ -93,15 +93,15 @@ impl Gen<'_> {
         let callable = !self.callable(None).is_empty();
         let n = |b: bool, w: u32| if b { w } else { 0 };
         let weights = [
-            1,               // 0 barrier
-            n(mutable, 4),   // 1 assignment
-            n(mutable, 2),   // 2 compound assignment
-            n(mutable, 1),   // 3 increment / decrement
-            n(writable, 6),  // 4 array write
-            n(callable, 2),  // 5 call
-            1,               // 6 assert
+            1,                         // 0 barrier
+            n(mutable, 4),             // 1 assignment
+            n(mutable, 2),             // 2 compound assignment
+            n(mutable, 1),             // 3 increment / decrement
+            n(writable, 6),            // 4 array write
+            n(callable, 2),            // 5 call
+            1,                         // 6 assert
             n(self.loop_depth > 0, 1), // 7 break/continue
-            1,               // 8 return
+            1,                         // 8 return
         ];
         match self.pick(&weights) {
             0 => self.barrier(),

@@ -87,7 +87,10 @@ impl KernelParser {
 
     /// `WIDTH` after `load.`: a number of bytes, the end of the opcode.
     fn byte_width(c: &mut Cursor, s: &str, at: usize) -> Result<u32, ParseError> {
-        s.parse().ok().filter(|&w: &u32| w > 0).ok_or_else(|| c.error_at(at, format!("expected a width in bytes after the opcode, found `{s}`")))
+        s.parse()
+            .ok()
+            .filter(|&w: &u32| w > 0)
+            .ok_or_else(|| c.error_at(at, format!("expected a width in bytes after the opcode, found `{s}`")))
     }
 
     /// The terminator named `word`, or `None` if `word` is not one.
@@ -225,10 +228,15 @@ impl KernelParser {
                 let tile = scope.strip_prefix("tile").and_then(|n| n.parse::<u32>().ok());
                 let scope = match tile {
                     Some(size) => Scope::Tile { size, mask: TileMask::FULL },
-                    None => by_name(&SCOPES, scope).ok_or_else(|| c.error_at(at, "expected `barrier.block`, `barrier.grid` or `barrier.tileN`"))?,
+                    None => by_name(&SCOPES, scope)
+                        .ok_or_else(|| c.error_at(at, "expected `barrier.block`, `barrier.grid` or `barrier.tileN`"))?,
                 };
                 c.expect("fences(")?;
-                let fences = if c.rest().trim_start().starts_with(|ch: char| ch == 'v' || ch == '-' || ch.is_ascii_digit() || ch == 't' || ch == 'f') {
+                let fences = if c
+                    .rest()
+                    .trim_start()
+                    .starts_with(|ch: char| ch == 'v' || ch == '-' || ch.is_ascii_digit() || ch == 't' || ch == 'f')
+                {
                     Fences::Dynamic(self.operand(c)?)
                 } else {
                     let (mut local, mut global) = (false, false);
@@ -267,7 +275,8 @@ impl KernelParser {
                     }
                     s => s,
                 };
-                let guard = if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always };
+                let guard =
+                    if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always };
                 let origin = if c.eat("candidate") {
                     BarrierOrigin::Candidate
                 } else if c.eat("existing(") {
@@ -315,7 +324,11 @@ impl KernelParser {
             }
             ["asyncpending"] => InstKind::AsyncPending { object: self.object_ref(c)? },
             ["asyncwait"] => InstKind::AsyncWait {
-                guard: if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always },
+                guard: if c.eat("if ") {
+                    Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?))
+                } else {
+                    Guard::Always
+                },
             },
             ["snapshot"] => {
                 let dst = self.object_ref(c)?;

@@ -156,7 +156,9 @@ impl Files {
     fn id(&mut self, name: &str, main: bool) -> Result<FileId, String> {
         if main {
             match &self.main {
-                Some(m) if m != name => Err(format!("`{name}:...` has a line and column, but the kernel's file is `{m}` (only it has them)")),
+                Some(m) if m != name => {
+                    Err(format!("`{name}:...` has a line and column, but the kernel's file is `{m}` (only it has them)"))
+                }
                 Some(_) => Ok(FileId::MAIN),
                 None => {
                     self.main = Some(name.to_string());
@@ -207,7 +209,8 @@ impl KernelParser {
         let end = dims_at.and_then(|d| full[d..].find(';').map(|i| d + i)).unwrap_or(full.len());
         let mut c = Cursor::new(line, full, "kernel ".len(), end);
         let dims_at = dims_at.ok_or_else(|| c.error_at(full.len(), "expected ` block_dim=[X, Y, Z]`"))?;
-        let lang_at = full[..dims_at].rfind(" (").filter(|&i| i >= c.pos).ok_or_else(|| c.expected("a kernel name and `(Cuda)` or `(OpenCl)`"))?;
+        let lang_at =
+            full[..dims_at].rfind(" (").filter(|&i| i >= c.pos).ok_or_else(|| c.expected("a kernel name and `(Cuda)` or `(OpenCl)`"))?;
         let name = full[c.pos..lang_at].to_string();
         if name.trim().is_empty() {
             return Err(c.expected("a kernel name"));
@@ -474,7 +477,12 @@ impl KernelParser {
                 }
             };
         }
-        let filler = Inst { kind: InstKind::Anchor(Anchor { stmt: StmtId::new(0), split: false, end: false, step: 0 }), width: 0, block: entry, span: Span::default() };
+        let filler = Inst {
+            kind: InstKind::Anchor(Anchor { stmt: StmtId::new(0), split: false, end: false, step: 0 }),
+            width: 0,
+            block: entry,
+            span: Span::default(),
+        };
         let mut insts = PrimaryMap::new();
         for slot in &slots {
             insts.push(slot.map_or_else(|| filler.clone(), |n| self.insts[n].inst.clone()));

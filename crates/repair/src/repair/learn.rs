@@ -22,19 +22,12 @@ pub(super) fn unsat(inst: &Instrumented, clauses: &[Clause], traces: &[Box<Trace
         if let Some((i, c)) = blocked(clauses) {
             let k = &inst.kernel;
             let line_of = |span: &syncfix_kir::Span| span.in_main().map(|l| l.line);
-            let mut lines: Vec<u32> = c
-                .0
-                .iter()
-                .map(|l| k.main_file().line_col(inst.site_offset(&inst.vars[l.var.index()])).0)
-                .collect();
+            let mut lines: Vec<u32> = c.0.iter().map(|l| k.main_file().line_col(inst.site_offset(&inst.vars[l.var.index()])).0).collect();
             lines.sort_unstable();
             lines.dedup();
             let sites = match lines.as_slice() {
                 [one] => format!("the barrier site at line {one} is"),
-                many => format!(
-                    "the barrier sites at lines {} are",
-                    many.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                ),
+                many => format!("the barrier sites at lines {} are", many.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")),
             };
             let pair = match traces.get(i).map(|t| &t.defect) {
                 Some(Defect::Race(r)) => match (line_of(&r.first.span), line_of(&r.second.span)) {
@@ -115,9 +108,7 @@ pub(super) fn learn(
                 off
             }
         }
-        Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => {
-            return Learned::Stop(Outcome::OtherError(Box::new(t.clone())))
-        }
+        Defect::ConstantWrite { .. } | Defect::OutOfBounds { .. } => return Learned::Stop(Outcome::OtherError(Box::new(t.clone()))),
         Defect::Race(r) => {
             let coarse;
             let vars = if t.exact {
@@ -141,8 +132,7 @@ pub(super) fn learn(
                 // Facts about the program, not about this trace: no barrier can stand between
                 // an instruction and itself, and OpenCL has no barrier across work-groups. They
                 // hold however the trace was found (exact or not).
-                let structural = r.first.inst == r.second.inst
-                    || (!t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl);
+                let structural = r.first.inst == r.second.inst || (!t.same_group && inst.kernel.language == syncfix_kir::Language::OpenCl);
                 let k = &inst.kernel;
                 let statement_of = |span: &syncfix_kir::Span| span.in_main().and_then(|l| k.statement_at(l));
                 let one_statement = statement_of(&r.first.span).filter(|s| Some(*s) == statement_of(&r.second.span));
@@ -279,4 +269,3 @@ fn push(clauses: &mut Vec<Clause>, seen: &mut BTreeSet<Vec<(usize, bool)>>, lits
         false
     }
 }
-

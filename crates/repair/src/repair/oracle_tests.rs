@@ -196,7 +196,9 @@ fn the_oracles_timeout_and_unknown_and_the_deadline_end_the_loop() {
     let timeout = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Timeout), ..Script::default() };
     assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(timeout), &RepairOptions::default()).0, Outcome::Timeout));
     let unknown = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Unknown("gave up".into())), ..Script::default() };
-    assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(unknown), &RepairOptions::default()).0, Outcome::Unknown(r) if r == "gave up"));
+    assert!(
+        matches!(repair(&instrumented(&weights), &mut Scripted::new(unknown), &RepairOptions::default()).0, Outcome::Unknown(r) if r == "gave up")
+    );
     // A deadline already past: no verifier call.
     let script = Script { races, exact: true, ..Script::default() };
     let mut oracle = Scripted::new(script);

@@ -58,9 +58,7 @@ pub(super) fn hitting_set(costs: &Costs, clauses: &[Clause]) -> Option<Vec<bool>
     let mut unhit = sets.len();
 
     while unhit > 0 {
-        let best = (0..n)
-            .filter(|&v| hits[v] > 0)
-            .max_by(|&a, &b| better(costs, a, hits[a], b, hits[b]))?;
+        let best = (0..n).filter(|&v| hits[v] > 0).max_by(|&a, &b| better(costs, a, hits[a], b, hits[b]))?;
         picked[best] = true;
         for &s in &occurs[best] {
             if !hit[s] {
@@ -74,10 +72,7 @@ pub(super) fn hitting_set(costs: &Costs, clauses: &[Clause]) -> Option<Vec<bool>
     }
 
     // Drop redundant picks, heaviest first.
-    let mut cover: Vec<usize> = sets
-        .iter()
-        .map(|set| set.iter().filter(|&&v| picked[v]).count())
-        .collect();
+    let mut cover: Vec<usize> = sets.iter().map(|set| set.iter().filter(|&&v| picked[v]).count()).collect();
     let mut order: Vec<usize> = (0..n).filter(|&v| picked[v]).collect();
     order.sort_by(|&a, &b| {
         let key = |v: usize| (costs.weight[v], costs.tie[v], v);
@@ -105,7 +100,5 @@ fn better(costs: &Costs, a: usize, hits_a: usize, b: usize, hits_b: usize) -> Or
         // hits_a / wa  vs  hits_b / wb, cross-multiplied without overflow.
         _ => (hits_a as u128 * u128::from(wb)).cmp(&(hits_b as u128 * u128::from(wa))),
     };
-    ratio
-        .then_with(|| costs.tie[b].cmp(&costs.tie[a]))
-        .then_with(|| b.cmp(&a))
+    ratio.then_with(|| costs.tie[b].cmp(&costs.tie[a])).then_with(|| b.cmp(&a))
 }

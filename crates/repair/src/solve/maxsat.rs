@@ -29,9 +29,7 @@ pub(super) fn minimum(costs: &Costs, clauses: &[Clause]) -> Result<Option<Soluti
     // (solver variable `d` is problem variable `vars[d]`); the others stay disabled.
     let mut named = vec![false; n];
     for lit in clauses.iter().flat_map(|clause| &clause.0) {
-        *named
-            .get_mut(lit.var.index())
-            .ok_or(internal("numbering variables"))? = true;
+        *named.get_mut(lit.var.index()).ok_or(internal("numbering variables"))? = true;
     }
     let vars: Vec<usize> = (0..n).filter(|&v| named[v]).collect();
     let mut dense: Vec<Option<sat::Var>> = vec![None; n];
@@ -46,34 +44,21 @@ pub(super) fn minimum(costs: &Costs, clauses: &[Clause]) -> Result<Option<Soluti
         return Ok(Some(Solution::new(costs, vec![false; n], true)));
     };
     let next_free = u32::try_from(sat_vars.len()).map_err(|_| internal("numbering variables"))?;
-    let next_free =
-        sat::Var::new_with_error(next_free).map_err(|e| failed("numbering variables", e))?;
+    let next_free = sat::Var::new_with_error(next_free).map_err(|e| failed("numbering variables", e))?;
 
     let mut solver = BasicSolver::default();
-    solver
-        .reserve(last)
-        .map_err(|e| failed("reserving variables", e))?;
+    solver.reserve(last).map_err(|e| failed("reserving variables", e))?;
     for clause in clauses {
         let mut lits = Vec::with_capacity(clause.0.len());
         for lit in &clause.0 {
             let var = dense.get(lit.var.index()).copied().flatten();
             let var = var.ok_or(internal("numbering variables"))?;
-            lits.push(if lit.positive {
-                var.pos_lit()
-            } else {
-                var.neg_lit()
-            });
+            lits.push(if lit.positive { var.pos_lit() } else { var.neg_lit() });
         }
         let clause: sat::Clause = lits.into_iter().collect();
-        solver
-            .add_clause(clause)
-            .map_err(|e| failed("adding clauses", e))?;
+        solver.add_clause(clause).map_err(|e| failed("adding clauses", e))?;
     }
-    let mut search = Search {
-        solver,
-        sat_vars,
-        vm: BasicVarManager::from_next_free(next_free),
-    };
+    let mut search = Search { solver, sat_vars, vm: BasicVarManager::from_next_free(next_free) };
 
     // Stage 1: minimum weight; stage 2: minimum tie at that weight; stage 3: the canonical
     // optimum. `pinned` holds the assumptions keeping the earlier stages at their optima.
@@ -98,11 +83,7 @@ pub(super) fn minimum(costs: &Costs, clauses: &[Clause]) -> Result<Option<Soluti
 }
 
 /// The objective `sum cost[v] * v` over the solver's variables, without zero terms.
-fn objective(
-    sat_vars: &[sat::Var],
-    vars: &[usize],
-    cost: &[u64],
-) -> Result<Vec<(sat::Lit, usize)>, SolveError> {
+fn objective(sat_vars: &[sat::Var], vars: &[usize], cost: &[u64]) -> Result<Vec<(sat::Lit, usize)>, SolveError> {
     let mut terms = Vec::new();
     for (&var, &v) in sat_vars.iter().zip(vars) {
         let c = cost.get(v).copied().ok_or(internal("reading costs"))?;
@@ -125,11 +106,7 @@ struct Search {
 impl Search {
     /// A model under `assumps`, as one value per dense variable, or `None` if there is none.
     fn first(&mut self, assumps: &[sat::Lit]) -> Result<Option<Vec<bool>>, SolveError> {
-        match self
-            .solver
-            .solve_assumps(assumps)
-            .map_err(|e| failed("solving", e))?
-        {
+        match self.solver.solve_assumps(assumps).map_err(|e| failed("solving", e))? {
             SolverResult::Sat => self.model().map(Some),
             SolverResult::Unsat => Ok(None),
             SolverResult::Interrupted => Err(internal("solving: the SAT solver was interrupted")),
@@ -140,10 +117,7 @@ impl Search {
     fn model(&self) -> Result<Vec<bool>, SolveError> {
         let mut model = Vec::with_capacity(self.sat_vars.len());
         for &var in &self.sat_vars {
-            let val = self
-                .solver
-                .lit_val(var.pos_lit())
-                .map_err(|e| failed("reading the model", e))?;
+            let val = self.solver.lit_val(var.pos_lit()).map_err(|e| failed("reading the model", e))?;
             model.push(val == TernaryVal::True);
         }
         Ok(model)
@@ -170,18 +144,11 @@ impl Search {
         let mut lb = 0;
         let mut steps = 0;
         while lb < ub {
-            let mid = if steps < LINEAR_STEPS {
-                ub - 1
-            } else {
-                lb + (ub - 1 - lb) / 2
-            };
+            let mid = if steps < LINEAR_STEPS { ub - 1 } else { lb + (ub - 1 - lb) / 2 };
             steps += 1;
             self.encode(&mut enc, mid)?;
             let mut assumps = base.to_vec();
-            assumps.extend(
-                enc.enforce_ub(mid)
-                    .map_err(|e| failed("bounding the objective", e))?,
-            );
+            assumps.extend(enc.enforce_ub(mid).map_err(|e| failed("bounding the objective", e))?);
             match self.first(&assumps)? {
                 Some(better) => {
                     let v = value(obj, &better);
@@ -198,27 +165,20 @@ impl Search {
             return Ok((model, obj.iter().map(|&(lit, _)| !lit).collect()));
         }
         self.encode(&mut enc, ub)?;
-        let pin = enc
-            .enforce_ub(ub)
-            .map_err(|e| failed("bounding the objective", e))?;
+        let pin = enc.enforce_ub(ub).map_err(|e| failed("bounding the objective", e))?;
         Ok((model, pin))
     }
 
     /// Adds the clauses `enc` needs to enforce `obj <= bound` (only those not yet added).
     fn encode(&mut self, enc: &mut DynamicPolyWatchdog, bound: usize) -> Result<(), SolveError> {
-        enc.encode_ub_change(bound..=bound, &mut self.solver, &mut self.vm)
-            .map_err(|e| failed("encoding the objective", e))
+        enc.encode_ub_change(bound..=bound, &mut self.solver, &mut self.vm).map_err(|e| failed("encoding the objective", e))
     }
 
     /// Among the models satisfying `pinned` (the optima of the earlier stages), the one whose
     /// enabled set avoids the highest variables: going down from the highest variable, each is
     /// disabled whenever some such model allows it. Starts from `model`, which satisfies
     /// `pinned`; one SAT call per enabled variable.
-    fn canonical(
-        &mut self,
-        mut pinned: Vec<sat::Lit>,
-        mut model: Vec<bool>,
-    ) -> Result<Vec<bool>, SolveError> {
+    fn canonical(&mut self, mut pinned: Vec<sat::Lit>, mut model: Vec<bool>) -> Result<Vec<bool>, SolveError> {
         for d in (0..self.sat_vars.len()).rev() {
             let off = self.sat_vars[d].neg_lit();
             if model.get(d).copied().unwrap_or(false) {
@@ -242,26 +202,15 @@ impl Search {
 /// `model[d]`); sums fit, since totals were validated against `MAX_TOTAL_COST`.
 fn value(obj: &[(sat::Lit, usize)], model: &[bool]) -> usize {
     let on = |lit: sat::Lit| model.get(lit.vidx()).copied().unwrap_or(false) == lit.is_pos();
-    obj.iter()
-        .filter(|&&(lit, _)| on(lit))
-        .fold(0usize, |sum, &(_, c)| sum.saturating_add(c))
+    obj.iter().filter(|&&(lit, _)| on(lit)).fold(0usize, |sum, &(_, c)| sum.saturating_add(c))
 }
 
 /// A failure of the solver or the encoding, with its error.
-fn failed(
-    during: &'static str,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> SolveError {
-    SolveError::Solver {
-        during,
-        source: Some(source.into()),
-    }
+fn failed(during: &'static str, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SolveError {
+    SolveError::Solver { during, source: Some(source.into()) }
 }
 
 /// A failure without an underlying error (a broken expectation about the solver).
 fn internal(during: &'static str) -> SolveError {
-    SolveError::Solver {
-        during,
-        source: None,
-    }
+    SolveError::Solver { during, source: None }
 }

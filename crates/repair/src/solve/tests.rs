@@ -22,10 +22,7 @@ fn cl(lits: &[Lit]) -> Clause {
 }
 
 fn costs(weight: &[u64], tie: &[u64]) -> Costs {
-    Costs {
-        weight: weight.to_vec(),
-        tie: tie.to_vec(),
-    }
+    Costs { weight: weight.to_vec(), tie: tie.to_vec() }
 }
 
 fn on(sol: &Solution) -> Vec<usize> {
@@ -54,12 +51,7 @@ fn is_minimal(enabled: &[bool], clauses: &[Clause]) -> bool {
 fn brute_force(costs: &Costs, clauses: &[Clause]) -> Option<(u64, u64, Vec<bool>)> {
     let n = costs.len();
     (0u32..1 << n)
-        .map(|bits| {
-            (
-                bits,
-                (0..n).map(|i| bits & (1 << i) != 0).collect::<Vec<bool>>(),
-            )
-        })
+        .map(|bits| (bits, (0..n).map(|i| bits & (1 << i) != 0).collect::<Vec<bool>>()))
         .filter(|(_, enabled)| satisfies_all(enabled, clauses))
         .map(|(bits, enabled)| {
             let (weight, tie) = costs.total(&enabled);
@@ -71,28 +63,18 @@ fn brute_force(costs: &Costs, clauses: &[Clause]) -> Option<(u64, u64, Vec<bool>
 
 /// GPURepair's example (§2.4) over b1..b6 (`VarId` 1..=6; var0 is unused).
 fn paper_example() -> Vec<Clause> {
-    vec![
-        cl(&[p(1), p(3)]),
-        cl(&[p(1), p(4)]),
-        cl(&[p(2), p(5)]),
-        cl(&[p(2), p(6)]),
-        cl(&[n(1), n(2)]),
-    ]
+    vec![cl(&[p(1), p(3)]), cl(&[p(1), p(4)]), cl(&[p(2), p(5)]), cl(&[p(2), p(6)]), cl(&[n(1), n(2)])]
 }
 
 #[test]
 fn paper_example_falls_back_to_maxsat() {
     let costs = costs(&[1; 7], &[0, 1, 2, 3, 4, 5, 6]);
     let clauses = paper_example();
-    let greedy = greedy::hitting_set(&costs, &clauses)
-        .map(|set| (0..set.len()).filter(|&i| set[i]).collect::<Vec<_>>());
+    let greedy = greedy::hitting_set(&costs, &clauses).map(|set| (0..set.len()).filter(|&i| set[i]).collect::<Vec<_>>());
     assert_eq!(greedy, Some(vec![1, 2]), "mhs(phi+) is {{b1, b2}}");
 
     let sol = solved(&costs, &clauses, Strategy::Mhs);
-    assert!(
-        sol.maxsat,
-        "the greedy set violates !b1 | !b2, so MaxSAT answers"
-    );
+    assert!(sol.maxsat, "the greedy set violates !b1 | !b2, so MaxSAT answers");
     assert!(sol.satisfies(&clauses));
     // {b1, b5, b6} and {b2, b3, b4} both weigh 3; the tie (sum of indices) prefers the latter.
     assert_eq!((on(&sol), sol.weight, sol.tie), (vec![2, 3, 4], 3, 9));
@@ -105,10 +87,7 @@ fn weight_decides_between_one_heavy_and_two_light() {
     for strategy in [Strategy::Mhs, Strategy::MaxSat] {
         // var0 hits two clauses for 10, var1 and var2 one each for 3: 2/10 < 1/3.
         let sol = solved(&costs(&[10, 3, 3], &[0; 3]), &clauses, strategy);
-        assert_eq!(
-            (on(&sol), sol.weight, sol.maxsat),
-            (vec![1, 2], 6, strategy == Strategy::MaxSat)
-        );
+        assert_eq!((on(&sol), sol.weight, sol.maxsat), (vec![1, 2], 6, strategy == Strategy::MaxSat));
         // For 5, var0 is cheaper per hit (2/5 > 1/3) and in total.
         let sol = solved(&costs(&[5, 3, 3], &[0; 3]), &clauses, strategy);
         assert_eq!((on(&sol), sol.weight), (vec![0], 5));
@@ -120,24 +99,12 @@ fn ties_break_equal_weights() {
     let clauses = [cl(&[p(0), p(1), p(2)])];
     for strategy in [Strategy::Mhs, Strategy::MaxSat] {
         let sol = solved(&costs(&[4, 4, 4], &[7, 2, 5]), &clauses, strategy);
-        assert_eq!(
-            (on(&sol), sol.tie),
-            (vec![1], 2),
-            "{strategy:?}: lowest tie"
-        );
+        assert_eq!((on(&sol), sol.tie), (vec![1], 2), "{strategy:?}: lowest tie");
         let sol = solved(&costs(&[4, 4, 9], &[3, 3, 0]), &clauses, strategy);
-        assert_eq!(
-            on(&sol),
-            vec![0],
-            "{strategy:?}: weight first, then the lower index"
-        );
+        assert_eq!(on(&sol), vec![0], "{strategy:?}: weight first, then the lower index");
     }
     // The tie never outweighs the weight: var1 is lighter but has the higher tie.
-    let sol = solved(
-        &costs(&[5, 4], &[0, 1000]),
-        &[cl(&[p(0), p(1)])],
-        Strategy::MaxSat,
-    );
+    let sol = solved(&costs(&[5, 4], &[0, 1000]), &[cl(&[p(0), p(1)])], Strategy::MaxSat);
     assert_eq!((on(&sol), sol.weight, sol.tie), (vec![1], 4, 1000));
 }
 
@@ -145,12 +112,7 @@ fn ties_break_equal_weights() {
 fn greedy_drops_redundant_picks() {
     // All equal: the greedy first takes var0 (lowest index among 2 hits each), then var1 and
     // var2 for the units; var0 is then redundant and dropped.
-    let clauses = [
-        cl(&[p(0), p(1)]),
-        cl(&[p(0), p(2)]),
-        cl(&[p(1)]),
-        cl(&[p(2)]),
-    ];
+    let clauses = [cl(&[p(0), p(1)]), cl(&[p(0), p(2)]), cl(&[p(1)]), cl(&[p(2)])];
     let sol = solved(&costs(&[1; 3], &[0; 3]), &clauses, Strategy::Mhs);
     assert_eq!((on(&sol), sol.maxsat), (vec![1, 2], false));
 }
@@ -158,15 +120,9 @@ fn greedy_drops_redundant_picks() {
 #[test]
 fn empty_clause_is_unsatisfiable() {
     let costs = costs(&[1, 1], &[0, 0]);
-    for clauses in [
-        vec![Clause::default()],
-        vec![cl(&[p(0)]), Clause::default()],
-    ] {
+    for clauses in [vec![Clause::default()], vec![cl(&[p(0)]), Clause::default()]] {
         for strategy in [Strategy::Mhs, Strategy::MaxSat] {
-            assert!(
-                matches!(solve(&costs, &clauses, strategy), Ok(None)),
-                "{strategy:?}"
-            );
+            assert!(matches!(solve(&costs, &clauses, strategy), Ok(None)), "{strategy:?}");
         }
         assert!(matches!(minimum(&costs, &clauses), Ok(None)));
     }
@@ -191,10 +147,7 @@ fn negative_units_exclude_variables() {
     // Every variable of a positive clause forced off: unrepairable, under both strategies.
     let clauses = [cl(&[p(0), p(1)]), cl(&[n(0)]), cl(&[n(1)])];
     for strategy in [Strategy::Mhs, Strategy::MaxSat] {
-        assert!(
-            matches!(solve(&costs, &clauses, strategy), Ok(None)),
-            "{strategy:?}"
-        );
+        assert!(matches!(solve(&costs, &clauses, strategy), Ok(None)), "{strategy:?}");
     }
 }
 
@@ -209,52 +162,21 @@ fn mixed_clause_violated_by_greedy_falls_back() {
 fn large_weights_are_exact() {
     let big = 1u64 << 40;
     let costs = costs(&[big + 1, big, 3, big - 7, 1], &[1 << 30, 0, 5, 1, 0]);
-    let clauses = [
-        cl(&[p(0), p(1)]),
-        cl(&[p(1), p(2), p(3)]),
-        cl(&[p(0), p(3), p(4)]),
-        cl(&[n(1), n(3)]),
-    ];
+    let clauses = [cl(&[p(0), p(1)]), cl(&[p(1), p(2), p(3)]), cl(&[p(0), p(3), p(4)]), cl(&[n(1), n(3)])];
     let sol = solved(&costs, &clauses, Strategy::MaxSat);
-    assert_eq!(
-        Some((sol.weight, sol.tie, sol.enabled)),
-        brute_force(&costs, &clauses)
-    );
+    assert_eq!(Some((sol.weight, sol.tie, sol.enabled)), brute_force(&costs, &clauses));
 }
 
 #[test]
 fn invalid_input_is_an_error() {
     let clauses = [cl(&[p(0), p(3)])];
     let err = solve(&costs(&[1, 1], &[0, 0]), &clauses, Strategy::Mhs);
-    assert!(
-        matches!(err, Err(SolveError::UnknownVar { len: 2, .. })),
-        "{err:?}"
-    );
+    assert!(matches!(err, Err(SolveError::UnknownVar { len: 2, .. })), "{err:?}");
     let err = minimum(&costs(&[1, 1], &[0]), &[]);
-    assert!(
-        matches!(
-            err,
-            Err(SolveError::CostLengths {
-                weights: 2,
-                ties: 1
-            })
-        ),
-        "{err:?}"
-    );
-    let err = solve(
-        &costs(&[u64::MAX / 2, u64::MAX / 2], &[0, 0]),
-        &clauses[..0],
-        Strategy::Mhs,
-    );
-    assert!(
-        matches!(err, Ok(Some(_))),
-        "variables outside the clauses do not count: {err:?}"
-    );
-    let err = solve(
-        &costs(&[u64::MAX, 1], &[0, 0]),
-        &[cl(&[p(0), p(1)])],
-        Strategy::Mhs,
-    );
+    assert!(matches!(err, Err(SolveError::CostLengths { weights: 2, ties: 1 })), "{err:?}");
+    let err = solve(&costs(&[u64::MAX / 2, u64::MAX / 2], &[0, 0]), &clauses[..0], Strategy::Mhs);
+    assert!(matches!(err, Ok(Some(_))), "variables outside the clauses do not count: {err:?}");
+    let err = solve(&costs(&[u64::MAX, 1], &[0, 0]), &[cl(&[p(0), p(1)])], Strategy::Mhs);
     assert!(matches!(err, Err(SolveError::CostOverflow)), "{err:?}");
 }
 
@@ -267,10 +189,7 @@ fn clauses_print_like_kir() {
 /// A random clause over `n` variables: mostly positive (races) and negative units
 /// (divergences), sometimes any shape.
 fn clause(vars: usize) -> impl Gen<Value = Clause> {
-    let lit = (0..vars, any::<bool>()).prop_map(|(i, positive)| Lit {
-        var: v(i),
-        positive,
-    });
+    let lit = (0..vars, any::<bool>()).prop_map(|(i, positive)| Lit { var: v(i), positive });
     prop_oneof![
         5 => prop::collection::vec(0..vars, 1..=4).prop_map(|vs| vs.into_iter().map(p).collect()),
         3 => (0..vars).prop_map(|i| cl(&[n(i)])),
@@ -279,10 +198,7 @@ fn clause(vars: usize) -> impl Gen<Value = Clause> {
 }
 
 /// A random problem: up to 8 variables and 8 clauses, weights in `weights`, ties in `ties`.
-fn problem(
-    weights: std::ops::RangeInclusive<u64>,
-    ties: std::ops::RangeInclusive<u64>,
-) -> impl Gen<Value = (Costs, Vec<Clause>)> {
+fn problem(weights: std::ops::RangeInclusive<u64>, ties: std::ops::RangeInclusive<u64>) -> impl Gen<Value = (Costs, Vec<Clause>)> {
     (1usize..=8).prop_flat_map(move |n| {
         let weight = prop::collection::vec(weights.clone(), n);
         let tie = prop::collection::vec(ties.clone(), n);
@@ -297,21 +213,16 @@ fn check(costs: &Costs, clauses: &[Clause]) -> Result<(), TestCaseError> {
     let min = minimum(costs, clauses).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(min.is_some(), optimum.is_some());
     if let Some(min) = &min {
-        prop_assert_eq!(
-            Some((min.weight, min.tie, min.enabled.clone())),
-            optimum.clone()
-        );
+        prop_assert_eq!(Some((min.weight, min.tie, min.enabled.clone())), optimum.clone());
         prop_assert_eq!(costs.total(&min.enabled), (min.weight, min.tie));
         prop_assert_eq!(min.enabled.len(), costs.len());
         prop_assert!(min.satisfies(clauses) && min.maxsat);
         prop_assert!(is_minimal(&min.enabled, clauses));
     }
-    let maxsat =
-        solve(costs, clauses, Strategy::MaxSat).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let maxsat = solve(costs, clauses, Strategy::MaxSat).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&maxsat, &min);
 
-    let mhs =
-        solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mhs = solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(mhs.is_some(), optimum.is_some());
     if let Some(mhs) = &mhs {
         prop_assert!(mhs.satisfies(clauses));
@@ -321,13 +232,10 @@ fn check(costs: &Costs, clauses: &[Clause]) -> Result<(), TestCaseError> {
             prop_assert_eq!(Some(mhs), min.as_ref());
         }
         // GPURepair's shapes (positive clauses, negative units) never need the fallback.
-        let gpurepair_shapes = clauses
-            .iter()
-            .all(|c| c.is_positive() || c.negative_unit().is_some());
+        let gpurepair_shapes = clauses.iter().all(|c| c.is_positive() || c.negative_unit().is_some());
         prop_assert!(!(gpurepair_shapes && mhs.maxsat), "needless fallback");
     }
-    let again =
-        solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let again = solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(again, mhs, "deterministic");
     Ok(())
 }
@@ -370,12 +278,8 @@ fn realistic() -> (Costs, Vec<Clause>) {
         seed % bound
     };
     let vars = 300;
-    let weight = (0..vars)
-        .map(|_| 10u64.pow(next(4) as u32) + 5000 * (next(4) / 3))
-        .collect();
-    let tie = (0..vars as u64)
-        .map(|i| 1000 * next(2) + 10 * next(3) + i)
-        .collect();
+    let weight = (0..vars).map(|_| 10u64.pow(next(4) as u32) + 5000 * (next(4) / 3)).collect();
+    let tie = (0..vars as u64).map(|i| 1000 * next(2) + 10 * next(3) + i).collect();
     let mut clauses = Vec::new();
     for _ in 0..60 {
         let len = 5 + next(36);
@@ -394,8 +298,5 @@ fn realistic_problem_maxsat_is_at_most_greedy() {
     let optimum = solved(&costs, &clauses, Strategy::MaxSat);
     assert!(greedy.satisfies(&clauses) && !greedy.maxsat);
     assert!(optimum.satisfies(&clauses) && is_minimal(&optimum.enabled, &clauses));
-    assert!(
-        (optimum.weight, optimum.tie) <= (greedy.weight, greedy.tie),
-        "{optimum:?} vs {greedy:?}"
-    );
+    assert!((optimum.weight, optimum.tie) <= (greedy.weight, greedy.tie), "{optimum:?} vs {greedy:?}");
 }

@@ -118,24 +118,36 @@ fn upgrades(inst: &Instrumented, out: &mut Vec<(Change, (u64, u32, bool))>) {
     };
     // A wait-then-barrier right after one of the user's barriers that has the fences it
     // needs: the user's barrier stays, and the wait goes before it.
-    merge_after_removals(inst, text, out, |c, (l0, g0)| match c {
-        Change::InsertWait { barrier: Some(b), .. } => {
-            let (l, g) = fences_of(*b);
-            (l0 || !l) && (g0 || !g)
-        }
-        _ => false,
-    }, |e, _| Change::InsertWait { stmt: e, barrier: None });
+    merge_after_removals(
+        inst,
+        text,
+        out,
+        |c, (l0, g0)| match c {
+            Change::InsertWait { barrier: Some(b), .. } => {
+                let (l, g) = fences_of(*b);
+                (l0 || !l) && (g0 || !g)
+            }
+            _ => false,
+        },
+        |e, _| Change::InsertWait { stmt: e, barrier: None },
+    );
     // A barrier with more fences right after the user's: the user's barrier's flags.
-    merge_after_removals(inst, text, out, |c, (l0, g0)| match c {
-        Change::Insert { barrier, .. } if !barrier.is_grid() => {
-            let (l, g) = fences_of(*barrier);
-            (l || !l0) && (g || !g0)
-        }
-        _ => false,
-    }, |e, c| match c {
-        Change::Insert { barrier, .. } => Change::Upgrade { stmt: e, barrier },
-        other => other,
-    });
+    merge_after_removals(
+        inst,
+        text,
+        out,
+        |c, (l0, g0)| match c {
+            Change::Insert { barrier, .. } if !barrier.is_grid() => {
+                let (l, g) = fences_of(*barrier);
+                (l || !l0) && (g || !g0)
+            }
+            _ => false,
+        },
+        |e, c| match c {
+            Change::Insert { barrier, .. } => Change::Upgrade { stmt: e, barrier },
+            other => other,
+        },
+    );
 }
 
 /// Replaces each removal of a user's OpenCL barrier (whose constant fences are `(local,
@@ -196,4 +208,3 @@ fn only_blanks_and_comments(s: &str) -> bool {
         }
     }
 }
-

@@ -6,7 +6,7 @@
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::{describe, Finding};
-use crate::results::{Applicability, ChangeInfo, KernelReport, KernelRepair, RepairReport, RepairStatus, Removal, Site, Status, Timings};
+use crate::results::{Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings};
 use crate::verdict::{TextEdit, TextPoint};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,7 +15,7 @@ use syncfix_frontend::driver::{compile, compile_each, Compiled, FrontendError};
 use syncfix_instrument::{instrument, InstrumentConfig, Instrumented, SiteKind};
 use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
 use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats, VerifierCall};
-use syncfix_verify::{Verdict, VerifyError, Verifier};
+use syncfix_verify::{Verdict, Verifier, VerifyError};
 
 mod changes;
 mod restructure;
@@ -206,7 +206,17 @@ struct KernelOutcome {
 impl KernelOutcome {
     /// An outcome without changes: a kernel left as it is, or one that failed.
     fn without_changes(status: RepairStatus, findings: Vec<Finding>) -> KernelOutcome {
-        KernelOutcome { status, findings, changes: vec![], kept: vec![], bounded: None, log: vec![], calls: vec![], seed: None, splits: vec![] }
+        KernelOutcome {
+            status,
+            findings,
+            changes: vec![],
+            kept: vec![],
+            bounded: None,
+            log: vec![],
+            calls: vec![],
+            seed: None,
+            splits: vec![],
+        }
     }
 }
 
@@ -237,8 +247,7 @@ fn sites_encoded_first(inst: &Instrumented) -> Vec<bool> {
             }
         }
     }
-    let loops_with_own: Vec<bool> =
-        (0..cfg.loops.len()).map(|l| barriers.iter().any(|&(b, g)| own(g) && cfg.in_loop(b, l))).collect();
+    let loops_with_own: Vec<bool> = (0..cfg.loops.len()).map(|l| barriers.iter().any(|&(b, g)| own(g) && cfg.in_loop(b, l))).collect();
     let mut active = vec![true; inst.vars.len()];
     for &(b, g) in &barriers {
         if let Guard::Var(v) = g {
@@ -388,7 +397,11 @@ fn call_info(inst: &Instrumented, c: &VerifierCall) -> crate::results::VerifierC
 /// one per kernel): the kernels of a file are independent (each its own Z3 context), and a
 /// template's instantiations are several kernels of one source (HeCBench bitpacking: 8).
 /// A kernel not started before a cancellation gives [`StageError::Cancelled`].
-fn each_kernel<T: Send>(kernels: &[Kernel], opts: &Stages, f: impl Fn(&Kernel) -> Result<T, StageError> + Sync) -> Vec<Result<T, StageError>> {
+fn each_kernel<T: Send>(
+    kernels: &[Kernel],
+    opts: &Stages,
+    f: impl Fn(&Kernel) -> Result<T, StageError> + Sync,
+) -> Vec<Result<T, StageError>> {
     let run = |k: &Kernel| if opts.cancelled() { Err(StageError::Cancelled) } else { f(k) };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(kernels.len());
     if threads <= 1 {
@@ -490,10 +503,27 @@ fn fix_and_reverify(
     };
     let status_or = |s: RepairStatus| failure.clone().unwrap_or(s);
     if changes.is_empty() {
-        return Ok(RepairReport { status: status_or(RepairStatus::NoChange), kernels: kernels_of(&outcomes), findings, bounded, ..RepairReport::failed(RepairStatus::NoChange, vec![], timings) });
+        return Ok(RepairReport {
+            status: status_or(RepairStatus::NoChange),
+            kernels: kernels_of(&outcomes),
+            findings,
+            bounded,
+            ..RepairReport::failed(RepairStatus::NoChange, vec![], timings)
+        });
     }
-    let inserted =
-        changes.iter().filter(|c| matches!(c, Change::Insert { .. } | Change::InsertSplit { .. } | Change::InsertStep { .. } | Change::InsertEnd { .. } | Change::InsertWait { barrier: Some(_), .. })).count();
+    let inserted = changes
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Change::Insert { .. }
+                    | Change::InsertSplit { .. }
+                    | Change::InsertStep { .. }
+                    | Change::InsertEnd { .. }
+                    | Change::InsertWait { barrier: Some(_), .. }
+            )
+        })
+        .count();
     let waited = changes.iter().filter(|c| matches!(c, Change::InsertWait { .. })).count();
     let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
     let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
@@ -549,19 +579,26 @@ fn fix_and_reverify(
         Err(StageError::Frontend(FrontendError::Timeout)) => return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings)),
         Err(e @ StageError::Cancelled) => return Err(e),
         Err(e) => {
-            return Ok(RepairReport::failed(RepairStatus::NotReverified(format!("the patched source does not compile: {e}")), findings, timings))
+            return Ok(RepairReport::failed(
+                RepairStatus::NotReverified(format!("the patched source does not compile: {e}")),
+                findings,
+                timings,
+            ))
         }
     }
     let changes = infos_of(&changes, &meta, compiled, text);
-    let removals =
-        changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
+    let removals = changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
     Ok(RepairReport {
         status: status_or(RepairStatus::Repaired),
         kernels: kernels_of(&outcomes),
         edits: fix
             .edits
             .iter()
-            .map(|e| TextEdit { start: TextPoint::of(text, e.range.start), end: TextPoint::of(text, e.range.end), replacement: e.replacement.clone() })
+            .map(|e| TextEdit {
+                start: TextPoint::of(text, e.range.start),
+                end: TextPoint::of(text, e.range.end),
+                replacement: e.replacement.clone(),
+            })
             .collect(),
         applicability: Some(match fix.applicability {
             syncfix_fix::Applicability::Safe => Applicability::Safe,
@@ -599,7 +636,10 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
             };
             let line = text.get(..start).map_or(0, |t| t.matches('\n').count() as u32 + 1);
             let (kind, barrier, scope) = match c {
-                Change::Insert { barrier, .. } | Change::InsertSplit { barrier, .. } | Change::InsertStep { barrier, .. } | Change::InsertEnd { barrier, .. } => (
+                Change::Insert { barrier, .. }
+                | Change::InsertSplit { barrier, .. }
+                | Change::InsertStep { barrier, .. }
+                | Change::InsertEnd { barrier, .. } => (
                     match c {
                         Change::InsertSplit { .. } => "insert-split",
                         Change::InsertStep { .. } => "insert-step",

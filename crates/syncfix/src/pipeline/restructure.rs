@@ -41,7 +41,10 @@ pub(super) fn repair_split(
                     e => e.to_string(),
                 };
                 why.get_or_insert_with(|| {
-                    format!("syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {reason}", line(stmt))
+                    format!(
+                        "syncfix cannot restructure the code around line {} so that every thread reaches a barrier there: {reason}",
+                        line(stmt)
+                    )
                 });
                 continue;
             }
@@ -80,7 +83,13 @@ pub(super) fn repair_split(
 /// The report of a repair of `restructured` (the user's `text` with `split` applied), made a
 /// report on `text`: the edits from `text` to the patched text, the split as a change of its
 /// own, lines of the other changes in `text`'s numbering.
-fn report_on_original(text: &str, restructured: &str, split: &syncfix_fix::Restructure, mut inner: RepairReport, failed: &RepairReport) -> RepairReport {
+fn report_on_original(
+    text: &str,
+    restructured: &str,
+    split: &syncfix_fix::Restructure,
+    mut inner: RepairReport,
+    failed: &RepairReport,
+) -> RepairReport {
     let patched = inner.patched.take().unwrap_or_else(|| restructured.to_string());
     let edit = &split.edit;
     let line_of = |t: &str, offset: usize| t[..offset.min(t.len())].matches('\n').count() as u32 + 1;
@@ -132,7 +141,11 @@ fn report_on_original(text: &str, restructured: &str, split: &syncfix_fix::Restr
         status: RepairStatus::Repaired,
         edits: syncfix_fix::edits_between(text, &patched)
             .iter()
-            .map(|e| TextEdit { start: TextPoint::of(text, e.range.start), end: TextPoint::of(text, e.range.end), replacement: e.replacement.clone() })
+            .map(|e| TextEdit {
+                start: TextPoint::of(text, e.range.start),
+                end: TextPoint::of(text, e.range.end),
+                replacement: e.replacement.clone(),
+            })
             .collect(),
         applicability: Some(inner.applicability.unwrap_or(Applicability::Safe).max(Applicability::Unsafe)),
         notes,

@@ -11,9 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 mod repair;
-pub use repair::{
-    ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, TextEdit, TextPoint, REPAIR_SCHEMA,
-};
+pub use repair::{ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, TextEdit, TextPoint, REPAIR_SCHEMA};
 
 /// The schema's name and version, the value of [`Verdict::schema`].
 pub const SCHEMA: &str = "syncfix.verdict/1";
@@ -361,7 +359,17 @@ impl Verdict {
     }
 
     fn bare(file: &str, status: VerdictStatus, exit_code: u8, reason: Option<String>, stats: Stats) -> Verdict {
-        Verdict { schema: SCHEMA.into(), file: file.into(), status, exit_code, reason, kernels: vec![], error: None, warnings: vec![], stats }
+        Verdict {
+            schema: SCHEMA.into(),
+            file: file.into(),
+            status,
+            exit_code,
+            reason,
+            kernels: vec![],
+            error: None,
+            warnings: vec![],
+            stats,
+        }
     }
 }
 
@@ -373,7 +381,14 @@ fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
         Status::Unknown(why) => (VerdictStatus::Unknown, Some(why.clone()), None),
         Status::Timeout => (VerdictStatus::Timeout, Some("the time limit was reached".into()), None),
     };
-    KernelVerdict { kernel: r.kernel.clone(), status, reason, bound, defects: r.findings.iter().map(defect).collect(), notes: r.notes.clone() }
+    KernelVerdict {
+        kernel: r.kernel.clone(),
+        status,
+        reason,
+        bound,
+        defects: r.findings.iter().map(defect).collect(),
+        notes: r.notes.clone(),
+    }
 }
 
 /// The status a finding gives its kernel. A barrier invariant counts as an invariant, a write

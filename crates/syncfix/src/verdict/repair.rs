@@ -132,11 +132,7 @@ impl TextPoint {
         }
         let before = &text[..byte];
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        TextPoint {
-            byte,
-            line: before.matches('\n').count() as u32 + 1,
-            column: before[line_start..].chars().count() as u32 + 1,
-        }
+        TextPoint { byte, line: before.matches('\n').count() as u32 + 1, column: before[line_start..].chars().count() as u32 + 1 }
     }
 }
 
@@ -240,14 +236,7 @@ impl RepairSummary {
 
     /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and
     /// the run's `exit_code` and `total` time.
-    pub fn of(
-        command: &str,
-        file: &str,
-        report: &crate::RepairReport,
-        patch: Option<String>,
-        exit_code: u8,
-        total: Duration,
-    ) -> Self {
+    pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
         let (status, reason) = repair_status_name(&report.status);
         let applicability = report.applicability.map(|a| {
             if report.bounded.is_some() {

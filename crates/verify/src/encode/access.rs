@@ -98,11 +98,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // The two threads update one counter only when it is in global memory or they are
             // in one group (shared memory is per group).
             let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
-            let one_copy = if self.k.objects[ptr.object].space == Space::Shared {
-                self.same_group.clone()
-            } else {
-                Bool::from_bool(ctx, true)
-            };
+            let one_copy =
+                if self.k.objects[ptr.object].space == Space::Shared { self.same_group.clone() } else { Bool::from_bool(ctx, true) };
             let mut facts: Vec<Bool<'ctx>> = vec![];
             let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));

@@ -103,11 +103,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // Every access of an element-granular object has its width and an aligned offset:
             // two overlap exactly when their offsets are equal (far cheaper for the solver
             // than the interval test).
-            let overlap = if self.an.uniform_width[o] == Some(bytes) {
-                l.off._eq(&off[1])
-            } else {
-                l.overlaps(ctx, &off[1], bytes)
-            };
+            let overlap = if self.an.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
             let mut parts: Vec<Bool<'ctx>> = vec![self.st.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
             if shared {
                 parts.push(self.same_group.clone());

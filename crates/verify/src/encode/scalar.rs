@@ -21,11 +21,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     Some(v) => v.clone(),
                     None => {
                         let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
-                        let v = if width == 1 {
-                            Term::B(Bool::new_const(ctx, name))
-                        } else {
-                            Term::V(BV::new_const(ctx, name, width as u32))
-                        };
+                        let v =
+                            if width == 1 { Term::B(Bool::new_const(ctx, name)) } else { Term::V(BV::new_const(ctx, name, width as u32)) };
                         self.params.insert(index, v.clone());
                         v
                     }
@@ -144,8 +141,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.note_access(ptr.object, &off, bytes, pred);
             }
             InstKind::Assume { cond } => {
-                let cs: Vec<Bool<'ctx>> =
-                    (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
+                let cs: Vec<Bool<'ctx>> = (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
                 // A precondition at the kernel's entry (every thread enabled, before any
                 // property, candidate check or loop): every formula is conditioned on it, so
                 // it is also a background fact, where the solver's preprocessing can use it

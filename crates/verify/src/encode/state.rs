@@ -6,11 +6,11 @@
 
 use crate::cone::Assumptions;
 use crate::memory::{Logs, Mem};
-use std::cell::RefCell;
 use crate::term::Term;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use syncfix_kir::{InstId, ObjectId};
 use std::rc::Rc;
+use syncfix_kir::{InstId, ObjectId};
 use z3::ast::{Bool, BV};
 use z3::FuncDecl;
 

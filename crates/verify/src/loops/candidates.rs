@@ -92,7 +92,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The candidates of loop `l` over its header state, given the phis' entry values.
-    pub(crate) fn loop_candidates(&mut self, l: LoopId, entry_phis: &[[Term<'ctx>; 2]], logs: &[(ObjectId, AccessKind)]) -> Vec<(usize, Form<'ctx>)> {
+    pub(crate) fn loop_candidates(
+        &mut self,
+        l: LoopId,
+        entry_phis: &[[Term<'ctx>; 2]],
+        logs: &[(ObjectId, AccessKind)],
+    ) -> Vec<(usize, Form<'ctx>)> {
         let mut out: Vec<(String, Form<'ctx>)> = vec![];
         let info = self.an.loops[l].clone();
         if !self.opts.infer {
@@ -162,8 +167,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for (cast, other, signed) in guards.iter().filter(|g| g.0 == phi).map(|g| (g.1, g.2, g.3)) {
                 let w = cast.map_or(self.k.insts[phi].width, |c| c.1);
                 let rhs: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, other));
-                let ops: &[CmpPred] =
-                    if signed { &[CmpPred::Sle, CmpPred::Sge, CmpPred::Slt, CmpPred::Sgt] } else { &[CmpPred::Ule, CmpPred::Uge, CmpPred::Ult, CmpPred::Ugt] };
+                let ops: &[CmpPred] = if signed {
+                    &[CmpPred::Sle, CmpPred::Sge, CmpPred::Slt, CmpPred::Sgt]
+                } else {
+                    &[CmpPred::Ule, CmpPred::Uge, CmpPred::Ult, CmpPred::Ugt]
+                };
                 for &op in ops {
                     out.push((format!("{name} {op:?} guard bound {other:?}"), Form::PhiCmp { phi: pi, cast, op, rhs: rhs.clone() }));
                 }
@@ -181,10 +189,20 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let steps: Vec<(usize, Step)> = info.phis.iter().enumerate().map(|(pi, &p)| (pi, self.step_of(l, p))).collect();
         for (a, sa) in &steps {
             for (b, sb) in &steps {
-                if matches!(sa, Step::Double) && matches!(sb, Step::Half) && self.k.insts[info.phis[*a]].width == self.k.insts[info.phis[*b]].width {
-                    let prod: [Term<'ctx>; 2] = std::array::from_fn(|t| Term::V(entry_phis[*a][t].to_bv(self.ctx).bvmul(&entry_phis[*b][t].to_bv(self.ctx))));
-                    out.push((format!("{} * {} constant", info.phis[*a], info.phis[*b]), Form::Product { a: *a, b: *b, value: prod.clone(), or_done: false }));
-                    out.push((format!("{} * {} constant until {} is 0", info.phis[*a], info.phis[*b], info.phis[*b]), Form::Product { a: *a, b: *b, value: prod, or_done: true }));
+                if matches!(sa, Step::Double)
+                    && matches!(sb, Step::Half)
+                    && self.k.insts[info.phis[*a]].width == self.k.insts[info.phis[*b]].width
+                {
+                    let prod: [Term<'ctx>; 2] =
+                        std::array::from_fn(|t| Term::V(entry_phis[*a][t].to_bv(self.ctx).bvmul(&entry_phis[*b][t].to_bv(self.ctx))));
+                    out.push((
+                        format!("{} * {} constant", info.phis[*a], info.phis[*b]),
+                        Form::Product { a: *a, b: *b, value: prod.clone(), or_done: false },
+                    ));
+                    out.push((
+                        format!("{} * {} constant until {} is 0", info.phis[*a], info.phis[*b], info.phis[*b]),
+                        Form::Product { a: *a, b: *b, value: prod, or_done: true },
+                    ));
                 }
             }
         }
@@ -205,7 +223,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let name = &self.k.objects[o].name;
                 if offsets.len() > 1 {
                     for off in &offsets {
-                        out.push((format!("{} of {name} logged at {off}", kind.name()), Form::LogAt { object: o, kind, offsets: vec![off.clone()] }));
+                        out.push((
+                            format!("{} of {name} logged at {off}", kind.name()),
+                            Form::LogAt { object: o, kind, offsets: vec![off.clone()] },
+                        ));
                     }
                 }
                 out.push((format!("{} of {name} logged at an offset of its own", kind.name()), Form::LogAt { object: o, kind, offsets }));
@@ -288,7 +309,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let prod = bv(*a, t).bvmul(&bv(*b, t))._eq(&v);
                 if *or_done {
                     let w = v.get_size();
-                    let done = Bool::and(ctx, &[&bv(*b, t)._eq(&crate::term::bv_const(ctx, 0, w)), &bv(*a, t)._eq(&v.bvmul(&crate::term::bv_const(ctx, 2, w)))]);
+                    let done = Bool::and(
+                        ctx,
+                        &[&bv(*b, t)._eq(&crate::term::bv_const(ctx, 0, w)), &bv(*a, t)._eq(&v.bvmul(&crate::term::bv_const(ctx, 2, w)))],
+                    );
                     Bool::or(ctx, &[&prod, &done])
                 } else {
                     prod
@@ -296,8 +320,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }),
             Form::Enabled => match &v.guard {
                 Some(g) => {
-                    let parts: Vec<Bool<'ctx>> =
-                        (0..threads).map(|t| Bool::and(ctx, &[&entry[t], &g[t]]).implies(&v.pred[t])).collect();
+                    let parts: Vec<Bool<'ctx>> = (0..threads).map(|t| Bool::and(ctx, &[&entry[t], &g[t]]).implies(&v.pred[t])).collect();
                     crate::term::and(ctx, &parts.iter().collect::<Vec<_>>())
                 }
                 None => Bool::from_bool(ctx, true),
@@ -372,7 +395,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 };
                 Term::V(crate::term::resize(&v, width as u32))
             }
-            InstKind::Bin { op, lhs, rhs } => self.bin(*op, self.invariant_term(t, *lhs, depth + 1)?, self.invariant_term(t, *rhs, depth + 1)?),
+            InstKind::Bin { op, lhs, rhs } => {
+                self.bin(*op, self.invariant_term(t, *lhs, depth + 1)?, self.invariant_term(t, *rhs, depth + 1)?)
+            }
             InstKind::Cast { op, arg } => self.cast(*op, self.invariant_term(t, *arg, depth + 1)?, width),
             _ => return None,
         })
@@ -511,7 +536,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let is_phi = |x: &Operand| self.offset_from(*x, phi, self.k.insts[phi].width, 4) == Some(0);
         match &self.k.insts[v].kind {
             InstKind::Cast { arg, .. } => self.halves_or_doubles(*arg, phi, depth - 1),
-            InstKind::Bin { op: BinOp::Mul, lhs, rhs } if (is_phi(lhs) && self.const_of(*rhs, 8) == Some(2)) || (is_phi(rhs) && self.const_of(*lhs, 8) == Some(2)) => Some(true),
+            InstKind::Bin { op: BinOp::Mul, lhs, rhs }
+                if (is_phi(lhs) && self.const_of(*rhs, 8) == Some(2)) || (is_phi(rhs) && self.const_of(*lhs, 8) == Some(2)) =>
+            {
+                Some(true)
+            }
             InstKind::Bin { op: BinOp::Add, lhs, rhs } if is_phi(lhs) && is_phi(rhs) => Some(true),
             InstKind::Bin { op: BinOp::Shl, lhs, rhs } if is_phi(lhs) && self.const_of(*rhs, 8) == Some(1) => Some(true),
             InstKind::Bin { op: BinOp::LShr | BinOp::AShr, lhs, rhs } if is_phi(lhs) && self.const_of(*rhs, 8) == Some(1) => Some(false),
@@ -596,7 +625,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let lit = self.candidates[*c].lit.clone();
             let cond = Bool::and(ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
             if !is_false(&cond) {
-                self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp(), ok: self.st.ok.clone() });
+                self.cand_checks.push(CandidateCheck {
+                    cand: *c,
+                    cond,
+                    cands_before: self.candidates.len(),
+                    stamp: self.stamp(),
+                    ok: self.st.ok.clone(),
+                });
             }
         }
     }

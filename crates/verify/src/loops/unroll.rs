@@ -110,8 +110,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             iter += 1;
             let back = self.back.remove(&l).unwrap_or_default();
-            let p: [Bool<'ctx>; 2] =
-                std::array::from_fn(|t| or(ctx, &back.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify());
+            let p: [Bool<'ctx>; 2] = std::array::from_fn(|t| or(ctx, &back.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify());
             if is_false(&p[0]) && is_false(&p[1]) {
                 break true;
             }

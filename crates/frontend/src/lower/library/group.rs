@@ -34,7 +34,8 @@ impl<'a> Lowerer<'a> {
         loc: Option<Loc>,
     ) -> Result<Option<Operand>, LowerError> {
         let [p] = self.lib_scalars::<1>(what, args, loc)?;
-        let barrier = Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
+        let barrier =
+            Barrier { scope: Scope::Block, fences: Fences::ALL, guard: Guard::Always, origin: BarrierOrigin::Existing { stmt: None } };
         self.kir.push(cur, InstKind::Barrier(barrier), 0, span);
         let w = ret_bits.unwrap_or(32);
         let h = Operand::Value(self.kir.push(cur, InstKind::Havoc, w, span));
@@ -75,7 +76,8 @@ impl<'a> Lowerer<'a> {
         let ks = self.kir.bin(cur, BinOp::Mul, k, size, span);
         let j = self.kir.bin(cur, BinOp::Add, t, ks, span);
         let g = self.lib_linear_id(cur, true, span);
-        let r = Operand::Value(self.kir.push(cur, InstKind::Float { func: "__syncfix_async_rotation".into(), args: vec![site, g] }, 64, span));
+        let r =
+            Operand::Value(self.kir.push(cur, InstKind::Float { func: "__syncfix_async_rotation".into(), args: vec![site, g] }, 64, span));
         let r_ok = self.kir.cmp(cur, CmpPred::Ult, r, n, span);
         let r = self.kir.select(cur, r_ok, r, Operand::konst(64, 0), span);
         let jr = self.kir.bin(cur, BinOp::Add, j, r, span);
@@ -107,8 +109,14 @@ impl<'a> Lowerer<'a> {
         let soff = self.kir.resize_unfolded(cur, soff, 64, false, span);
         let d = self.kir.bin(cur, BinOp::Add, dst.offset, doff, span);
         let s = self.kir.bin(cur, BinOp::Add, src.offset, soff, span);
-        let v = self.kir.push(cur, InstKind::Load { ptr: Pointer { object: src.object, offset: s }, width: bytes }, (bytes * 8) as u16, span);
-        self.kir.push(cur, InstKind::Store { ptr: Pointer { object: dst.object, offset: d }, value: Operand::Value(v), width: bytes }, 0, span);
+        let v =
+            self.kir.push(cur, InstKind::Load { ptr: Pointer { object: src.object, offset: s }, width: bytes }, (bytes * 8) as u16, span);
+        self.kir.push(
+            cur,
+            InstKind::Store { ptr: Pointer { object: dst.object, offset: d }, value: Operand::Value(v), width: bytes },
+            0,
+            span,
+        );
         // The copy completes at the wait, not at a barrier.
         self.kir.push(cur, InstKind::AsyncPending { object: dst.object }, 0, span);
         Ok(())

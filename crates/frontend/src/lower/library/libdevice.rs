@@ -53,7 +53,13 @@ fn libdevice_int(f: &str) -> Option<(IntFn, bool)> {
 impl<'a> Lowerer<'a> {
     /// A call to the libdevice function `name` (`__nv_...`, without a body) with lowered
     /// arguments; `ret_bits` is its result's width. Returns the call's value.
-    pub(super) fn lower_libdevice_call(&mut self, name: &str, args: &[LVal], ret_bits: Option<u16>, at: At<'_>) -> Result<Option<Operand>, LowerError> {
+    pub(super) fn lower_libdevice_call(
+        &mut self,
+        name: &str,
+        args: &[LVal],
+        ret_bits: Option<u16>,
+        at: At<'_>,
+    ) -> Result<Option<Operand>, LowerError> {
         let At { cur, span, loc } = at;
         let f = name.strip_prefix("__nv_").unwrap_or(name);
         if let Some((intfn, signed)) = libdevice_int(f) {
@@ -76,10 +82,13 @@ impl<'a> Lowerer<'a> {
             "remquo" => Some((vec![(format!("{name}.quotient"), 32)], Some(format!("__nv_remainder{code}")))),
             _ => None,
         };
-        let scalars: Vec<Operand> = args.iter().filter_map(|a| match a {
-            LVal::Scalar(v) => Some(*v),
-            _ => None,
-        }).collect();
+        let scalars: Vec<Operand> = args
+            .iter()
+            .filter_map(|a| match a {
+                LVal::Scalar(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
         let Some((written, returned)) = writes else {
             if scalars.len() != args.len() {
                 return Err(unsupported(format!("`{name}`, which reads memory through a pointer (not modelled)"), loc));
@@ -94,7 +103,9 @@ impl<'a> Lowerer<'a> {
             self.kir.push(cur, InstKind::Store { ptr, value: Operand::Value(v), width: (bits / 8) as u32 }, 0, span);
         }
         Ok(match (returned, ret_bits) {
-            (Some(func), Some(w)) => Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span))),
+            (Some(func), Some(w)) => {
+                Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: format!("{func}.{w}"), args: scalars }, w, span)))
+            }
             _ => None,
         })
     }
@@ -147,7 +158,9 @@ impl<'a> Lowerer<'a> {
                 return Err(unsupported(format!("a call to `{name}` with unexpected arguments"), loc));
             };
             let ty = ty.clone();
-            return self.through(cur, p.clone(), Some(&ty), span, loc, &mut |me, b, o, off| Ok((b, Some(me.load(o, off, &ty, At::new(b, span, loc))?))));
+            return self.through(cur, p.clone(), Some(&ty), span, loc, &mut |me, b, o, off| {
+                Ok((b, Some(me.load(o, off, &ty, At::new(b, span, loc))?)))
+            });
         }
         let arbitrary = ["shfl.", "vote.", "match.", "redux.sync.", "read.ptx.sreg."].iter().any(|p| rest.starts_with(p))
             || matches!(rest, "activemask" | "fns");

@@ -5,7 +5,10 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum MTy {
     Void,
-    Int { bits: u16, signed: bool },
+    Int {
+        bits: u16,
+        signed: bool,
+    },
     Float(u16),
     Ptr(Box<MTy>),
     Vector(Box<MTy>),

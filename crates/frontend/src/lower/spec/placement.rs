@@ -115,7 +115,9 @@ impl<'a> Lowerer<'a> {
                 // After it: only other annotations (calls of bodiless functions and the
                 // computations of their arguments).
                 let rest_ok = bb.instrs[at + 1..].iter().all(|i| match i {
-                    I::Call(c) => self.callee_name(c).is_some_and(|n| self.functions.get(n.as_str()).is_none_or(|f| f.basic_blocks.is_empty())),
+                    I::Call(c) => {
+                        self.callee_name(c).is_some_and(|n| self.functions.get(n.as_str()).is_none_or(|f| f.basic_blocks.is_empty()))
+                    }
                     I::Store(_) | I::AtomicRMW(_) | I::CmpXchg(_) | I::Fence(_) | I::Alloca(_) => false,
                     _ => true,
                 });

@@ -44,8 +44,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
         let l = self.cuts.last().expect("a cut").l;
         let escapes = self.an.loops[l].escapes.clone();
-        let vals: Vec<[Term<'ctx>; 2]> =
-            escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
+        let vals: Vec<[Term<'ctx>; 2]> = escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
         self.cuts.last_mut().expect("a cut").exits.push(Exit { from, to, edge, escapes: vals });
     }
 
@@ -88,7 +87,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 .collect();
             let values = widths
                 .iter()
-                .map(|w| [self.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w), self.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w)])
+                .map(|w| {
+                    [self.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w), self.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w)]
+                })
                 .collect();
             out.push(Slot { left, values, now: x.edge.pred.clone(), exit: Some(x.clone()) });
         }

@@ -52,11 +52,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             changed: self.fresh_bool(&format!("{n}.changed")),
             who: self.fresh_bv(&format!("{n}.who"), 32),
             // Only kernels with asynchronous copies have pending accesses.
-            pending: if self.has_async {
-                self.fresh_bool(&format!("{n}.pending"))
-            } else {
-                z3::ast::Bool::from_bool(self.ctx, false)
-            },
+            pending: if self.has_async { self.fresh_bool(&format!("{n}.pending")) } else { z3::ast::Bool::from_bool(self.ctx, false) },
         }
     }
 
@@ -94,10 +90,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let who = BV::from_u64(ctx, i as u64, 32);
             let w = BV::from_u64(ctx, a.width as u64, 32);
             let before = &made[a.assumed.saturating_sub(assumed_lo).min(made.len() - 1)];
-            earlier.push(and(
-                ctx,
-                &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1, before],
-            ));
+            earlier.push(and(ctx, &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1, before]));
         }
         let earlier = if earlier.is_empty() {
             Bool::from_bool(ctx, false)
@@ -105,9 +98,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let body = Bool::and(ctx, &[head_fact, &or(ctx, &earlier.iter().collect::<Vec<_>>())]);
             // The ghost iteration: the body's fresh values (the head state included) renamed;
             // the log's own fields are the ones being described, so they stay.
-            let own: Vec<Dynamic<'ctx>> =
-                [Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.width), Dynamic::from_ast(&h.value), Dynamic::from_ast(&h.changed)]
-                    .into();
+            let own: Vec<Dynamic<'ctx>> = [
+                Dynamic::from_ast(&h.has),
+                Dynamic::from_ast(&h.who),
+                Dynamic::from_ast(&h.off),
+                Dynamic::from_ast(&h.width),
+                Dynamic::from_ast(&h.value),
+                Dynamic::from_ast(&h.changed),
+            ]
+            .into();
             let mut pairs: Vec<(Dynamic<'ctx>, Dynamic<'ctx>)> = vec![];
             for d in body_fresh {
                 if own.iter().any(|x| x == d) {

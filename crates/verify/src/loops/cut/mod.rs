@@ -52,12 +52,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
 
         // The logs and objects the loop may change.
-        let logged: Vec<ObjectId> =
-            self.st.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
-        let log_kinds: Vec<(ObjectId, AccessKind)> = logged
-            .iter()
-            .flat_map(|o| [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| (*o, k)))
-            .collect();
+        let logged: Vec<ObjectId> = self.st.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
+        let log_kinds: Vec<(ObjectId, AccessKind)> =
+            logged.iter().flat_map(|o| [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| (*o, k))).collect();
         let cands = self.loop_candidates(l, &entry_phis, &log_kinds);
 
         // On entry.
@@ -117,7 +114,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.cut.len());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
-            self.st.used.insert(o, crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false });
+            self.st.used.insert(
+                o,
+                crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false },
+            );
         }
         let mut head_facts: Vec<Bool<'ctx>> = vec![];
         for t in 0..2 {
@@ -259,7 +259,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let lit = self.candidates[*c].lit.clone();
                 let cond = Bool::and(ctx, &[&self.st.ok, &goes_round, &lit, &holds.not()]).simplify();
                 if !is_false(&cond) {
-                    self.cand_checks.push(CandidateCheck { cand: *c, cond, cands_before: self.candidates.len(), stamp: self.stamp(), ok: self.st.ok.clone() });
+                    self.cand_checks.push(CandidateCheck {
+                        cand: *c,
+                        cond,
+                        cands_before: self.candidates.len(),
+                        stamp: self.stamp(),
+                        ok: self.st.ok.clone(),
+                    });
                 }
             }
         }
