@@ -6,7 +6,8 @@
 //! signature), and it never prints: rendering (GPUVerify-style text, diffs, JSON, SARIF)
 //! belongs to the caller.
 //!
-//! Pipeline (ARCHITECTURE.md, "Pipeline"; the code is in one module, `pipeline.rs`): front end
+//! Pipeline (ARCHITECTURE.md, "crates/syncfix — the library facade"; the code is in the module
+//! `pipeline`): front end
 //! (clang-19 -> LLVM IR -> KIR) -> instrumentation (barrier variables, GPURepair §2.2) ->
 //! verifier (two-thread lock-step encoding, Z3; GPUVerify, Betts et al. TOPLAS 2015) -> repair
 //! loop (GPURepair, VMCAI 2021, Algorithm 1) -> fix (source edits, re-verified).

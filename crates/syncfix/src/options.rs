@@ -83,7 +83,7 @@ pub enum Annotations {
 }
 
 /// How shared arrays' values are abstracted (GPUVerify's abstractions, Betts et al., TOPLAS
-/// 2015 §4.3; ARCHITECTURE.md, "Verifier").
+/// 2015 §4.3; ARCHITECTURE.md, "crates/verify").
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Abstraction {

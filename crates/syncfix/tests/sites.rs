@@ -1,4 +1,4 @@
-//! Which barrier sites the instrumenter offers (ARCHITECTURE.md, "Instrumentation"; GPURepair §2.2): access points, splits, scope
+//! Which barrier sites the instrumenter offers (ARCHITECTURE.md, "crates/instrument"; GPURepair §2.2): access points, splits, scope
 //! boundaries, existing barriers, grid and warp twins; weights sw*lw^depth + gw*grid.
 
 use std::path::Path;

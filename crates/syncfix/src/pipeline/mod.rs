@@ -1,5 +1,5 @@
 //! The pipeline, in one place: front end -> instrumentation -> verifier -> repair loop -> fix,
-//! and the re-verification of the patched text (ARCHITECTURE.md, "Pipeline"). The public
+//! and the re-verification of the patched text (ARCHITECTURE.md, "crates/syncfix — the library facade"). The public
 //! functions of the crate root wrap these with the caller's [`crate::Options`] and turn a
 //! [`StageError`] into an [`crate::ErrorReport`].
 
