@@ -946,9 +946,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// With [`VerifyOptions::threads`] > 1 the next queries' first attempts (the whole
     /// query, within its budget when it has several properties) are prepared here and solved
     /// on other threads while this one waits for the earliest; a query that a first attempt
-    /// refuted counts as solved here, any other is solved again here as
-    /// [`Verifier::solve_one`] does (so a trace and its narrowing are as without threads).
-    /// Attempts past the first query not refuted are interrupted.
+    /// refuted counts as solved here, one whose budget ran out is solved in chunks here, and
+    /// a satisfiable one goes on here from its model as [`Verifier::solve_one`] goes on from
+    /// its first attempt (so a trace and its narrowing are as without threads). Attempts past
+    /// the first query not refuted are interrupted.
     fn solve_in_order(&mut self, base: &[Bool<'ctx>]) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let n = self.queries.len();
         let threads = self.opts.threads().min(n);
