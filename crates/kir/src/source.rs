@@ -256,6 +256,29 @@ pub struct StmtTable {
     pub stmts: PrimaryMap<StmtId, Stmt>,
 }
 
+impl Stmt {
+    /// A statement of `kind` at `range` in `function` with nothing else recorded: no parent or
+    /// children, no split, branch, declaration or copy, assigning nothing (for tests that
+    /// build a statement table by hand).
+    pub fn plain(function: &str, kind: StmtKind, range: TextRange) -> Stmt {
+        Stmt {
+            function: function.to_string(),
+            kind,
+            range,
+            parent: None,
+            children: Vec::new(),
+            sole_body: false,
+            loop_body_start: false,
+            split: None,
+            barrier_call: None,
+            branch: None,
+            local: None,
+            lvalues: Vec::new(),
+            copy: None,
+        }
+    }
+}
+
 impl StmtTable {
     /// The innermost statement containing `offset`, among statements of `function` if given.
     pub fn innermost_at(&self, offset: usize) -> Option<StmtId> {

@@ -703,28 +703,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         // With the assumptions and log facts of the query's cone of influence only (`cone`);
         // a model that one left out does not allow is solved again on a wider slice.
-        let query = &self.queries[q];
-        let props: &[usize] = &query.props[sel.range()];
-        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
-        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
-        let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
-        let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
-        let mut slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
-        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
-            eprintln!(
-                "query: {}: {} facts of assumptions, {} left out of {}",
-                query.label,
-                slice.facts.len(),
-                slice.dropped(),
-                self.enc.assumptions.borrow().len()
-            );
-        }
-        // An answer of an earlier assignment that holds for this one (`memo`).
-        let key = self.memo.key(&self.enc, &slice.facts, &conds);
-        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
-            self.stats.queries_reused += 1;
-            return (Ok(SatResult::Unsat), None);
-        }
+        let (answered, mut slice, key) = match self.slice_unless_known(q, sel) {
+            Some(x) => x,
+            None => return (Ok(SatResult::Unsat), None),
+        };
         let mut refinements = 0;
         loop {
             let (r, model) = match first.take() {
@@ -1092,22 +1074,38 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
             return (Ahead::Here, None, None);
         }
-        let query = &self.queries[q];
-        let conds: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].cond).collect();
-        let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
-        let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
-        let answered = memo::Answered::Query(q, 0, n);
-        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
-        let key = self.memo.key(&self.enc, &slice.facts, &conds);
-        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
-            self.stats.queries_reused += 1;
+        let Some((answered, slice, key)) = self.slice_unless_known(q, Sel::Prefix(n)) else {
             return (Ahead::Reused, None, None);
-        }
+        };
         let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::Prefix(n), &slice);
         let mut asserted = asserted;
         asserted.push(&violated);
         let call = apart::Detached::new(&asserted, &assumptions);
         (Ahead::Sent(answered, key), Some(call), budget)
+    }
+
+    /// The properties `sel` of query `q`: what their answer is of, their slice of the
+    /// assumptions (`cone`) and its memo key; `None` when the memo knows them refuted under an
+    /// earlier assignment (counted as reused).
+    fn slice_unless_known(&mut self, q: usize, sel: Sel) -> Option<(memo::Answered, cone::Slice<'ctx>, memo::Key)> {
+        let query = &self.queries[q];
+        let props: &[usize] = &query.props[sel.range()];
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
+        let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let all = self.enc.assumptions.borrow().len();
+            eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), all);
+        }
+        // An answer of an earlier assignment that holds for this one (`memo`).
+        let key = self.memo.key(&self.enc, &slice.facts, &conds);
+        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
+            self.stats.queries_reused += 1;
+            return None;
+        }
+        Some((answered, slice, key))
     }
 
     /// Counts query `q` as solved in `took` ([`Verifier::solve_one`]'s bookkeeping).

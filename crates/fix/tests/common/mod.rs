@@ -34,21 +34,7 @@ impl Kernel {
     }
 
     pub fn add_range(&mut self, kind: StmtKind, range: TextRange) -> StmtId {
-        self.table.stmts.push(Stmt {
-            function: "k".to_string(),
-            kind,
-            range,
-            parent: None,
-            children: Vec::new(),
-            sole_body: false,
-            loop_body_start: false,
-            split: None,
-            barrier_call: None,
-            branch: None,
-            local: None,
-            lvalues: Vec::new(),
-            copy: None,
-        })
+        self.table.stmts.push(Stmt::plain("k", kind, range))
     }
 
     /// An expression statement.

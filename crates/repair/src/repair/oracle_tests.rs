@@ -109,21 +109,7 @@ fn instrumented(weights: &[u64]) -> Instrumented {
         .iter()
         .enumerate()
         .map(|(i, &weight)| {
-            let stmt = kernel.stmts.stmts.push(Stmt {
-                function: "k".into(),
-                kind: StmtKind::Expr,
-                range: TextRange { start: 10 * i, end: 10 * i + 5 },
-                parent: None,
-                children: vec![],
-                sole_body: false,
-                loop_body_start: false,
-                split: None,
-                barrier_call: None,
-                branch: None,
-                local: None,
-                lvalues: vec![],
-                copy: None,
-            });
+            let stmt = kernel.stmts.stmts.push(Stmt::plain("k", StmtKind::Expr, TextRange { start: 10 * i, end: 10 * i + 5 }));
             assert_eq!(stmt, StmtId::new(i));
             BarrierVar {
                 id: VarId::new(i),
