@@ -116,8 +116,23 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
     let bound = |n: Option<u32>| n.map(|n| format!(" up to {n} loop iterations (not a proof)")).unwrap_or_default();
     let format = a.format;
     let mut patch: Option<String> = None;
+    let mut undecided: Vec<u32> = report.kernels.iter().flat_map(|k| k.undecided.iter().copied()).collect();
+    undecided.sort_unstable();
+    undecided.dedup();
     let code = 'out: {
         match &report.status {
+            RepairStatus::NoChange if !undecided.is_empty() => {
+                eprintln!(
+                    "syncfix: {}: no barrier was shown removable; the barrier{} at line{} {} stay{} undecided: the kernel without \
+                     each gave no answer within its share of the time limit (a larger --timeout may decide)",
+                    file_name(&file),
+                    if undecided.len() == 1 { "" } else { "s" },
+                    if undecided.len() == 1 { "" } else { "s" },
+                    lines_list(&undecided),
+                    if undecided.len() == 1 { "s" } else { "" },
+                );
+                exit::SUCCESS
+            }
             RepairStatus::NoChange => {
                 eprintln!(
                     "syncfix: {}: no barrier can be removed: the kernel needs each one the audit may remove{} (barriers that carry \
@@ -146,6 +161,17 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
                         r.line,
                         r.text,
                         if report.bounded.is_some() { " (within the loop bound)" } else { "" }
+                    );
+                }
+                if !undecided.is_empty() {
+                    eprintln!(
+                        "syncfix: {}: the barrier{} at line{} {} stay{} undecided: the kernel without each gave no answer within its \
+                         share of the time limit (a larger --timeout may decide)",
+                        file_name(&file),
+                        if undecided.len() == 1 { "" } else { "s" },
+                        if undecided.len() == 1 { "" } else { "s" },
+                        lines_list(&undecided),
+                        if undecided.len() == 1 { "s" } else { "" },
                     );
                 }
                 eprintln!(
@@ -393,5 +419,14 @@ fn print_calls(report: &RepairReport) {
                 if on.is_empty() { "none".to_string() } else { on }
             );
         }
+    }
+}
+
+/// `3`, `3 and 7`, `3, 7 and 9`.
+fn lines_list(lines: &[u32]) -> String {
+    match lines {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")),
     }
 }

@@ -109,6 +109,9 @@ pub struct RepairStats {
     /// every separating site diverges: those sites. A restructuring of the source (the
     /// conditional split in two around one of them) may still repair the kernel.
     pub divergent: Vec<VarId>,
+    /// The kernel's own barriers kept because the check without each gave no answer within
+    /// its share of the time ([`audit_from`], [`descend`]): not shown needed.
+    pub undecided: Vec<VarId>,
     /// Each verifier call, in order (`--stats`).
     pub calls: Vec<VerifierCall>,
     /// The barrier variables the clauses name: the only sites the hitting set can enable
@@ -477,12 +480,48 @@ fn descend(
     opts: &RepairOptions,
     stats: &mut RepairStats,
 ) -> Outcome {
+    match remove_unneeded(inst, verifier, costs, phi, verified, opts, Shares::Repair, stats) {
+        Ok((v, _)) => {
+            let weight = v.on.iter().zip(&costs.weight).filter(|(b, _)| **b).map(|(_, w)| *w).sum();
+            repaired(v.on, weight, v.bound)
+        }
+        Err(o) => o,
+    }
+}
+
+/// How [`remove_unneeded`] shares the time left between its checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shares {
+    /// A repair's pass: a user's barrier within a quarter of the time left (it stays when its
+    /// check gives no answer), an inserted one within all of it.
+    Repair,
+    /// An audit's pass: each barrier an equal share of the time left, one share kept for the
+    /// re-verification of the patched source.
+    Audit,
+}
+
+/// [`descend`]'s pass: the verified assignment it ends with, and whether every barrier kept
+/// was shown needed (a counterexample without it, learnt into `phi`) rather than kept because
+/// its check gave no answer in time or gave `unknown` (those are `stats.undecided`). `Err`
+/// ends the repair (the deadline).
+fn remove_unneeded(
+    inst: &Instrumented,
+    verifier: &mut dyn Oracle,
+    costs: &Costs,
+    phi: &mut Phi,
+    verified: Verified,
+    opts: &RepairOptions,
+    shares: Shares,
+    stats: &mut RepairStats,
+) -> Result<(Verified, bool), Outcome> {
     let Verified { mut on, mut bound } = verified;
+    let mut decided = true;
     let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
-    for i in order {
+    let count = order.len() as u32;
+    for (k, i) in order.into_iter().enumerate() {
         if opts.past() {
-            return Outcome::Timeout;
+            return Err(Outcome::Timeout);
         }
         let mut trial = on.clone();
         trial[i] = false;
@@ -492,10 +531,10 @@ fn descend(
         let existing = inst.vars[i].kind == SiteKind::Existing;
         let budget = opts.deadline.map(|d| {
             let left = d.saturating_duration_since(Instant::now());
-            if existing {
-                left / 4
-            } else {
-                left
+            match shares {
+                Shares::Audit => left / (count - k as u32 + 1),
+                Shares::Repair if existing => left / 4,
+                Shares::Repair => left,
             }
         });
         if let Some(b) = budget {
@@ -506,6 +545,8 @@ fn descend(
             if debug() {
                 eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");
             }
+            decided = false;
+            stats.undecided.push(VarId::new(i));
             continue;
         }
         if debug() {
@@ -523,12 +564,102 @@ fn descend(
                 // The barrier is needed; what the trace teaches stays true.
                 let _ = phi.learn(inst, t, stats);
             }
-            Verdict::Unknown(_) => {}
-            Verdict::Timeout => return Outcome::Timeout,
+            Verdict::Unknown(_) => {
+                decided = false;
+                stats.undecided.push(VarId::new(i));
+            }
+            Verdict::Timeout => return Err(Outcome::Timeout),
         }
     }
-    let weight = on.iter().zip(&costs.weight).filter(|(b, _)| **b).map(|(_, w)| *w).sum();
-    repaired(on, weight, bound)
+    Ok((Verified { on, bound }, decided))
+}
+
+/// GPURepair's inspection of a kernel that verifies as written (`syncfix audit`), starting
+/// from what is known to verify rather than from no barrier at all: `original` (the kernel's
+/// own assignment, verified, up to `bound` in bug-finding mode) goes through [`descend`]'s
+/// removal pass, heaviest barrier first, each check within an equal share of the time left
+/// (one share kept for the re-verification of the patched source); then,
+/// when every barrier kept was shown needed by an exact trace, the minimum-weight assignment
+/// of the clauses learnt is checked (VMCAI 2021 §2.4's minimality step) until it is the
+/// assignment at hand or verifies. The loop from `phi = true` would first check the kernel
+/// with every barrier off, where Houdini can take longer than the whole time limit (HeCBench
+/// match's `Match5`: 100 s), and return nothing for it.
+///
+/// The answer is of minimum weight when the log says nothing else; when a barrier's check gave
+/// no answer in time, a trace was not exact, or the time ran out during the minimality step,
+/// it is the minimal assignment the removal pass found (no one barrier of it can be removed)
+/// and `stats.log` says why it is not proven of minimum weight. Ends as [`Outcome::Timeout`]
+/// only when the deadline passes during the removal pass.
+pub fn audit_from(
+    inst: &Instrumented,
+    verifier: &mut dyn Oracle,
+    opts: &RepairOptions,
+    original: Vec<bool>,
+    bound: Option<u32>,
+) -> (Outcome, RepairStats) {
+    let mut stats = RepairStats { inexact_reason: verifier.inexact_reason(), ..RepairStats::default() };
+    let outcome = audit_run(inst, verifier, opts, Verified { on: original, bound }, &mut stats);
+    (outcome, stats)
+}
+
+fn audit_run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, original: Verified, stats: &mut RepairStats) -> Outcome {
+    let costs = costs(inst);
+    let mut phi = Phi::default();
+    stats.iterations = 1;
+    let (best, decided) = match remove_unneeded(inst, verifier, &costs, &mut phi, original, opts, Shares::Audit, stats) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let cost_of = |on: &[bool]| {
+        on.iter().enumerate().filter(|(_, b)| **b).fold((0u64, 0u64), |(w, t), (i, _)| (w + costs.weight[i], t + costs.tie[i]))
+    };
+    let (weight, tie) = cost_of(&best.on);
+    let minimal = |why: &str, stats: &mut RepairStats| {
+        stats.log.push(format!("{why}: the answer is minimal (no one of its barriers can be removed), not proven of minimum weight"));
+        repaired(best.on.clone(), weight, best.bound)
+    };
+    if !decided {
+        return minimal("a barrier's check without it gave no answer in time", stats);
+    }
+    if phi.inexact {
+        return minimal("a clause is not exact", stats);
+    }
+    loop {
+        stats.iterations += 1;
+        if opts.past() {
+            return minimal("the time ran out before the minimality step ended", stats);
+        }
+        if stats.verifier_calls >= opts.max_verifier_calls {
+            return minimal(&format!("the minimality step reached {} verifier calls", opts.max_verifier_calls), stats);
+        }
+        let t0 = Instant::now();
+        let lightest = solve::minimum(&costs, &phi.clauses);
+        stats.solver_time += t0.elapsed();
+        stats.used_maxsat = true;
+        let opt = match lightest {
+            Ok(Some(opt)) if (opt.weight, opt.tie) < (weight, tie) => opt,
+            // Every verified assignment meets the clauses, and none lighter does: minimum.
+            Ok(_) => return repaired(best.on, weight, best.bound),
+            Err(e) => return minimal(&format!("the constraint solver failed ({e})"), stats),
+        };
+        if let Some(d) = opts.deadline {
+            verifier.set_timeout(d.saturating_duration_since(Instant::now()));
+        }
+        match check(verifier, &opt.enabled, stats) {
+            v @ (Verdict::Verified | Verdict::NoErrorUpTo { .. }) => return repaired(opt.enabled, opt.weight, bound_of(&v)),
+            Verdict::Defect(t) => {
+                if phi.learn(inst, t, stats).is_some() {
+                    // A defect no barrier orders, though `best` verifies: not an exact trace.
+                    return minimal("a check of the minimality step ended with a defect no barrier orders", stats);
+                }
+                if phi.inexact {
+                    return minimal("a clause is not exact", stats);
+                }
+            }
+            Verdict::Unknown(r) => return minimal(&format!("the minimality step's check gave unknown ({r})"), stats),
+            Verdict::Timeout => return minimal("the time ran out before the minimality step ended", stats),
+        }
+    }
 }
 
 fn past(deadline: Option<Instant>) -> bool {

@@ -184,6 +184,11 @@ pub struct KernelRepair {
     pub log: Vec<String>,
     /// Each verifier call of the repair loop, in order (`--stats` prints them).
     pub calls: Vec<VerifierCallInfo>,
+    /// The user's barriers (1-based lines) kept without being shown needed: the check of the
+    /// kernel without each gave no answer within its share of `--timeout` (or gave
+    /// `unknown`). An audit's answer with such barriers is minimal among those checked, not
+    /// proven of minimum weight.
+    pub undecided: Vec<u32>,
 }
 
 /// One verifier call of a repair or audit (issue 28: where the time goes).

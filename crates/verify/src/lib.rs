@@ -487,6 +487,8 @@ pub struct Verifier<'ctx, 'k> {
     /// The candidates Houdini starts from, from [`VerifyOptions::seeds`] (`seed`), until a
     /// check under it is not verified.
     seed: Option<Vec<bool>>,
+    /// [`Verifier::set_timeout`]'s limit on one check.
+    check_limit: Option<Duration>,
     pub stats: Stats,
 }
 
@@ -553,6 +555,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let seed = opts.seeds.as_ref().and_then(|m| m.get(&kernel.name)).and_then(|s| s.kept_for(&enc.candidates));
         Ok(Verifier {
             seed,
+            check_limit: None,
             ctx,
             kernel,
             cfg,
@@ -628,9 +631,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.invariants.get(assignment).map(|k| HoudiniSeed::of(&self.enc.candidates, k))
     }
 
-    /// Limits each later solver call to `t` (the repair loop passes the time left).
+    /// Limits each later [`Verifier::check`] to `t` in all (Houdini's rounds and every query
+    /// together; a check past it gives [`Verdict::Timeout`]), and each solver call within it:
+    /// the repair loop passes the time left, or a share of it for a check it can do without.
     pub fn set_timeout(&mut self, t: Duration) {
         self.opts.timeout = Some(t);
+        self.check_limit = Some(t);
     }
 
     /// The abstraction chosen for each object.
@@ -1155,6 +1161,18 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// solver call each in schedule order until one is satisfiable (its model gives the
     /// trace). `Verified` when every query is unsatisfiable.
     pub fn check(&mut self, assignment: &[bool]) -> Verdict {
+        // [`Verifier::set_timeout`]'s limit, as the deadline of this check.
+        let deadline = self.opts.deadline;
+        if let Some(t) = self.check_limit {
+            let end = Instant::now() + t;
+            self.opts.deadline = Some(deadline.map_or(end, |d| d.min(end)));
+        }
+        let v = self.check_within(assignment);
+        self.opts.deadline = deadline;
+        v
+    }
+
+    fn check_within(&mut self, assignment: &[bool]) -> Verdict {
         match self.encode_sites_of(assignment) {
             Ok(()) => {}
             Err(VerifyError::Timeout) => return Verdict::Timeout,

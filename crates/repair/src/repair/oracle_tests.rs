@@ -4,7 +4,7 @@
 //! learn one clause per trace, and end with the right outcome when no assignment works, the
 //! oracle gives up, or time runs out.
 
-use super::{repair, Oracle, Outcome, RepairOptions};
+use super::{audit_from, repair, Oracle, Outcome, RepairOptions};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 use syncfix_instrument::{BarrierVar, Instrumented, SiteKind};
@@ -22,6 +22,8 @@ struct Script {
     exact: bool,
     /// Answer every call with this instead (`Timeout`, `Unknown`).
     fail_with: Option<Verdict>,
+    /// Assignments answered with `Timeout` (a check that gives no answer in time).
+    slow: Vec<Vec<bool>>,
 }
 
 /// The scripted oracle: the first race (in script order) that no site on orders, else the
@@ -58,6 +60,9 @@ impl Oracle for Scripted {
         self.calls.push(assignment.to_vec());
         if let Some(v) = &self.script.fail_with {
             return v.clone();
+        }
+        if self.script.slow.iter().any(|a| a == assignment) {
+            return Verdict::Timeout;
         }
         let on = |v: usize| assignment.get(v).copied().unwrap_or(false);
         let trace = |defect| {
@@ -205,6 +210,60 @@ fn the_loop_gives_up_after_its_verifier_calls() {
     assert_eq!(stats.verifier_calls, 3);
 }
 
+/// [`instrumented`] with every site the user's own barrier (an audit's sites).
+fn existing(weights: &[u64]) -> Instrumented {
+    let mut inst = instrumented(weights);
+    for v in &mut inst.vars {
+        v.kind = SiteKind::Existing;
+    }
+    inst
+}
+
+fn audit_opts() -> RepairOptions {
+    RepairOptions { deadline: Some(Instant::now() + Duration::from_secs(600)), ..RepairOptions::default() }
+}
+
+#[test]
+fn an_audit_starts_from_the_kernel_as_written_and_finds_the_minimum_its_removal_pass_misses() {
+    // Site 0 (weight 3) orders both races; sites 1 and 2 (weight 2 each) one each. The
+    // removal pass, heaviest first, drops site 0 and keeps {1, 2} (weight 4); the clauses its
+    // traces teach ({0 or 1}, {0 or 2}) have the lighter {0} (weight 3), which verifies.
+    let weights = [3, 2, 2];
+    let script = Script { races: vec![vec![0, 1], vec![0, 2]], exact: true, ..Script::default() };
+    let mut oracle = Scripted::new(script);
+    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None);
+    match outcome {
+        Outcome::Repaired { assignment, weight, .. } => {
+            assert_eq!(assignment, vec![true, false, false]);
+            assert_eq!(weight, 3);
+        }
+        o => panic!("not audited: {o:?}"),
+    }
+    assert_eq!(oracle.calls[0], vec![false, true, true], "the heaviest barrier is tried first, the others on");
+    assert!(!oracle.calls.contains(&vec![false; 3]), "no check with every barrier off: {:?}", oracle.calls);
+    assert!(stats.undecided.is_empty());
+    assert!(stats.log.is_empty(), "{:?}", stats.log);
+}
+
+#[test]
+fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided() {
+    // Site 1 orders the only race; the check without site 2 gives no answer.
+    let weights = [1, 1, 1];
+    let script = Script { races: vec![vec![1]], exact: true, slow: vec![vec![true, true, false]], ..Script::default() };
+    let mut oracle = Scripted::new(script);
+    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None);
+    match outcome {
+        Outcome::Repaired { assignment, .. } => assert_eq!(assignment, vec![false, true, true]),
+        o => panic!("not audited: {o:?}"),
+    }
+    assert_eq!(stats.undecided, vec![VarId::new(2)]);
+    assert!(stats.log.iter().any(|l| l.contains("not proven of minimum weight")), "{:?}", stats.log);
+    // Without a deadline to share, a check that gives no answer is the audit's timeout.
+    let script = Script { races: vec![vec![1]], exact: true, slow: vec![vec![true, true, false]], ..Script::default() };
+    let (outcome, _) = audit_from(&existing(&weights), &mut Scripted::new(script), &RepairOptions::default(), vec![true; 3], None);
+    assert!(matches!(outcome, Outcome::Timeout), "{outcome:?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     /// Any exact script with a solution: the loop's answer is correct and has brute force's
@@ -230,6 +289,31 @@ proptest! {
             }
             (Outcome::Unrepairable { .. }, None) => {}
             (o, b) => prop_assert!(false, "outcome {:?}, brute force {:?}", o, b),
+        }
+    }
+
+    /// Any exact script the kernel as written (every barrier on) satisfies: the audit's
+    /// answer is correct and of brute force's minimal weight, and its first check is the
+    /// kernel without one barrier.
+    #[test]
+    fn the_audits_answer_has_the_brute_force_minimum(
+        weights in proptest::collection::vec(1u64..20, 2..7),
+        races in proptest::collection::vec(proptest::collection::btree_set(0usize..7, 1..4), 0..6),
+    ) {
+        let n = weights.len();
+        let races: Vec<Vec<usize>> = races.into_iter().map(|r| r.into_iter().filter(|&v| v < n).collect::<Vec<_>>()).filter(|r: &Vec<usize>| !r.is_empty()).collect();
+        let script = Script { races, exact: true, ..Script::default() };
+        let best = brute_force_minimum(&script, &weights).expect("every barrier on is correct");
+        let mut oracle = Scripted::new(script.clone());
+        let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; n], None);
+        prop_assert!(stats.undecided.is_empty());
+        match outcome {
+            Outcome::Repaired { assignment, weight, .. } => {
+                prop_assert!(Scripted::correct(&script, &assignment));
+                prop_assert_eq!(weight, best);
+                prop_assert_eq!(oracle.calls[0].iter().filter(|on| !**on).count(), 1, "the first check removes one barrier");
+            }
+            o => prop_assert!(false, "outcome {:?}", o),
         }
     }
 }

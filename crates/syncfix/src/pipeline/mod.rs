@@ -14,7 +14,7 @@ use syncfix_fix::Change;
 use syncfix_frontend::driver::{compile, compile_each, Compiled, FrontendError};
 use syncfix_instrument::{instrument, InstrumentConfig, Instrumented, SiteKind};
 use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
-use syncfix_repair::repair::{repair_from as repair_loop, Outcome, RepairStats, VerifierCall};
+use syncfix_repair::repair::{audit_from, repair_from as repair_loop, Outcome, RepairStats, VerifierCall};
 use syncfix_verify::{Verdict, Verifier, VerifyError};
 
 mod changes;
@@ -194,6 +194,8 @@ struct KernelOutcome {
     log: Vec<String>,
     /// Its verifier calls (`RepairStats::calls`).
     calls: Vec<crate::results::VerifierCallInfo>,
+    /// The user's barriers (lines) kept undecided (`RepairStats::undecided`).
+    undecided: Vec<u32>,
     /// What Houdini kept under the repaired assignment: where the re-verification of the
     /// patched source starts Houdini (`syncfix_verify::HoudiniSeed`).
     seed: Option<syncfix_verify::HoudiniSeed>,
@@ -214,6 +216,7 @@ impl KernelOutcome {
             bounded: None,
             log: vec![],
             calls: vec![],
+            undecided: vec![],
             seed: None,
             splits: vec![],
         }
@@ -318,11 +321,13 @@ fn repair_kernel_in(
         }
         _ => {}
     }
-    let seed = match first {
-        Verdict::Defect(t) => Some(t),
-        _ => None,
+    let (outcome, stats) = match first {
+        // The audit starts from the kernel as written, which verifies (issue 28).
+        Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None),
+        Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound)),
+        Verdict::Defect(t) => repair_loop(&inst, &mut v, &opts.repair, Some(t)),
+        Verdict::Unknown(_) | Verdict::Timeout => unreachable!("ended above"),
     };
-    let (outcome, stats) = repair_loop(&inst, &mut v, &opts.repair, seed);
     add_stats(timings, &v, &stats);
     let log = stats.log.clone();
     let calls = stats.calls.iter().map(|c| call_info(&inst, c)).collect();
@@ -337,7 +342,18 @@ fn repair_kernel_in(
             }
             let status = if changes.is_empty() { RepairStatus::NoChange } else { RepairStatus::Repaired };
             let seed = v.houdini_seed(&assignment);
-            KernelOutcome { status, findings: vec![], changes, kept, bounded, log: vec![], calls: vec![], seed, splits: vec![] }
+            KernelOutcome {
+                status,
+                findings: vec![],
+                changes,
+                kept,
+                bounded,
+                log: vec![],
+                calls: vec![],
+                undecided: vec![],
+                seed,
+                splits: vec![],
+            }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
@@ -362,7 +378,9 @@ fn repair_kernel_in(
         .collect();
     splits.sort_by_key(|&(s, existing)| (!existing, s));
     splits.dedup();
-    Ok(KernelOutcome { log, calls, splits, ..outcome })
+    let undecided =
+        stats.undecided.iter().map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0 as u32).collect();
+    Ok(KernelOutcome { log, calls, splits, undecided, ..outcome })
 }
 
 /// A verifier call of the repair loop as the report gives it: its sites by line.
@@ -497,6 +515,7 @@ fn fix_and_reverify(
                     changes: infos_of(&mine, &meta, compiled, text),
                     log: o.log.clone(),
                     calls: o.calls.clone(),
+                    undecided: o.undecided.clone(),
                 }
             })
             .collect()

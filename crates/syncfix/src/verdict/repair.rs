@@ -70,6 +70,10 @@ pub struct KernelRepairSummary {
     /// answer and whether its trace is exact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<crate::results::VerifierCallInfo>,
+    /// The user's barriers (1-based lines) kept without being shown needed: the check without
+    /// each gave no answer in its share of the time limit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<u32>,
 }
 
 /// A repair status's name in [`RepairSummary::status`] and the reason it carries.
@@ -268,6 +272,7 @@ impl RepairSummary {
                         changes: k.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
                         log: k.log.clone(),
                         calls: k.calls.clone(),
+                        undecided: k.undecided.clone(),
                     }
                 })
                 .collect(),
