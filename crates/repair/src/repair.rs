@@ -496,7 +496,8 @@ enum Shares {
     /// check gives no answer), an inserted one within all of it.
     Repair,
     /// An audit's pass: each barrier an equal share of the time left, one share kept for the
-    /// re-verification of the patched source.
+    /// re-verification of the patched source; a barrier whose check runs out of its share is
+    /// tried again after the others, within an equal share of what they left.
     Audit,
 }
 
@@ -518,8 +519,15 @@ fn remove_unneeded(
     let mut decided = true;
     let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
-    let count = order.len() as u32;
-    for (k, i) in order.into_iter().enumerate() {
+    // An audit gives a barrier whose check ran out of its share a second try, within an
+    // equal share of what the others left.
+    let first_pass = order.len();
+    let mut k = 0;
+    while k < order.len() {
+        let i = order[k];
+        let retry = k >= first_pass;
+        let remaining = if retry { order.len() - k } else { first_pass - k } as u32;
+        k += 1;
         if opts.past() {
             return Err(Outcome::Timeout);
         }
@@ -532,7 +540,7 @@ fn remove_unneeded(
         let budget = opts.deadline.map(|d| {
             let left = d.saturating_duration_since(Instant::now());
             match shares {
-                Shares::Audit => left / (count - k as u32 + 1),
+                Shares::Audit => left / (remaining + 1),
                 Shares::Repair if existing => left / 4,
                 Shares::Repair => left,
             }
@@ -544,6 +552,10 @@ fn remove_unneeded(
         if existing && matches!(verdict, Verdict::Timeout) && budget.is_some() && !opts.past() {
             if debug() {
                 eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");
+            }
+            if shares == Shares::Audit && !retry {
+                order.push(i);
+                continue;
             }
             decided = false;
             stats.undecided.push(VarId::new(i));

@@ -247,19 +247,27 @@ fn an_audit_starts_from_the_kernel_as_written_and_finds_the_minimum_its_removal_
 
 #[test]
 fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided() {
-    // Site 1 orders the only race; the check without site 2 gives no answer.
+    // Site 1 orders the only race; the check without site 2 gives no answer, the first time
+    // (with site 0 on) and again after site 0 is removed.
     let weights = [1, 1, 1];
-    let script = Script { races: vec![vec![1]], exact: true, slow: vec![vec![true, true, false]], ..Script::default() };
+    let slow = vec![vec![true, true, false], vec![false, true, false]];
+    let script = Script { races: vec![vec![1]], exact: true, slow: slow.clone(), ..Script::default() };
     let mut oracle = Scripted::new(script);
     let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None);
     match outcome {
         Outcome::Repaired { assignment, .. } => assert_eq!(assignment, vec![false, true, true]),
         o => panic!("not audited: {o:?}"),
     }
+    assert_eq!(oracle.calls.last(), Some(&vec![false, true, false]), "the slow barrier is tried again last: {:?}", oracle.calls);
     assert_eq!(stats.undecided, vec![VarId::new(2)]);
     assert!(stats.log.iter().any(|l| l.contains("not proven of minimum weight")), "{:?}", stats.log);
+    // Its second try answers: removed, and nothing is undecided.
+    let script = Script { races: vec![vec![1]], exact: true, slow: slow[..1].to_vec(), ..Script::default() };
+    let (outcome, stats) = audit_from(&existing(&weights), &mut Scripted::new(script), &audit_opts(), vec![true; 3], None);
+    assert!(matches!(&outcome, Outcome::Repaired { assignment, .. } if *assignment == vec![false, true, false]), "{outcome:?}");
+    assert!(stats.undecided.is_empty() && stats.log.is_empty(), "{:?} {:?}", stats.undecided, stats.log);
     // Without a deadline to share, a check that gives no answer is the audit's timeout.
-    let script = Script { races: vec![vec![1]], exact: true, slow: vec![vec![true, true, false]], ..Script::default() };
+    let script = Script { races: vec![vec![1]], exact: true, slow, ..Script::default() };
     let (outcome, _) = audit_from(&existing(&weights), &mut Scripted::new(script), &RepairOptions::default(), vec![true; 3], None);
     assert!(matches!(outcome, Outcome::Timeout), "{outcome:?}");
 }
