@@ -615,10 +615,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         );
         let seed = if self.seed.is_some() { fresh.seed.clone() } else { None };
         let chunked = std::mem::take(&mut self.chunked);
+        let check_limit = self.check_limit;
         let mut undecided_before = std::mem::take(&mut self.undecided_before);
         undecided_before.extend(std::mem::take(&mut self.undecided));
         *self = fresh;
         self.chunked = chunked;
+        self.check_limit = check_limit;
         self.undecided_before = undecided_before;
         self.stats = stats;
         self.seed = seed;
