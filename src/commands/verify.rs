@@ -103,12 +103,11 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     if c.stats || c.time {
         print_stats(&timings);
     }
-    let code = if n.errors > 0 || n.inconclusive > 0 {
-        exit::NOT_ALL_VERIFIED
-    } else if n.timeouts > 0 {
+    let code = Status::exit_code(reports.iter().map(|r| &r.status));
+    if code == exit::TIMEOUT {
         eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
-        exit::TIMEOUT
-    } else {
+    }
+    if code == exit::SUCCESS {
         match bound {
             _ if c.silent => {}
             Some(b) => say(
@@ -120,8 +119,7 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
             ),
             None => say(format, &render::verified_summary(&file, lang, reports.iter().any(|r| r.inter_group))),
         }
-        exit::SUCCESS
-    };
+    }
     if format != Format::Text {
         let mut stats = Stats::of(&timings, total);
         if a.bench_clang {

@@ -495,10 +495,10 @@ enum Shares {
     /// A repair's pass: a user's barrier within a quarter of the time left (it stays when its
     /// check gives no answer), an inserted one within all of it.
     Repair,
-    /// An audit's pass: each barrier an equal share of the time left, one share kept for the
-    /// re-verification of the patched source; a barrier whose check runs out of its share is
-    /// tried again after the others, within an equal share of what they left.
-    Audit,
+    /// An audit's pass: each barrier an equal share of the time left less `reserve` (kept for
+    /// the re-verification of the patched source); a barrier whose check runs out of its
+    /// share is tried again after the others, within an equal share of what they left.
+    Audit { reserve: Duration },
 }
 
 /// [`descend`]'s pass: the verified assignment it ends with, and whether every barrier kept
@@ -540,7 +540,7 @@ fn remove_unneeded(
         let budget = opts.deadline.map(|d| {
             let left = d.saturating_duration_since(Instant::now());
             match shares {
-                Shares::Audit => left / (remaining + 1),
+                Shares::Audit { reserve } => left.saturating_sub(reserve) / remaining,
                 Shares::Repair if existing => left / 4,
                 Shares::Repair => left,
             }
@@ -553,7 +553,7 @@ fn remove_unneeded(
             if debug() {
                 eprintln!("repair: without {i} -> no answer within {budget:?}: the barrier stays");
             }
-            if shares == Shares::Audit && !retry {
+            if matches!(shares, Shares::Audit { .. }) && !retry {
                 order.push(i);
                 continue;
             }
@@ -590,7 +590,8 @@ fn remove_unneeded(
 /// from what is known to verify rather than from no barrier at all: `original` (the kernel's
 /// own assignment, verified, up to `bound` in bug-finding mode) goes through [`descend`]'s
 /// removal pass, heaviest barrier first, each check within an equal share of the time left
-/// (one share kept for the re-verification of the patched source); then,
+/// less `reserve` (what the caller needs after the audit: the re-verification of the patched
+/// source); then,
 /// when every barrier kept was shown needed by an exact trace, the minimum-weight assignment
 /// of the clauses learnt is checked (VMCAI 2021 §2.4's minimality step) until it is the
 /// assignment at hand or verifies. The loop from `phi = true` would first check the kernel
@@ -608,17 +609,25 @@ pub fn audit_from(
     opts: &RepairOptions,
     original: Vec<bool>,
     bound: Option<u32>,
+    reserve: Duration,
 ) -> (Outcome, RepairStats) {
     let mut stats = RepairStats { inexact_reason: verifier.inexact_reason(), ..RepairStats::default() };
-    let outcome = audit_run(inst, verifier, opts, Verified { on: original, bound }, &mut stats);
+    let outcome = audit_run(inst, verifier, opts, Verified { on: original, bound }, reserve, &mut stats);
     (outcome, stats)
 }
 
-fn audit_run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, original: Verified, stats: &mut RepairStats) -> Outcome {
+fn audit_run(
+    inst: &Instrumented,
+    verifier: &mut dyn Oracle,
+    opts: &RepairOptions,
+    original: Verified,
+    reserve: Duration,
+    stats: &mut RepairStats,
+) -> Outcome {
     let costs = costs(inst);
     let mut phi = Phi::default();
     stats.iterations = 1;
-    let (best, decided) = match remove_unneeded(inst, verifier, &costs, &mut phi, original, opts, Shares::Audit, stats) {
+    let (best, decided) = match remove_unneeded(inst, verifier, &costs, &mut phi, original, opts, Shares::Audit { reserve }, stats) {
         Ok(r) => r,
         Err(o) => return o,
     };

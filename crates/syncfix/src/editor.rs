@@ -2,7 +2,6 @@
 //! verdict (for diagnostics) and the quick fix (text edits), and errors come as an
 //! [`ErrorReport`]. The language server (`syncfix lsp`) is built on it.
 
-use crate::exit;
 use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict, VerdictStatus};
 use crate::{ErrorReport, Options};
 use serde::Serialize;
@@ -81,15 +80,7 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     let file = path.display().to_string();
     let (reports, timings) = crate::verify(path, text, &opts)?;
     let any_defect = reports.iter().any(|r| matches!(r.status, crate::Status::Defect));
-    let unsure = reports.iter().any(|r| matches!(r.status, crate::Status::Unknown(_)));
-    let timeout = reports.iter().any(|r| matches!(r.status, crate::Status::Timeout));
-    let code = if any_defect || unsure {
-        exit::NOT_ALL_VERIFIED
-    } else if timeout {
-        exit::TIMEOUT
-    } else {
-        exit::SUCCESS
-    };
+    let code = crate::Status::exit_code(reports.iter().map(|r| &r.status));
     let verdict = Verdict::of_reports(&file, &reports, Stats::of(&timings, started.elapsed()), code);
     if opts.cancelled() {
         return Err(ErrorReport::cancelled());

@@ -18,6 +18,31 @@ pub enum Status {
     Timeout,
 }
 
+impl Status {
+    /// The exit code of a file whose kernels ended with `statuses` (GPUVerify's rule, one
+    /// place for the CLI and the editor): [`crate::exit::NOT_ALL_VERIFIED`] (6) when a kernel
+    /// has a defect or no verdict could be established, else [`crate::exit::TIMEOUT`] (7) when
+    /// one timed out, else [`crate::exit::SUCCESS`] (0: verified, or nothing found up to the
+    /// loop bound).
+    pub fn exit_code<'a>(statuses: impl IntoIterator<Item = &'a Status>) -> u8 {
+        let (mut failed, mut timeout) = (false, false);
+        for s in statuses {
+            match s {
+                Status::Defect | Status::Unknown(_) => failed = true,
+                Status::Timeout => timeout = true,
+                Status::Verified | Status::NoErrorUpTo(_) => {}
+            }
+        }
+        if failed {
+            crate::exit::NOT_ALL_VERIFIED
+        } else if timeout {
+            crate::exit::TIMEOUT
+        } else {
+            crate::exit::SUCCESS
+        }
+    }
+}
+
 /// Per-stage times and counters (for the benchmark).
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Timings {
@@ -354,4 +379,20 @@ pub struct Site {
     pub depth: u32,
     pub weight: u64,
     pub in_callee: bool,
+}
+
+#[cfg(test)]
+mod exit_code_tests {
+    use super::Status;
+    use crate::exit;
+
+    #[test]
+    fn a_defect_or_unknown_outranks_a_timeout_which_outranks_success() {
+        let code = |s: &[Status]| Status::exit_code(s);
+        assert_eq!(code(&[]), exit::SUCCESS);
+        assert_eq!(code(&[Status::Verified, Status::NoErrorUpTo(2)]), exit::SUCCESS);
+        assert_eq!(code(&[Status::Verified, Status::Timeout]), exit::TIMEOUT);
+        assert_eq!(code(&[Status::Timeout, Status::Defect]), exit::NOT_ALL_VERIFIED);
+        assert_eq!(code(&[Status::Unknown("why".into()), Status::Timeout]), exit::NOT_ALL_VERIFIED);
+    }
 }

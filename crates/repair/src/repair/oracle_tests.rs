@@ -231,7 +231,7 @@ fn an_audit_starts_from_the_kernel_as_written_and_finds_the_minimum_its_removal_
     let weights = [3, 2, 2];
     let script = Script { races: vec![vec![0, 1], vec![0, 2]], exact: true, ..Script::default() };
     let mut oracle = Scripted::new(script);
-    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None);
+    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None, Duration::ZERO);
     match outcome {
         Outcome::Repaired { assignment, weight, .. } => {
             assert_eq!(assignment, vec![true, false, false]);
@@ -253,7 +253,7 @@ fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided
     let slow = vec![vec![true, true, false], vec![false, true, false]];
     let script = Script { races: vec![vec![1]], exact: true, slow: slow.clone(), ..Script::default() };
     let mut oracle = Scripted::new(script);
-    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None);
+    let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; 3], None, Duration::ZERO);
     match outcome {
         Outcome::Repaired { assignment, .. } => assert_eq!(assignment, vec![false, true, true]),
         o => panic!("not audited: {o:?}"),
@@ -263,12 +263,13 @@ fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided
     assert!(stats.log.iter().any(|l| l.contains("not proven of minimum weight")), "{:?}", stats.log);
     // Its second try answers: removed, and nothing is undecided.
     let script = Script { races: vec![vec![1]], exact: true, slow: slow[..1].to_vec(), ..Script::default() };
-    let (outcome, stats) = audit_from(&existing(&weights), &mut Scripted::new(script), &audit_opts(), vec![true; 3], None);
+    let (outcome, stats) = audit_from(&existing(&weights), &mut Scripted::new(script), &audit_opts(), vec![true; 3], None, Duration::ZERO);
     assert!(matches!(&outcome, Outcome::Repaired { assignment, .. } if *assignment == vec![false, true, false]), "{outcome:?}");
     assert!(stats.undecided.is_empty() && stats.log.is_empty(), "{:?} {:?}", stats.undecided, stats.log);
     // Without a deadline to share, a check that gives no answer is the audit's timeout.
     let script = Script { races: vec![vec![1]], exact: true, slow, ..Script::default() };
-    let (outcome, _) = audit_from(&existing(&weights), &mut Scripted::new(script), &RepairOptions::default(), vec![true; 3], None);
+    let (outcome, _) =
+        audit_from(&existing(&weights), &mut Scripted::new(script), &RepairOptions::default(), vec![true; 3], None, Duration::ZERO);
     assert!(matches!(outcome, Outcome::Timeout), "{outcome:?}");
 }
 
@@ -313,7 +314,7 @@ proptest! {
         let script = Script { races, exact: true, ..Script::default() };
         let best = brute_force_minimum(&script, &weights).expect("every barrier on is correct");
         let mut oracle = Scripted::new(script.clone());
-        let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; n], None);
+        let (outcome, stats) = audit_from(&existing(&weights), &mut oracle, &audit_opts(), vec![true; n], None, Duration::ZERO);
         prop_assert!(stats.undecided.is_empty());
         match outcome {
             Outcome::Repaired { assignment, weight, .. } => {

@@ -296,7 +296,11 @@ fn repair_kernel_in(
     };
     // The kernel as written: `repair` leaves a verified kernel alone, `audit` judges only a
     // verified kernel's barriers.
+    let checked = Instant::now();
     let first = v.check(&inst.original_assignment());
+    // What an audit keeps for the re-verification of its patch: the front end and a check
+    // like this one (from Houdini's invariants, so usually shorter).
+    let reserve = checked.elapsed() * 3 / 2;
     match (&first, mode) {
         (Verdict::Verified, Mode::Repair) => {
             add_verifier_stats(timings, &v.stats);
@@ -323,8 +327,8 @@ fn repair_kernel_in(
     }
     let (outcome, stats) = match first {
         // The audit starts from the kernel as written, which verifies (issue 28).
-        Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None),
-        Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound)),
+        Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None, reserve),
+        Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound), reserve),
         Verdict::Defect(t) => repair_loop(&inst, &mut v, &opts.repair, Some(t)),
         Verdict::Unknown(_) | Verdict::Timeout => unreachable!("ended above"),
     };

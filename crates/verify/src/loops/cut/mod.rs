@@ -309,9 +309,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         for s in slots {
             let Some(x) = s.exit else { continue };
-            let n = x.edge.phis.len();
             let phis = x.edge.phis.iter().enumerate().map(|(i, (inst, _))| (*inst, s.values[i].clone())).collect();
-            let _ = n;
             self.add_edge(x.from, x.to, Incoming { pred: s.left, phis });
         }
         Ok(())
