@@ -219,7 +219,7 @@ fn with_span(mut line: String, loc: &str) -> String {
 impl Display for Kernel {
     /// The text form, which [`crate::parse`] reads back: the header (launch, with
     /// `global_offset=` when it is not zero), parameters, objects, the lowering's assumptions
-    /// (`assumption "..."`), then every block, reachable ones in reverse post-order from the
+    /// (`assumption "..."`), the statement table (`stmtN {JSON}`), then every block, reachable ones in reverse post-order from the
     /// entry (printed first), then unreachable ones in id order. Each instruction and
     /// terminator ends with its span as a comment (`; file:line:col <- call site`; other
     /// files than the kernel's are named without line and column). Instructions without a
@@ -245,6 +245,9 @@ impl Display for Kernel {
         }
         for a in &self.assumptions {
             writeln!(f, "  assumption {a:?}")?;
+        }
+        for (id, st) in self.stmts.stmts.iter() {
+            writeln!(f, "  {id} {}", serde_json::to_string(st).map_err(|_| fmt::Error)?)?;
         }
         let mut order: Vec<BlockId> = match crate::cfg::Cfg::compute(self) {
             Ok(c) => c.rpo.clone(),

@@ -39,3 +39,17 @@ impl FileId {
     /// The user's kernel file.
     pub const MAIN: FileId = FileId(0);
 }
+
+/// A statement's id in the statement table's text form (`stmtN {...}`, [`crate::StmtTable`]):
+/// its number.
+impl serde::Serialize for StmtId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StmtId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        u32::deserialize(d).map(StmtId)
+    }
+}

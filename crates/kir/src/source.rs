@@ -91,7 +91,7 @@ impl Span {
 }
 
 /// A half-open byte range `[start, end)` of the main file.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct TextRange {
     pub start: usize,
     pub end: usize,
@@ -107,7 +107,7 @@ impl TextRange {
 }
 
 /// The syntactic kind of a statement, as far as instrumentation and the fix stage care.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum StmtKind {
     Compound,
     Decl,
@@ -136,7 +136,7 @@ impl StmtKind {
 /// An assignment whose right-hand side may read memory: a site can stand between the read
 /// and the write, printed by hoisting the right-hand side into a temporary (ARCHITECTURE.md, "crates/instrument"
 /// and "crates/fix").
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Split {
     /// The expression whose value is read before the barrier: the right-hand side of an
     /// assignment, or the memory operand of a read-modify-write.
@@ -152,7 +152,7 @@ pub struct Split {
 /// A statement that reads and writes one location of memory, split as
 /// `T tmp = x; <barrier> x = tmp op e;` (GPURepair §2.2's barrier between the read and the
 /// write of one statement, spelled in the source).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadModifyWrite {
     /// The whole expression (`x++`, `x += e`): the fix replaces it by `x = tmp op e`.
     pub expr: TextRange,
@@ -166,7 +166,7 @@ pub struct ReadModifyWrite {
 /// or `__builtin_memcpy` (or a macro that stands for one, as the text spells it): a copy whose destinations overlap between threads can be done in steps
 /// with barriers between them (GPURepair §2.2's sites between the accesses of one statement,
 /// spelled in the source as one copy call per step).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CopyCall {
     /// The callee as written (`memcpy`).
     pub callee: TextRange,
@@ -177,7 +177,7 @@ pub struct CopyCall {
 }
 
 /// How a statement that is a bare barrier call can be removed.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum BarrierCall {
     /// `__syncthreads();`, `barrier(...);`, `synchronize(g);`, `g.sync();`...: the statement
     /// can be deleted.
@@ -185,39 +185,49 @@ pub enum BarrierCall {
 }
 
 /// A statement of the main file: where sites are anchored and edits are made.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Stmt {
     /// The source name of the function that contains the statement.
     pub function: String,
     pub kind: StmtKind,
     /// The statement's text, including its terminating `;` where it has one.
     pub range: TextRange,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<StmtId>,
     /// Child statements (compound members, branch arms, loop bodies), in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<StmtId>,
     /// The statement is the body of an `if`/`else`/`for`/`while`/`do` without braces: an
     /// insertion before it must add braces.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sole_body: bool,
     /// The statement is the first statement of a loop body (runs once per iteration).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub loop_body_start: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<Split>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub barrier_call: Option<BarrierCall>,
     /// An `if` statement's condition and arms (`None` for other statements, and for an `if`
     /// with an init-statement or a condition variable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<Branch>,
     /// A declaration statement that declares one local automatic variable (`None` otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local: Option<LocalDecl>,
     /// The variables and parameters that the statement (with everything in it) declares or
     /// uses other than by reading their value: assigned, incremented, address taken, bound to
     /// a reference, a member or element accessed. A superset of those it may change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lvalues: Vec<String>,
     /// A bare copy call statement (`None` for other statements).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy: Option<CopyCall>,
 }
 
 /// The condition and arms of an `if` statement, for splitting the statement in two around a
 /// barrier (ARCHITECTURE.md, "crates/fix": a barrier moved out of a conditional).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Branch {
     /// The condition's text, without the parentheses around it.
     pub cond: TextRange,
@@ -235,7 +245,7 @@ pub struct Branch {
 
 /// The one local automatic variable a declaration statement declares, as
 /// `TYPE NAME = INIT;` or `TYPE NAME;`, for hoisting the declaration out of a block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LocalDecl {
     /// The variable's name.
     pub name: String,

@@ -504,3 +504,41 @@ block0:
     assert_eq!(k.to_string(), text);
     assert_eq!(k.launch.global_dim, [1024, 0, 0]);
 }
+
+/// A kernel with a statement table: a loop whose body is a compound of a split statement and
+/// a barrier call, the loop's body marked.
+const WITH_STATEMENTS: &str = "\
+kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]
+  obj0 s[64]: shared elem 4
+  stmt0 {\"function\":\"k\",\"kind\":\"For\",\"range\":{\"start\":10,\"end\":90},\"children\":[1],\"lvalues\":[\"i\"]}
+  stmt1 {\"function\":\"k\",\"kind\":\"Compound\",\"range\":{\"start\":40,\"end\":90},\"parent\":0,\"children\":[2,3],\"sole_body\":true,\"loop_body_start\":true}
+  stmt2 {\"function\":\"k\",\"kind\":\"Expr\",\"range\":{\"start\":42,\"end\":60},\"parent\":1,\"split\":{\"rhs\":{\"start\":49,\"end\":59},\"rhs_type\":\"int\",\"rmw\":null},\"lvalues\":[\"s\"]}
+  stmt3 {\"function\":\"k\",\"kind\":\"Expr\",\"range\":{\"start\":61,\"end\":78},\"parent\":1,\"barrier_call\":\"Removable\"}
+block0:
+  anchor stmt2
+  ret
+";
+
+#[test]
+fn the_statement_table_prints_back_unchanged_and_is_read_as_written() {
+    let k = parse(WITH_STATEMENTS).expect("parses");
+    assert_eq!(k.to_string(), WITH_STATEMENTS);
+    let st = &k.stmts.stmts;
+    assert_eq!(st.len(), 4);
+    assert_eq!(st[StmtId::new(1)].children, vec![StmtId::new(2), StmtId::new(3)]);
+    assert!(st[StmtId::new(1)].loop_body_start && st[StmtId::new(1)].sole_body);
+    assert_eq!(st[StmtId::new(2)].split.as_ref().map(|s| (s.rhs.start, s.rhs_type.as_str())), Some((49, "int")));
+    assert_eq!(st[StmtId::new(3)].barrier_call, Some(BarrierCall::Removable));
+    assert_eq!(st[StmtId::new(0)].range, TextRange { start: 10, end: 90 });
+}
+
+#[test]
+fn a_statement_out_of_order_or_naming_no_statement_or_not_json_is_an_error() {
+    let line = |s: &str| format!("{HEADER}{s}\nblock0:\n  ret\n");
+    let e = error(&line("  stmt1 {\"function\":\"k\",\"kind\":\"Expr\",\"range\":{\"start\":0,\"end\":1}}"));
+    assert_eq!(e, "line 2, column 3: expected stmt0 (statements are numbered from 0, in order)");
+    let e = error(&line("  stmt0 {\"function\":\"k\",\"kind\":\"Expr\",\"range\":{\"start\":0,\"end\":1},\"parent\":5}"));
+    assert_eq!(e, "line 2, column 3: stmt0 names statement 5 of 1");
+    let e = error(&line("  stmt0 {\"function\":\"k\",\"kind\":\"Loop\",\"range\":{\"start\":0,\"end\":1}}"));
+    assert!(e.starts_with("line 2, column 9: expected a statement as a JSON object (unknown variant `Loop`"), "{e}");
+}

@@ -73,3 +73,20 @@ pub(super) fn terminators(k: &Kernel, terms: &[(BlockId, (usize, usize))]) -> Re
     }
     Ok(())
 }
+
+/// Every statement a statement names (its parent, children, branch arms) is in the table.
+pub(super) fn statements(k: &Kernel, lines: &[usize]) -> Result<(), ParseError> {
+    let n = k.stmts.stmts.len();
+    for ((id, st), &line) in k.stmts.stmts.iter().zip(lines) {
+        let named = st
+            .parent
+            .iter()
+            .chain(&st.children)
+            .chain(st.branch.as_ref().and_then(|b| b.then_arm.as_ref()))
+            .chain(st.branch.as_ref().and_then(|b| b.else_arm.as_ref()));
+        if let Some(bad) = named.into_iter().find(|s| s.index() >= n) {
+            return Err(ParseError { line, col: 3, message: format!("{id} names statement {} of {n}", bad.index()) });
+        }
+    }
+    Ok(())
+}

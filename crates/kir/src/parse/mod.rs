@@ -9,6 +9,7 @@
 //!   param I NAME: iW | ptr objN
 //!   objN NAME[D]...: global|shared|constant|private elem E [uniform] [init {OFF: CONST, ...}]
 //!   assumption "TEXT"
+//!   stmtN {JSON}                          ; the statement table: one `syncfix_kir::Stmt` each, from 0
 //! blockN:
 //!   [vN:iW =] INSTRUCTION                 ; SPAN
 //!   TERMINATOR                            ; SPAN
@@ -19,9 +20,11 @@
 //! free by the others (ids of instructions that are in no block are lost, and filled with
 //! anchors that no block holds).
 //!
-//! What the text form does not hold: the statement table (a parsed kernel's is empty, so it
-//! cannot be instrumented), source texts and directories, and lines and columns in files
-//! other than the kernel's (0:0 after parsing).
+//! The statement table (what the instrumenter reads: the source statements where barriers can
+//! be printed) is one `stmtN` line per statement, the statement as a JSON object (its fields
+//! as `syncfix_kir::Stmt` names them; other statements by number). What the text form does
+//! not hold: source texts and directories, and lines and columns in files other than the
+//! kernel's (0:0 after parsing).
 
 mod check;
 mod cursor;
@@ -136,6 +139,9 @@ struct KernelParser {
     params: Vec<Param>,
     objects: PrimaryMap<ObjectId, MemObject>,
     assumptions: Vec<String>,
+    /// The statement table (`stmtN {...}` lines) and the line of each statement.
+    stmts: StmtTable,
+    stmt_lines: Vec<usize>,
     files: Files,
     blocks: Vec<ParsedBlock>,
     insts: Vec<ParsedInst>,
@@ -245,6 +251,8 @@ impl KernelParser {
             params: vec![],
             objects: PrimaryMap::new(),
             assumptions: vec![],
+            stmts: StmtTable::default(),
+            stmt_lines: vec![],
             files: Files::default(),
             blocks: vec![],
             insts: vec![],
@@ -267,6 +275,9 @@ impl KernelParser {
             }
             self.blocks.push(ParsedBlock { id, insts: vec![], term: None, line, term_at: (line, 1) });
             return Ok(());
+        }
+        if self.blocks.is_empty() && full.trim_start().starts_with("stmt") {
+            return self.statement(line, full, end);
         }
         let span = self.span(line, full, end)?;
         if self.blocks.is_empty() {
@@ -304,6 +315,23 @@ impl KernelParser {
         let text = full[start..end].trim_end().to_string();
         self.blocks[blk_index].insts.push(self.insts.len());
         self.insts.push(ParsedInst { id, inst: Inst { kind, width, block, span }, line, col: c.col_of(kind_at), text });
+        Ok(())
+    }
+
+    /// `stmtN {JSON}`: statement N of the statement table, numbered from 0 in order.
+    fn statement(&mut self, line: usize, full: &str, end: usize) -> Result<(), ParseError> {
+        let lead = full.len() - full.trim_start().len();
+        let mut c = Cursor::new(line, full, lead, end);
+        let n = c.entity("stmt", "a statement (`stmt0 {...}`)")?;
+        if n as usize != self.stmts.stmts.len() {
+            return Err(c.error_at(lead, format!("expected stmt{} (statements are numbered from 0, in order)", self.stmts.stmts.len())));
+        }
+        c.ws();
+        let json = &full[c.pos..end];
+        let stmt: crate::source::Stmt =
+            serde_json::from_str(json.trim_end()).map_err(|e| c.error(format!("expected a statement as a JSON object ({e})")))?;
+        self.stmts.stmts.push(stmt);
+        self.stmt_lines.push(line);
         Ok(())
     }
 
@@ -510,9 +538,10 @@ impl KernelParser {
             insts,
             entry,
             files: self.files.finish(),
-            stmts: StmtTable::default(),
+            stmts: self.stmts,
             assumptions: self.assumptions,
         };
+        check::statements(&kernel, &self.stmt_lines)?;
         check::references(&kernel, &self.refs, &taken)?;
         check::instructions(&kernel, &self.insts)?;
         let terms: Vec<(BlockId, (usize, usize))> = by_id.values().map(|b| (b.id, b.term_at)).collect();
