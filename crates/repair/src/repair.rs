@@ -577,8 +577,11 @@ fn remove_unneeded(
                 let _ = phi.learn(inst, t, stats);
             }
             Verdict::Unknown(_) => {
+                // Kept, not shown needed (an inserted barrier stays as part of the repair).
                 decided = false;
-                stats.undecided.push(VarId::new(i));
+                if existing {
+                    stats.undecided.push(VarId::new(i));
+                }
             }
             Verdict::Timeout => return Err(Outcome::Timeout),
         }
