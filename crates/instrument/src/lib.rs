@@ -162,19 +162,28 @@ impl Instrumented {
 
     /// A readable table of the variables (for `--emit=instrumented`).
     pub fn describe_vars(&self) -> String {
+        self.describe_vars_at(|st| {
+            let (line, col) = self.kernel.main_file().line_col(self.kernel.stmts.stmts[st].range.start);
+            format!("{line}:{col} ({st})")
+        })
+    }
+
+    /// [`Instrumented::describe_vars`] with each site's statement named by its id alone
+    /// (`at stmt2`), for a kernel without its source text (the instrumenter's file tests).
+    pub fn describe_vars_by_statement(&self) -> String {
+        self.describe_vars_at(|st| st.to_string())
+    }
+
+    fn describe_vars_at(&self, at: impl Fn(syncfix_kir::StmtId) -> String) -> String {
         let mut s = String::new();
         for v in &self.vars {
-            let st = &self.kernel.stmts.stmts[v.stmt];
-            let (line, col) = self.kernel.main_file().line_col(st.range.start);
             s.push_str(&format!(
-                "  {} = {:?}{} {:?} at {}:{} ({}), depth {}, weight {}{}\n",
+                "  {} = {:?}{} {:?} at {}, depth {}, weight {}{}\n",
                 v.id,
                 v.kind,
                 if v.waits { " wait" } else { "" },
                 v.scope,
-                line,
-                col,
-                v.stmt,
+                at(v.stmt),
                 v.depth,
                 v.weight,
                 if v.in_callee { ", in a callee" } else { "" }

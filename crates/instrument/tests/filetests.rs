@@ -19,19 +19,7 @@ use syncfix_instrument::{instrument, InstrumentConfig, Instrumented};
 /// text for lines), then the instrumented kernel.
 fn render(inst: &Instrumented) -> String {
     let mut s = String::from("barrier variables:\n");
-    for v in &inst.vars {
-        s.push_str(&format!(
-            "  {} = {:?}{} {:?} at {}, depth {}, weight {}{}\n",
-            v.id,
-            v.kind,
-            if v.waits { " wait" } else { "" },
-            v.scope,
-            v.stmt,
-            v.depth,
-            v.weight,
-            if v.in_callee { ", in a callee" } else { "" }
-        ));
-    }
+    s.push_str(&inst.describe_vars_by_statement());
     s.push('\n');
     s.push_str(&inst.kernel.to_string());
     s

@@ -482,7 +482,7 @@ fn descend(
 ) -> Outcome {
     match remove_unneeded(inst, verifier, costs, phi, verified, opts, Shares::Repair, stats) {
         Ok((v, _)) => {
-            let weight = v.on.iter().zip(&costs.weight).filter(|(b, _)| **b).map(|(_, w)| *w).sum();
+            let (weight, _) = cost_of(costs, &v.on);
             repaired(v.on, weight, v.bound)
         }
         Err(o) => o,
@@ -634,10 +634,7 @@ fn audit_run(
         Ok(r) => r,
         Err(o) => return o,
     };
-    let cost_of = |on: &[bool]| {
-        on.iter().enumerate().filter(|(_, b)| **b).fold((0u64, 0u64), |(w, t), (i, _)| (w + costs.weight[i], t + costs.tie[i]))
-    };
-    let (weight, tie) = cost_of(&best.on);
+    let (weight, tie) = cost_of(&costs, &best.on);
     let minimal = |why: &str, stats: &mut RepairStats| {
         stats.log.push(format!("{why}: the answer is minimal (no one of its barriers can be removed), not proven of minimum weight"));
         repaired(best.on.clone(), weight, best.bound)
@@ -684,6 +681,11 @@ fn audit_run(
             Verdict::Timeout => return minimal("the time ran out before the minimality step ended", stats),
         }
     }
+}
+
+/// The weight and tie cost of the barriers `on` enables.
+fn cost_of(costs: &Costs, on: &[bool]) -> (u64, u64) {
+    on.iter().enumerate().filter(|(_, b)| **b).fold((0, 0), |(w, t), (i, _)| (w + costs.weight[i], t + costs.tie[i]))
 }
 
 fn past(deadline: Option<Instant>) -> bool {
