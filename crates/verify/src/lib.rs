@@ -477,6 +477,11 @@ pub struct Verifier<'ctx, 'k> {
     /// (HeCBench nbnxm's 281 race properties on its shared buffer: 4.5 s spent on the
     /// disjunction at every check of a repair). Only how a query is solved depends on it.
     chunked: HashSet<String>,
+    /// The query whose model [`Verifier::solve_in_order`] returned last: the trace is
+    /// chosen among its properties only (the queries before it were refuted, and its model
+    /// need not satisfy the assumptions of their cones: a property of theirs may look
+    /// violated in it, as an assertion over a quotient whose definition the slice left out).
+    sat_query: Option<usize>,
     /// Houdini's candidates (loop, shape of the description: `seed::shape`) whose check was
     /// not decided within its budget in this encoding (`undecided`) and in the earlier ones of
     /// the kernel (`undecided_before`, dropped at once by this one: dropping is sound;
@@ -570,6 +575,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             memo: memo::AnswerMemo::default(),
             widened: HashMap::new(),
             chunked: HashSet::new(),
+            sat_query: None,
             undecided: HashSet::new(),
             undecided_before: HashSet::new(),
             stats,
@@ -947,6 +953,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             for q in 0..n {
                 let (r, model) = self.solve_one(base, q);
                 if !matches!(r, Ok(SatResult::Unsat)) {
+                    self.sat_query = Some(q);
                     return (r, model);
                 }
             }
@@ -1066,6 +1073,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             let (r, model) = self.solve_one_from(base, q, first);
             if !matches!(r, Ok(SatResult::Unsat)) {
+                self.sat_query = Some(q);
                 return (r, model);
             }
         }
@@ -1217,6 +1225,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.stats.checks += 1;
         // One solver call per query, in schedule order; the first satisfiable one gives the
         // trace (see `query::split`).
+        self.sat_query = None;
         let (r, model) = self.solve_in_order(&base);
         match r {
             Err(v) => v,
@@ -1230,7 +1239,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             Ok(_) => match model {
                 Some(model) => {
                     let exact = !self.abs.has_equality(self.kernel) && self.enc.cut.is_empty();
-                    match trace::extract(ctx, self.kernel, &self.cfg, &self.enc, &model, assignment, exact) {
+                    let props = self.sat_query.map(|q| self.queries[q].props.as_slice());
+                    match trace::extract(ctx, self.kernel, &self.cfg, &self.enc, &model, props, assignment, exact) {
                         Some(t) => Verdict::Defect(Box::new(t)),
                         None => Verdict::Unknown("internal error: no violated property in the model".into()),
                     }

@@ -125,12 +125,17 @@ pub(crate) fn extract<'ctx>(
     cfg: &Cfg,
     enc: &Encoding<'ctx>,
     m: &Model<'ctx>,
+    among: Option<&[usize]>,
     assignment: &[bool],
     exact: bool,
 ) -> Option<Trace> {
     let _ = ctx;
-    // The earliest violated property in the lock-step schedule.
-    let prop = enc.props.iter().filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?;
+    // The earliest violated property in the lock-step schedule, among those of the query
+    // that gave the model (`among`, indices into `enc.props`) when it is known.
+    let prop = match among {
+        Some(among) => among.iter().map(|&i| &enc.props[i]).filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
+        None => enc.props.iter().filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
+    };
     let threads: [ThreadIds; 2] = std::array::from_fn(|t| ThreadIds {
         local: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].local[d]) as u32),
         group: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].group[d]) as u32),
