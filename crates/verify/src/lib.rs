@@ -16,6 +16,7 @@ mod abstraction;
 mod analysis;
 mod apart;
 mod cone;
+mod divide;
 mod encode;
 mod houdini;
 mod loops;

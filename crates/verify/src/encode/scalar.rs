@@ -4,6 +4,7 @@
 //! uninterpreted, as in GPUVerify (one uninterpreted function per operation and widths).
 
 use super::{Encoder, PropKind};
+use crate::divide::DivOp;
 use crate::term::{const_term, resize, Term};
 use crate::VerifyError;
 use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand};
@@ -46,7 +47,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.define_both(inst, v, pred);
             }
             InstKind::Bin { op, lhs, rhs } => {
-                let v = std::array::from_fn(|t| self.bin(op, self.value(t, lhs), self.value(t, rhs)));
+                let v = std::array::from_fn(|t| match self.divide_by_constant(op, lhs, rhs, t) {
+                    Some(v) => v,
+                    None => self.bin(op, self.value(t, lhs), self.value(t, rhs)),
+                });
                 self.define_both(inst, v, pred);
             }
             InstKind::Cmp { pred: p, lhs, rhs } => {
@@ -221,6 +225,33 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let f = FuncDecl::new(ctx, key.clone(), &dom_refs, &sort(width));
         self.ufs.insert(key.clone(), f);
         key
+    }
+
+    /// `lhs op rhs` for thread `t` when `op` divides by a constant, without a divider circuit
+    /// ([`crate::divide`]): the quotient's definition is assumed here. `None` for any other
+    /// operation and for the divisors the divider keeps.
+    fn divide_by_constant(&mut self, op: BinOp, lhs: Operand, rhs: Operand, t: usize) -> Option<Term<'ctx>> {
+        let div = match op {
+            BinOp::UDiv => DivOp::UDiv,
+            BinOp::SDiv => DivOp::SDiv,
+            BinOp::URem => DivOp::URem,
+            BinOp::SRem => DivOp::SRem,
+            _ => return None,
+        };
+        let divisor = match rhs {
+            Operand::Const { bits, .. } => bits as u64,
+            // A divisor computed from constants (`n - 1` with `n` pinned by a precondition).
+            Operand::Value(_) => match self.value(t, rhs) {
+                Term::V(y) if crate::term::at_most_nodes(&y, 16) => y.simplify().as_u64()?,
+                _ => return None,
+            },
+        };
+        let Term::V(x) = self.value(t, lhs) else { return None };
+        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.fresh_bv("quotient", w))?;
+        if let Some(def) = def {
+            self.st.assume(&def);
+        }
+        Some(Term::V(r))
     }
 
     pub(crate) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
