@@ -72,6 +72,8 @@ pub struct Timings {
     pub houdini_reused: u32,
     /// Queries answered from an earlier barrier assignment's instead of solved.
     pub queries_reused: u32,
+    /// Race queries refuted by the stride of their offsets instead of solved pair by pair.
+    pub queries_by_stride: u32,
     /// Kernels whose Houdini started from what a repair's verifier kept (the
     /// re-verification of the patched source), and of those, the ones checked again from
     /// every candidate because the verdict under the seed was not verified.
@@ -107,6 +109,7 @@ impl Timings {
         self.houdini_unproved += t.houdini_unproved;
         self.houdini_reused += t.houdini_reused;
         self.queries_reused += t.queries_reused;
+        self.queries_by_stride += t.queries_by_stride;
         self.houdini_seeded += t.houdini_seeded;
         self.seed_fallbacks += t.seed_fallbacks;
         self.note_slowest(&t.slowest_query);

@@ -497,3 +497,73 @@ fn dynamic_fence_flags_follow_gpuverifys_rule() {
     let fail = "__kernel void foo(__local int* p) {\n  volatile int x, y;\n  x = get_local_id(0) == 0 ? CLK_LOCAL_MEM_FENCE : 0;\n  y = p[0];\n  barrier(x);\n  if (get_local_id(0) == 1) { p[0] = 0; }\n}\n";
     starts(opencl(fail, 64, 4), "possible read-write race on p[0]");
 }
+
+/// A structure-of-arrays kernel in SHOC S3D's style: `n` statements `RF(q) = RF(q) * C(q')`
+/// over `X[(q − 1) · stride + gid]` (`gid` the global thread id).
+fn structure_of_arrays(n: u32, stride: u32, skew: u32) -> String {
+    let mut src = format!(
+        "#define gid (blockIdx.x * blockDim.x + threadIdx.x)\n#define RF(q) RF[((q) - 1) * {stride} + gid]\n#define C(q) C[((q) - 1) * {stride} + gid]\n__global__ void k(float *RF, const float *C) {{\n"
+    );
+    for q in 1..=n {
+        let last = if q == n { skew } else { 0 };
+        src.push_str(&format!("  RF({q}) = RF[({q} - 1) * {stride} + gid + {last}] * C({});\n", q % 7 + 1));
+    }
+    src.push_str("}\n");
+    src
+}
+
+#[test]
+fn offsets_that_differ_by_multiples_of_a_stride_are_refuted_at_once() {
+    // 64 threads: a stride of 64 elements keeps each thread to its own cells; the race query
+    // (40 reads and 40 writes of RF against a log of 80 accesses) is refuted by the stride
+    // of its offsets alone (`stride`), not pair by pair.
+    let opts = options(Language::Cuda, [32, 1, 1], [2, 1, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let src = structure_of_arrays(40, 64, 0);
+    let path = write(dir.path(), Language::Cuda, &src);
+    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
+    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
+    assert_eq!(timings.queries_by_stride, 1);
+    // A stride below the number of threads: thread t + 48 writes RF(q + 1)'s cell of thread t.
+    starts(verdict_with(&structure_of_arrays(40, 48, 0), &opts), "possible ");
+    // One access off its cell by one element: the stride no longer refutes, the pairs do not.
+    starts(verdict_with(&structure_of_arrays(40, 64, 1), &opts), "possible ");
+}
+
+#[test]
+fn a_stride_refutes_signed_indices_and_per_warp_tiles() {
+    // `int` indices (sign-extended) and a shared array of one tile per warp (a base
+    // pointer per warp, 32 · q + lane within it, as gpgpu-sim's md5): each thread keeps to
+    // its cells, and each race query is refuted by its stride.
+    let opts = options(Language::Cuda, [64, 1, 1], [2, 1, 1]);
+    let signed = |stride: u32| {
+        let mut src = "__global__ void k(float *A) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n".to_string();
+        for q in 0..40 {
+            src.push_str(&format!("  A[{q} * {stride} + i] = A[{q} * {stride} + i] + 1.0f;\n"));
+        }
+        src + "}\n"
+    };
+    let tiles = |tile: u32| {
+        let mut src = format!(
+            "__global__ void k(unsigned *out) {{\n  __shared__ unsigned s[1024];\n  unsigned *mine = s + (threadIdx.x >> 5) * {tile};\n  unsigned lane = threadIdx.x & 31;\n"
+        );
+        for q in 0..16 {
+            src.push_str(&format!("  mine[32 * {q} + lane] = mine[32 * {} + lane] + {q};\n", (q + 5) % 16));
+        }
+        src + "  out[blockIdx.x * blockDim.x + threadIdx.x] = mine[lane];\n}\n"
+    };
+    for (src, want) in [(signed(128), "verified"), (signed(100), "possible "), (tiles(512), "verified"), (tiles(256), "possible ")] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), Language::Cuda, &src);
+        let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
+        let got = match &reports[0].status {
+            syncfix::Status::Verified => "verified".to_string(),
+            syncfix::Status::Defect => reports[0].findings[0].headline(),
+            s => format!("{s:?}"),
+        };
+        starts(got, want);
+        if want == "verified" {
+            assert!(timings.queries_by_stride >= 1, "{src}");
+        }
+    }
+}

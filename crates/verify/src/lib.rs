@@ -25,6 +25,7 @@ mod memory;
 mod query;
 mod reconverge;
 mod seed;
+mod stride;
 mod term;
 mod trace;
 mod uniformity;
@@ -255,6 +256,8 @@ pub struct Stats {
     pub houdini_reused: u32,
     /// Queries answered from an earlier barrier assignment's ([`memo`]) instead of solved.
     pub queries_reused: u32,
+    /// Race queries refuted by the stride of their offsets ([`stride`]) instead of solved.
+    pub queries_by_stride: u32,
     /// Whether Houdini started from a seed ([`VerifyOptions::seeds`]), and whether the check
     /// was then made again without it (the verdict under the seed was not verified).
     pub seeded: bool,
@@ -396,6 +399,12 @@ const RLIMIT_PER_SECOND: f64 = 10_000_000.0;
 /// (see `Verifier::solve_query`).
 const SMALL_QUERY: usize = 64;
 
+/// The fewest properties of a race query that [`Verifier::refuted_by_stride`] tries.
+const STRIDE_MIN_PROPERTIES: usize = 32;
+
+/// How long [`Verifier::refuted_by_stride`]'s solver call may take.
+const STRIDE_BUDGET: Duration = Duration::from_millis(500);
+
 /// How long a query of several properties may take before its properties are solved one at a
 /// time ([`Verifier::check`]).
 const QUERY_BUDGET: Duration = Duration::from_secs(2);
@@ -478,6 +487,9 @@ pub struct Verifier<'ctx, 'k> {
     /// (HeCBench nbnxm's 281 race properties on its shared buffer: 4.5 s spent on the
     /// disjunction at every check of a repair). Only how a query is solved depends on it.
     chunked: HashSet<String>,
+    /// The race queries that [`stride`]'s abstraction refuted (true) or did not (false): it
+    /// holds under every barrier assignment, so it is decided once per encoding.
+    stride_refuted: HashMap<usize, bool>,
     /// The query whose model [`Verifier::solve_in_order`] returned last: the trace is
     /// chosen among its properties only (the queries before it were refuted, and its model
     /// need not satisfy the assumptions of their cones: a property of theirs may look
@@ -576,6 +588,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             memo: memo::AnswerMemo::default(),
             widened: HashMap::new(),
             chunked: HashSet::new(),
+            stride_refuted: HashMap::new(),
             sat_query: None,
             undecided: HashSet::new(),
             undecided_before: HashSet::new(),
@@ -897,6 +910,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let t0 = Instant::now();
+        if first.is_none() && self.refuted_by_stride(q) {
+            self.count_query(q, t0.elapsed(), &Ok(SatResult::Unsat));
+            return (Ok(SatResult::Unsat), None);
+        }
         // A query of several properties within a budget, past which it is solved in
         // chunks of properties in schedule order, each within the budget (Z3 can take a
         // minute on the disjunction of properties it refutes in seconds one by one: the
@@ -1088,6 +1105,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn prepare_first_attempt(&mut self, base: &[Bool<'ctx>], q: usize) -> (Ahead, Option<apart::Detached>, Option<u32>) {
         let n = self.queries[q].props.len();
         let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+        if self.refuted_by_stride(q) {
+            return (Ahead::Reused, None, None);
+        }
         if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
             return (Ahead::Here, None, None);
         }
@@ -1123,6 +1143,44 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             return None;
         }
         Some((answered, slice, key))
+    }
+
+    /// Whether race query `q` is refuted by the stride of its offsets ([`stride`]): its
+    /// abstraction, with the background facts and the assumptions of its cone, is
+    /// unsatisfiable within [`STRIDE_BUDGET`]. Only a query of at least
+    /// [`STRIDE_MIN_PROPERTIES`] properties is tried (on a smaller one the pairs are few).
+    fn refuted_by_stride(&mut self, q: usize) -> bool {
+        if let Some(&r) = self.stride_refuted.get(&q) {
+            return r;
+        }
+        let t0 = Instant::now();
+        let query = &self.queries[q];
+        let shared = match query.logs {
+            encode::LogUse::Object(o) => self.kernel.objects[o].space == syncfix_kir::Space::Shared,
+            _ => false,
+        };
+        let abstraction = if query.props.len() >= STRIDE_MIN_PROPERTIES {
+            stride::abstraction(self.ctx, &self.enc, query, shared, &format!("stride!{q}"))
+        } else {
+            None
+        };
+        let refuted = abstraction.is_some_and(|f| {
+            let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
+            let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+            let slice = self.enc.assumptions.borrow_mut().slice(&[&f], &oks, encode::LogUse::None, stamp, None);
+            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain([&f]).collect();
+            let rlimit = rlimit_within(&self.opts, STRIDE_BUDGET);
+            let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, true, None);
+            matches!(answer, Ok(Some((SatResult::Unsat, _))))
+        });
+        if refuted {
+            self.stats.queries_by_stride += 1;
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            eprintln!("query: {}: refuted by its stride: {refuted} ({:.3}s)", self.queries[q].label, t0.elapsed().as_secs_f64());
+        }
+        self.stride_refuted.insert(q, refuted);
+        refuted
     }
 
     /// Counts query `q` as solved in `took` ([`Verifier::solve_one`]'s bookkeeping).
