@@ -380,12 +380,20 @@ pub(crate) fn run_check<'ctx>(
             } else if stopped || past_deadline {
                 Err(Verdict::Timeout)
             } else {
-                Err(Verdict::Unknown(format!("the SMT solver gave up ({why})")))
+                // Z3's reason can hold a whole formula (its SAT core's "interpreted functions
+                // sent to SAT solver" lists every declaration): its first line, shortened.
+                let first = why.lines().next().unwrap_or_default();
+                let short: String = first.chars().take(REASON_CHARS).collect();
+                let more = if short.len() < why.trim_end().len() { " …" } else { "" };
+                Err(Verdict::Unknown(format!("the SMT solver gave up ({short}{more})")))
             }
         }
         r => Ok(Some(r)),
     }
 }
+
+/// The most characters of Z3's reason for an unknown answer that a verdict quotes.
+const REASON_CHARS: usize = 160;
 
 /// How many times its nominal time a budget in resource units may run in wall-clock time
 /// before it is taken as spent (`run_check`).
