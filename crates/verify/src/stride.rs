@@ -246,7 +246,7 @@ fn constant_difference<'ctx>(x: &BV<'ctx>, reference: &BV<'ctx>) -> Option<i128>
         ((Some(rx), cx), (Some(rr), cr)) if rx == rr => (cx.wrapping_sub(cr)) as i128 & ((1i128 << width) - 1),
         _ => x.bvsub(reference).simplify().as_u64()? as i128,
     };
-    Some(if width < 128 && d >= 1i128 << (width - 1) { d - (1i128 << width) } else { d })
+    Some(if d >= 1i128 << (width - 1) { d - (1i128 << width) } else { d })
 }
 
 /// `t` as a term plus a constant (modulo `2^width`): `c + x` for a numeral `c` and one
