@@ -92,11 +92,14 @@ fn a_cancelled_call_fails_with_stage_cancelled() {
 #[test]
 fn cancelling_interrupts_a_running_solver_call() {
     let dir = tempfile::tempdir().unwrap();
-    // Each thread keeps to its 64 cells. One access at a column that depends on the thread
-    // (not the others' plus a constant) keeps the race query from being refuted by its
-    // stride (`stride`), so the solver refutes the 3000 × 3000 pairs, for minutes.
-    let mut text = String::from("__global__ void k(int *A) {\n  A[threadIdx.x * 64 + (threadIdx.x & 1)] += 1;\n");
-    for i in 1..3000 {
+    // Each thread keeps to its 64 cells. Ten accesses at columns that depend on the thread
+    // each in its own way make more classes of offsets than a stride refutation takes
+    // (`stride`'s MAX_CLASSES), so the solver refutes the 3000 × 3000 pairs, for minutes.
+    let mut text = String::from("__global__ void k(int *A) {\n");
+    for b in 0..10 {
+        text.push_str(&format!("  A[threadIdx.x * 64 + ((threadIdx.x >> {b}) & 1)] += 1;\n"));
+    }
+    for i in 10..3000 {
         text.push_str(&format!("  A[threadIdx.x * 64 + {}] += {i};\n", i % 64));
     }
     text.push_str("}\n");

@@ -567,3 +567,52 @@ fn a_stride_refutes_signed_indices_and_per_warp_tiles() {
         }
     }
 }
+
+#[test]
+fn a_stride_refutes_arrays_of_different_elements_in_one_buffer() {
+    // One shared byte buffer holding a `float4` array and an `int` array after it (as
+    // HeCBench nbnxm lays out its shared memory): the offsets fall into classes of different
+    // scales and bases, each pair of classes refuted at once. Moving the `int` array back by
+    // 64 bytes makes it overlap the last `float4`s: a race.
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let buffer = |int_at: u32| {
+        let mut src = format!(
+            "__global__ void k(float *out) {{\n  __shared__ unsigned char buf[64 * 16 + 64 * 4];\n  float4 *xq = (float4 *)buf;\n  int *ty = (int *)(buf + {int_at});\n  int t = threadIdx.x;\n"
+        );
+        for q in 0..10 {
+            src.push_str(&format!("  xq[t] = make_float4({q}.0f, xq[t].x, xq[t].y, xq[t].z);\n  ty[t] = ty[t] + {q};\n"));
+        }
+        src + "  out[t] = xq[t].w + ty[t];\n}\n"
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = buffer(64 * 16);
+    let path = write(dir.path(), Language::Cuda, &src);
+    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
+    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
+    assert_eq!(timings.queries_by_stride, 1);
+    starts(verdict_with(&buffer(64 * 16 - 64), &opts), "possible ");
+}
+
+#[test]
+fn a_stride_refutes_races_on_a_cut_loops_logs() {
+    // A loop of unknown trip count (cut: its race logs havocked at the head, GPUVerify's
+    // method) whose body keeps each thread to its 64 cells, one column taken from the
+    // iteration: the logs hold the entry's access or a ghost iteration's, whose offsets have
+    // the same stride, so the race query is refuted by its stride. Thread t's last column 64
+    // is thread t + 1's first: a race.
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let looped = |last: u32| {
+        let mut src = "__global__ void k(int *A, int n) {\n  int t = threadIdx.x;\n  A[t * 64] = 0;\n  for (int i = 0; i < n; i++) {\n    A[t * 64 + (i & 31)] += i;\n".to_string();
+        for c in 0..20 {
+            src.push_str(&format!("    A[t * 64 + {}] += {c};\n", 32 + c));
+        }
+        src + &format!("    A[t * 64 + {last}] = 1;\n  }}\n}}\n")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = looped(63);
+    let path = write(dir.path(), Language::Cuda, &src);
+    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
+    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
+    assert!(timings.queries_by_stride >= 1, "{timings:?}");
+    starts(verdict_with(&looped(64), &opts), "possible ");
+}

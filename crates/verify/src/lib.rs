@@ -1172,6 +1172,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         } else {
             None
         };
+        let t_abs = t0.elapsed();
         let refuted = abstraction.is_some_and(|f| {
             let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
             let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
@@ -1185,7 +1186,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             self.stats.queries_by_stride += 1;
         }
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
-            eprintln!("query: {}: refuted by its stride: {refuted} ({:.3}s)", self.queries[q].label, t0.elapsed().as_secs_f64());
+            eprintln!(
+                "query: {}: refuted by its stride: {refuted} ({:.3}s, {:.3}s to build it)",
+                self.queries[q].label,
+                t0.elapsed().as_secs_f64(),
+                t_abs.as_secs_f64()
+            );
         }
         self.stride_refuted.insert(q, refuted);
         refuted

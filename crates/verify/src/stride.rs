@@ -15,26 +15,36 @@
 //! [`abstraction`] builds it, `Verifier::refuted_by_stride` solves it before the query. This is
 //! the modular reasoning of GPUVerify's access-breaking invariants
 //! (`__write_offset_bytes(A) % N == gid`, Betts et al. OOPSLA 2012 §5) done once per query,
-//! not per access; where it does not refute, the query is solved as before.
+//! not per access; where it does not refute, the query is solved as before. Offsets of
+//! several shapes (arrays of different elements in one buffer) fall into classes, one relation
+//! per pair of classes; a loop cut's havocked log holds the entry's access or a ghost
+//! iteration's ([`crate::encode::HavockedLog`]), whose offsets take part as the others.
 
 use crate::encode::{Encoding, PropKind};
+use crate::memory::AccessKind;
 use crate::query::Query;
 use z3::ast::{Ast, Bool, BV};
 use z3::{Context, DeclKind};
 
 /// The over-approximation of query `query`'s race properties described above, over fresh
 /// constants named after `name`; every property's condition implies it. `None` when the
-/// query is not only of race properties, an offset in it does not have the shape of the
-/// others (its reference term plus a constant, [`Shape`]), or a log's access is not known (a
-/// loop cut's havocked log). `shared`: the query's object is in shared memory, where only
-/// threads of one group race (the properties' `same_group`, kept in the relation).
+/// query is not only of race properties, its offsets fall into more than [`MAX_CLASSES`]
+/// classes on one thread's side ([`Class`]), or a log's access is not known. `shared`: the
+/// query's object is in shared memory, where only threads of one group race (the
+/// properties' `same_group`, kept in the relation).
 ///
-/// Offsets are byte offsets, `base + scale · ext(index)` where `ext` extends a narrower
-/// index (CUDA's `int` indices: `4 · zext(32 · q + gid)`) or `index` alone; the indices'
-/// constants are compared at the index's width `W`. With `d = ext(i1) − ext(i2)` (exact: the
-/// extensions are injective), a race is `base1 − base2 + scale · d = e` (modulo 2^64) with
-/// `−(w1 − 1) ≤ e ≤ w2 − 1`, and `i1 − i2 ≡ d` (modulo 2^W), so `r1 − r2 = d + g · m`
-/// (modulo 2^W) for `m` in its range; without an extension `d` is the whole difference.
+/// Offsets are byte offsets, `base + c + scale · ext(index)` where `c` is a numeral (a
+/// field's or a sub-array's place), `ext` extends a narrower index (CUDA's `int` indices:
+/// `4 · zext(32 · q + gid)`) or `index` is the whole offset; the indices' constants are
+/// compared at the index's width `W`. A class of offsets of one thread shares `base`, `scale`,
+/// `ext` and `W`, and its indices are one reference `r` plus constants `k` (the numerals `c`
+/// and the accesses' widths may differ). For a pair of classes (thread 1's, thread 2's) a race
+/// needs, with `x1`, `x2` the extended indices (exact: an index is the low `W` bits of its
+/// extension, which is within the extension's range), `base1 + scale1 · x1 − (base2 +
+/// scale2 · x2) = e` (modulo 2^64) where `e` is in the hull of `c2 − c1 − w1 < e < c2 + w2 −
+/// c1` over the classes' accesses, and each index `r + g · u` with `g` the gcd of the class's
+/// constants and `u` between their extremes over `g`. The relation is the disjunction over
+/// the pairs of classes.
 pub(crate) fn abstraction<'ctx>(
     ctx: &'ctx Context,
     enc: &Encoding<'ctx>,
@@ -42,23 +52,42 @@ pub(crate) fn abstraction<'ctx>(
     shared: bool,
     name: &str,
 ) -> Option<Bool<'ctx>> {
-    let mut logged: Vec<usize> = vec![];
-    let mut seen: crate::cone::TermSet<BV<'ctx>> = Default::default();
-    let mut checks: Vec<(&BV<'ctx>, u32)> = vec![];
+    // Per kind of logged access (a read check meets only the write and atomic logs), thread
+    // 1's offsets and thread 2's.
+    type Offsets<'ctx> = Vec<(BV<'ctx>, u32)>;
+    let mut groups: Vec<(AccessKind, Offsets<'ctx>, Offsets<'ctx>, crate::cone::TermSet<BV<'ctx>>)> = vec![];
     for &i in &query.props {
-        let PropKind::Race { check, who, off2, .. } = &enc.props[i].kind else { return None };
-        checks.push((off2, enc.accesses[*check].width));
-        leaves(who, &mut seen, &mut logged)?;
+        let PropKind::Race { check, logged, who, off2 } = &enc.props[i].kind else { return None };
+        let g = match groups.iter().position(|g| g.0 == *logged) {
+            Some(g) => g,
+            None => {
+                groups.push((*logged, vec![], vec![], Default::default()));
+                groups.len() - 1
+            }
+        };
+        let (_, ones, twos, seen) = &mut groups[g];
+        twos.push((off2.clone(), enc.accesses[*check].width));
+        logged_offsets(enc, who, seen, ones)?;
     }
-    logged.sort_unstable();
-    logged.dedup();
-    let ones: Vec<(&BV<'ctx>, u32)> = logged.iter().map(|&k| enc.accesses.get(k).map(|a| (&a.off1, a.width))).collect::<Option<_>>()?;
-    let (w1, w2) = (ones.iter().map(|x| x.1).max()?, checks.iter().map(|x| x.1).max()?);
-    let relation = [Peel::Second, Peel::First, Peel::Whole].into_iter().find_map(|peel| {
-        let s1: Vec<Shape<'ctx>> = ones.iter().map(|(o, _)| Shape::of(o, peel)).collect();
-        let s2: Vec<Shape<'ctx>> = checks.iter().map(|(o, _)| Shape::of(o, peel)).collect();
-        relation(ctx, &s1, &s2, w1, w2, name)
-    })?;
+    let mut relations = vec![];
+    for (kind, mut ones, mut twos, _) in groups {
+        for offsets in [&mut ones, &mut twos] {
+            let mut unique: crate::cone::TermSet<(BV<'ctx>, u32)> = Default::default();
+            offsets.retain(|x| unique.insert(x.clone()));
+        }
+        let name = format!("{name}.{}", kind.name());
+        relations.push([Peel::Second, Peel::First, Peel::Whole].into_iter().find_map(|peel| {
+            let (c1, c2) = (Class::partition(&ones, peel)?, Class::partition(&twos, peel)?);
+            let mut pairs = vec![];
+            for (i, a) in c1.iter().enumerate() {
+                for (j, b) in c2.iter().enumerate() {
+                    pairs.push(pair_relation(ctx, a, b, &format!("{name}.{i}.{j}"))?);
+                }
+            }
+            Some(crate::term::or(ctx, &pairs.iter().collect::<Vec<_>>()))
+        })?);
+    }
+    let relation = crate::term::or(ctx, &relations.iter().collect::<Vec<_>>());
     let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &enc.props[i].ok).collect();
     let mut parts = vec![crate::term::or(ctx, &oks), relation];
     if shared {
@@ -86,43 +115,55 @@ enum Ext {
     Sign,
 }
 
-/// A byte offset as `base + scale · ext(index)` (64 bits; `ext` from the index's width).
+/// A byte offset as `base + konst + scale · ext(index)` (64 bits; `ext` from the index's
+/// width; `konst` a numeral, as a signed integer).
 #[derive(Clone, Debug)]
 struct Shape<'ctx> {
     base: Option<BV<'ctx>>,
+    konst: i128,
     scale: u64,
     ext: Ext,
     index: BV<'ctx>,
 }
 
 impl<'ctx> Shape<'ctx> {
-    /// `off`'s shape: unless `peel` is [`Peel::Whole`], an outer `base + scale · ext(index)`
-    /// taken apart where `off` has one (a `base` of the sum's other term, a `scale` of a
-    /// numeral factor or shift, `ext` a zero or sign extension, or the concatenation of zeros
-    /// that Z3 makes of one; of two such terms, `peel` says which is the index's: CUDA's
-    /// `tile[32 * q + lane]` with `tile = s + warp * 512` is `4 · zext(warp · 512) + 4 ·
-    /// zext(32 · q + lane)`); else the offset itself as the index.
+    /// `off`'s shape: unless `peel` is [`Peel::Whole`], an outer `base + konst + scale ·
+    /// ext(index)` taken apart where `off` has one (the numerals of a sum its `konst`, a
+    /// `base` of the sum's other term, a `scale` of a numeral factor or shift, `ext` a zero or
+    /// sign extension, or the concatenation of zeros that Z3 makes of one; of two such terms,
+    /// `peel` says which is the index's: CUDA's `tile[32 * q + lane]` with `tile = s + warp *
+    /// 512` is `4 · zext(warp · 512) + 4 · zext(32 · q + lane)`); else the offset itself as
+    /// the index.
     fn of(off: &BV<'ctx>, peel: Peel) -> Shape<'ctx> {
-        let whole = Shape { base: None, scale: 1, ext: Ext::None, index: off.clone() };
+        let whole = Shape { base: None, konst: 0, scale: 1, ext: Ext::None, index: off.clone() };
         if peel == Peel::Whole {
             return whole;
         }
-        if let Some(s) = Self::scaled(off) {
-            return s;
-        }
-        if off.is_app() && off.decl().kind() == DeclKind::BADD && off.num_children() == 2 {
-            let (x, y) = (off.nth_child(0).and_then(|t| t.as_bv()), off.nth_child(1).and_then(|t| t.as_bv()));
-            if let (Some(x), Some(y)) = (x, y) {
-                match (Self::scaled(&x), Self::scaled(&y)) {
-                    (Some(s), Some(_)) if peel == Peel::First => return Shape { base: Some(y), ..s },
-                    (Some(_), Some(s)) => return Shape { base: Some(x), ..s },
-                    (Some(s), None) => return Shape { base: Some(y), ..s },
-                    (None, Some(s)) => return Shape { base: Some(x), ..s },
-                    _ => {}
+        let mut konst: u64 = 0;
+        let mut terms: Vec<BV<'ctx>> = vec![];
+        if off.is_app() && off.decl().kind() == DeclKind::BADD {
+            for i in 0..off.num_children() {
+                let Some(t) = off.nth_child(i).and_then(|t| t.as_bv()) else { return whole };
+                match t.as_u64() {
+                    Some(c) => konst = konst.wrapping_add(c),
+                    None => terms.push(t),
                 }
             }
+        } else {
+            terms.push(off.clone());
         }
-        whole
+        let shape = match terms.as_slice() {
+            [t] => Self::scaled(t),
+            [x, y] => match (Self::scaled(x), Self::scaled(y)) {
+                (Some(s), Some(_)) if peel == Peel::First => Some(Shape { base: Some(y.clone()), ..s }),
+                (Some(_), Some(s)) => Some(Shape { base: Some(x.clone()), ..s }),
+                (Some(s), None) => Some(Shape { base: Some(y.clone()), ..s }),
+                (None, Some(s)) => Some(Shape { base: Some(x.clone()), ..s }),
+                _ => None,
+            },
+            _ => None,
+        };
+        shape.map_or(whole, |s| Shape { konst: konst as i64 as i128, ..s })
     }
 
     /// `scale · ext(index)` or `ext(index)`, with an extension.
@@ -150,7 +191,7 @@ impl<'ctx> Shape<'ctx> {
             DeclKind::CONCAT if inner.num_children() == 2 && child(&inner, 0)?.as_u64() == Some(0) => (Ext::Zero, child(&inner, 1)?),
             _ => return None,
         };
-        Some(Shape { base: None, scale, ext, index })
+        Some(Shape { base: None, konst: 0, scale, ext, index })
     }
 
     /// Whether `other` extends and scales an index of the same width the same way.
@@ -159,67 +200,156 @@ impl<'ctx> Shape<'ctx> {
     }
 }
 
-/// The relation that a race between a thread-1 offset of `ones` and a thread-2 offset of
-/// `twos` implies (see [`abstraction`]); `None` when the shapes differ outside their indices,
-/// the bases within one thread, or an index is not the first's plus a constant.
-fn relation<'ctx>(ctx: &'ctx Context, ones: &[Shape<'ctx>], twos: &[Shape<'ctx>], w1: u32, w2: u32, name: &str) -> Option<Bool<'ctx>> {
-    let (s1, s2) = (ones.first()?, twos.first()?);
-    if !ones.iter().chain(twos).all(|s| s.same_outside(s1)) {
-        return None;
-    }
-    if !ones.iter().all(|s| s.base == s1.base) || !twos.iter().all(|s| s.base == s2.base) || s1.base.is_some() != s2.base.is_some() {
-        return None;
-    }
-    let width = s1.index.get_size();
-    if width > 64 || (s1.ext == Ext::None && width != 64) {
-        return None;
-    }
-    let a: Vec<i128> = ones.iter().map(|s| constant_difference(&s.index, &s1.index)).collect::<Option<_>>()?;
-    let b: Vec<i128> = twos.iter().map(|s| constant_difference(&s.index, &s2.index)).collect::<Option<_>>()?;
-    let num64 = |x: i128| BV::from_i64(ctx, x as i64, 64);
-    // d = ext(i1) − ext(i2) (64 bits), e the bytes by which the accesses overlap.
-    let d = BV::new_const(ctx, format!("{name}.d"), 64);
-    let e = BV::new_const(ctx, format!("{name}.e"), 64);
-    let bases = match (&s1.base, &s2.base) {
-        (Some(x), Some(y)) => Some(x.bvsub(y)),
-        _ => None,
-    };
-    let scaled = d.bvmul(&BV::from_u64(ctx, s1.scale, 64));
-    let lhs = bases.map_or(scaled.clone(), |b| b.bvadd(&scaled));
-    let mut parts = vec![lhs._eq(&e), e.bvsge(&num64(-(w1 as i128 - 1))), e.bvsle(&num64(w2 as i128 - 1))];
-    if s1.ext != Ext::None {
-        let bound = (1i128 << width) - 1;
-        parts.extend([d.bvsge(&num64(-bound)), d.bvsle(&num64(bound))]);
-    }
-    let d_w = if width == 64 { d.clone() } else { d.extract(width - 1, 0) };
-    let diff = s1.index.bvsub(&s2.index);
-    let g = a.iter().chain(&b).fold(0i128, |g, &x| gcd(g, x));
-    if g == 0 {
-        parts.push(diff._eq(&d_w));
-    } else {
-        let (m_lo, m_hi) = ((b.iter().min()? - a.iter().max()?) / g, (b.iter().max()? - a.iter().min()?) / g);
-        let half = 1i128 << (width - 1);
-        if [m_lo, m_hi, g].iter().any(|&x| x < -half || x >= half) {
-            return None;
+/// The most classes of one thread's offsets ([`Class::partition`]): a query's relation is a
+/// disjunction over the pairs of classes.
+const MAX_CLASSES: usize = 8;
+
+/// Offsets of one thread with the same `base`, `scale`, extension and index width, whose
+/// indices are one reference plus constants (signed, at the index's width): the reference's
+/// shape, the constants, and the hull of the accesses' bytes around `base + scale ·
+/// ext(index)` (`lo` the least `konst`, `hi` the greatest `konst + width`).
+struct Class<'ctx> {
+    shape: Shape<'ctx>,
+    constants: Vec<i128>,
+    lo: i128,
+    hi: i128,
+}
+
+impl<'ctx> Class<'ctx> {
+    /// `offsets` (with their accesses' widths in bytes) taken apart by `peel` and grouped;
+    /// `None` past [`MAX_CLASSES`] classes or when an index is wider than 64 bits (or, not
+    /// extended, narrower).
+    fn partition(offsets: &[(BV<'ctx>, u32)], peel: Peel) -> Option<Vec<Class<'ctx>>> {
+        let mut classes: Vec<Class<'ctx>> = vec![];
+        for (off, width) in offsets {
+            let s = Shape::of(off, peel);
+            let bits = s.index.get_size();
+            if bits > 64 || (s.ext == Ext::None && bits != 64) {
+                return None;
+            }
+            let (lo, hi) = (s.konst, s.konst + *width as i128);
+            let found = classes.iter_mut().find_map(|c| {
+                if !c.shape.same_outside(&s) || c.shape.base != s.base {
+                    return None;
+                }
+                constant_difference(&s.index, &c.shape.index).map(|d| (c, d))
+            });
+            match found {
+                Some((c, d)) => {
+                    c.constants.push(d);
+                    (c.lo, c.hi) = (c.lo.min(lo), c.hi.max(hi));
+                }
+                None => classes.push(Class { shape: s, constants: vec![0], lo, hi }),
+            }
+            if classes.len() > MAX_CLASSES {
+                return None;
+            }
         }
-        let num = |x: i128| BV::from_i64(ctx, x as i64, width);
-        let m = BV::new_const(ctx, format!("{name}.m"), width);
-        parts.extend([diff._eq(&d_w.bvadd(&num(g).bvmul(&m))), m.bvsge(&num(m_lo)), m.bvsle(&num(m_hi))]);
+        Some(classes)
     }
+}
+
+/// What a race between an offset of class `one` (thread 1) and one of class `two` (thread 2)
+/// implies (see [`abstraction`]), over fresh constants named after `name`; `None` when a
+/// number does not fit its width.
+fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>, name: &str) -> Option<Bool<'ctx>> {
+    let (e_lo, e_hi) = (two.lo - one.hi + 1, two.hi - one.lo - 1);
+    if [e_lo, e_hi].iter().any(|&v| v < i64::MIN as i128 || v > i64::MAX as i128) {
+        return None;
+    }
+    let num64 = |x: i128| BV::from_i64(ctx, x as i64, 64);
+    let e = BV::new_const(ctx, format!("{name}.e"), 64);
+    let mut parts = vec![e.bvsge(&num64(e_lo)), e.bvsle(&num64(e_hi))];
+    if one.shape.same_outside(&two.shape) {
+        // One difference of the extended indices, `d`, and one multiple of the gcd of both
+        // sides' constants: two distinct threads' references are then compared directly
+        // (Z3 refutes `r1 − r2 = d + g · m` far sooner than two products of its own).
+        let bits = one.shape.index.get_size();
+        let d = BV::new_const(ctx, format!("{name}.d"), 64);
+        let scaled = d.bvmul(&BV::from_u64(ctx, one.shape.scale, 64));
+        let lhs = match (&one.shape.base, &two.shape.base) {
+            (Some(x), Some(y)) => x.bvsub(y).bvadd(&scaled),
+            (Some(x), None) => x.bvadd(&scaled),
+            (None, Some(y)) => scaled.bvsub(y),
+            (None, None) => scaled,
+        };
+        parts.push(lhs._eq(&e));
+        if one.shape.ext != Ext::None {
+            let bound = (1i128 << bits) - 1;
+            parts.extend([d.bvsge(&num64(-bound)), d.bvsle(&num64(bound))]);
+        }
+        let d_w = if bits == 64 { d.clone() } else { d.extract(bits - 1, 0) };
+        let diff = one.shape.index.bvsub(&two.shape.index);
+        let (a, b) = (&one.constants, &two.constants);
+        let g = a.iter().chain(b).fold(0i128, |g, &k| gcd(g, k));
+        if g == 0 {
+            parts.push(diff._eq(&d_w));
+        } else {
+            let (m_lo, m_hi) = ((b.iter().min()? - a.iter().max()?) / g, (b.iter().max()? - a.iter().min()?) / g);
+            let half = 1i128 << (bits - 1);
+            if [m_lo, m_hi, g].iter().any(|&x| x < -half || x >= half) {
+                return None;
+            }
+            let num = |x: i128| BV::from_i64(ctx, x as i64, bits);
+            let m = BV::new_const(ctx, format!("{name}.m"), bits);
+            parts.extend([diff._eq(&d_w.bvadd(&num(g).bvmul(&m))), m.bvsge(&num(m_lo)), m.bvsle(&num(m_hi))]);
+        }
+        return Some(Bool::and(ctx, &parts.iter().collect::<Vec<_>>()));
+    }
+    let mut sides = vec![];
+    for (t, c) in [one, two].into_iter().enumerate() {
+        let bits = c.shape.index.get_size();
+        let x = BV::new_const(ctx, format!("{name}.x{}", t + 1), 64);
+        match c.shape.ext {
+            Ext::None => {}
+            Ext::Zero => parts.push(x.bvule(&num64((1i128 << bits) - 1))),
+            Ext::Sign => parts.extend([x.bvsge(&num64(-(1i128 << (bits - 1)))), x.bvsle(&num64((1i128 << (bits - 1)) - 1))]),
+        }
+        let low = if bits == 64 { x.clone() } else { x.extract(bits - 1, 0) };
+        let g = c.constants.iter().fold(0i128, |g, &k| gcd(g, k));
+        if g == 0 {
+            parts.push(low._eq(&c.shape.index));
+        } else {
+            let (lo, hi) = (c.constants.iter().min()? / g, c.constants.iter().max()? / g);
+            let half = 1i128 << (bits - 1);
+            if [lo, hi, g].iter().any(|&v| v < -half || v >= half) {
+                return None;
+            }
+            let num = |v: i128| BV::from_i64(ctx, v as i64, bits);
+            let u = BV::new_const(ctx, format!("{name}.u{}", t + 1), bits);
+            parts.extend([low._eq(&c.shape.index.bvadd(&num(g).bvmul(&u))), u.bvsge(&num(lo)), u.bvsle(&num(hi))]);
+        }
+        let scaled = x.bvmul(&BV::from_u64(ctx, c.shape.scale, 64));
+        sides.push(c.shape.base.as_ref().map_or(scaled.clone(), |b| b.bvadd(&scaled)));
+    }
+    parts.push(sides[0].bvsub(&sides[1])._eq(&e));
     Some(Bool::and(ctx, &parts.iter().collect::<Vec<_>>()))
 }
 
-/// The access instances at the leaves of a log's `who` (an if-then-else chain over access
-/// indices, `memory::Log::log`) into `out`, each shared subterm walked once; `None` when a
-/// leaf is not a numeral (a loop cut's havocked log).
-fn leaves<'ctx>(who: &BV<'ctx>, seen: &mut crate::cone::TermSet<BV<'ctx>>, out: &mut Vec<usize>) -> Option<()> {
+/// The byte offsets and widths (bytes) of the accesses a log's `who` may name, into `out`:
+/// at a numeral leaf of its if-then-else chain (`memory::Log::log`) the access instance's
+/// thread-1 offset; at a loop cut's havocked log ([`crate::encode::HavockedLog`]) the entry
+/// log's, walked in turn, and the body's offsets in the ghost iteration. Each shared subterm
+/// is walked once; `None` when a leaf is neither (or names no access instance).
+fn logged_offsets<'ctx>(
+    enc: &Encoding<'ctx>,
+    who: &BV<'ctx>,
+    seen: &mut crate::cone::TermSet<BV<'ctx>>,
+    out: &mut Vec<(BV<'ctx>, u32)>,
+) -> Option<()> {
     let mut stack = vec![who.clone()];
     while let Some(t) = stack.pop() {
         if !seen.insert(t.clone()) {
             continue;
         }
         if let Some(k) = t.as_u64() {
-            out.push(usize::try_from(k).ok()?);
+            let a = enc.accesses.get(usize::try_from(k).ok()?)?;
+            out.push((a.off1.clone(), a.width));
+            continue;
+        }
+        if let Some(h) = enc.havocked_logs.get(&t) {
+            out.extend(h.earlier.iter().cloned());
+            stack.extend(h.entry.clone());
             continue;
         }
         if !t.is_app() || t.decl().kind() != DeclKind::ITE {

@@ -127,6 +127,17 @@ pub struct LogFact<'ctx> {
     pub fact: Bool<'ctx>,
 }
 
+/// What a loop cut's havocked race log may hold when it holds an access (its log fact,
+/// `loops/cut/havoc.rs`): the entry's log unchanged (`entry`, that log's `who`; `None` when
+/// that log is certainly empty), or one of
+/// the loop body's accesses of its object and kind in a ghost copy of an earlier iteration
+/// (`earlier`: each access's byte offset with the ghost's constants, and its width in bytes).
+#[derive(Clone, Debug)]
+pub(crate) struct HavockedLog<'ctx> {
+    pub entry: Option<BV<'ctx>>,
+    pub earlier: Vec<(BV<'ctx>, u32)>,
+}
+
 /// Which loop cuts' log facts a formula needs: none (it reads no race log), one object's,
 /// or all.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -200,6 +211,9 @@ pub struct Encoding<'ctx> {
     /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
     /// the stamp of its guard `logs_ok` (see [`LogFact`]).
     pub log_facts: Vec<LogFact<'ctx>>,
+    /// What each loop cut's havocked log may hold, by its `who` constant (its log fact's
+    /// summary for [`crate::stride`]).
+    pub(crate) havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
     pub vars: Vec<Bool<'ctx>>,
     pub tid: [ThreadSyms<'ctx>; 2],
     /// Block and grid sizes per dimension (constants, or symbols for `*`).
@@ -255,6 +269,8 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub background: Vec<Bool<'ctx>>,
     /// [`Encoding::log_facts`].
     pub log_facts: Vec<LogFact<'ctx>>,
+    /// [`Encoding::havocked_logs`].
+    pub havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
     pub solver_calls: u32,
     pub solve_time: std::time::Duration,
     pub vars: Vec<Bool<'ctx>>,
@@ -416,6 +432,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             un_group,
             background,
             log_facts: Vec::new(),
+            havocked_logs: Default::default(),
             solver_calls: 0,
             solve_time: std::time::Duration::ZERO,
             vars,
@@ -463,6 +480,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             assumptions: self.st.asm.clone(),
             background: self.background,
             log_facts: self.log_facts,
+            havocked_logs: self.havocked_logs,
             vars: self.vars,
             tid: self.tid,
             sizes: self.sizes,

@@ -82,6 +82,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             ],
         );
         let mut earlier: Vec<Bool<'ctx>> = vec![];
+        let mut offsets: Vec<(BV<'ctx>, u32)> = vec![];
         for i in lo..hi {
             let a = &self.accesses[i];
             if a.object != o || a.kind != kind {
@@ -91,6 +92,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let w = BV::from_u64(ctx, a.width as u64, 32);
             let before = &made[a.assumed.saturating_sub(assumed_lo).min(made.len() - 1)];
             earlier.push(and(ctx, &[&h.who._eq(&who), &h.width._eq(&w), &h.off._eq(&a.off1), &h.value._eq(&a.val1), &a.pred1, before]));
+            offsets.push((a.off1.clone(), a.width));
         }
         let earlier = if earlier.is_empty() {
             Bool::from_bool(ctx, false)
@@ -116,8 +118,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 pairs.push((d.clone(), g));
             }
             let refs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+            for (off, _) in &mut offsets {
+                *off = off.substitute(&refs);
+            }
             body.substitute(&refs)
         };
+        self.havocked_logs.insert(
+            h.who.clone(),
+            crate::encode::HavockedLog { entry: (p.has.as_bool() != Some(false)).then(|| p.who.clone()), earlier: offsets },
+        );
         h.has.implies(&Bool::or(ctx, &[&unchanged, &earlier]))
     }
 }
