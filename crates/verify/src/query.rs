@@ -42,7 +42,9 @@ impl<'ctx> Query<'ctx> {
 
 /// Partitions `enc.props` into queries, in the order of their first property in the lock-step
 /// schedule (so the first satisfiable query holds the earliest violation that any model has:
-/// every earlier property is in an earlier query, found unsatisfiable before).
+/// every earlier property is in an earlier query, found unsatisfiable before). With barrier
+/// variables the small parts are [`merged`], and a merged part may hold a property later than
+/// the next part's first: a repair's checks need a counterexample, not the earliest one.
 pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) -> Vec<Query<'ctx>> {
     let mut barrier_pos: Vec<u32> = enc.barriers.iter().filter(|b| !b.ghost).map(|b| b.pos).collect();
     barrier_pos.sort_unstable();
