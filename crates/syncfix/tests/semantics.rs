@@ -512,18 +512,23 @@ fn structure_of_arrays(n: u32, stride: u32, skew: u32) -> String {
     src
 }
 
+/// Verifies CUDA source `src` under `opts`, asserts that it verified, and returns the timings
+/// (for the stride refutations counted).
+fn verified_timings(src: &str, opts: &syncfix::Options) -> syncfix::Timings {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, src);
+    let (reports, timings) = syncfix::verify(&path, src, opts).unwrap();
+    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
+    timings
+}
+
 #[test]
 fn offsets_that_differ_by_multiples_of_a_stride_are_refuted_at_once() {
     // 64 threads: a stride of 64 elements keeps each thread to its own cells; the race query
     // (40 reads and 40 writes of RF against a log of 80 accesses) is refuted by the stride
     // of its offsets alone (`stride`), not pair by pair.
     let opts = options(Language::Cuda, [32, 1, 1], [2, 1, 1]);
-    let dir = tempfile::tempdir().unwrap();
-    let src = structure_of_arrays(40, 64, 0);
-    let path = write(dir.path(), Language::Cuda, &src);
-    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
-    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
-    assert_eq!(timings.queries_by_stride, 1);
+    assert_eq!(verified_timings(&structure_of_arrays(40, 64, 0), &opts).queries_by_stride, 1);
     // A stride below the number of threads: thread t + 48 writes RF(q + 1)'s cell of thread t.
     starts(verdict_with(&structure_of_arrays(40, 48, 0), &opts), "possible ");
     // One access off its cell by one element: the stride no longer refutes, the pairs do not.
@@ -584,12 +589,7 @@ fn a_stride_refutes_arrays_of_different_elements_in_one_buffer() {
         }
         src + "  out[t] = xq[t].w + ty[t];\n}\n"
     };
-    let dir = tempfile::tempdir().unwrap();
-    let src = buffer(64 * 16);
-    let path = write(dir.path(), Language::Cuda, &src);
-    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
-    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
-    assert_eq!(timings.queries_by_stride, 1);
+    assert_eq!(verified_timings(&buffer(64 * 16), &opts).queries_by_stride, 1);
     starts(verdict_with(&buffer(64 * 16 - 64), &opts), "possible ");
 }
 
@@ -608,11 +608,7 @@ fn a_stride_refutes_races_on_a_cut_loops_logs() {
         }
         src + &format!("    A[t * 64 + {last}] = 1;\n  }}\n}}\n")
     };
-    let dir = tempfile::tempdir().unwrap();
-    let src = looped(63);
-    let path = write(dir.path(), Language::Cuda, &src);
-    let (reports, timings) = syncfix::verify(&path, &src, &opts).unwrap();
-    assert!(matches!(reports[0].status, syncfix::Status::Verified), "{:?}", reports[0].status);
+    let timings = verified_timings(&looped(63), &opts);
     assert!(timings.queries_by_stride >= 1, "{timings:?}");
     starts(verdict_with(&looped(64), &opts), "possible ");
 }
