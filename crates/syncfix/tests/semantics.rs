@@ -594,6 +594,32 @@ fn a_stride_refutes_arrays_of_different_elements_in_one_buffer() {
 }
 
 #[test]
+fn a_stride_refutes_words_read_bytewise() {
+    // Each thread writes its words of a per-warp tile (`32 · q + lane`) and reads them back
+    // byte by byte (gpgpu-sim's md5 reads its message words with `GET_UINT32_LE`): the bytes'
+    // offsets are `128 · q + 4 · lane + k`, `k` in 0..3, whose constants' gcd is 1; as `128 ·
+    // u + r` with `r` in 0..3 they stay apart from every other lane's word, and the race query
+    // is refuted by its stride. Reading the next lane's bytes is a race.
+    let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let bytewise = |other: u32| {
+        let mut src = "__global__ void k(unsigned *out) {\n  __shared__ unsigned s[1024];\n  unsigned *mine = s + (threadIdx.x >> 5) * 512;\n  unsigned lane = threadIdx.x & 31;\n  unsigned sum = 0;\n".to_string();
+        for q in 0..16 {
+            src.push_str(&format!("  mine[32 * {q} + lane] = {q} + lane;\n"));
+        }
+        src.push_str(&format!("  unsigned char *bytes = (unsigned char *)(mine + ((lane + {other}) & 31));\n"));
+        for q in 0..16 {
+            for k in 0..4 {
+                src.push_str(&format!("  sum += bytes[128 * {q} + {k}];\n"));
+            }
+        }
+        src + "  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n}\n"
+    };
+    let timings = verified_timings(&bytewise(0), &opts);
+    assert!(timings.queries_by_stride >= 1, "{timings:?}");
+    starts(verdict_with(&bytewise(1), &opts), "possible ");
+}
+
+#[test]
 fn a_stride_refutes_races_on_a_cut_loops_logs() {
     // A loop of unknown trip count (cut: its race logs havocked at the head, GPUVerify's
     // method) whose body keeps each thread to its 64 cells, one column taken from the

@@ -19,6 +19,9 @@
 //! several shapes (arrays of different elements in one buffer) fall into classes, one relation
 //! per pair of classes; a loop cut's havocked log holds the entry's access or a ghost
 //! iteration's ([`crate::encode::HavockedLog`]), whose offsets take part as the others.
+//! Where the constants' gcd is 1 but they cluster (words read byte by byte in rows of 128
+//! bytes: `128 · q + k`, `k` in 0..3), they are taken as `g · u + r` with `g` a power of two
+//! and `r` in a small range ([`Lattice`]), which keeps the lanes apart as the gcd cannot.
 
 use crate::encode::{Encoding, PropKind};
 use crate::memory::AccessKind;
@@ -42,9 +45,9 @@ use z3::{Context, DeclKind};
 /// needs, with `x1`, `x2` the extended indices (exact: an index is the low `W` bits of its
 /// extension, which is within the extension's range), `base1 + scale1 · x1 − (base2 +
 /// scale2 · x2) = e` (modulo 2^64) where `e` is in the hull of `c2 − c1 − w1 < e < c2 + w2 −
-/// c1` over the classes' accesses, and each index `r + g · u` with `g` the gcd of the class's
-/// constants and `u` between their extremes over `g`. The relation is the disjunction over
-/// the pairs of classes.
+/// c1` over the classes' accesses, and each index `r + g · u + s` with `g`, `u`'s and `s`'s
+/// ranges the [`Lattice`] of the class's constants (`s = 0` for their gcd). The relation is
+/// the disjunction over the pairs of classes.
 pub(crate) fn abstraction<'ctx>(
     ctx: &'ctx Context,
     enc: &Encoding<'ctx>,
@@ -281,18 +284,29 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
         let d_w = if bits == 64 { d.clone() } else { d.extract(bits - 1, 0) };
         let diff = one.shape.index.bvsub(&two.shape.index);
         let (a, b) = (&one.constants, &two.constants);
-        let g = a.iter().chain(b).fold(0i128, |g, &k| gcd(g, k));
-        if g == 0 {
+        let all: Vec<i128> = a.iter().chain(b).copied().collect();
+        let l = Lattice::of(&all);
+        if l.g == 0 {
             parts.push(diff._eq(&d_w));
         } else {
-            let (m_lo, m_hi) = ((b.iter().min()? - a.iter().max()?) / g, (b.iter().max()? - a.iter().min()?) / g);
+            // `b_j − a_k = g · (u_b − u_a) + (r_b − r_a)`.
+            let (sa, sb) = (l.side(a), l.side(b));
+            let (m_lo, m_hi) = (sb.u.0 - sa.u.1, sb.u.1 - sa.u.0);
+            let (s_lo, s_hi) = (sb.r.0 - sa.r.1, sb.r.1 - sa.r.0);
             let half = 1i128 << (bits - 1);
-            if [m_lo, m_hi, g].iter().any(|&x| x < -half || x >= half) {
+            if [m_lo, m_hi, s_lo, s_hi, l.g].iter().any(|&x| x < -half || x >= half) {
                 return None;
             }
             let num = |x: i128| BV::from_i64(ctx, x as i64, bits);
             let m = BV::new_const(ctx, format!("{name}.m"), bits);
-            parts.extend([diff._eq(&d_w.bvadd(&num(g).bvmul(&m))), m.bvsge(&num(m_lo)), m.bvsle(&num(m_hi))]);
+            let mut rhs = d_w.bvadd(&num(l.g).bvmul(&m));
+            parts.extend([m.bvsge(&num(m_lo)), m.bvsle(&num(m_hi))]);
+            if (s_lo, s_hi) != (0, 0) {
+                let r = BV::new_const(ctx, format!("{name}.s"), bits);
+                rhs = rhs.bvadd(&r);
+                parts.extend([r.bvsge(&num(s_lo)), r.bvsle(&num(s_hi))]);
+            }
+            parts.push(diff._eq(&rhs));
         }
         return Some(Bool::and(ctx, &parts.iter().collect::<Vec<_>>()));
     }
@@ -306,18 +320,25 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
             Ext::Sign => parts.extend([x.bvsge(&num64(-(1i128 << (bits - 1)))), x.bvsle(&num64((1i128 << (bits - 1)) - 1))]),
         }
         let low = if bits == 64 { x.clone() } else { x.extract(bits - 1, 0) };
-        let g = c.constants.iter().fold(0i128, |g, &k| gcd(g, k));
-        if g == 0 {
+        let l = Lattice::of(&c.constants);
+        if l.g == 0 {
             parts.push(low._eq(&c.shape.index));
         } else {
-            let (lo, hi) = (c.constants.iter().min()? / g, c.constants.iter().max()? / g);
+            let (u, r) = (l.u, l.r);
             let half = 1i128 << (bits - 1);
-            if [lo, hi, g].iter().any(|&v| v < -half || v >= half) {
+            if [u.0, u.1, r.0, r.1, l.g].iter().any(|&v| v < -half || v >= half) {
                 return None;
             }
             let num = |v: i128| BV::from_i64(ctx, v as i64, bits);
-            let u = BV::new_const(ctx, format!("{name}.u{}", t + 1), bits);
-            parts.extend([low._eq(&c.shape.index.bvadd(&num(g).bvmul(&u))), u.bvsge(&num(lo)), u.bvsle(&num(hi))]);
+            let uc = BV::new_const(ctx, format!("{name}.u{}", t + 1), bits);
+            let mut rhs = c.shape.index.bvadd(&num(l.g).bvmul(&uc));
+            parts.extend([uc.bvsge(&num(u.0)), uc.bvsle(&num(u.1))]);
+            if r != (0, 0) {
+                let rc = BV::new_const(ctx, format!("{name}.r{}", t + 1), bits);
+                rhs = rhs.bvadd(&rc);
+                parts.extend([rc.bvsge(&num(r.0)), rc.bvsle(&num(r.1))]);
+            }
+            parts.push(low._eq(&rhs));
         }
         let scaled = x.bvmul(&BV::from_u64(ctx, c.shape.scale, 64));
         sides.push(c.shape.base.as_ref().map_or(scaled.clone(), |b| b.bvadd(&scaled)));
@@ -374,9 +395,60 @@ fn constant_difference<'ctx>(x: &BV<'ctx>, reference: &BV<'ctx>) -> Option<i128>
     }
     let d = match (split_constant(x), split_constant(reference)) {
         ((Some(rx), cx), (Some(rr), cr)) if rx == rr => (cx.wrapping_sub(cr)) as i128 & ((1i128 << width) - 1),
-        _ => x.bvsub(reference).simplify().as_u64()? as i128,
+        _ => match x.bvsub(reference).simplify().as_u64() {
+            Some(d) => d as i128,
+            None => linear_difference(x, reference)?,
+        },
     };
     Some(if d >= 1i128 << (width - 1) { d - (1i128 << width) } else { d })
+}
+
+/// `x − reference` as their linear forms' difference (modulo `2^width`, unsigned) when it is
+/// a constant: each a sum of numeral multiples of other terms plus a numeral.
+fn linear_difference<'ctx>(x: &BV<'ctx>, reference: &BV<'ctx>) -> Option<i128> {
+    let width = x.get_size();
+    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let mut atoms: crate::cone::TermMap<BV<'ctx>, u64> = Default::default();
+    let mut konst: u64 = 0;
+    let mut stack: Vec<(BV<'ctx>, u64)> = vec![(x.clone(), 1), (reference.clone(), mask)];
+    let mut steps = 0;
+    while let Some((t, k)) = stack.pop() {
+        steps += 1;
+        if steps > 256 {
+            return None;
+        }
+        if let Some(c) = t.as_u64() {
+            konst = konst.wrapping_add(c.wrapping_mul(k)) & mask;
+            continue;
+        }
+        let kind = if t.is_app() { Some(t.decl().kind()) } else { None };
+        let child = |i: usize| t.nth_child(i).and_then(|c| c.as_bv());
+        match kind {
+            Some(DeclKind::BADD) => {
+                for i in 0..t.num_children() {
+                    stack.push((child(i)?, k));
+                }
+            }
+            Some(DeclKind::BSUB) if t.num_children() == 2 => {
+                stack.push((child(0)?, k));
+                stack.push((child(1)?, k.wrapping_neg() & mask));
+            }
+            Some(DeclKind::BNEG) => stack.push((child(0)?, k.wrapping_neg() & mask)),
+            Some(DeclKind::BMUL) if t.num_children() == 2 => match (child(0)?.as_u64(), child(1)?.as_u64()) {
+                (Some(c), None) => stack.push((child(1)?, k.wrapping_mul(c) & mask)),
+                (None, Some(c)) => stack.push((child(0)?, k.wrapping_mul(c) & mask)),
+                _ => {
+                    let e = atoms.entry(t.clone()).or_insert(0);
+                    *e = e.wrapping_add(k) & mask;
+                }
+            },
+            _ => {
+                let e = atoms.entry(t.clone()).or_insert(0);
+                *e = e.wrapping_add(k) & mask;
+            }
+        }
+    }
+    atoms.values().all(|&c| c == 0).then_some(konst as i128)
 }
 
 /// `t` as a term plus a constant (modulo `2^width`): `c + x` for a numeral `c` and one
@@ -408,10 +480,100 @@ fn split_constant<'ctx>(t: &BV<'ctx>) -> (Option<BV<'ctx>>, u64) {
     (Some(t.clone()), 0)
 }
 
+/// Integer constants as `g · u + r` with `u` in `u.0..=u.1` and `r` in `r.0..=r.1`
+/// ([`Lattice::of`]); `g == 0` when every constant is 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Lattice {
+    g: i128,
+    u: (i128, i128),
+    r: (i128, i128),
+}
+
+impl Lattice {
+    /// The lattice that covers `ks` (not empty) most tightly: their gcd `g` with `r = 0`, or a
+    /// power of two `g` whose residues span a small range (bytewise reads of words in rows
+    /// of 128 bytes: `128 · c + k` for `k` in 0..3, where the gcd is 1 and would cover every
+    /// byte), taken when it covers at most half the fraction of the integers the gcd's does.
+    fn of(ks: &[i128]) -> Lattice {
+        let g0 = ks.iter().fold(0i128, |g, &k| gcd(g, k));
+        if g0 == 0 {
+            return Lattice { g: 0, u: (0, 0), r: (0, 0) };
+        }
+        let mut best = Lattice { g: g0, u: (0, 0), r: (0, 0) }.side(ks);
+        let span = ks.iter().map(|k| k.abs()).max().unwrap_or(0);
+        let mut g = 2i128;
+        while g <= 2 * span && g < 1 << 62 {
+            if g0 % g != 0 {
+                // Residues in 0..g or, where that spans less, in −g/2..g/2.
+                let range = |centered: bool| {
+                    let rs = ks.iter().map(|k| {
+                        let r = k.rem_euclid(g);
+                        if centered && 2 * r >= g {
+                            r - g
+                        } else {
+                            r
+                        }
+                    });
+                    let (lo, hi) = rs.fold((i128::MAX, i128::MIN), |(lo, hi), r| (lo.min(r), hi.max(r)));
+                    (lo, hi)
+                };
+                let (a, b) = (range(false), range(true));
+                let r = if a.1 - a.0 <= b.1 - b.0 { a } else { b };
+                let width = r.1 - r.0 + 1;
+                // Covered fraction `width / g` at most half of `1 / g0`, and less than the best's.
+                let best_width = best.r.1 - best.r.0 + 1;
+                if 2 * width * g0 <= g && width * best.g < best_width * g {
+                    best = Lattice { g, u: (0, 0), r }.side(ks);
+                }
+            }
+            g *= 2;
+        }
+        best
+    }
+
+    /// This lattice's `g` with the ranges of `u` and `r` that cover `ks` (not empty), the
+    /// residues taken in this lattice's range of `r` (`r = 0` for a gcd).
+    fn side(&self, ks: &[i128]) -> Lattice {
+        let (mut u, mut r) = ((i128::MAX, i128::MIN), (i128::MAX, i128::MIN));
+        for &k in ks {
+            let mut rk = k.rem_euclid(self.g);
+            if rk > self.r.1 {
+                rk -= self.g;
+            }
+            let uk = (k - rk) / self.g;
+            (u, r) = ((u.0.min(uk), u.1.max(uk)), (r.0.min(rk), r.1.max(rk)));
+        }
+        Lattice { g: self.g, u, r }
+    }
+}
+
 fn gcd(a: i128, b: i128) -> i128 {
     let (mut a, mut b) = (a.abs(), b.abs());
     while b != 0 {
         (a, b) = (b, a % b);
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lattice;
+
+    #[test]
+    fn a_lattice_is_the_gcd_unless_a_power_of_two_covers_far_less() {
+        // Multiples of 32: the gcd, residue 0.
+        let ks: Vec<i128> = (0..16).map(|q| 32 * q).collect();
+        assert_eq!(Lattice::of(&ks), Lattice { g: 32, u: (0, 15), r: (0, 0) });
+        // Bytes of words in rows of 128 bytes: gcd 1, but `128 · u + r` with `r` in 0..3.
+        let ks: Vec<i128> = (0..16).flat_map(|q| (0..4).map(move |k| 128 * q + k)).collect();
+        assert_eq!(Lattice::of(&ks), Lattice { g: 128, u: (0, 15), r: (0, 3) });
+        // Residues around 0 (`k` in −1..2): taken in −g/2..g/2.
+        let ks: Vec<i128> = (0..4).flat_map(|q| (-1..=2).map(move |k| 64 * q + k)).collect();
+        assert_eq!(Lattice::of(&ks), Lattice { g: 64, u: (0, 3), r: (-1, 2) });
+        // Consecutive constants: no power of two covers half as little as the gcd does.
+        let ks: Vec<i128> = (0..=100).collect();
+        assert_eq!(Lattice::of(&ks), Lattice { g: 1, u: (0, 100), r: (0, 0) });
+        // Every constant 0: no lattice.
+        assert_eq!(Lattice::of(&[0, 0]).g, 0);
+    }
 }
