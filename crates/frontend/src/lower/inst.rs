@@ -1,13 +1,13 @@
 //! Lowering of individual LLVM instructions and terminators.
 
 use super::layout;
-use super::{unsupported, At, Frame, LVal, LowerError, Lowerer, PendingPhi, PhiShape};
+use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use crate::llvm::{callee_name, name_str};
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
-use llvm_ir::{HasDebugLoc, IntPredicate, Name, TypeRef};
-use syncfix_kir::{AtomicOp, BinOp, BlockId, CastOp, CmpPred, InstId, InstKind, Loc, Operand, Pointer, Span, Terminator};
+use llvm_ir::{HasDebugLoc, Name, TypeRef};
+use syncfix_kir::{BinOp, BlockId, CastOp, InstKind, Loc, Operand, Span, Terminator};
 
 impl<'a> Lowerer<'a> {
     pub(crate) fn operand(&mut self, frame: &Frame, op: &llvm_ir::Operand, loc: Option<Loc>) -> Result<LVal, LowerError> {
@@ -170,78 +170,12 @@ impl<'a> Lowerer<'a> {
             I::FPToSI(x) => fun!(x, "fptosi", x.operand, x.to_type),
             I::UIToFP(x) => fun!(x, "uitofp", x.operand, x.to_type),
             I::SIToFP(x) => fun!(x, "sitofp", x.operand, x.to_type),
-            I::FCmp(x) => {
-                let a = self.operand(frame, &x.operand0, loc)?;
-                let b = self.operand(frame, &x.operand1, loc)?;
-                let w = elem_bits(&self.type_of(&x.operand0), loc)?;
-                let p = format!("{}", x.predicate).to_lowercase();
-                let v = self.map2(
-                    a,
-                    b,
-                    &mut |me, a, b| {
-                        Ok(match p.as_str() {
-                            "false" => Operand::bool(false),
-                            "true" => Operand::bool(true),
-                            _ => Operand::Value(me.kir.push(
-                                cur,
-                                InstKind::Float { func: format!("fcmp.{p}.{w}"), args: vec![a, b] },
-                                1,
-                                &span,
-                            )),
-                        })
-                    },
-                    loc,
-                )?;
-                frame.values.insert(x.dest.clone(), v);
-            }
-            I::ICmp(x) => {
-                let pred = match x.predicate {
-                    IntPredicate::EQ => CmpPred::Eq,
-                    IntPredicate::NE => CmpPred::Ne,
-                    IntPredicate::UGT => CmpPred::Ugt,
-                    IntPredicate::UGE => CmpPred::Uge,
-                    IntPredicate::ULT => CmpPred::Ult,
-                    IntPredicate::ULE => CmpPred::Ule,
-                    IntPredicate::SGT => CmpPred::Sgt,
-                    IntPredicate::SGE => CmpPred::Sge,
-                    IntPredicate::SLT => CmpPred::Slt,
-                    IntPredicate::SLE => CmpPred::Sle,
-                };
-                let a = self.operand(frame, &x.operand0, loc)?;
-                let b = self.operand(frame, &x.operand1, loc)?;
-                let v = match (a, b) {
-                    (LVal::Ptr(o1, a), LVal::Ptr(o2, b)) if o1 == o2 => {
-                        LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span)))
-                    }
-                    // Pointers that may be into different objects (or null): compare their
-                    // representations (equal exactly when object and offset are).
-                    (a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b)
-                    | (a, b @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. })) => {
-                        let ea = self.encode_ptr(&a, At::new(cur, &span, loc))?;
-                        let eb = self.encode_ptr(&b, At::new(cur, &span, loc))?;
-                        LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Cmp { pred, lhs: ea, rhs: eb }, 1, &span)))
-                    }
-                    (a, b) => self.map2(
-                        a,
-                        b,
-                        &mut |me, a, b| Ok(Operand::Value(me.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, &span))),
-                        loc,
-                    )?,
-                };
-                frame.values.insert(x.dest.clone(), v);
-            }
+            I::FCmp(x) => return self.lower_fcmp(frame, x, At::new(cur, &span, loc)),
+            I::ICmp(x) => return self.lower_icmp(frame, x, At::new(cur, &span, loc)),
             I::Trunc(x) => self.cast(frame, CastOp::Trunc, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
             I::ZExt(x) => self.cast(frame, CastOp::ZExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
             I::SExt(x) => self.cast(frame, CastOp::SExt, &x.operand, &x.to_type, &x.dest, At::new(cur, &span, loc))?,
-            I::BitCast(x) => {
-                let v = self.operand(frame, &x.operand, loc)?;
-                let from = self.type_of(&x.operand);
-                let v = match v {
-                    p @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }) => p,
-                    v => self.bitcast_value(v, &from, &x.to_type, At::new(cur, &span, loc))?,
-                };
-                frame.values.insert(x.dest.clone(), v);
-            }
+            I::BitCast(x) => return self.lower_bitcast(frame, x, At::new(cur, &span, loc)),
             I::AddrSpaceCast(x) => {
                 let v = self.operand(frame, &x.operand, loc)?;
                 frame.values.insert(x.dest.clone(), v);
@@ -250,100 +184,15 @@ impl<'a> Lowerer<'a> {
                 let v = self.operand(frame, &x.operand, loc)?;
                 frame.values.insert(x.dest.clone(), v);
             }
-            I::PtrToInt(x) => {
-                // The pointer's 64-bit representation, so that converting back recovers it.
-                let v = self.operand(frame, &x.operand, loc)?;
-                let enc = self.encode_ptr(&v, At::new(cur, &span, loc))?;
-                self.escape(&v);
-                let w = layout::scalar_bits(&x.to_type).ok_or_else(|| unsupported(format!("a pointer converted to {}", x.to_type), loc))?;
-                let r = match (w, enc) {
-                    (64, e) => e,
-                    (w, Operand::Const { bits, .. }) => Operand::konst(w, bits),
-                    (w, e) if w < 64 => Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: e }, w, &span)),
-                    (w, e) => Operand::Value(self.kir.push(cur, InstKind::Cast { op: CastOp::ZExt, arg: e }, w, &span)),
-                };
-                frame.values.insert(x.dest.clone(), LVal::Scalar(r));
-            }
+            I::PtrToInt(x) => return self.lower_ptr_to_int(frame, x, At::new(cur, &span, loc)),
             I::IntToPtr(x) => {
                 let v = self.scalar(frame, &x.operand, loc)?;
                 let v = self.kir.resize(cur, v, 64, false, &span);
                 let p = self.decode_ptr(cur, v, &span);
                 frame.values.insert(x.dest.clone(), p);
             }
-            I::Select(x) => {
-                let c = self.operand(frame, &x.condition, loc)?;
-                let a = self.operand(frame, &x.true_value, loc)?;
-                let b = self.operand(frame, &x.false_value, loc)?;
-                let v = match (c, a, b) {
-                    (LVal::Scalar(c), a @ (LVal::Ptr(..) | LVal::Null | LVal::DynPtr { .. }), b) => {
-                        self.merge_ptrs(cur, c, a, b, &span).ok_or_else(|| unsupported("a select of a pointer and a non-pointer", loc))?
-                    }
-                    // A vector condition picks element by element.
-                    (LVal::Agg(cs), LVal::Agg(xs), LVal::Agg(ys)) if cs.len() == xs.len() && xs.len() == ys.len() => {
-                        let mut out = vec![];
-                        for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
-                            let LVal::Scalar(c) = c else { return Err(unsupported("a select on an aggregate condition", loc)) };
-                            out.push(self.map2(
-                                x,
-                                y,
-                                &mut |me, a, b| {
-                                    let w = me.kir.width(a);
-                                    Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
-                                },
-                                loc,
-                            )?);
-                        }
-                        LVal::Agg(out)
-                    }
-                    (LVal::Scalar(c), a, b) => self.map2(
-                        a,
-                        b,
-                        &mut |me, a, b| {
-                            let w = me.kir.width(a);
-                            Ok(Operand::Value(me.kir.push(cur, InstKind::Select { cond: c, then: a, els: b }, w, &span)))
-                        },
-                        loc,
-                    )?,
-                    _ => return Err(unsupported("a select of values of different shapes", loc)),
-                };
-                frame.values.insert(x.dest.clone(), v);
-            }
-            I::Phi(x) => {
-                if matches!(x.to_type.as_ref(), Type::PointerType { .. }) {
-                    return self.pointer_phi(frame, x, cur, &span, loc);
-                }
-                let width = match layout::scalar_bits(&x.to_type) {
-                    Some(w) => w,
-                    None => {
-                        // An aggregate (vector, struct): one phi per scalar leaf.
-                        let mut widths = vec![];
-                        if !leaf_widths(&self.m.types, &x.to_type, &mut widths) {
-                            return Err(unsupported(format!("a phi of type {}", x.to_type), loc));
-                        }
-                        let insts: Vec<InstId> =
-                            widths.iter().map(|w| self.kir.push(cur, InstKind::Phi { incoming: vec![] }, *w, &span)).collect();
-                        let v = rebuild(&self.m.types, &x.to_type, &mut insts.iter().map(|i| Operand::Value(*i)));
-                        frame.values.insert(x.dest.clone(), v);
-                        frame.phis.push(PendingPhi {
-                            dest: x.dest.clone(),
-                            insts,
-                            incoming: x.incoming_values.clone(),
-                            shape: PhiShape::Leaves,
-                            loc,
-                        });
-                        return Ok(cur);
-                    }
-                };
-                let inst = self.kir.push(cur, InstKind::Phi { incoming: vec![] }, width, &span);
-                frame.values.insert(x.dest.clone(), LVal::Scalar(Operand::Value(inst)));
-                frame.phis.push(PendingPhi {
-                    dest: x.dest.clone(),
-                    insts: vec![inst],
-                    incoming: x.incoming_values.clone(),
-                    shape: PhiShape::Leaves,
-                    loc,
-                });
-            }
+            I::Select(x) => return self.lower_select(frame, x, At::new(cur, &span, loc)),
+            I::Phi(x) => return self.lower_phi(frame, x, At::new(cur, &span, loc)),
             I::Alloca(x) => {
                 if x.num_elements.as_constant().map(|c| !matches!(c, Constant::Int { value: 1, .. })).unwrap_or(true) {
                     return Err(unsupported("a variable-length array", loc));
@@ -351,159 +200,19 @@ impl<'a> Lowerer<'a> {
                 let o = self.new_private(&x.allocated_type);
                 frame.values.insert(x.dest.clone(), LVal::Ptr(o, Operand::konst(64, 0)));
             }
-            I::Load(x) if frame.partial.dead_loads.contains(&x.dest) => {
-                // Only feeds a store of some of its lanes (`v.y = e`): not an access; the
-                // lanes it would give are never stored.
-                let ty = x.loaded_ty.clone();
-                let (fields, _) = self.members(&ty, loc)?;
-                let mut leaves = vec![];
-                for f in &fields {
-                    let w = layout::scalar_bits(f).ok_or_else(|| unsupported(format!("a vector of {f}"), loc))?;
-                    leaves.push(LVal::Scalar(Operand::Value(self.kir.push(cur, InstKind::Havoc, w, &span))));
-                }
-                frame.values.insert(x.dest.clone(), LVal::Agg(leaves));
-            }
-            I::Load(x) => {
-                let p = self.operand(frame, &x.address, loc)?;
-                let ty = x.loaded_ty.clone();
-                let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    Ok((b, Some(me.load(o, off, &ty, At::new(b, &span, loc))?)))
-                })?;
-                frame.values.insert(x.dest.clone(), v.expect("a loaded value"));
-                return Ok(next);
-            }
-            I::Store(x) => {
-                let p = self.operand(frame, &x.address, loc)?;
-                let ty = self.type_of(&x.value);
-                let v = self.operand(frame, &x.value, loc)?;
-                let lanes = match &x.value {
-                    llvm_ir::Operand::LocalOperand { name, .. } => frame.partial.lanes.get(name).cloned(),
-                    _ => None,
-                };
-                let (next, _) = self.through(cur, p, None, &span, loc, &mut |me, b, o, off| {
-                    match (&lanes, &v) {
-                        // `v.y = e`: only the replaced lanes.
-                        (Some(lanes), LVal::Agg(vals)) => {
-                            let (fields, offs) = me.members(&ty, loc)?;
-                            for &lane in lanes {
-                                let k = lane as usize;
-                                let (Some(f), Some(lo), Some(val)) = (fields.get(k), offs.get(k), vals.get(k)) else { continue };
-                                let fo = me.kir.add_offset(b, off, Operand::konst(64, *lo as u128), &span);
-                                me.store(o, fo, f, val.clone(), At::new(b, &span, loc))?;
-                            }
-                        }
-                        _ => me.store(o, off, &ty, v.clone(), At::new(b, &span, loc))?,
-                    }
-                    Ok((b, None))
-                })?;
-                return Ok(next);
-            }
-            I::GetElementPtr(x) => {
-                let base = self.operand(frame, &x.address, loc)?;
-                let mut idx = vec![];
-                for i in &x.indices {
-                    idx.push(self.operand(frame, i, loc)?);
-                }
-                let v = self.gep(cur, base, &x.source_element_type, &idx, &span, loc)?;
-                frame.values.insert(x.dest.clone(), v);
-            }
-            I::ExtractValue(x) => {
-                let mut v = self.operand(frame, &x.aggregate, loc)?;
-                for i in &x.indices {
-                    v = match v {
-                        LVal::Agg(mut fields) if (*i as usize) < fields.len() => fields.swap_remove(*i as usize),
-                        _ => return Err(unsupported("extractvalue from a non-aggregate", loc)),
-                    };
-                }
-                frame.values.insert(x.dest.clone(), v);
-            }
-            I::InsertValue(x) => {
-                let agg = self.operand(frame, &x.aggregate, loc)?;
-                let el = self.operand(frame, &x.element, loc)?;
-                let v = insert_at(agg, &x.indices, el).ok_or_else(|| unsupported("insertvalue into a non-aggregate", loc))?;
-                frame.values.insert(x.dest.clone(), v);
-            }
-            I::AtomicRMW(x) => {
-                use llvm_ir::instruction::RMWBinOp as R;
-                let p = self.operand(frame, &x.address, loc)?;
-                let val = self.scalar(frame, &x.value, loc)?;
-                let ty = self.type_of(&x.value);
-                let w = layout::scalar_bits(&ty).ok_or_else(|| unsupported("an atomic on a non-scalar", loc))?;
-                let op = match x.operation {
-                    R::Xchg => AtomicOp::Xchg,
-                    R::Add => AtomicOp::Add,
-                    R::Sub => AtomicOp::Sub,
-                    R::And => AtomicOp::And,
-                    R::Or => AtomicOp::Or,
-                    R::Xor => AtomicOp::Xor,
-                    R::Max => AtomicOp::Max,
-                    R::Min => AtomicOp::Min,
-                    R::UMax => AtomicOp::UMax,
-                    R::UMin => AtomicOp::UMin,
-                    R::FAdd => AtomicOp::FAdd,
-                    R::FSub => AtomicOp::FSub,
-                    R::UIncWrap => AtomicOp::Inc,
-                    R::UDecWrap => AtomicOp::Dec,
-                    _ => AtomicOp::Other,
-                };
-                let bytes = layout::size(&self.m.types, &ty)
-                    .ok_or_else(|| unsupported(format!("an atomic on type {ty}, whose size is not known"), loc))?
-                    as u32;
-                let (next, v) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let v = me.kir.push(
-                        b,
-                        InstKind::Atomic { op, ptr: Pointer { object: o, offset: off }, args: vec![val], width: bytes },
-                        w,
-                        &span,
-                    );
-                    Ok((b, Some(LVal::Scalar(Operand::Value(v)))))
-                })?;
-                frame.values.insert(x.dest.clone(), v.expect("an atomic's old value"));
-                return Ok(next);
-            }
-            I::CmpXchg(x) => {
-                let p = self.operand(frame, &x.address, loc)?;
-                let e = self.scalar(frame, &x.expected, loc)?;
-                let r = self.scalar(frame, &x.replacement, loc)?;
-                let w = self.kir.width(e);
-                let bytes = w.div_ceil(8) as u32;
-                let ty = self.type_of(&x.expected);
-                let (next, old) = self.through(cur, p, Some(&ty), &span, loc, &mut |me, b, o, off| {
-                    let old = me.kir.push(
-                        b,
-                        InstKind::Atomic { op: AtomicOp::CmpXchg, ptr: Pointer { object: o, offset: off }, args: vec![e, r], width: bytes },
-                        w,
-                        &span,
-                    );
-                    Ok((b, Some(LVal::Scalar(Operand::Value(old)))))
-                })?;
-                let Some(LVal::Scalar(old)) = old else { return Err(unsupported("a compare-and-swap of a non-scalar", loc)) };
-                let ok = self.kir.push(next, InstKind::Cmp { pred: CmpPred::Eq, lhs: old, rhs: e }, 1, &span);
-                frame.values.insert(x.dest.clone(), LVal::Agg(vec![LVal::Scalar(old), LVal::Scalar(Operand::Value(ok))]));
-                return Ok(next);
-            }
+            I::Load(x) if frame.partial.dead_loads.contains(&x.dest) => return self.lower_dead_load(frame, x, At::new(cur, &span, loc)),
+            I::Load(x) => return self.lower_load(frame, x, At::new(cur, &span, loc)),
+            I::Store(x) => return self.lower_store(frame, x, At::new(cur, &span, loc)),
+            I::GetElementPtr(x) => return self.lower_gep(frame, x, At::new(cur, &span, loc)),
+            I::ExtractValue(x) => return self.lower_extract_value(frame, x, At::new(cur, &span, loc)),
+            I::InsertValue(x) => return self.lower_insert_value(frame, x, At::new(cur, &span, loc)),
+            I::AtomicRMW(x) => return self.lower_atomic_rmw(frame, x, At::new(cur, &span, loc)),
+            I::CmpXchg(x) => return self.lower_cmpxchg(frame, x, At::new(cur, &span, loc)),
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
             I::Call(c) => return self.lower_call(frame, c, At::new(cur, &span, loc)),
-            I::ExtractElement(x) => {
-                let v = self.operand(frame, &x.vector, loc)?;
-                let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.extract_element(v, i, At::new(cur, &span, loc))?;
-                frame.values.insert(x.dest.clone(), r);
-            }
-            I::InsertElement(x) => {
-                let v = self.operand(frame, &x.vector, loc)?;
-                let e = self.operand(frame, &x.element, loc)?;
-                let i = self.scalar(frame, &x.index, loc)?;
-                let r = self.insert_element(v, e, i, At::new(cur, &span, loc))?;
-                frame.values.insert(x.dest.clone(), r);
-            }
-            I::ShuffleVector(x) => {
-                let a = self.operand(frame, &x.operand0, loc)?;
-                let b = self.operand(frame, &x.operand1, loc)?;
-                let ty = llvm_ir::types::Typed::get_type(x, &self.m.types);
-                let r = self.shuffle(a, b, &x.mask, &ty, loc)?;
-                frame.values.insert(x.dest.clone(), r);
-            }
+            I::ExtractElement(x) => return self.lower_extract_element(frame, x, At::new(cur, &span, loc)),
+            I::InsertElement(x) => return self.lower_insert_element(frame, x, At::new(cur, &span, loc)),
+            I::ShuffleVector(x) => return self.lower_shuffle_vector(frame, x, At::new(cur, &span, loc)),
             other => return Err(unsupported(format!("the LLVM instruction `{other}`"), loc)),
         }
         Ok(cur)
@@ -594,21 +303,6 @@ impl<'a> Lowerer<'a> {
 
     pub(crate) fn callee_name(&self, c: &llvm_ir::instruction::Call) -> Option<String> {
         callee_name(c)
-    }
-}
-
-fn insert_at(agg: LVal, idx: &[u32], el: LVal) -> Option<LVal> {
-    match idx.split_first() {
-        None => Some(el),
-        Some((i, rest)) => match agg {
-            LVal::Agg(mut fields) => {
-                let i = *i as usize;
-                let f = fields.get(i)?.clone();
-                fields[i] = insert_at(f, rest, el)?;
-                Some(LVal::Agg(fields))
-            }
-            _ => None,
-        },
     }
 }
 

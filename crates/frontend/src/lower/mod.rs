@@ -20,6 +20,7 @@
 //! model), `spec` (annotations), `vector`, `fold`. This module holds the lowering's types and
 //! the attempts loop.
 
+mod access;
 mod build;
 mod builtins;
 mod constant;
@@ -32,6 +33,7 @@ mod partial;
 mod pointer;
 mod ptx;
 mod spec;
+mod values;
 mod vector;
 mod walk;
 
