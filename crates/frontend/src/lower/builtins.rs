@@ -4,7 +4,7 @@
 use super::build::KirBuilder;
 use super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
 use crate::names::function_name;
-use either::Either;
+
 use llvm_ir::instruction::Call;
 use syncfix_kir::EntityRef;
 use syncfix_kir::{
@@ -53,7 +53,7 @@ fn dim(s: &str) -> Option<u8> {
 
 /// Whether `symbol` is the CUDA toolkit's `cooperative_groups::grid_group::sync()` (in any
 /// of its versioned namespaces, `cooperative_groups::__v1::`).
-fn is_grid_group_sync(symbol: &str) -> bool {
+pub(super) fn is_grid_group_sync(symbol: &str) -> bool {
     symbol.starts_with("_ZN")
         && symbol.contains("18cooperative_groups")
         && crate::names::signature(symbol).is_some_and(|s| s.starts_with("cooperative_groups::") && s.contains("grid_group::sync()"))
@@ -150,19 +150,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn lower_call(&mut self, frame: &mut Frame, c: &'a Call, at: At<'_>) -> Result<BlockId, LowerError> {
         let At { cur, span, loc } = at;
         let Some(name) = self.callee_name(c) else {
-            let Either::Right(callee) = &c.function else {
-                return Err(unsupported("inline assembly", loc));
-            };
-            let p = self.operand(frame, callee, loc)?;
-            let mut args = vec![];
-            for (a, _) in &c.arguments {
-                args.push(self.operand(frame, a, loc)?);
-            }
-            let (cont, value) = self.indirect_call(p, &c.function_ty, args, cur, span, loc)?;
-            if let (Some(dest), Some(v)) = (&c.dest, value) {
-                frame.values.insert(dest.clone(), v);
-            }
-            return Ok(cont);
+            return self.lower_call_through_pointer(frame, c, at);
         };
         let mut args = vec![];
         for (a, _) in &c.arguments {
@@ -269,28 +257,9 @@ impl<'a> Lowerer<'a> {
             Some(Known::Ignore) => None,
             Some(k @ (Known::SMax | Known::SMin | Known::UMax | Known::UMin)) => {
                 let (a, b) = (scalar_arg(0)?, scalar_arg(1)?);
-                let pred = match k {
-                    Known::SMax => CmpPred::Sgt,
-                    Known::SMin => CmpPred::Slt,
-                    Known::UMax => CmpPred::Ugt,
-                    _ => CmpPred::Ult,
-                };
-                let w = self.kir.width(a);
-                let c = self.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, span);
-                Some(Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: a, els: b }, w, span)))
+                Some(self.min_max(k, a, b, cur, span))
             }
-            Some(Known::Abs) => {
-                let a = scalar_arg(0)?;
-                let w = self.kir.width(a);
-                let neg = self.kir.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
-                let c = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
-                Some(Operand::Value(self.kir.push(
-                    cur,
-                    InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a },
-                    w,
-                    span,
-                )))
-            }
+            Some(Known::Abs) => Some(self.abs(scalar_arg(0)?, cur, span)),
             Some(Known::Math(f)) => {
                 // Element by element for vector intrinsics (`llvm.fmuladd.v4f32`).
                 let v = self.pure_call(&f, &args, &c.function_ty, true, At::new(cur, span, loc))?;
@@ -299,119 +268,7 @@ impl<'a> Lowerer<'a> {
                 }
                 return Ok(cur);
             }
-            None => {
-                if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
-                    return self.memcpy(&args, At::new(cur, span, loc));
-                }
-                if name.starts_with("llvm.memset") {
-                    return self.memset(&args, At::new(cur, span, loc));
-                }
-                if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
-                    // The C functions (CUDA device code calls them): as the intrinsics, and
-                    // they return their destination.
-                    let next = if name == "memset" {
-                        self.memset(&args, At::new(cur, span, loc))?
-                    } else {
-                        self.memcpy(&args, At::new(cur, span, loc))?
-                    };
-                    if let (Some(dest), Some(d)) = (&c.dest, args.first()) {
-                        frame.values.insert(dest.clone(), d.clone());
-                    }
-                    return Ok(next);
-                }
-                let ret_ty = match c.function_ty.as_ref() {
-                    llvm_ir::Type::FuncType { result_type, .. } => Some(result_type.clone()),
-                    _ => None,
-                };
-                if name.starts_with("llvm.nvvm.") {
-                    let (next, v) = self.lower_nvvm_intrinsic(&name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))?;
-                    if let (Some(dest), Some(v)) = (&c.dest, v) {
-                        frame.values.insert(dest.clone(), v);
-                    }
-                    return Ok(next);
-                }
-                if let Some((next, r)) = self.lower_library_call(frame, &name, &args, ret_ty.as_ref(), ret_bits, At::new(cur, span, loc))? {
-                    if let (Some(dest), Some(v)) = (&c.dest, r) {
-                        frame.values.insert(dest.clone(), v);
-                    }
-                    return Ok(next);
-                }
-                // The CUDA toolkit's `grid_group::sync()` (cooperative groups): a grid barrier.
-                // Its body (a spin on a counter in the launch's workspace) is not read.
-                if is_grid_group_sync(&name) {
-                    self.barrier(frame, cur, Scope::Grid, Fences::ALL, span);
-                    return Ok(cur);
-                }
-                let callee = self.functions.get(name.as_str()).copied();
-                if callee.is_none_or(|f| f.basic_blocks.is_empty()) {
-                    let declared = self.m.func_declarations.iter().find(|d| d.name == name);
-                    if callee.is_none() && declared.is_none() {
-                        return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
-                    }
-                    // A bodiless function without memory effects (a prelude's `const` math
-                    // function): an uninterpreted function of its arguments.
-                    let pure = callee.is_some_and(is_pure);
-                    if pure || is_pure_call(c) {
-                        let v = self.pure_call(&name, &args, &c.function_ty, false, At::new(cur, span, loc))?;
-                        if let Some(dest) = &c.dest {
-                            frame.values.insert(dest.clone(), v);
-                        }
-                        return Ok(cur);
-                    }
-                    // A bodiless function (GPUVerify's bodiless procedure): it returns an
-                    // arbitrary value at each call (a pointer into no known array) and is
-                    // assumed, as GPUVerify assumes, not to access memory. With pointer
-                    // arguments that is an assumption the user is told about.
-                    let pointers = !args.iter().all(|a| matches!(a, LVal::Scalar(_) | LVal::Agg(_)));
-                    if pointers {
-                        let at =
-                            loc.filter(|l| l.file == syncfix_kir::FileId::MAIN).map(|l| format!(" (line {})", l.line)).unwrap_or_default();
-                        let note = format!(
-                            "`{}`{at} has no body: assumed not to access memory through its pointer arguments, as GPUVerify assumes (give it a body or a __spec_ contract to check it)",
-                            function_name(&name)
-                        );
-                        if !self.kir.k.assumptions.contains(&note) {
-                            self.kir.k.assumptions.push(note);
-                        }
-                    }
-                    {
-                        if let Some(dest) = &c.dest {
-                            let ty = match c.function_ty.as_ref() {
-                                llvm_ir::Type::FuncType { result_type, .. } => result_type.clone(),
-                                _ => return Err(unsupported(format!("a call to `{}` of unknown type", function_name(&name)), loc)),
-                            };
-                            if matches!(ty.as_ref(), llvm_ir::Type::PointerType { .. }) {
-                                // An arbitrary pointer: an access through it is a possible
-                                // null-pointer access (GPUVerify's verdict too).
-                                let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
-                                let off = self.kir.push(cur, InstKind::Havoc, 64, span);
-                                frame.values.insert(
-                                    dest.clone(),
-                                    LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) },
-                                );
-                                return Ok(cur);
-                            }
-                            let mut widths = vec![];
-                            if !super::inst::leaf_widths(&self.m.types, &ty, &mut widths) {
-                                return Err(unsupported(format!("`{}` returning {ty}", function_name(&name)), loc));
-                            }
-                            let leaves: Vec<Operand> =
-                                widths.iter().map(|w| Operand::Value(self.kir.push(cur, InstKind::Havoc, *w, span))).collect();
-                            let v = super::inst::rebuild(&self.m.types, &ty, &mut leaves.into_iter());
-                            frame.values.insert(dest.clone(), v);
-                        }
-                        return Ok(cur);
-                    }
-                }
-                let Some(callee) = callee else {
-                    return Err(unsupported(format!("a call to `{}`, which has no definition", function_name(&name)), loc));
-                };
-                let (cont, value) = self.inline_call(callee, args, span, cur)?;
-                if let (Some(dest), Some(v)) = (&c.dest, value) {
-                    frame.values.insert(dest.clone(), v);
-                }
-                return Ok(cont);
-            }
+            None => return self.lower_named_call(frame, c, &name, args, ret_bits, At::new(cur, span, loc)),
         };
         if let (Some(dest), Some(v)) = (&c.dest, result) {
             frame.values.insert(dest.clone(), LVal::Scalar(v));
@@ -422,6 +279,27 @@ impl<'a> Lowerer<'a> {
             frame.values.insert(dest.clone(), LVal::Scalar(Operand::Value(v)));
         }
         Ok(cur)
+    }
+
+    /// `max`/`min` (signed or unsigned, `k`) of `a` and `b`: a comparison and a select.
+    fn min_max(&mut self, k: Known, a: Operand, b: Operand, cur: BlockId, span: &Span) -> Operand {
+        let pred = match k {
+            Known::SMax => CmpPred::Sgt,
+            Known::SMin => CmpPred::Slt,
+            Known::UMax => CmpPred::Ugt,
+            _ => CmpPred::Ult,
+        };
+        let w = self.kir.width(a);
+        let c = self.kir.push(cur, InstKind::Cmp { pred, lhs: a, rhs: b }, 1, span);
+        Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: a, els: b }, w, span))
+    }
+
+    /// `|a|` (two's complement): `a < 0 ? 0 − a : a`.
+    fn abs(&mut self, a: Operand, cur: BlockId, span: &Span) -> Operand {
+        let w = self.kir.width(a);
+        let neg = self.kir.push(cur, InstKind::Bin { op: BinOp::Sub, lhs: Operand::konst(w, 0), rhs: a }, w, span);
+        let c = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Slt, lhs: a, rhs: Operand::konst(w, 0) }, 1, span);
+        Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(c), then: Operand::Value(neg), els: a }, w, span))
     }
 
     /// A call of a pure function as an uninterpreted function: scalar arguments and result
@@ -665,10 +543,10 @@ fn pure_attrs(attrs: &[llvm_ir::function::FunctionAttribute]) -> bool {
     })
 }
 
-fn is_pure(f: &llvm_ir::Function) -> bool {
+pub(super) fn is_pure(f: &llvm_ir::Function) -> bool {
     pure_attrs(&f.function_attributes)
 }
 
-fn is_pure_call(c: &Call) -> bool {
+pub(super) fn is_pure_call(c: &Call) -> bool {
     pure_attrs(&c.function_attributes)
 }

@@ -23,6 +23,7 @@
 mod access;
 mod build;
 mod builtins;
+mod calls;
 mod constant;
 mod fold;
 mod inst;
