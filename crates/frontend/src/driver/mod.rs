@@ -104,87 +104,10 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
     let deadline = opts.deadline;
     let mut tool_time = Duration::ZERO;
 
-    // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
-    //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
-    //    syncfix does not read), and the prelude is parsed once for both compilations below.
-    let mut pch = setup.pch(false, deadline, &mut tool_time)?;
-    // 1. The AST of the text (which may differ from the file on disk: a patched version),
-    //    from a copy with the same file name; clang's messages name the user's path.
+    // 0–1. The prelude precompiled, the text's AST (`parse_with_host_fallback`).
+    let Parsed { ast, effective, fallback, first_failure, pch } =
+        parse_with_host_fallback(&mut setup, path, text, deadline, &mut tool_time)?;
     let file_name = setup.file_name.clone();
-    let orig = setup.dir().join("orig");
-    // `create_dir`, not `create_dir_all`: when a signal has removed the scratch folder
-    // (`process::abort`), this fails instead of making the folder again and leaving it behind.
-    match std::fs::create_dir(&orig) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(FrontendError::Tool(format!("cannot create {}: {e}", orig.display()))),
-    }
-    // A whole program's host code that does not compile is left out, and headers that
-    // cannot be found are stubbed (`host`), round by round; `text` is then `effective`, of
-    // the same length and lines, with host bodies blanked.
-    let mut effective = text.to_string();
-    let mut fallback = HostFallback::new(setup.dir().join("stubs"), setup.dir().join("overlay"));
-    let mut first_failure: Option<String> = None;
-    let mut rounds = 0;
-    let (out, ast) = loop {
-        setup.write(&format!("orig/{file_name}"), &effective)?;
-        let out = run(
-            Command::new(&setup.clang)
-                .current_dir(&orig)
-                .args(&setup.common)
-                .args(fallback.args())
-                .arg("-include-pch")
-                .arg(&pch)
-                .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
-                .arg(&file_name),
-            "clang",
-            deadline,
-            &mut tool_time,
-        )?;
-        let diags = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() && setup.cached_pch_failed(&pch, &diags) {
-            pch = setup.pch(true, deadline, &mut tool_time)?;
-            continue;
-        }
-        if out.status.success() {
-            let json = String::from_utf8_lossy(&out.stdout);
-            // A compiler that is not clang 19 (`SYNCFIX_CLANG=/bin/true`) prints no AST dump:
-            // the user's setup, not a bug of syncfix's.
-            if !json.trim_start().starts_with('{') {
-                return Err(FrontendError::Tool(format!(
-                    "`{}` printed no clang AST (`-Xclang -ast-dump=json`); is it clang 19? (SYNCFIX_CLANG names the clang syncfix runs)",
-                    setup.clang.display()
-                )));
-            }
-            let ast = parse_ast(&json, &file_name, &effective).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
-            break (out, ast);
-        }
-        if std::env::var_os("SYNCFIX_DEBUG_HOST").is_some() {
-            eprintln!("syncfix: debug: host fallback round {rounds}:\n{}", user_paths(&diags, &file_name, path));
-        }
-        let first = first_failure.get_or_insert_with(|| user_paths(&diags, &file_name, path)).clone();
-        if language != Language::Cuda || rounds >= host::MAX_ROUNDS {
-            return Err(FrontendError::Clang(first));
-        }
-        rounds += 1;
-        match fallback.stub_missing(&diags) {
-            Ok(true) => continue,
-            Ok(false) => {}
-            Err(_) => return Err(FrontendError::Clang(first)),
-        }
-        // Errors only in host code of the user's files: leave it out.
-        if let Some(places) = host::error_places(&diags, &file_name) {
-            let json = String::from_utf8_lossy(&out.stdout);
-            if let Ok(ast) = parse_ast(&json, &file_name, &effective) {
-                match fallback.leave_out(&mut effective, &ast.host_decls, &places, &orig) {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(e) => return Err(FrontendError::Tool(e)),
-                }
-            }
-        }
-        return Err(FrontendError::Clang(first));
-    };
     // The user's text, for messages; `text` is what clang compiles.
     let original = text;
     let text = effective.as_str();
@@ -192,59 +115,10 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
     common.extend(fallback.args());
     common.push("-include-pch".into());
     common.push(pch.display().to_string());
-    let (dir, clang) = (setup.dir(), &setup.clang);
-    drop(out);
+    let dir = setup.dir();
 
-    // 2. The marked source, compiled to LLVM IR. Marks that clang rejects (a case the marker
-    //    did not foresee, through a macro say) are left out, statement by statement on the
-    //    lines clang names, then all of them; the text without marks compiles, since its AST
-    //    did. Failing that, syncfix is at fault (an internal error), not the user's code.
-    let bc = dir.join("kernel.bc");
-    use crate::marks::Skip;
-    // Statements on the lines clang rejected: first without their split, then unmarked.
-    let mut skipped: Vec<(syncfix_kir::StmtId, Skip)> = vec![];
-    let mut unmarked = false;
-    let marked = loop {
-        let skip = |id| if unmarked { Skip::All } else { skipped.iter().rev().find(|(s, _)| *s == id).map_or(Skip::Nothing, |(_, k)| *k) };
-        let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
-        setup.write(&file_name, &marked.text)?;
-        let out = run(
-            Command::new(clang)
-                .current_dir(dir)
-                .args(&common)
-                .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
-                .arg(&bc)
-                .arg(&file_name),
-            "clang",
-            deadline,
-            &mut tool_time,
-        )?;
-        if out.status.success() {
-            break marked;
-        }
-        let diags = String::from_utf8_lossy(&out.stderr).into_owned();
-        if unmarked {
-            return Err(FrontendError::Internal(format!(
-                "the kernel does not compile to LLVM IR although clang accepted it:\n{}",
-                user_paths(&diags, &file_name, path)
-            )));
-        }
-        let lines = error_lines(&diags, &file_name);
-        let mut more = vec![];
-        for id in crate::marks::stmts_marked_on_lines(text, &ast.stmts, &lines) {
-            let next = match skip(id) {
-                Skip::Nothing if ast.stmts.stmts[id].split.is_some() => Skip::Split,
-                Skip::Nothing | Skip::Split => Skip::All,
-                Skip::All => continue,
-            };
-            more.push((id, next));
-        }
-        unmarked = more.is_empty();
-        skipped.extend(more);
-    };
-    let ir = crate::passes::clean(&bc).map_err(FrontendError::Internal)?;
-    // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
-    let ir = ir.replacen("-G1\"", "\"", 1);
+    // 2. The marked source to LLVM IR (`compile_marked`).
+    let (marked, ir) = compile_marked(&setup, &common, text, &ast, path, deadline, &mut tool_time)?;
     // A record whose field was left out has another layout than the user's: device code
     // must not use it.
     for record in fallback.records_with_fields_left_out() {
@@ -347,4 +221,182 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
         }
     }
     Ok(Compiled { kernels, ast, language, tool_time, kernel_notes, failed })
+}
+
+/// What step 1 of [`compile_kernels`] gives: clang's AST of the text, the text as clang
+/// compiled it, and how the host code's failures were met.
+struct Parsed {
+    ast: crate::ast::AstInfo,
+    /// The text with the host code that did not compile blanked (same length and lines).
+    effective: String,
+    fallback: HostFallback,
+    /// What clang said of the first attempt that failed, if one did.
+    first_failure: Option<String>,
+    /// The precompiled prelude (made again when the cached one failed).
+    pch: std::path::PathBuf,
+}
+
+/// Step 1 of [`compile_kernels`]: the prelude precompiled and clang's AST of `text`, host
+/// code that does not compile left out and missing headers stubbed, round by round.
+///
+/// Errors: clang's own (`FrontendError::Clang`) when the device code does not compile, a
+/// tool's when clang cannot be run or prints no AST.
+fn parse_with_host_fallback(
+    setup: &mut Setup,
+    path: &Path,
+    text: &str,
+    deadline: Option<Instant>,
+    tool_time: &mut Duration,
+) -> Result<Parsed, FrontendError> {
+    let language = setup.language;
+    // 0. The prelude, precompiled with the same options: clang's AST dump then leaves out its
+    //    declarations (the prelude's and those of clang's CUDA headers, megabytes of JSON that
+    //    syncfix does not read), and the prelude is parsed once for both compilations below.
+    let mut pch = setup.pch(false, deadline, tool_time)?;
+    // 1. The AST of the text (which may differ from the file on disk: a patched version),
+    //    from a copy with the same file name; clang's messages name the user's path.
+    let file_name = setup.file_name.clone();
+    let orig = setup.dir().join("orig");
+    // `create_dir`, not `create_dir_all`: when a signal has removed the scratch folder
+    // (`process::abort`), this fails instead of making the folder again and leaving it behind.
+    match std::fs::create_dir(&orig) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(FrontendError::Tool(format!("cannot create {}: {e}", orig.display()))),
+    }
+    // A whole program's host code that does not compile is left out, and headers that
+    // cannot be found are stubbed (`host`), round by round; `text` is then `effective`, of
+    // the same length and lines, with host bodies blanked.
+    let mut effective = text.to_string();
+    let mut fallback = HostFallback::new(setup.dir().join("stubs"), setup.dir().join("overlay"));
+    let mut first_failure: Option<String> = None;
+    let mut rounds = 0;
+    let ast = loop {
+        setup.write(&format!("orig/{file_name}"), &effective)?;
+        let out = run(
+            Command::new(&setup.clang)
+                .current_dir(&orig)
+                .args(&setup.common)
+                .args(fallback.args())
+                .arg("-include-pch")
+                .arg(&pch)
+                .args(["-fsyntax-only", "-Xclang", "-ast-dump=json"])
+                .arg(&file_name),
+            "clang",
+            deadline,
+            tool_time,
+        )?;
+        let diags = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && setup.cached_pch_failed(&pch, &diags) {
+            pch = setup.pch(true, deadline, tool_time)?;
+            continue;
+        }
+        if out.status.success() {
+            let json = String::from_utf8_lossy(&out.stdout);
+            // A compiler that is not clang 19 (`SYNCFIX_CLANG=/bin/true`) prints no AST dump:
+            // the user's setup, not a bug of syncfix's.
+            if !json.trim_start().starts_with('{') {
+                return Err(FrontendError::Tool(format!(
+                    "`{}` printed no clang AST (`-Xclang -ast-dump=json`); is it clang 19? (SYNCFIX_CLANG names the clang syncfix runs)",
+                    setup.clang.display()
+                )));
+            }
+            let ast = parse_ast(&json, &file_name, &effective).map_err(|e| FrontendError::Internal(format!("reading clang's AST: {e}")))?;
+            break ast;
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_HOST").is_some() {
+            eprintln!("syncfix: debug: host fallback round {rounds}:\n{}", user_paths(&diags, &file_name, path));
+        }
+        let first = first_failure.get_or_insert_with(|| user_paths(&diags, &file_name, path)).clone();
+        if language != Language::Cuda || rounds >= host::MAX_ROUNDS {
+            return Err(FrontendError::Clang(first));
+        }
+        rounds += 1;
+        match fallback.stub_missing(&diags) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(_) => return Err(FrontendError::Clang(first)),
+        }
+        // Errors only in host code of the user's files: leave it out.
+        if let Some(places) = host::error_places(&diags, &file_name) {
+            let json = String::from_utf8_lossy(&out.stdout);
+            if let Ok(ast) = parse_ast(&json, &file_name, &effective) {
+                match fallback.leave_out(&mut effective, &ast.host_decls, &places, &orig) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => return Err(FrontendError::Tool(e)),
+                }
+            }
+        }
+        return Err(FrontendError::Clang(first));
+    };
+    Ok(Parsed { ast, effective, fallback, first_failure, pch })
+}
+
+/// Step 2 of [`compile_kernels`]: the marked source (`marks`) compiled to LLVM IR with the
+/// options `common`; returns the marked source and the IR's text, cleaned (`passes`) and
+/// readable by `llvm-ir`.
+///
+/// Errors: an internal error when even the unmarked text does not compile (its AST did).
+fn compile_marked(
+    setup: &Setup,
+    common: &[String],
+    text: &str,
+    ast: &crate::ast::AstInfo,
+    path: &Path,
+    deadline: Option<Instant>,
+    tool_time: &mut Duration,
+) -> Result<(Marked, String), FrontendError> {
+    let (dir, file_name) = (setup.dir(), &setup.file_name);
+    // 2. The marked source, compiled to LLVM IR. Marks that clang rejects (a case the marker
+    //    did not foresee, through a macro say) are left out, statement by statement on the
+    //    lines clang names, then all of them; the text without marks compiles, since its AST
+    //    did. Failing that, syncfix is at fault (an internal error), not the user's code.
+    let bc = dir.join("kernel.bc");
+    use crate::marks::Skip;
+    // Statements on the lines clang rejected: first without their split, then unmarked.
+    let mut skipped: Vec<(syncfix_kir::StmtId, Skip)> = vec![];
+    let mut unmarked = false;
+    let marked = loop {
+        let skip = |id| if unmarked { Skip::All } else { skipped.iter().rev().find(|(s, _)| *s == id).map_or(Skip::Nothing, |(_, k)| *k) };
+        let marked = crate::marks::mark_source_except(text, &ast.stmts, &skip);
+        setup.write(file_name, &marked.text)?;
+        let out = run(
+            Command::new(&setup.clang)
+                .current_dir(dir)
+                .args(common)
+                .args(["-Xclang", "-disable-O0-optnone", "-g", "-emit-llvm", "-c", "-o"])
+                .arg(&bc)
+                .arg(file_name),
+            "clang",
+            deadline,
+            tool_time,
+        )?;
+        if out.status.success() {
+            break marked;
+        }
+        let diags = String::from_utf8_lossy(&out.stderr).into_owned();
+        if unmarked {
+            return Err(FrontendError::Internal(format!(
+                "the kernel does not compile to LLVM IR although clang accepted it:\n{}",
+                user_paths(&diags, file_name, path)
+            )));
+        }
+        let lines = error_lines(&diags, file_name);
+        let mut more = vec![];
+        for id in crate::marks::stmts_marked_on_lines(text, &ast.stmts, &lines) {
+            let next = match skip(id) {
+                Skip::Nothing if ast.stmts.stmts[id].split.is_some() => Skip::Split,
+                Skip::Nothing | Skip::Split => Skip::All,
+                Skip::All => continue,
+            };
+            more.push((id, next));
+        }
+        unmarked = more.is_empty();
+        skipped.extend(more);
+    };
+    let ir = crate::passes::clean(&bc).map_err(FrontendError::Internal)?;
+    // llvm-ir cannot parse SPIR's `-G1` (default globals address space) in the datalayout.
+    let ir = ir.replacen("-G1\"", "\"", 1);
+    Ok((marked, ir))
 }
