@@ -143,131 +143,10 @@ pub(crate) fn extract<'ctx>(
         grid_dim: std::array::from_fn(|d| eval_bv(m, &enc.sizes[1][d]) as u32),
     });
     let same_group = eval_bool(m, &enc.same_group);
-    let disabled = |v: VarId| !assignment.get(v.index()).copied().unwrap_or(false);
+    let reading = Reading { k, enc, m, assignment, threads, same_group };
+    let disabled = |v: VarId| reading.disabled(v);
     let defect = match &prop.kind {
-        PropKind::Race { check, logged, who, off2 } => {
-            let second = &enc.accesses[*check];
-            let first_idx = eval_bv(m, who) as usize;
-            let first = enc.accesses.get(first_idx)?;
-            let object = second.object;
-            let shared = k.objects[object].space == Space::Shared;
-            let fits_static = |b: &crate::encode::BarrierInstance<'ctx>| -> bool {
-                // A guarded tile barrier (a repair's warp twin, every lane named) orders the
-                // pair when both threads are in one tile of one block.
-                if let Scope::Tile { size, mask } = b.scope {
-                    let full = mask == syncfix_kir::TileMask::FULL;
-                    return full && same_group && {
-                        let lin = |t: &ThreadIds| {
-                            let [bx, by, _] = t.block_dim.map(u64::from);
-                            let [x, y, z] = t.local.map(u64::from);
-                            x + y * bx + z * bx * by
-                        };
-                        let size = u64::from(size.max(1));
-                        lin(&threads[0]) / size == lin(&threads[1]) / size
-                    };
-                }
-                if !same_group && b.scope != Scope::Grid {
-                    return false;
-                }
-                if b.scope == Scope::Grid {
-                    return true;
-                }
-                match &k.insts[b.inst].kind {
-                    InstKind::Barrier(bar) => match bar.fences {
-                        Fences::Const { local, global } => {
-                            if shared {
-                                local
-                            } else {
-                                global
-                            }
-                        }
-                        Fences::Dynamic(_) => true,
-                    },
-                    _ => false,
-                }
-            };
-            let mut separating = BTreeSet::new();
-            let mut in_order = BTreeSet::new();
-            // Loops enclosing both accesses, innermost first.
-            let common_order: Vec<usize> =
-                enc.access_loops[first_idx].iter().filter(|l| enc.access_loops[*check].contains(l)).copied().collect();
-            // The first access later in the body than the second: an earlier iteration logged
-            // it, and level k wraps round the k+1 innermost common loops. Otherwise level 0 is
-            // the same iteration, and level k wraps round the k innermost (the trace cannot
-            // tell which iteration logged the first access when it is not exact).
-            let backwards = first.pos >= second.pos;
-            let levels = if backwards { common_order.len().max(1) } else { common_order.len() + 1 };
-            let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
-            let loops: BTreeSet<usize> = enc.access_loops[first_idx].iter().chain(enc.access_loops[*check].iter()).copied().collect();
-            // An asynchronous copy's access stays unordered by barriers until thread 1 waits
-            // (OpenCL `wait_group_events`): a barrier orders it only after a wait that is on,
-            // or that the barrier's own variable turns on (a wait-then-barrier candidate).
-            let own_wait = |v: VarId| enc.waits.iter().any(|w| w.var == Some(v));
-            let waited = |b: &crate::encode::BarrierInstance<'ctx>, v: VarId| {
-                !first.async_copy
-                    || enc.waits.iter().any(|w| {
-                        first.pos < w.pos && w.pos < b.pos && eval_bool(m, &w.pred1) && w.var.is_none_or(|x| x == v || !disabled(x))
-                    })
-            };
-            for b in &enc.barriers {
-                let Some(v) = b.var else { continue };
-                if !disabled(v) || !fits_static(b) {
-                    continue;
-                }
-                let between = first.pos < b.pos && b.pos < second.pos;
-                // A barrier that could not complete the copy (no wait before it in the trace,
-                // and none of its own) orders it in no iteration.
-                if first.async_copy && !own_wait(v) && !(between && waited(b, v)) {
-                    continue;
-                }
-                if between && eval_bool(m, &b.pred[0]) && eval_bool(m, &b.pred[1]) && waited(b, v) {
-                    let fence_ok = b.scope == Scope::Grid || eval_bool(m, if shared { &b.local1 } else { &b.global1 });
-                    if fence_ok {
-                        separating.insert(v);
-                    }
-                }
-                // The pair ordered within one iteration (between them in program order), or,
-                // when the first access comes later in the loop body than the second, across
-                // the back edge of a loop enclosing both: after the first or before the second.
-                let wraps = !backwards || b.pos > first.pos || b.pos < second.pos;
-                for (level, set) in near.iter_mut().enumerate() {
-                    let wrapped = if backwards { level + 1 } else { level };
-                    let around = wraps && b.loops.iter().any(|l| common_order.iter().take(wrapped).any(|c| c == l));
-                    if between || around {
-                        set.insert(v);
-                    }
-                }
-                if between || b.loops.iter().any(|l| loops.contains(l)) {
-                    in_order.insert(v);
-                }
-            }
-            let width = match k.insts[second.inst].kind.access() {
-                Some((_, w, _, _)) => w,
-                None => 0,
-            };
-            Defect::Race(Race {
-                object,
-                offset: eval_bv(m, off2),
-                width,
-                first: Access {
-                    inst: first.inst,
-                    span: k.insts[first.inst].span.clone(),
-                    kind: *logged,
-                    thread: 0,
-                    external: first.external,
-                },
-                second: Access {
-                    inst: second.inst,
-                    span: k.insts[second.inst].span.clone(),
-                    kind: second.kind,
-                    thread: 1,
-                    external: false,
-                },
-                separating: separating.into_iter().collect(),
-                near: near.into_iter().map(|s| s.into_iter().collect()).collect(),
-                in_order: in_order.into_iter().collect(),
-            })
-        }
+        PropKind::Race { check, logged, who, off2 } => reading.race(*check, *logged, who, off2)?,
         PropKind::Divergence { barrier } => {
             let b = &enc.barriers[*barrier];
             Defect::Divergence { barrier: b.inst, span: k.insts[b.inst].span.clone(), var: b.var }
@@ -320,5 +199,156 @@ pub(crate) fn extract<'ctx>(
         .collect::<BTreeSet<VarId>>()
         .into_iter()
         .collect();
-    Some(Trace { defect, threads, same_group, assignment: assignment.to_vec(), exact, params, reached })
+    Some(Trace { defect, threads: reading.threads, same_group, assignment: assignment.to_vec(), exact, params, reached })
+}
+
+/// A model read for a trace: the kernel, its encoding, the model, the barrier assignment it
+/// was found under, and the two threads' ids it gives.
+struct Reading<'a, 'ctx> {
+    k: &'a Kernel,
+    enc: &'a Encoding<'ctx>,
+    m: &'a Model<'ctx>,
+    assignment: &'a [bool],
+    threads: [ThreadIds; 2],
+    same_group: bool,
+}
+
+impl<'ctx> Reading<'_, 'ctx> {
+    /// Barrier variable `v` is off in the assignment.
+    fn disabled(&self, v: VarId) -> bool {
+        !self.assignment.get(v.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether barrier instance `b` can order an access pair of these threads on an object in
+    /// shared memory (`shared`) or global memory, by its scope and fences alone: a guarded
+    /// tile barrier (a repair's warp twin, every lane named) when both threads are in one tile
+    /// of one block, a grid barrier, or a block barrier in one group with the object's fence.
+    fn orders_statically(&self, b: &crate::encode::BarrierInstance<'ctx>, shared: bool) -> bool {
+        // A guarded tile barrier (a repair's warp twin, every lane named) orders the
+        // pair when both threads are in one tile of one block.
+        if let Scope::Tile { size, mask } = b.scope {
+            let full = mask == syncfix_kir::TileMask::FULL;
+            return full && self.same_group && {
+                let lin = |t: &ThreadIds| {
+                    let [bx, by, _] = t.block_dim.map(u64::from);
+                    let [x, y, z] = t.local.map(u64::from);
+                    x + y * bx + z * bx * by
+                };
+                let size = u64::from(size.max(1));
+                lin(&self.threads[0]) / size == lin(&self.threads[1]) / size
+            };
+        }
+        if !self.same_group && b.scope != Scope::Grid {
+            return false;
+        }
+        if b.scope == Scope::Grid {
+            return true;
+        }
+        match &self.k.insts[b.inst].kind {
+            InstKind::Barrier(bar) => match bar.fences {
+                Fences::Const { local, global } => {
+                    if shared {
+                        local
+                    } else {
+                        global
+                    }
+                }
+                Fences::Dynamic(_) => true,
+            },
+            _ => false,
+        }
+    }
+
+    /// The race of property `Race { check, logged, who, off2 }` in the model: its two
+    /// accesses, and the barrier variables off in the assignment that would order them
+    /// (between them in this trace, `separating`; by loop level, `near`; any on their paths,
+    /// `in_order`: GPURepair's clause, VMCAI 2021 §2.4). `None` when the log names no access.
+    fn race(&self, check: usize, logged: crate::memory::AccessKind, who: &BV<'ctx>, off2: &BV<'ctx>) -> Option<Defect> {
+        let second = &self.enc.accesses[check];
+        let first_idx = eval_bv(self.m, who) as usize;
+        let first = self.enc.accesses.get(first_idx)?;
+        let object = second.object;
+        let shared = self.k.objects[object].space == Space::Shared;
+        let mut separating = BTreeSet::new();
+        let mut in_order = BTreeSet::new();
+        // Loops enclosing both accesses, innermost first.
+        let common_order: Vec<usize> =
+            self.enc.access_loops[first_idx].iter().filter(|l| self.enc.access_loops[check].contains(l)).copied().collect();
+        // The first access later in the body than the second: an earlier iteration logged
+        // it, and level k wraps round the k+1 innermost common loops. Otherwise level 0 is
+        // the same iteration, and level k wraps round the k innermost (the trace cannot
+        // tell which iteration logged the first access when it is not exact).
+        let backwards = first.pos >= second.pos;
+        let levels = if backwards { common_order.len().max(1) } else { common_order.len() + 1 };
+        let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
+        let loops: BTreeSet<usize> = self.enc.access_loops[first_idx].iter().chain(self.enc.access_loops[check].iter()).copied().collect();
+        // An asynchronous copy's access stays unordered by barriers until thread 1 waits
+        // (OpenCL `wait_group_events`): a barrier orders it only after a wait that is on,
+        // or that the barrier's own variable turns on (a wait-then-barrier candidate).
+        let own_wait = |v: VarId| self.enc.waits.iter().any(|w| w.var == Some(v));
+        let waited = |b: &crate::encode::BarrierInstance<'ctx>, v: VarId| {
+            !first.async_copy
+                || self.enc.waits.iter().any(|w| {
+                    first.pos < w.pos && w.pos < b.pos && eval_bool(self.m, &w.pred1) && w.var.is_none_or(|x| x == v || !self.disabled(x))
+                })
+        };
+        for b in &self.enc.barriers {
+            let Some(v) = b.var else { continue };
+            if !self.disabled(v) || !self.orders_statically(b, shared) {
+                continue;
+            }
+            let between = first.pos < b.pos && b.pos < second.pos;
+            // A barrier that could not complete the copy (no wait before it in the trace,
+            // and none of its own) orders it in no iteration.
+            if first.async_copy && !own_wait(v) && !(between && waited(b, v)) {
+                continue;
+            }
+            if between && eval_bool(self.m, &b.pred[0]) && eval_bool(self.m, &b.pred[1]) && waited(b, v) {
+                let fence_ok = b.scope == Scope::Grid || eval_bool(self.m, if shared { &b.local1 } else { &b.global1 });
+                if fence_ok {
+                    separating.insert(v);
+                }
+            }
+            // The pair ordered within one iteration (between them in program order), or,
+            // when the first access comes later in the loop body than the second, across
+            // the back edge of a loop enclosing both: after the first or before the second.
+            let wraps = !backwards || b.pos > first.pos || b.pos < second.pos;
+            for (level, set) in near.iter_mut().enumerate() {
+                let wrapped = if backwards { level + 1 } else { level };
+                let around = wraps && b.loops.iter().any(|l| common_order.iter().take(wrapped).any(|c| c == l));
+                if between || around {
+                    set.insert(v);
+                }
+            }
+            if between || b.loops.iter().any(|l| loops.contains(l)) {
+                in_order.insert(v);
+            }
+        }
+        let width = match self.k.insts[second.inst].kind.access() {
+            Some((_, w, _, _)) => w,
+            None => 0,
+        };
+        Some(Defect::Race(Race {
+            object,
+            offset: eval_bv(self.m, off2),
+            width,
+            first: Access {
+                inst: first.inst,
+                span: self.k.insts[first.inst].span.clone(),
+                kind: logged,
+                thread: 0,
+                external: first.external,
+            },
+            second: Access {
+                inst: second.inst,
+                span: self.k.insts[second.inst].span.clone(),
+                kind: second.kind,
+                thread: 1,
+                external: false,
+            },
+            separating: separating.into_iter().collect(),
+            near: near.into_iter().map(|s| s.into_iter().collect()).collect(),
+            in_order: in_order.into_iter().collect(),
+        }))
+    }
 }

@@ -39,6 +39,23 @@ pub(super) struct Slot<'ctx> {
     pub(super) now: [Bool<'ctx>; 2],
 }
 
+impl<'ctx> Slot<'ctx> {
+    /// The slot at the end of the iteration: the values of the threads that take its exit
+    /// now (`now`) are those on the exit's edge, and they have left.
+    pub(super) fn advance(&mut self, ctx: &'ctx z3::Context) {
+        if let Some(x) = &self.exit {
+            for (i, v) in x.edge.phis.iter().map(|p| &p.1).chain(x.escapes.iter()).enumerate() {
+                for t in 0..2 {
+                    self.values[i][t] = Term::ite(&self.now[t], &v[t], &self.values[i][t], ctx);
+                }
+            }
+        }
+        for t in 0..2 {
+            self.left[t] = Bool::or(ctx, &[&self.left[t], &self.now[t]]).simplify();
+        }
+    }
+}
+
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An edge out of the loop being cut (called from [`Encoder::add_edge`]).
     pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {

@@ -24,6 +24,7 @@ mod exits;
 mod havoc;
 
 pub(crate) use exits::CutFrame;
+use exits::{ExitForm, Slot};
 
 use super::head::View;
 use crate::encode::{CandidateCheck, CutLoop, Encoder, Incoming, LoopCtx};
@@ -68,39 +69,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.push_fresh_frame();
         self.permissions_at_cut();
         let pre_logs = self.st.logs.clone();
-        // A uniform loop keeps both threads that entered it together; a uniform phi is one
-        // value for both threads in the loop (the uniformity analysis).
-        // (Within a group: the same for threads of one group, as a value computed from the
-        // group id.)
-        let uniform = self.un.uniform_loop[l];
-        let uniform_in_group = self.un_group.uniform_loop[l];
-        let pred: [Bool<'ctx>; 2] = if uniform {
-            let h = self.fresh_bool(&format!("loop{l}.active"));
-            std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
-        } else if uniform_in_group {
-            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
-            let h2 = self.same_group.ite(&h[0], &h[1]);
-            [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
-        } else {
-            std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
-        };
-        let phis: Vec<[Term<'ctx>; 2]> = info
-            .phis
-            .iter()
-            .map(|&p| {
-                let w = self.k.insts[p].width;
-                if self.un.is_uniform(p) {
-                    let v = self.fresh_term(&format!("{p}"), w);
-                    [v.clone(), v]
-                } else if self.un_group.is_uniform(p) {
-                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
-                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
-                    [v[0].clone(), v2]
-                } else {
-                    [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
-                }
-            })
-            .collect();
+        let (pred, phis) = self.havocked_head(l, &entry);
         self.havoc_memory(l);
         for &o in &logged {
             let bits = self.an.value_bits[o];
@@ -172,12 +141,100 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 .collect()
         };
         let mut slots = self.slots(l, &frame);
+        self.assume_exits(l, &slots, &pred, &entry, &phis);
+        // Candidates on the exits: both threads leave by the same exit, with the same values.
+        let exit_cands = if self.opts.infer && !self.un.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
+        for (c, f) in &exit_cands {
+            let holds = self.eval_exit_form(f, &slots, &entry);
+            let lit = self.candidates[*c].lit.clone();
+            self.st.assume(&lit.implies(&holds));
+        }
+        // The end state of the slots.
+        for s in &mut slots {
+            s.advance(ctx);
+        }
+        // At the end of the iteration, for the threads that go round.
+        let goes_round = Bool::or(ctx, &[&again[0], &again[1]]);
+        if !is_false(&goes_round) {
+            let (specs, guard) = self.eval_head(l, &again, &back_phis)?;
+            let end = View { pred: again.clone(), phis: back_phis.clone(), specs, guard };
+            self.check_invariants(&end, false);
+            self.check_candidates(&cands, &end, &entry, &goes_round);
+            self.check_exit_candidates(&exit_cands, &slots, &entry, &goes_round);
+        }
+        // The logs at the head.
+        let body_fresh = self.pop_fresh_frame();
+        let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
+        for &o in &logged {
+            let mut facts = vec![];
+            let mut own: Vec<Dynamic<'ctx>> = vec![];
+            for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
+                let h = head_logs[&o].get(kind).clone();
+                let p = pre_logs[&o].get(kind).clone();
+                own.extend([Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.value)]);
+                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
+                facts.push(self.log_fact(o, kind, &h, &p, &body));
+            }
+            self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()), &own);
+        }
+
+        self.leave_cut_loop(l, slots, &again, &back_phis);
+        Ok(())
+    }
+
+    /// Loop `l`'s havocked head for the threads that entered it (`entry`): each thread's loop
+    /// predicate and header phis, fresh. A uniform loop keeps both threads that entered it
+    /// together; a uniform phi is one value for both threads in the loop (the uniformity
+    /// analysis); within a group, the same for threads of one group.
+    fn havocked_head(&mut self, l: LoopId, entry: &[Bool<'ctx>; 2]) -> ([Bool<'ctx>; 2], Vec<[Term<'ctx>; 2]>) {
+        let ctx = self.ctx;
+        let info_phis = self.an.loops[l].phis.clone();
+        let uniform = self.un.uniform_loop[l];
+        let uniform_in_group = self.un_group.uniform_loop[l];
+        let pred: [Bool<'ctx>; 2] = if uniform {
+            let h = self.fresh_bool(&format!("loop{l}.active"));
+            std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
+        } else if uniform_in_group {
+            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
+            let h2 = self.same_group.ite(&h[0], &h[1]);
+            [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
+        } else {
+            std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
+        };
+        let phis: Vec<[Term<'ctx>; 2]> = info_phis
+            .iter()
+            .map(|&p| {
+                let w = self.k.insts[p].width;
+                if self.un.is_uniform(p) {
+                    let v = self.fresh_term(&format!("{p}"), w);
+                    [v.clone(), v]
+                } else if self.un_group.is_uniform(p) {
+                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
+                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
+                    [v[0].clone(), v2]
+                } else {
+                    [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
+                }
+            })
+            .collect();
+        (pred, phis)
+    }
+
+    /// What holds of loop `l`'s exits (`slots`) at the end of the arbitrary iteration: a
+    /// thread that left earlier carried its (kept) header phi values (`phis`); each thread
+    /// that entered (`entry`) is in the loop (`pred`) or left it by exactly one exit (or
+    /// returned); in a uniform loop both threads that entered leave by the same exit,
+    /// carrying the same uniform values.
+    fn assume_exits(&mut self, l: LoopId, slots: &[Slot<'ctx>], pred: &[Bool<'ctx>; 2], entry: &[Bool<'ctx>; 2], phis: &[[Term<'ctx>; 2]]) {
+        let ctx = self.ctx;
+        let info_phis = self.an.loops[l].phis.clone();
+        let (uniform, uniform_in_group) = (self.un.uniform_loop[l], self.un_group.uniform_loop[l]);
         // A thread that left earlier carried its (kept) header phi values.
-        for s in &slots {
+        for s in slots {
             let Some(x) = &s.exit else { continue };
             for (i, o) in self.slot_operands(l, x).iter().enumerate() {
                 let Operand::Value(v) = o else { continue };
-                if let Some(pi) = info.phis.iter().position(|p| p == v) {
+                if let Some(pi) = info_phis.iter().position(|p| p == v) {
                     for t in 0..2 {
                         let f = s.left[t].implies(&s.values[i][t].eq(&phis[pi][t], ctx));
                         self.st.assume(&f);
@@ -208,7 +265,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             let un = if uniform { &self.un } else { &self.un_group };
             let mut facts = vec![];
-            for s in &slots {
+            for s in slots {
                 facts.push(both.implies(&s.left[0].iff(&s.left[1])));
                 if let Some(x) = &s.exit {
                     let ops = self.slot_operands(l, x);
@@ -227,67 +284,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.st.assume(&f);
             }
         }
-        // Candidates on the exits: both threads leave by the same exit, with the same values.
-        let exit_cands = if self.opts.infer && !uniform { self.exit_candidates(l, &slots) } else { vec![] };
-        for (c, f) in &exit_cands {
-            let holds = self.eval_exit_form(f, &slots, &entry);
-            let lit = self.candidates[*c].lit.clone();
-            self.st.assume(&lit.implies(&holds));
-        }
-        // The end state of the slots.
-        for s in &mut slots {
-            if let Some(x) = &s.exit {
-                for (i, v) in x.edge.phis.iter().map(|p| &p.1).chain(x.escapes.iter()).enumerate() {
-                    for t in 0..2 {
-                        s.values[i][t] = Term::ite(&s.now[t], &v[t], &s.values[i][t], ctx);
-                    }
-                }
-            }
-            for t in 0..2 {
-                s.left[t] = Bool::or(ctx, &[&s.left[t], &s.now[t]]).simplify();
-            }
-        }
-        // At the end of the iteration, for the threads that go round.
-        let goes_round = Bool::or(ctx, &[&again[0], &again[1]]);
-        if !is_false(&goes_round) {
-            let (specs, guard) = self.eval_head(l, &again, &back_phis)?;
-            let end = View { pred: again.clone(), phis: back_phis.clone(), specs, guard };
-            self.check_invariants(&end, false);
-            self.check_candidates(&cands, &end, &entry, &goes_round);
-            for (c, f) in &exit_cands {
-                let holds = self.eval_exit_form(f, &slots, &entry);
-                let lit = self.candidates[*c].lit.clone();
-                let cond = Bool::and(ctx, &[&self.st.ok, &goes_round, &lit, &holds.not()]).simplify();
-                if !is_false(&cond) {
-                    self.cand_checks.push(CandidateCheck {
-                        cand: *c,
-                        cond,
-                        cands_before: self.candidates.len(),
-                        stamp: self.stamp(),
-                        ok: self.st.ok.clone(),
-                    });
-                }
-            }
-        }
-        // The logs at the head.
-        let body_fresh = self.pop_fresh_frame();
-        let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
-        for &o in &logged {
-            let mut facts = vec![];
-            let mut own: Vec<Dynamic<'ctx>> = vec![];
-            for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
-                let h = head_logs[&o].get(kind).clone();
-                let p = pre_logs[&o].get(kind).clone();
-                own.extend([Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.value)]);
-                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
-                facts.push(self.log_fact(o, kind, &h, &p, &body));
-            }
-            self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()), &own);
-        }
+    }
 
+    /// After loop `l`'s cut: the arbitrary iteration was the last one (`again` false for both
+    /// threads); the loop's escaping values are those each thread left with (a header phi's,
+    /// the value it kept, `back_phis`), and each exit's edge is added with the threads that
+    /// left by it.
+    fn leave_cut_loop(&mut self, l: LoopId, slots: Vec<Slot<'ctx>>, again: &[Bool<'ctx>; 2], back_phis: &[[Term<'ctx>; 2]]) {
+        let ctx = self.ctx;
+        let (info_phis, escapes) = (self.an.loops[l].phis.clone(), self.an.loops[l].escapes.clone());
         // After the loop: this iteration was the last one.
         self.st.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
-        for (i, &v) in info.escapes.iter().enumerate() {
+        for (i, &v) in escapes.iter().enumerate() {
             for t in 0..2 {
                 let mut val: Option<Term<'ctx>> = None;
                 for s in slots.iter().rev().filter(|s| s.exit.is_some()) {
@@ -299,7 +307,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     });
                 }
                 // A header phi's value after the loop is the one it kept.
-                if let Some(pi) = info.phis.iter().position(|p| *p == v) {
+                if let Some(pi) = info_phis.iter().position(|p| *p == v) {
                     val = Some(back_phis[pi][t].clone());
                 }
                 if let Some(x) = val {
@@ -312,6 +320,31 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let phis = x.edge.phis.iter().enumerate().map(|(i, (inst, _))| (*inst, s.values[i].clone())).collect();
             self.add_edge(x.from, x.to, Incoming { pred: s.left, phis });
         }
-        Ok(())
+    }
+
+    /// Checks loop `l`'s exit candidates `exit_cands` at the end of the iteration, for the
+    /// threads that go round (`goes_round`): one candidate check each (Houdini's).
+    fn check_exit_candidates(
+        &mut self,
+        exit_cands: &[(usize, ExitForm)],
+        slots: &[Slot<'ctx>],
+        entry: &[Bool<'ctx>; 2],
+        goes_round: &Bool<'ctx>,
+    ) {
+        let ctx = self.ctx;
+        for (c, f) in exit_cands {
+            let holds = self.eval_exit_form(f, slots, entry);
+            let lit = self.candidates[*c].lit.clone();
+            let cond = Bool::and(ctx, &[&self.st.ok, goes_round, &lit, &holds.not()]).simplify();
+            if !is_false(&cond) {
+                self.cand_checks.push(CandidateCheck {
+                    cand: *c,
+                    cond,
+                    cands_before: self.candidates.len(),
+                    stamp: self.stamp(),
+                    ok: self.st.ok.clone(),
+                });
+            }
+        }
     }
 }
