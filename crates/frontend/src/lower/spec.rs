@@ -30,7 +30,7 @@ use crate::names::function_name;
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
-use syncfix_kir::{AssertKind, BinOp, BlockId, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand, Pointer, Span};
+use syncfix_kir::{AssertKind, BinOp, BlockId, Builtin, CmpPred, InstId, InstKind, LogKind, Operand, Pointer, Span};
 
 /// How [`Lowerer::reeval`] evaluates a specification again: `subst` replaces instructions by
 /// operands, `local` replaces the thread's local id (dimension 0) and, under `__other_int`,
@@ -46,6 +46,7 @@ pub(crate) struct Reeval<'r> {
     pub(crate) span: &'r Span,
 }
 
+mod annotations;
 mod placement;
 
 pub(crate) use placement::check_invariant_placement;
@@ -64,12 +65,7 @@ impl<'a> Lowerer<'a> {
         let At { cur, span, loc } = at;
         let base = function_name(name);
         let base = base.as_str();
-        let arg = |i: usize| -> Result<Operand, LowerError> {
-            match args.get(i) {
-                Some(LVal::Scalar(o)) => Ok(*o),
-                _ => Err(unsupported(format!("`{base}` with an argument that is not a number"), loc)),
-            }
-        };
+        let arg = |i: usize| annotations::number_arg(args, i, base, loc);
         let ptr = |i: usize| -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
             match args.get(i) {
                 Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
@@ -85,24 +81,7 @@ impl<'a> Lowerer<'a> {
             A::OnlyRequires => !matches!(base, "__requires" | "__global_requires"),
             A::Ignore => true,
         };
-        let is_check = matches!(
-            base,
-            "__assert"
-                | "__global_assert"
-                | "__assume"
-                | "__requires"
-                | "__global_requires"
-                | "__ensures"
-                | "__global_ensures"
-                | "__syncfix_invariant"
-                | "__syncfix_global_invariant"
-                | "__syncfix_function_wide_invariant"
-                | "__candidate_assert"
-                | "__candidate_global_assert"
-                | "__candidate_invariant"
-                | "__candidate_global_invariant"
-                | "__function_wide_candidate_invariant"
-        ) || base.starts_with("__syncfix_barrier_invariant");
+        let is_check = is_check_annotation(base);
         if ignored && is_check {
             return Ok(true);
         }
@@ -111,39 +90,12 @@ impl<'a> Lowerer<'a> {
             "__syncfix_invariant" | "__syncfix_global_invariant" if self.input.invariants_as_candidates => "__candidate_invariant",
             b => b,
         };
+        if self.lower_check_annotation(frame, base, args, At::new(cur, span, loc))? {
+            return Ok(true);
+        }
         match base {
             "__syncfix_spec_begin" => self.spec_depth += 1,
             "__syncfix_spec_end" => self.spec_depth = self.spec_depth.saturating_sub(1),
-            "__assert" | "__global_assert" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Assertion, global: base == "__global_assert" }, 0, span);
-            }
-            "__candidate_assert" | "__candidate_global_assert" | "__candidate_invariant" | "__candidate_global_invariant" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                self.kir.push(cur, InstKind::Candidate { cond: c }, 0, span);
-            }
-            // A candidate at each loop head of the function.
-            "__function_wide_candidate_invariant" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                frame.function_wide.push((c, true));
-            }
-            "__assume" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                self.kir.push(cur, InstKind::Assume { cond: c }, 0, span);
-            }
-            "__requires" | "__global_requires" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                if frame.is_kernel {
-                    self.kir.push(cur, InstKind::Assume { cond: c }, 0, span);
-                } else {
-                    let global = base == "__global_requires";
-                    self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::Precondition, global }, 0, span);
-                }
-            }
-            "__ensures" | "__global_ensures" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                frame.ensures.push((c, base == "__global_ensures", span.clone()));
-            }
             "__return_val_int" | "__return_val_bool" => {
                 let w = ret_bits.unwrap_or(32);
                 let v = self.kir.push(cur, InstKind::Havoc, w, span);
@@ -163,15 +115,6 @@ impl<'a> Lowerer<'a> {
                 let w = self.kir.width(a);
                 result = Some(Operand::Value(self.kir.push(cur, InstKind::Old { arg: a }, w, span)));
             }
-            "__syncfix_invariant" | "__syncfix_global_invariant" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                let global = base == "__syncfix_global_invariant";
-                self.kir.push(cur, InstKind::Assert { cond: c, kind: AssertKind::LoopInvariant, global }, 0, span);
-            }
-            "__syncfix_function_wide_invariant" => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                frame.function_wide.push((c, self.input.invariants_as_candidates));
-            }
             "__enabled" | "__dominator_enabled" => {
                 result = Some(Operand::Value(self.kir.push(cur, InstKind::Enabled, 1, span)));
             }
@@ -187,37 +130,7 @@ impl<'a> Lowerer<'a> {
                 result = Some(Operand::Value(self.kir.push(cur, InstKind::Other { arg: a }, w, span)));
             }
             "__read" | "__write" | "__atomic" | "__read_offset_bytes" | "__write_offset_bytes" => {
-                let kind = match base {
-                    "__read" | "__read_offset_bytes" => LogKind::Read,
-                    "__write" | "__write_offset_bytes" => LogKind::Write,
-                    _ => LogKind::Atomic,
-                };
-                let query = if base.ends_with("_offset_bytes") { LogQuery::OffsetBytes } else { LogQuery::Has };
-                let w = if query == LogQuery::Has { 1 } else { ret_bits.unwrap_or(64) };
-                let (sel, cands, _) = args
-                    .first()
-                    .and_then(|p| self.dyn_parts(p))
-                    .ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
-                // The query on the log of the object the pointer points into (false / 0 for
-                // null): a choice on the selector when that is only known at run time.
-                let mut v = Operand::konst(w, 0);
-                for object in cands {
-                    let q = Operand::Value(self.kir.push(cur, InstKind::LogQuery { object, kind, query }, w, span));
-                    v = match sel {
-                        Operand::Const { bits, .. } if bits == super::pointer::sel_of(object) => q,
-                        Operand::Const { .. } => v,
-                        _ => {
-                            let is = self.kir.push(
-                                cur,
-                                InstKind::Cmp { pred: CmpPred::Eq, lhs: sel, rhs: Operand::konst(32, super::pointer::sel_of(object)) },
-                                1,
-                                span,
-                            );
-                            Operand::Value(self.kir.push(cur, InstKind::Select { cond: Operand::Value(is), then: q, els: v }, w, span))
-                        }
-                    };
-                }
-                result = Some(v);
+                result = Some(self.log_query_annotation(base, args, ret_bits, At::new(cur, span, loc))?);
             }
             // The base of a pointer is its selector (see `pointer.rs`): an object's index + 1,
             // 0 for null.
@@ -264,77 +177,7 @@ impl<'a> Lowerer<'a> {
                 result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, false, span));
             }
             "__syncfix_add_noovfl_2" | "__syncfix_add_noovfl_3" | "__syncfix_add_noovfl_4" => {
-                // The sum of the 32-bit arguments fits in 32 bits, signed or unsigned as the
-                // first argument (a constant) says.
-                let signed = match arg(0)?.as_const() {
-                    Some(b) => b != 0,
-                    None => return Err(unsupported(format!("`{base}` whose signedness is not a constant"), loc)),
-                };
-                let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
-                let mut sum = Operand::konst(64, 0);
-                for i in 1..args.len() {
-                    let a = arg(i)?;
-                    let a = if self.kir.width(a) < 64 {
-                        Operand::Value(self.kir.push(cur, InstKind::Cast { op: ext, arg: a }, 64, span))
-                    } else {
-                        a
-                    };
-                    sum = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Add, lhs: sum, rhs: a }, 64, span));
-                }
-                let lo = self.kir.push(cur, InstKind::Cast { op: CastOp::Trunc, arg: sum }, 32, span);
-                let back = self.kir.push(cur, InstKind::Cast { op: ext, arg: Operand::Value(lo) }, 64, span);
-                let ok = self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(back), rhs: sum }, 1, span);
-                result = Some(Operand::Value(ok));
-            }
-            b if b.starts_with("__syncfix_barrier_invariant_binary_") => {
-                // Pairs (i, j): this thread's local id is i, the other's j, which must be
-                // `__other_int(x)` (x evaluated by the other thread). The invariant relates
-                // threads of one group (a barrier orders only those).
-                let c = self.kir.truth(cur, arg(0)?, span);
-                let mut same = Operand::bool(true);
-                for d in 0..3 {
-                    let g = self.kir.push(cur, InstKind::Builtin(Builtin::GroupId(d)), 32, span);
-                    let o = self.kir.push(cur, InstKind::Other { arg: Operand::Value(g) }, 32, span);
-                    let eq =
-                        self.kir.push(cur, InstKind::Cmp { pred: CmpPred::Eq, lhs: Operand::Value(g), rhs: Operand::Value(o) }, 1, span);
-                    same =
-                        Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::And, lhs: same, rhs: Operand::Value(eq) }, 1, span));
-                }
-                let differ = self.kir.push(cur, InstKind::Bin { op: BinOp::Xor, lhs: same, rhs: Operand::bool(true) }, 1, span);
-                let c = Operand::Value(self.kir.push(cur, InstKind::Bin { op: BinOp::Or, lhs: Operand::Value(differ), rhs: c }, 1, span));
-                let mut pairs = vec![];
-                let mut i = 1;
-                while i + 1 < args.len() {
-                    let this = self.kir.resize(cur, arg(i)?, 32, false, span);
-                    let other = match arg(i + 1)? {
-                        Operand::Value(v) => match self.kir.k.insts[v].kind.clone() {
-                            InstKind::Other { arg } => self.kir.resize(cur, arg, 32, false, span),
-                            _ => {
-                                return Err(unsupported(
-                                    "a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`",
-                                    loc,
-                                ))
-                            }
-                        },
-                        _ => {
-                            return Err(unsupported(
-                                "a binary barrier invariant instantiated at a second thread that is not `__other_int(...)`",
-                                loc,
-                            ))
-                        }
-                    };
-                    pairs.push((this, Some(other)));
-                    i += 2;
-                }
-                frame.barrier_invariants.push((c, pairs, span.clone()));
-            }
-            b if b.starts_with("__syncfix_barrier_invariant_") => {
-                let c = self.kir.truth(cur, arg(0)?, span);
-                let mut insts = vec![];
-                for i in 1..args.len() {
-                    insts.push((self.kir.resize(cur, arg(i)?, 32, false, span), None));
-                }
-                frame.barrier_invariants.push((c, insts, span.clone()));
+                result = Some(self.add_noovfl_annotation(base, args, At::new(cur, span, loc))?);
             }
             b if b.starts_with("__uninterpreted_function_") => {
                 let mut ops = vec![];
@@ -562,4 +405,27 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// Whether annotation `base` is a check or an assumption (what `--no-annotations` and
+/// `--only-requires` leave out), not a query that returns a value.
+fn is_check_annotation(base: &str) -> bool {
+    matches!(
+        base,
+        "__assert"
+            | "__global_assert"
+            | "__assume"
+            | "__requires"
+            | "__global_requires"
+            | "__ensures"
+            | "__global_ensures"
+            | "__syncfix_invariant"
+            | "__syncfix_global_invariant"
+            | "__syncfix_function_wide_invariant"
+            | "__candidate_assert"
+            | "__candidate_global_assert"
+            | "__candidate_invariant"
+            | "__candidate_global_invariant"
+            | "__function_wide_candidate_invariant"
+    ) || base.starts_with("__syncfix_barrier_invariant")
 }

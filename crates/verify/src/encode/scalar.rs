@@ -17,19 +17,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let i = &self.k.insts[inst];
         let width = i.width;
         match i.kind.clone() {
-            InstKind::Param { index } => {
-                let v = match self.params.get(&index) {
-                    Some(v) => v.clone(),
-                    None => {
-                        let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
-                        let v =
-                            if width == 1 { Term::B(Bool::new_const(ctx, name)) } else { Term::V(BV::new_const(ctx, name, width as u32)) };
-                        self.params.insert(index, v.clone());
-                        v
-                    }
-                };
-                self.define_both(inst, [v.clone(), v], pred);
-            }
+            InstKind::Param { index } => self.param(inst, index, width, pred),
             InstKind::Builtin(b) => {
                 let v: [Term<'ctx>; 2] = std::array::from_fn(|t| {
                     let v = match b {
@@ -69,44 +57,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 self.define_both(inst, v, pred);
             }
             InstKind::Phi { .. } => unreachable!("phis are evaluated at block entry"),
-            InstKind::Float { func, args } => {
-                let f = self.uf(&func, &args, width);
-                let v = std::array::from_fn(|t| {
-                    let vals: Vec<Dynamic<'ctx>> = args
-                        .iter()
-                        .map(|a| match self.value(t, *a) {
-                            Term::B(b) => Dynamic::from_ast(&b),
-                            Term::V(v) => Dynamic::from_ast(&v),
-                        })
-                        .collect();
-                    let refs: Vec<&dyn Ast<'ctx>> = vals.iter().map(|v| v as &dyn Ast<'ctx>).collect();
-                    let r = self.ufs[&f].apply(&refs);
-                    if width == 1 {
-                        Term::B(r.as_bool().expect("bool range"))
-                    } else {
-                        Term::V(r.as_bv().expect("bv range"))
-                    }
-                });
-                self.define_both(inst, v, pred);
-            }
+            InstKind::Float { func, args } => self.float_op(inst, &func, &args, width, pred),
             InstKind::Load { ptr, width: bytes } => self.load(inst, ptr, bytes, width, pred),
             InstKind::Store { ptr, value, width: bytes } => self.store(inst, ptr, value, bytes, pred),
             InstKind::Atomic { ptr, width: bytes, .. } => self.atomic(inst, ptr, bytes, width, pred),
             InstKind::Barrier(bar) => self.barrier(inst, &bar, pred),
             InstKind::Anchor(_) => {}
-            InstKind::Assert { cond, kind, global } => {
-                if kind == AssertKind::LoopInvariant && self.in_cut_header(inst) {
-                    // Checked on entry and at the end of each iteration by the cut, and
-                    // assumed at the head (crate::loops).
-                    return Ok(());
-                }
-                let first_iteration = self.first_iteration();
-                // A barrier invariant's reads are checked before its value.
-                if kind == AssertKind::BarrierInvariant {
-                    self.check_barrier_invariant_reads(inst, cond, pred);
-                }
-                self.assertion(inst, cond, kind, global, first_iteration, pred);
-            }
+            InstKind::Assert { cond, kind, global } => self.assert_inst(inst, cond, kind, global, pred),
             // Hints for invariant inference: a loop cut turns those at its head into Houdini
             // candidates; elsewhere they claim nothing.
             InstKind::Candidate { .. } => {}
@@ -122,48 +79,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let v = std::array::from_fn(|t| self.value(t, arg));
                 self.define_both(inst, v, pred);
             }
-            InstKind::LogQuery { object, kind, query } => {
-                // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
-                let v = match self.st.logs.get(&object) {
-                    Some(logs) => {
-                        let l = logs.get(crate::memory::AccessKind::of_log(kind));
-                        match query {
-                            LogQuery::Has => Term::B(l.has.clone()),
-                            LogQuery::OffsetBytes => Term::V(resize(&l.off, width as u32)),
-                        }
-                    }
-                    None => match query {
-                        LogQuery::Has => Term::B(Bool::from_bool(ctx, false)),
-                        LogQuery::OffsetBytes => const_term(ctx, 0, width),
-                    },
-                };
-                self.define_both(inst, [v.clone(), v], pred);
-            }
+            InstKind::LogQuery { object, kind, query } => self.log_query(inst, object, kind, query, width, pred),
             InstKind::SpecLoad { ptr, width: bytes } => self.spec_load(inst, ptr, bytes, width, pred),
             InstKind::Permission { ptr, width: bytes } => {
                 let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
                 self.note_access(ptr.object, &off, bytes, pred);
             }
-            InstKind::Assume { cond } => {
-                let cs: Vec<Bool<'ctx>> = (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
-                // A precondition at the kernel's entry (every thread enabled, before any
-                // property, candidate check or loop): every formula is conditioned on it, so
-                // it is also a background fact, where the solver's preprocessing can use it
-                // (`__requires(width == 1920)` substituted; under an implication `width`
-                // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
-                // `% width` took Z3 59 s).
-                let at_entry = self.props.is_empty()
-                    && self.cand_checks.is_empty()
-                    && self.cut.is_empty()
-                    && self.bounded.is_empty()
-                    && pred.iter().all(|p| p.as_bool() == Some(true));
-                for c in cs {
-                    if at_entry {
-                        self.background.push(c.clone());
-                    }
-                    self.st.assume(&c);
-                }
-            }
+            InstKind::Assume { cond } => self.assume_inst(cond, pred),
             InstKind::External { object, kind } => self.external(inst, object, kind, pred),
             InstKind::AtomicTaken { ptr, value } => self.atomic_taken(inst, ptr, value, pred),
             InstKind::Snapshot { dst, src } => self.array_snapshot(dst, src, pred),
@@ -171,6 +93,112 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::AsyncWait { guard } => self.async_wait(guard, pred),
         }
         Ok(())
+    }
+
+    /// The kernel's scalar parameter `index` (`width` bits): one constant for both threads.
+    fn param(&mut self, inst: InstId, index: usize, width: u16, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let v = match self.params.get(&index) {
+            Some(v) => v.clone(),
+            None => {
+                let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
+                let v = if width == 1 { Term::B(Bool::new_const(ctx, name)) } else { Term::V(BV::new_const(ctx, name, width as u32)) };
+                self.params.insert(index, v.clone());
+                v
+            }
+        };
+        self.define_both(inst, [v.clone(), v], pred);
+    }
+
+    /// A floating-point operation `func` of `args` (`width` bits): an uninterpreted function,
+    /// as in GPUVerify.
+    fn float_op(&mut self, inst: InstId, func: &str, args: &[Operand], width: u16, pred: &[Bool<'ctx>; 2]) {
+        let f = self.uf(func, args, width);
+        let v = std::array::from_fn(|t| {
+            let vals: Vec<Dynamic<'ctx>> = args
+                .iter()
+                .map(|a| match self.value(t, *a) {
+                    Term::B(b) => Dynamic::from_ast(&b),
+                    Term::V(v) => Dynamic::from_ast(&v),
+                })
+                .collect();
+            let refs: Vec<&dyn Ast<'ctx>> = vals.iter().map(|v| v as &dyn Ast<'ctx>).collect();
+            let r = self.ufs[&f].apply(&refs);
+            if width == 1 {
+                Term::B(r.as_bool().expect("bool range"))
+            } else {
+                Term::V(r.as_bv().expect("bv range"))
+            }
+        });
+        self.define_both(inst, v, pred);
+    }
+
+    /// An `assert` of kind `kind` (a loop invariant at a cut loop's head is the cut's: checked
+    /// on entry and at the end of each iteration, assumed at the head).
+    fn assert_inst(&mut self, inst: InstId, cond: Operand, kind: AssertKind, global: bool, pred: &[Bool<'ctx>; 2]) {
+        if kind == AssertKind::LoopInvariant && self.in_cut_header(inst) {
+            // Checked on entry and at the end of each iteration by the cut, and
+            // assumed at the head (crate::loops).
+            return;
+        }
+        let first_iteration = self.first_iteration();
+        // A barrier invariant's reads are checked before its value.
+        if kind == AssertKind::BarrierInvariant {
+            self.check_barrier_invariant_reads(inst, cond, pred);
+        }
+        self.assertion(inst, cond, kind, global, first_iteration, pred);
+    }
+
+    /// `__read(p)`, `__write_offset_bytes(p)`...: a query on thread 1's log of `object`, for
+    /// both threads (GPUVerify keeps one log, filled by thread 1).
+    fn log_query(
+        &mut self,
+        inst: InstId,
+        object: syncfix_kir::ObjectId,
+        kind: LogKind,
+        query: LogQuery,
+        width: u16,
+        pred: &[Bool<'ctx>; 2],
+    ) {
+        let ctx = self.ctx;
+        // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
+        let v = match self.st.logs.get(&object) {
+            Some(logs) => {
+                let l = logs.get(crate::memory::AccessKind::of_log(kind));
+                match query {
+                    LogQuery::Has => Term::B(l.has.clone()),
+                    LogQuery::OffsetBytes => Term::V(resize(&l.off, width as u32)),
+                }
+            }
+            None => match query {
+                LogQuery::Has => Term::B(Bool::from_bool(ctx, false)),
+                LogQuery::OffsetBytes => const_term(ctx, 0, width),
+            },
+        };
+        self.define_both(inst, [v.clone(), v], pred);
+    }
+
+    /// An `assume` of `cond` for the enabled threads.
+    fn assume_inst(&mut self, cond: Operand, pred: &[Bool<'ctx>; 2]) {
+        let ctx = self.ctx;
+        let cs: Vec<Bool<'ctx>> = (0..self.threads_for(cond)).map(|t| pred[t].implies(&self.value(t, cond).to_bool(ctx))).collect();
+        // A precondition at the kernel's entry (every thread enabled, before any
+        // property, candidate check or loop): every formula is conditioned on it, so
+        // it is also a background fact, where the solver's preprocessing can use it
+        // (`__requires(width == 1920)` substituted; under an implication `width`
+        // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
+        // `% width` took Z3 59 s).
+        let at_entry = self.props.is_empty()
+            && self.cand_checks.is_empty()
+            && self.cut.is_empty()
+            && self.bounded.is_empty()
+            && pred.iter().all(|p| p.as_bool() == Some(true));
+        for c in cs {
+            if at_entry {
+                self.background.push(c.clone());
+            }
+            self.st.assume(&c);
+        }
     }
 
     fn define_both(&mut self, inst: InstId, v: [Term<'ctx>; 2], pred: &[Bool<'ctx>; 2]) {
