@@ -30,7 +30,7 @@ use crate::names::function_name;
 use llvm_ir::instruction::Call;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
-use syncfix_kir::{AssertKind, BinOp, BlockId, Builtin, CmpPred, InstId, InstKind, LogKind, Operand, Pointer, Span};
+use syncfix_kir::{AssertKind, BinOp, BlockId, Builtin, CmpPred, InstId, InstKind, Operand, Pointer, Span};
 
 /// How [`Lowerer::reeval`] evaluates a specification again: `subst` replaces instructions by
 /// operands, `local` replaces the thread's local id (dimension 0) and, under `__other_int`,
@@ -90,7 +90,9 @@ impl<'a> Lowerer<'a> {
             "__syncfix_invariant" | "__syncfix_global_invariant" if self.input.invariants_as_candidates => "__candidate_invariant",
             b => b,
         };
-        if self.lower_check_annotation(frame, base, args, At::new(cur, span, loc))? {
+        if self.lower_check_annotation(frame, base, args, At::new(cur, span, loc))?
+            || self.lower_effect_annotation(frame, c, base, args, At::new(cur, span, loc))?
+        {
             return Ok(true);
         }
         match base {
@@ -101,14 +103,6 @@ impl<'a> Lowerer<'a> {
                 let v = self.kir.push(cur, InstKind::Havoc, w, span);
                 frame.ret_placeholders.push(vec![v]);
                 result = Some(Operand::Value(v));
-            }
-            "__return_val_int4" => {
-                let leaves: Vec<InstId> = (0..4).map(|_| self.kir.push(cur, InstKind::Havoc, 32, span)).collect();
-                frame.ret_placeholders.push(leaves.clone());
-                if let Some(dest) = &c.dest {
-                    frame.values.insert(dest.clone(), LVal::Agg(leaves.into_iter().map(|i| LVal::Scalar(Operand::Value(i))).collect()));
-                }
-                return Ok(true);
             }
             "__old_int" | "__old_bool" => {
                 let a = arg(0)?;
@@ -148,28 +142,6 @@ impl<'a> Lowerer<'a> {
                     .ok_or_else(|| unsupported(format!("`{base}` of something that is not a pointer"), loc))?;
                 result = Some(self.kir.resize(cur, off, ret_bits.unwrap_or(64), false, span));
             }
-            "__syncfix_permission" => {
-                let (object, offset) = ptr(0)?;
-                let width = arg(1)?
-                    .as_const()
-                    .filter(|b| (1..=128).contains(b))
-                    .ok_or_else(|| unsupported("`__read_permission` of something whose size is not known".to_string(), loc))?
-                    as u32;
-                self.kir.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
-            }
-            "__syncfix_reads_from" | "__syncfix_writes_to" => {
-                // An external function's effect on the array `p` points into.
-                let (object, _) = ptr(0)?;
-                let kind = if base == "__syncfix_reads_from" { LogKind::Read } else { LogKind::Write };
-                self.kir.push(cur, InstKind::External { object, kind }, 0, span);
-            }
-            // Our objects are distinct and their contents arbitrary by construction: a fresh
-            // array is what every pointer parameter already is.
-            "__requires_fresh_array" => {
-                if args.first().and_then(|p| self.dyn_parts(p)).is_none() {
-                    return Err(unsupported(format!("`{base}` of something that is not a pointer"), loc));
-                }
-            }
             "__add_noovfl_char" | "__add_noovfl_short" | "__add_noovfl_int" | "__add_noovfl_long" => {
                 result = Some(self.kir.add_noovfl(cur, arg(0)?, arg(1)?, true, span));
             }
@@ -186,16 +158,6 @@ impl<'a> Lowerer<'a> {
                 }
                 let w = ret_bits.ok_or_else(|| unsupported(format!("`{b}` returning a non-number"), loc))?;
                 result = Some(Operand::Value(self.kir.push(cur, InstKind::Float { func: b.to_string(), args: ops }, w, span)));
-            }
-            "__return_val_ptr" => {
-                // The returned pointer: placeholders of its selector and offset.
-                let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
-                let off = self.kir.push(cur, InstKind::Havoc, 64, span);
-                frame.ret_placeholders.push(vec![sel, off]);
-                if let Some(dest) = &c.dest {
-                    frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
-                }
-                return Ok(true);
             }
             "__ite"
             | "__ite_char"
@@ -224,11 +186,6 @@ impl<'a> Lowerer<'a> {
                 let value = self.kir.resize(cur, arg(2)?, 32, false, span);
                 result =
                     Some(Operand::Value(self.kir.push(cur, InstKind::AtomicTaken { ptr: Pointer { object, offset }, value }, 1, span)));
-            }
-            "__array_snapshot" => {
-                let (dst, _) = ptr(0)?;
-                let (src, _) = ptr(1)?;
-                self.kir.push(cur, InstKind::Snapshot { dst, src }, 0, span);
             }
             "__not_accessed" => {
                 return Err(unsupported(format!("the annotation `{base}` (not supported yet)"), loc));

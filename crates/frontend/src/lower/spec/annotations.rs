@@ -3,7 +3,8 @@
 //! parts of [`Lowerer::lower_annotation`].
 
 use super::super::{unsupported, At, Frame, LVal, LowerError, Lowerer};
-use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstKind, Loc, LogKind, LogQuery, Operand};
+use llvm_ir::instruction::Call;
+use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind, Loc, LogKind, LogQuery, Operand, Pointer};
 
 /// Argument `i` of annotation `base` as a number.
 ///
@@ -110,6 +111,77 @@ impl<'a> Lowerer<'a> {
                     insts.push((self.kir.resize(cur, arg(i)?, 32, false, span), None));
                 }
                 frame.barrier_invariants.push((c, insts, span.clone()));
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Lowers annotation `base` when it has an effect and no value of its own: a permission,
+    /// an external function's effect, an array snapshot, a fresh array (nothing to do), or the
+    /// placeholders of a returned aggregate or pointer (bound to the call's result);
+    /// `Ok(false)` when it is another annotation.
+    pub(super) fn lower_effect_annotation(
+        &mut self,
+        frame: &mut Frame,
+        c: &Call,
+        base: &str,
+        args: &[LVal],
+        at: At<'_>,
+    ) -> Result<bool, LowerError> {
+        let At { cur, span, loc } = at;
+        let arg = |i: usize| number_arg(args, i, base, loc);
+        let ptr = |i: usize| -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
+            match args.get(i) {
+                Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
+                _ => Err(unsupported(format!("`{base}` of something that is not a pointer into an array"), loc)),
+            }
+        };
+        match base {
+            "__return_val_int4" => {
+                let leaves: Vec<InstId> = (0..4).map(|_| self.kir.push(cur, InstKind::Havoc, 32, span)).collect();
+                frame.ret_placeholders.push(leaves.clone());
+                if let Some(dest) = &c.dest {
+                    frame.values.insert(dest.clone(), LVal::Agg(leaves.into_iter().map(|i| LVal::Scalar(Operand::Value(i))).collect()));
+                }
+                return Ok(true);
+            }
+            "__syncfix_permission" => {
+                let (object, offset) = ptr(0)?;
+                let width = arg(1)?
+                    .as_const()
+                    .filter(|b| (1..=128).contains(b))
+                    .ok_or_else(|| unsupported("`__read_permission` of something whose size is not known".to_string(), loc))?
+                    as u32;
+                self.kir.push(cur, InstKind::Permission { ptr: Pointer { object, offset }, width }, 0, span);
+            }
+            "__syncfix_reads_from" | "__syncfix_writes_to" => {
+                // An external function's effect on the array `p` points into.
+                let (object, _) = ptr(0)?;
+                let kind = if base == "__syncfix_reads_from" { LogKind::Read } else { LogKind::Write };
+                self.kir.push(cur, InstKind::External { object, kind }, 0, span);
+            }
+            // Our objects are distinct and their contents arbitrary by construction: a fresh
+            // array is what every pointer parameter already is.
+            "__requires_fresh_array" => {
+                if args.first().and_then(|p| self.dyn_parts(p)).is_none() {
+                    return Err(unsupported(format!("`{base}` of something that is not a pointer"), loc));
+                }
+            }
+            "__return_val_ptr" => {
+                // The returned pointer: placeholders of its selector and offset.
+                let sel = self.kir.push(cur, InstKind::Havoc, 32, span);
+                let off = self.kir.push(cur, InstKind::Havoc, 64, span);
+                frame.ret_placeholders.push(vec![sel, off]);
+                if let Some(dest) = &c.dest {
+                    frame.values.insert(dest.clone(), LVal::DynPtr { sel: Operand::Value(sel), cands: vec![], off: Operand::Value(off) });
+                }
+                return Ok(true);
+            }
+            "__array_snapshot" => {
+                let (dst, _) = ptr(0)?;
+                let (src, _) = ptr(1)?;
+                self.kir.push(cur, InstKind::Snapshot { dst, src }, 0, span);
             }
             _ => return Ok(false),
         }
