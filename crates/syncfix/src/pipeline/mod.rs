@@ -504,27 +504,7 @@ fn fix_and_reverify(
     let mut changes: Vec<Change> = outcomes.iter().flat_map(|(_, o)| o.changes.iter().copied()).filter(|c| keep(c)).collect();
     changes.sort_by_key(|c| format!("{c:?}"));
     changes.dedup_by_key(|c| format!("{c:?}"));
-    let kernels_of = |outcomes: &[(String, KernelOutcome)]| -> Vec<KernelRepair> {
-        outcomes
-            .iter()
-            .map(|(name, o)| {
-                let mine: Vec<Change> = o.changes.iter().copied().filter(|c| keep(c)).collect();
-                let status = match &o.status {
-                    RepairStatus::Repaired if mine.is_empty() => RepairStatus::NoChange,
-                    s => s.clone(),
-                };
-                KernelRepair {
-                    kernel: name.clone(),
-                    status,
-                    findings: o.findings.clone(),
-                    changes: infos_of(&mine, &meta, compiled, text),
-                    log: o.log.clone(),
-                    calls: o.calls.clone(),
-                    undecided: o.undecided.clone(),
-                }
-            })
-            .collect()
-    };
+    let kernels_of = |outcomes: &[(String, KernelOutcome)]| kernel_repairs(outcomes, &keep, &meta, compiled, text);
     let status_or = |s: RepairStatus| failure.clone().unwrap_or(s);
     if changes.is_empty() {
         return Ok(RepairReport {
@@ -535,22 +515,7 @@ fn fix_and_reverify(
             ..RepairReport::failed(RepairStatus::NoChange, vec![], timings)
         });
     }
-    let inserted = changes
-        .iter()
-        .filter(|c| {
-            matches!(
-                c,
-                Change::Insert { .. }
-                    | Change::InsertSplit { .. }
-                    | Change::InsertStep { .. }
-                    | Change::InsertEnd { .. }
-                    | Change::InsertWait { barrier: Some(_), .. }
-            )
-        })
-        .count();
-    let waited = changes.iter().filter(|c| matches!(c, Change::InsertWait { .. })).count();
-    let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
-    let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
+    let (inserted, waited, removed, upgraded) = count_changes(&changes);
     let fix = match syncfix_fix::build_fix(text, &compiled.ast.stmts, &changes) {
         Ok(f) => f,
         Err(e) => {
@@ -644,6 +609,58 @@ fn fix_and_reverify(
         removals,
         changes,
     })
+}
+
+/// Each kernel's part of a repair report: its status (no change when its own changes were
+/// all dropped by `keep`), findings, changes described against `text`, log and calls.
+fn kernel_repairs(
+    outcomes: &[(String, KernelOutcome)],
+    keep: &dyn Fn(&Change) -> bool,
+    meta: &Meta,
+    compiled: &Compiled,
+    text: &str,
+) -> Vec<KernelRepair> {
+    outcomes
+        .iter()
+        .map(|(name, o)| {
+            let mine: Vec<Change> = o.changes.iter().copied().filter(|c| keep(c)).collect();
+            let status = match &o.status {
+                RepairStatus::Repaired if mine.is_empty() => RepairStatus::NoChange,
+                s => s.clone(),
+            };
+            KernelRepair {
+                kernel: name.clone(),
+                status,
+                findings: o.findings.clone(),
+                changes: infos_of(&mine, meta, compiled, text),
+                log: o.log.clone(),
+                calls: o.calls.clone(),
+                undecided: o.undecided.clone(),
+            }
+        })
+        .collect()
+}
+
+/// How many of `changes` insert a barrier (a wait with its barrier included), insert a wait,
+/// remove a barrier, or upgrade one: the report's counts.
+fn count_changes(changes: &[Change]) -> (usize, usize, usize, usize) {
+    let inserted = changes
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Change::Insert { .. }
+                    | Change::InsertSplit { .. }
+                    | Change::InsertStep { .. }
+                    | Change::InsertEnd { .. }
+                    | Change::InsertWait { barrier: Some(_), .. }
+            )
+        })
+        .count();
+    let waited = changes.iter().filter(|c| matches!(c, Change::InsertWait { .. })).count();
+    let removed = changes.iter().filter(|c| matches!(c, Change::Remove { .. })).count();
+    let upgraded = changes.iter().filter(|c| matches!(c, Change::Upgrade { .. })).count();
+    (inserted, waited, removed, upgraded)
 }
 
 /// Each change as plain data, in the order of the file.
