@@ -131,39 +131,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for op in [CmpPred::Sge, CmpPred::Sle, CmpPred::Uge, CmpPred::Ule] {
                 out.push((format!("{name} {op:?} its initial value"), Form::PhiCmp { phi: pi, cast: None, op, rhs: init.clone() }));
             }
-            match self.step_of(l, phi) {
-                Step::Add(c) => {
-                    let w = self.k.insts[phi].width;
-                    let k = const_term(self.ctx, c, w);
-                    out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
-                    let neg = self.neg(c, w);
-                    if neg != c {
-                        let k = const_term(self.ctx, neg, w);
-                        out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
-                    }
-                    if relational {
-                        out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
-                    }
-                }
-                Step::AddVar(o) => {
-                    let step: [Term<'ctx>; 2] = std::array::from_fn(|t| {
-                        if self.outside(l, o) {
-                            self.value(t, o)
-                        } else {
-                            self.invariant_term(t, o, 0).expect("checked by added_value")
-                        }
-                    });
-                    out.push((format!("{name} strided by {o:?}"), Form::Stride { phi: pi, init: init.clone(), step }));
-                    if relational {
-                        out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
-                    }
-                }
-                Step::Double | Step::Half => {
-                    out.push((format!("{name} power of two"), Form::Pow2 { phi: pi }));
-                    out.push((format!("{name} non-zero"), Form::NonZero { phi: pi }));
-                }
-                Step::Other => {}
-            }
+            self.step_candidates(l, pi, phi, &init, relational, &mut out);
             for (cast, other, signed) in guards.iter().filter(|g| g.0 == phi).map(|g| (g.1, g.2, g.3)) {
                 let w = cast.map_or(self.k.insts[phi].width, |c| c.1);
                 let rhs: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, other));
@@ -207,30 +175,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
         }
         if info.has_barrier {
-            for &(o, kind) in logs {
-                out.push((format!("no {} of {} logged", kind.name(), self.k.objects[o].name), Form::NoLog { object: o, kind }));
-            }
-            // GPUVerify's `accessedOffsetIsThreadLocalId` family (RaceInstrumenter),
-            // generalised: what the logging thread logged in an earlier iteration is at an
-            // offset the loop's own accesses of that kind compute from the thread's ids alone,
-            // so the havocked log at the head cannot stand for another thread's element (a
-            // loop whose body ends with `barrier; x = s[tid];`, scan's `go[a] = temp[a + oa]`).
-            for &(o, kind) in logs {
-                let offsets = self.thread_offsets(l, o, kind);
-                if offsets.is_empty() {
-                    continue;
-                }
-                let name = &self.k.objects[o].name;
-                if offsets.len() > 1 {
-                    for off in &offsets {
-                        out.push((
-                            format!("{} of {name} logged at {off}", kind.name()),
-                            Form::LogAt { object: o, kind, offsets: vec![off.clone()] },
-                        ));
-                    }
-                }
-                out.push((format!("{} of {name} logged at an offset of its own", kind.name()), Form::LogAt { object: o, kind, offsets }));
-            }
+            self.log_candidates(l, logs, &mut out);
         }
         for (si, &(inst, candidate)) in info.specs.iter().enumerate() {
             if candidate {
@@ -247,6 +192,84 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 (self.candidate(l, what, logs), f)
             })
             .collect()
+    }
+
+    /// The candidates of loop `l`'s header phi `phi` (its `pi`th, initial value `init`) by
+    /// how it steps: strides (and, in a loop with barriers, `relational`, the distance from
+    /// the initial value uniform), powers of two; pushed to `out` as (name, form).
+    fn step_candidates(
+        &mut self,
+        l: LoopId,
+        pi: usize,
+        phi: InstId,
+        init: &[Term<'ctx>; 2],
+        relational: bool,
+        out: &mut Vec<(String, Form<'ctx>)>,
+    ) {
+        let name = format!("{phi}");
+        match self.step_of(l, phi) {
+            Step::Add(c) => {
+                let w = self.k.insts[phi].width;
+                let k = const_term(self.ctx, c, w);
+                out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
+                let neg = self.neg(c, w);
+                if neg != c {
+                    let k = const_term(self.ctx, neg, w);
+                    out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
+                }
+                if relational {
+                    out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                }
+            }
+            Step::AddVar(o) => {
+                let step: [Term<'ctx>; 2] = std::array::from_fn(|t| {
+                    if self.outside(l, o) {
+                        self.value(t, o)
+                    } else {
+                        self.invariant_term(t, o, 0).expect("checked by added_value")
+                    }
+                });
+                out.push((format!("{name} strided by {o:?}"), Form::Stride { phi: pi, init: init.clone(), step }));
+                if relational {
+                    out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
+                }
+            }
+            Step::Double | Step::Half => {
+                out.push((format!("{name} power of two"), Form::Pow2 { phi: pi }));
+                out.push((format!("{name} non-zero"), Form::NonZero { phi: pi }));
+            }
+            Step::Other => {}
+        }
+    }
+
+    /// The candidates on loop `l`'s race logs `logs` (a loop with barriers): nothing of a kind
+    /// logged, or logged at an offset the loop's own accesses compute from the thread's ids
+    /// alone; pushed to `out` as (name, form).
+    fn log_candidates(&mut self, l: LoopId, logs: &[(ObjectId, AccessKind)], out: &mut Vec<(String, Form<'ctx>)>) {
+        for &(o, kind) in logs {
+            out.push((format!("no {} of {} logged", kind.name(), self.k.objects[o].name), Form::NoLog { object: o, kind }));
+        }
+        // GPUVerify's `accessedOffsetIsThreadLocalId` family (RaceInstrumenter),
+        // generalised: what the logging thread logged in an earlier iteration is at an
+        // offset the loop's own accesses of that kind compute from the thread's ids alone,
+        // so the havocked log at the head cannot stand for another thread's element (a
+        // loop whose body ends with `barrier; x = s[tid];`, scan's `go[a] = temp[a + oa]`).
+        for &(o, kind) in logs {
+            let offsets = self.thread_offsets(l, o, kind);
+            if offsets.is_empty() {
+                continue;
+            }
+            let name = &self.k.objects[o].name;
+            if offsets.len() > 1 {
+                for off in &offsets {
+                    out.push((
+                        format!("{} of {name} logged at {off}", kind.name()),
+                        Form::LogAt { object: o, kind, offsets: vec![off.clone()] },
+                    ));
+                }
+            }
+            out.push((format!("{} of {name} logged at an offset of its own", kind.name()), Form::LogAt { object: o, kind, offsets }));
+        }
     }
 
     /// Evaluates a candidate on a head view (the current state's logs).
