@@ -270,33 +270,7 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
             _ => {}
         }
     }
-    let mut vars = Vec::new();
-    let mut id_of: BTreeMap<Key, VarId> = BTreeMap::new();
-    let own_fences = existing_fences(k);
-    for ((stmt, kind, scope, sel, waits), (depth, _)) in &keys {
-        let id = VarId::new(vars.len());
-        let scope_weight = if is_tile(*scope) { cfg.warp_barrier_weight } else { cfg.block_barrier_weight };
-        let weight = scope_weight.saturating_mul(cfg.loop_depth_weight.saturating_pow(*depth))
-            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 }
-            + if *waits { cfg.async_wait_weight } else { 0 };
-        vars.push(BarrierVar {
-            id,
-            stmt: *stmt,
-            kind: *kind,
-            scope: *scope,
-            fences: match sel {
-                FenceSel::All => Fences::ALL,
-                FenceSel::Local => Fences::Const { local: true, global: false },
-                FenceSel::Global => Fences::Const { local: false, global: true },
-                FenceSel::Own => own_fences.get(stmt).copied().unwrap_or(Fences::ALL),
-            },
-            depth: *depth,
-            weight,
-            in_callee: k.stmts.stmts[*stmt].function != k.name,
-            waits: *waits,
-        });
-        id_of.insert((*stmt, *kind, *scope, *sel, *waits), id);
-    }
+    let (vars, id_of) = barrier_vars(k, cfg, &keys);
 
     // Rewrite the blocks: chosen anchors become guarded candidate barriers; other anchors go.
     let blocks: Vec<_> = out.blocks.keys().collect();
@@ -358,6 +332,41 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
         out.blocks[b].insts = new;
     }
     Instrumented { kernel: out, vars }
+}
+
+/// The barrier variables of the sites `keys` (each with the loop depth of its deepest
+/// instance), in the keys' order: weights from `cfg` (GPURepair's, VMCAI 2021 §2.4: a block
+/// or warp barrier's weight times the loop-depth weight to the depth, plus the grid and
+/// wait surcharges), fences from the site's selection; and each key's variable.
+fn barrier_vars(k: &Kernel, cfg: &InstrumentConfig, keys: &BTreeMap<Key, (u32, bool)>) -> (Vec<BarrierVar>, BTreeMap<Key, VarId>) {
+    let mut vars = Vec::new();
+    let mut id_of: BTreeMap<Key, VarId> = BTreeMap::new();
+    let own_fences = existing_fences(k);
+    for ((stmt, kind, scope, sel, waits), (depth, _)) in keys {
+        let id = VarId::new(vars.len());
+        let scope_weight = if is_tile(*scope) { cfg.warp_barrier_weight } else { cfg.block_barrier_weight };
+        let weight = scope_weight.saturating_mul(cfg.loop_depth_weight.saturating_pow(*depth))
+            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 }
+            + if *waits { cfg.async_wait_weight } else { 0 };
+        vars.push(BarrierVar {
+            id,
+            stmt: *stmt,
+            kind: *kind,
+            scope: *scope,
+            fences: match sel {
+                FenceSel::All => Fences::ALL,
+                FenceSel::Local => Fences::Const { local: true, global: false },
+                FenceSel::Global => Fences::Const { local: false, global: true },
+                FenceSel::Own => own_fences.get(stmt).copied().unwrap_or(Fences::ALL),
+            },
+            depth: *depth,
+            weight,
+            in_callee: k.stmts.stmts[*stmt].function != k.name,
+            waits: *waits,
+        });
+        id_of.insert((*stmt, *kind, *scope, *sel, *waits), id);
+    }
+    (vars, id_of)
 }
 
 /// A variable's identity: (statement, kind, scope, fences, waits first).
