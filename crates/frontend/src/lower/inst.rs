@@ -204,15 +204,13 @@ impl<'a> Lowerer<'a> {
             I::Load(x) => return self.lower_load(frame, x, At::new(cur, &span, loc)),
             I::Store(x) => return self.lower_store(frame, x, At::new(cur, &span, loc)),
             I::GetElementPtr(x) => return self.lower_gep(frame, x, At::new(cur, &span, loc)),
-            I::ExtractValue(x) => return self.lower_extract_value(frame, x, At::new(cur, &span, loc)),
-            I::InsertValue(x) => return self.lower_insert_value(frame, x, At::new(cur, &span, loc)),
             I::AtomicRMW(x) => return self.lower_atomic_rmw(frame, x, At::new(cur, &span, loc)),
             I::CmpXchg(x) => return self.lower_cmpxchg(frame, x, At::new(cur, &span, loc)),
+            I::ExtractValue(_) | I::InsertValue(_) | I::ExtractElement(_) | I::InsertElement(_) | I::ShuffleVector(_) => {
+                return self.lower_aggregate_op(frame, ins, At::new(cur, &span, loc))
+            }
             I::Fence(_) => {} // memory fences do not order accesses for race checking (GPUVerify)
             I::Call(c) => return self.lower_call(frame, c, At::new(cur, &span, loc)),
-            I::ExtractElement(x) => return self.lower_extract_element(frame, x, At::new(cur, &span, loc)),
-            I::InsertElement(x) => return self.lower_insert_element(frame, x, At::new(cur, &span, loc)),
-            I::ShuffleVector(x) => return self.lower_shuffle_vector(frame, x, At::new(cur, &span, loc)),
             other => return Err(unsupported(format!("the LLVM instruction `{other}`"), loc)),
         }
         Ok(cur)

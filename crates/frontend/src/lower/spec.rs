@@ -66,12 +66,7 @@ impl<'a> Lowerer<'a> {
         let base = function_name(name);
         let base = base.as_str();
         let arg = |i: usize| annotations::number_arg(args, i, base, loc);
-        let ptr = |i: usize| -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
-            match args.get(i) {
-                Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
-                _ => Err(unsupported(format!("`{base}` of something that is not a pointer into an array"), loc)),
-            }
-        };
+        let ptr = |i: usize| annotations::pointer_arg(args, i, base, loc);
         let mut result: Option<Operand> = None;
         // `--no-annotations` / `--only-requires`: the checks and assumptions go; queries that
         // return values still give them.

@@ -174,6 +174,59 @@ impl<'a> Lowerer<'a> {
         Ok(cur)
     }
 
+    /// `extractvalue`, `insertvalue` (a field of an aggregate, by its indices),
+    /// `extractelement`, `insertelement` (a vector's lane, by a possibly variable index) and
+    /// `shufflevector` (lanes of two vectors picked by a constant mask).
+    pub(super) fn lower_aggregate_op(
+        &mut self,
+        frame: &mut Frame,
+        ins: &llvm_ir::instruction::Instruction,
+        at: At<'_>,
+    ) -> Result<BlockId, LowerError> {
+        use llvm_ir::instruction::Instruction as I;
+        let At { cur, span, loc } = at;
+        match ins {
+            I::ExtractValue(x) => {
+                let mut v = self.operand(frame, &x.aggregate, loc)?;
+                for i in &x.indices {
+                    v = match v {
+                        LVal::Agg(mut fields) if (*i as usize) < fields.len() => fields.swap_remove(*i as usize),
+                        _ => return Err(unsupported("extractvalue from a non-aggregate", loc)),
+                    };
+                }
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::InsertValue(x) => {
+                let agg = self.operand(frame, &x.aggregate, loc)?;
+                let el = self.operand(frame, &x.element, loc)?;
+                let v = insert_at(agg, &x.indices, el).ok_or_else(|| unsupported("insertvalue into a non-aggregate", loc))?;
+                frame.values.insert(x.dest.clone(), v);
+            }
+            I::ExtractElement(x) => {
+                let v = self.operand(frame, &x.vector, loc)?;
+                let i = self.scalar(frame, &x.index, loc)?;
+                let r = self.extract_element(v, i, At::new(cur, span, loc))?;
+                frame.values.insert(x.dest.clone(), r);
+            }
+            I::InsertElement(x) => {
+                let v = self.operand(frame, &x.vector, loc)?;
+                let e = self.operand(frame, &x.element, loc)?;
+                let i = self.scalar(frame, &x.index, loc)?;
+                let r = self.insert_element(v, e, i, At::new(cur, span, loc))?;
+                frame.values.insert(x.dest.clone(), r);
+            }
+            I::ShuffleVector(x) => {
+                let a = self.operand(frame, &x.operand0, loc)?;
+                let b = self.operand(frame, &x.operand1, loc)?;
+                let ty = llvm_ir::types::Typed::get_type(x, &self.m.types);
+                let r = self.shuffle(a, b, &x.mask, &ty, loc)?;
+                frame.values.insert(x.dest.clone(), r);
+            }
+            other => return Err(unsupported(format!("the LLVM instruction `{other}`"), loc)),
+        }
+        Ok(cur)
+    }
+
     /// `bitcast`: a pointer unchanged, a value reinterpreted (`bitcast_value`).
     pub(super) fn lower_bitcast(
         &mut self,
@@ -207,87 +260,6 @@ impl<'a> Lowerer<'a> {
         }
         let v = self.gep(cur, base, &x.source_element_type, &idx, span, loc)?;
         frame.values.insert(x.dest.clone(), v);
-        Ok(cur)
-    }
-
-    /// `extractvalue`: a field of an aggregate, by its indices.
-    pub(super) fn lower_extract_value(
-        &mut self,
-        frame: &mut Frame,
-        x: &llvm_ir::instruction::ExtractValue,
-        at: At<'_>,
-    ) -> Result<BlockId, LowerError> {
-        let At { cur, loc, .. } = at;
-        let mut v = self.operand(frame, &x.aggregate, loc)?;
-        for i in &x.indices {
-            v = match v {
-                LVal::Agg(mut fields) if (*i as usize) < fields.len() => fields.swap_remove(*i as usize),
-                _ => return Err(unsupported("extractvalue from a non-aggregate", loc)),
-            };
-        }
-        frame.values.insert(x.dest.clone(), v);
-        Ok(cur)
-    }
-
-    /// `insertvalue`: an aggregate with one field replaced.
-    pub(super) fn lower_insert_value(
-        &mut self,
-        frame: &mut Frame,
-        x: &llvm_ir::instruction::InsertValue,
-        at: At<'_>,
-    ) -> Result<BlockId, LowerError> {
-        let At { cur, loc, .. } = at;
-        let agg = self.operand(frame, &x.aggregate, loc)?;
-        let el = self.operand(frame, &x.element, loc)?;
-        let v = insert_at(agg, &x.indices, el).ok_or_else(|| unsupported("insertvalue into a non-aggregate", loc))?;
-        frame.values.insert(x.dest.clone(), v);
-        Ok(cur)
-    }
-
-    /// `extractelement`: a vector's lane, by a possibly variable index.
-    pub(super) fn lower_extract_element(
-        &mut self,
-        frame: &mut Frame,
-        x: &llvm_ir::instruction::ExtractElement,
-        at: At<'_>,
-    ) -> Result<BlockId, LowerError> {
-        let At { cur, span, loc } = at;
-        let v = self.operand(frame, &x.vector, loc)?;
-        let i = self.scalar(frame, &x.index, loc)?;
-        let r = self.extract_element(v, i, At::new(cur, span, loc))?;
-        frame.values.insert(x.dest.clone(), r);
-        Ok(cur)
-    }
-
-    /// `insertelement`: a vector with one lane replaced.
-    pub(super) fn lower_insert_element(
-        &mut self,
-        frame: &mut Frame,
-        x: &llvm_ir::instruction::InsertElement,
-        at: At<'_>,
-    ) -> Result<BlockId, LowerError> {
-        let At { cur, span, loc } = at;
-        let v = self.operand(frame, &x.vector, loc)?;
-        let e = self.operand(frame, &x.element, loc)?;
-        let i = self.scalar(frame, &x.index, loc)?;
-        let r = self.insert_element(v, e, i, At::new(cur, span, loc))?;
-        frame.values.insert(x.dest.clone(), r);
-        Ok(cur)
-    }
-
-    /// `shufflevector`: lanes of two vectors picked by a constant mask.
-    pub(super) fn lower_shuffle_vector(
-        &mut self,
-        frame: &mut Frame,
-        x: &llvm_ir::instruction::ShuffleVector,
-        at: At<'_>,
-    ) -> Result<BlockId, LowerError> {
-        let At { cur, loc, .. } = at;
-        let a = self.operand(frame, &x.operand0, loc)?;
-        let b = self.operand(frame, &x.operand1, loc)?;
-        let ty = llvm_ir::types::Typed::get_type(x, &self.m.types);
-        let r = self.shuffle(a, b, &x.mask, &ty, loc)?;
-        frame.values.insert(x.dest.clone(), r);
         Ok(cur)
     }
 }

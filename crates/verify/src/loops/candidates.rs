@@ -642,20 +642,25 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Checks candidates on a view (violated when the candidate is on and false).
     pub(super) fn check_candidates(&mut self, cands: &[(usize, Form<'ctx>)], v: &View<'ctx>, entry: &[Bool<'ctx>; 2], guard: &Bool<'ctx>) {
-        let ctx = self.ctx;
         for (c, f) in cands {
             let holds = self.eval_form(f, v, entry);
-            let lit = self.candidates[*c].lit.clone();
-            let cond = Bool::and(ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
-            if !is_false(&cond) {
-                self.cand_checks.push(CandidateCheck {
-                    cand: *c,
-                    cond,
-                    cands_before: self.candidates.len(),
-                    stamp: self.stamp(),
-                    ok: self.st.ok.clone(),
-                });
-            }
+            self.check_candidate(*c, &holds, guard);
+        }
+    }
+
+    /// Houdini's check of candidate `c` where `guard` holds: violated when the candidate is
+    /// on and `holds` is false (none when that cannot be).
+    pub(super) fn check_candidate(&mut self, c: usize, holds: &Bool<'ctx>, guard: &Bool<'ctx>) {
+        let lit = self.candidates[c].lit.clone();
+        let cond = Bool::and(self.ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
+        if !is_false(&cond) {
+            self.cand_checks.push(CandidateCheck {
+                cand: c,
+                cond,
+                cands_before: self.candidates.len(),
+                stamp: self.stamp(),
+                ok: self.st.ok.clone(),
+            });
         }
     }
 }

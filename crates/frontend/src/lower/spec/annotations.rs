@@ -16,6 +16,16 @@ pub(super) fn number_arg(args: &[LVal], i: usize, base: &str, loc: Option<Loc>) 
     }
 }
 
+/// Argument `i` of annotation `base` as a pointer into an array: its object and byte offset.
+///
+/// Errors: unsupported, naming the annotation, when it is not such a pointer.
+pub(super) fn pointer_arg(args: &[LVal], i: usize, base: &str, loc: Option<Loc>) -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
+    match args.get(i) {
+        Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
+        _ => Err(unsupported(format!("`{base}` of something that is not a pointer into an array"), loc)),
+    }
+}
+
 impl<'a> Lowerer<'a> {
     /// Lowers annotation `base` when it is a check or an assumption (see the module table of
     /// `spec`); `Ok(false)` when it is another annotation.
@@ -131,12 +141,7 @@ impl<'a> Lowerer<'a> {
     ) -> Result<bool, LowerError> {
         let At { cur, span, loc } = at;
         let arg = |i: usize| number_arg(args, i, base, loc);
-        let ptr = |i: usize| -> Result<(syncfix_kir::ObjectId, Operand), LowerError> {
-            match args.get(i) {
-                Some(LVal::Ptr(o, off)) => Ok((*o, *off)),
-                _ => Err(unsupported(format!("`{base}` of something that is not a pointer into an array"), loc)),
-            }
-        };
+        let ptr = |i: usize| pointer_arg(args, i, base, loc);
         match base {
             "__return_val_int4" => {
                 let leaves: Vec<InstId> = (0..4).map(|_| self.kir.push(cur, InstKind::Havoc, 32, span)).collect();

@@ -27,7 +27,7 @@ pub(crate) use exits::CutFrame;
 use exits::{ExitForm, Slot};
 
 use super::head::View;
-use crate::encode::{CandidateCheck, CutLoop, Encoder, Incoming, LoopCtx};
+use crate::encode::{CutLoop, Encoder, Incoming, LoopCtx};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false, or, Term};
 use crate::VerifyError;
@@ -331,20 +331,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         entry: &[Bool<'ctx>; 2],
         goes_round: &Bool<'ctx>,
     ) {
-        let ctx = self.ctx;
         for (c, f) in exit_cands {
             let holds = self.eval_exit_form(f, slots, entry);
-            let lit = self.candidates[*c].lit.clone();
-            let cond = Bool::and(ctx, &[&self.st.ok, goes_round, &lit, &holds.not()]).simplify();
-            if !is_false(&cond) {
-                self.cand_checks.push(CandidateCheck {
-                    cand: *c,
-                    cond,
-                    cands_before: self.candidates.len(),
-                    stamp: self.stamp(),
-                    ok: self.st.ok.clone(),
-                });
-            }
+            self.check_candidate(*c, &holds, goes_round);
         }
     }
 }
