@@ -3,7 +3,7 @@
 
 use annotate_snippets::{Level, Renderer, Snippet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use syncfix::{Check, Finding, Language, Location, ThreadDesc};
+use syncfix::{Check, Finding, Language, Location, LoopIteration, Replay, ThreadDesc};
 
 /// Whether diagnostics are drawn in colour (`--color`, `NO_COLOR`, a terminal): set once by
 /// `main`.
@@ -163,6 +163,60 @@ pub fn finding(f: &Finding, lang: Language, main_file: &str) -> String {
 }
 
 fn finding_text(f: &Finding, lang: Language, main_file: &str) -> String {
+    let mut s = defect_text(f, lang, main_file);
+    if let Some(r) = f.replay() {
+        s.push_str(&replay_note(r, matches!(f, Finding::Divergence { .. }), lang, main_file));
+    }
+    s
+}
+
+/// The replay's verdict on a race or divergence: `note: confirmed ...` with the threads, the
+/// element, the loop iterations and the arguments that make it happen, or `note: possible ...`
+/// with the reason it was not reproduced.
+fn replay_note(r: &Replay, divergence: bool, lang: Language, main_file: &str) -> String {
+    let file = file_name(main_file);
+    let Some(w) = r.witness.as_ref().filter(|_| r.confirmed) else {
+        let why = r.reason.as_deref().unwrap_or("the replay did not reproduce it");
+        return format!("{file}: note: possible (not confirmed by a replay on concrete threads): {why}\n\n");
+    };
+    if divergence {
+        return format!(
+            "{file}: note: confirmed by a replay on concrete threads: {} waits at this barrier and {} does not reach it\n\n",
+            short_thread(&w.threads[0], lang),
+            short_thread(&w.threads[1], lang)
+        );
+    }
+    let mut s = format!(
+        "{file}: note: confirmed by a replay on concrete threads: {} and {}",
+        short_thread(&w.threads[0], lang),
+        short_thread(&w.threads[1], lang)
+    );
+    if let Some(e) = &w.element {
+        s.push_str(&format!(" meet at {e}"));
+    }
+    if !w.trace_threads {
+        s.push_str(" (other threads than the counterexample's)");
+    }
+    let loops = |its: &[LoopIteration]| {
+        its.iter().map(|i| format!("iteration {} of the loop at line {}", i.iteration, i.line)).collect::<Vec<_>>().join(", ")
+    };
+    if w.iterations.iter().any(|i| !i.is_empty()) {
+        let [a, b] = &w.iterations;
+        let part = |its: &[LoopIteration]| if its.is_empty() { "outside loops".to_string() } else { loops(its) };
+        s.push_str(&format!("; first access in {}, second in {}", part(a), part(b)));
+    }
+    if !w.arguments.is_empty() {
+        let args: Vec<String> = w.arguments.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        s.push_str(&format!("; with {}", args.join(", ")));
+    }
+    if let Some(search) = &w.search {
+        s.push_str(&format!(" ({search})"));
+    }
+    s.push_str("\n\n");
+    s
+}
+
+fn defect_text(f: &Finding, lang: Language, main_file: &str) -> String {
     match f {
         Finding::Race { first, second, .. } => {
             let mut s = format!("{}: error: {}:\n\n", file_name(main_file), f.headline());
@@ -178,7 +232,7 @@ fn finding_text(f: &Finding, lang: Language, main_file: &str) -> String {
             }
             s
         }
-        Finding::Divergence { at } => {
+        Finding::Divergence { at, .. } => {
             let head = at.first().map(loc).unwrap_or_else(|| file_name(main_file).to_string());
             format!("{head}: error: {}\n{}", f.headline(), stack(at, "some threads of the block reach this barrier and others do not"))
         }

@@ -22,6 +22,7 @@
 //! message.
 
 mod config;
+mod confirm;
 mod editor;
 mod error;
 pub mod exit;
@@ -45,7 +46,7 @@ pub use options::{
     timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, Progress, RepairOptions, Solver, SourceOptions,
     VerifierOptions, MAX_TIMEOUT_SECONDS,
 };
-pub use report::{AccessDesc, Check, Finding, Location, ThreadDesc};
+pub use report::{AccessDesc, Check, Finding, Location, LoopIteration, Replay, ThreadDesc, Witness};
 pub use results::{
     Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings, VerifierCallInfo,
 };

@@ -67,9 +67,15 @@ pub enum Finding {
         offset: u64,
         first: AccessDesc,
         second: AccessDesc,
+        /// The concrete replay of the trace: whether it reproduced the race.
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        replay: Option<Replay>,
     },
     Divergence {
         at: Vec<Location>,
+        /// The concrete replay of the trace: whether it reproduced the divergence.
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        replay: Option<Replay>,
     },
     Assertion {
         at: Vec<Location>,
@@ -89,6 +95,52 @@ pub enum Finding {
         object: String,
         offset: u64,
     },
+}
+
+/// What a concrete replay of a race or divergence found (issue 29; `syncfix-replay`): the
+/// trace's threads run on the trace's launch and scalar arguments, as on a GPU. In JSON its
+/// fields stand in the finding: `"confirmed": true` and the `witness`, or `"confirmed": false`
+/// and the `reason`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Replay {
+    /// The replay reproduced the finding: it is real for these inputs. Otherwise it is
+    /// possible: the verifier's abstraction may have made it up.
+    pub confirmed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Box<Witness>>,
+    /// Why a possible finding was not reproduced, in a sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// How a replay reproduced a finding.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Witness {
+    /// A race's two threads (the first and the second access's), or a divergence's thread
+    /// that waits at the barrier and one that does not reach it.
+    pub threads: [ThreadDesc; 2],
+    /// Whether those are the trace's threads (another pair reproduced it otherwise).
+    pub trace_threads: bool,
+    /// The element where a race's accesses meet, as GPUVerify prints it (`A[17]`), and its
+    /// byte offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// For each access of a race, the loops it ran in, outermost first.
+    pub iterations: [Vec<LoopIteration>; 2],
+    /// The kernel's scalar arguments it ran with (name, value as an unsigned integer).
+    pub arguments: Vec<(String, u128)>,
+    /// What the replay's search changed from the counterexample's inputs (`None`: nothing;
+    /// else, e.g., "memory filled with a pattern instead of zeros").
+    pub search: Option<String>,
+}
+
+/// An iteration of a loop: the loop's line in the kernel's file and the iteration, from 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LoopIteration {
+    pub line: u32,
+    pub iteration: u64,
 }
 
 /// What kind of specification failed (GPUVerify words each differently).
@@ -132,11 +184,19 @@ impl Finding {
         }
     }
 
+    /// The concrete replay of a race or a divergence, if one ran.
+    pub fn replay(&self) -> Option<&Replay> {
+        match self {
+            Finding::Race { replay, .. } | Finding::Divergence { replay, .. } => replay.as_ref(),
+            _ => None,
+        }
+    }
+
     /// The primary location (the second access of a race).
     pub fn primary(&self) -> Option<&Location> {
         match self {
             Finding::Race { second, .. } => second.at.first(),
-            Finding::Divergence { at }
+            Finding::Divergence { at, .. }
             | Finding::Assertion { at, .. }
             | Finding::ConstantWrite { at, .. }
             | Finding::OutOfBounds { at, .. } => at.first(),
@@ -209,9 +269,10 @@ pub(crate) fn describe(k: &Kernel, t: &Trace) -> Finding {
                     at: user_locations(k, &r.second.span),
                     external: r.second.external,
                 },
+                replay: None,
             }
         }
-        Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span) },
+        Defect::Divergence { span, .. } => Finding::Divergence { at: user_locations(k, span), replay: None },
         Defect::OutOfBounds { span, thread: th, object, offset, inst } => {
             let width = k.insts[*inst].kind.access().map_or(1, |(_, w, _, _)| w);
             Finding::OutOfBounds {
@@ -242,7 +303,7 @@ pub(crate) fn describe(k: &Kernel, t: &Trace) -> Finding {
 
 /// The element a byte offset designates, as GPUVerify prints it: `A[17]`, `b[2][5]`, or
 /// `q[3] (byte 1)` when the access does not start at an element boundary.
-fn element(k: &Kernel, o: syncfix_kir::ObjectId, offset: u64, width: u32) -> String {
+pub(crate) fn element(k: &Kernel, o: syncfix_kir::ObjectId, offset: u64, width: u32) -> String {
     let obj = &k.objects[o];
     let elem = if obj.elem_size > 0 { obj.elem_size as i64 } else { width.max(1) as i64 };
     let off = offset as i64;

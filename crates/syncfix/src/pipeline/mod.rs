@@ -121,7 +121,9 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
         Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
         Verdict::Defect(t) => {
             param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
-            (Status::Defect, vec![describe(k, &t)])
+            let mut f = describe(k, &t);
+            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline);
+            (Status::Defect, vec![f])
         }
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),

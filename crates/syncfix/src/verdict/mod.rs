@@ -158,6 +158,45 @@ pub struct Defect {
     pub thread: Option<Thread>,
     /// Races: the access logged first, then the conflicting one.
     pub accesses: Vec<Access>,
+    /// Races and divergences: whether a concrete replay of the counterexample reproduced it
+    /// (`true`: confirmed) or not (`false`: possible, see `reason`); absent where no replay
+    /// ran (other defects).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
+    /// A possible defect: why the replay did not reproduce it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A confirmed defect: how the replay reproduced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<ReplayWitness>,
+}
+
+/// How a concrete replay reproduced a race or a divergence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayWitness {
+    /// A race's two threads (first and second access), or a divergence's thread that waits
+    /// at the barrier and one that does not reach it.
+    pub threads: Vec<Thread>,
+    /// Whether those are the counterexample's threads (another pair reproduced it otherwise).
+    pub trace_threads: bool,
+    /// Races: where the accesses meet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// Races: for each access, the loops it ran in, outermost first.
+    #[serde(default)]
+    pub iterations: Vec<Vec<crate::report::LoopIteration>>,
+    /// The kernel's scalar arguments the replay ran with.
+    pub arguments: Vec<Argument>,
+    /// What the replay's search changed from the counterexample's inputs, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
+}
+
+/// A scalar argument's value (as an unsigned integer of the parameter's width).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Argument {
+    pub name: String,
+    pub value: u128,
 }
 
 /// A place in an array.
@@ -442,9 +481,29 @@ fn defect(f: &Finding) -> Defect {
         stack: vec![],
         thread: None,
         accesses: vec![],
+        confirmed: None,
+        reason: None,
+        witness: None,
     };
     match f {
-        Finding::Race { race, array, object, offset, first, second } => {
+        Finding::Race { replay, .. } | Finding::Divergence { replay, .. } => {
+            if let Some(r) = replay {
+                d.confirmed = Some(r.confirmed);
+                d.reason = r.reason.clone();
+                d.witness = r.witness.as_ref().map(|w| ReplayWitness {
+                    threads: w.threads.iter().map(thread).collect(),
+                    trace_threads: w.trace_threads,
+                    offset: w.element.clone().zip(w.offset).map(|(element, byte)| Offset { element, byte }),
+                    iterations: w.iterations.to_vec(),
+                    arguments: w.arguments.iter().map(|(name, value)| Argument { name: name.clone(), value: *value }).collect(),
+                    search: w.search.clone(),
+                });
+            }
+        }
+        _ => {}
+    }
+    match f {
+        Finding::Race { race, array, object, offset, first, second, .. } => {
             d.kind = "race".into();
             d.race = Some(race.clone());
             d.array = Some(object.clone());
@@ -452,7 +511,7 @@ fn defect(f: &Finding) -> Defect {
             d.stack = second.at.iter().map(position).collect();
             d.accesses = vec![access(first), access(second)];
         }
-        Finding::Divergence { at } => {
+        Finding::Divergence { at, .. } => {
             d.kind = "divergence".into();
             d.stack = at.iter().map(position).collect();
         }
@@ -515,7 +574,7 @@ mod tests {
         assert_eq!(v.kernels[1].bound, Some(2));
         let v = Verdict::of_reports("a.cu", &[k("a", Status::Timeout), k("b", Status::Unknown("why".into()))], Stats::default(), 6);
         assert_eq!((v.status, v.reason.as_deref()), (VerdictStatus::Unknown, Some("why")));
-        let div = KernelReport { findings: vec![Finding::Divergence { at: vec![] }], ..k("c", Status::Defect) };
+        let div = KernelReport { findings: vec![Finding::Divergence { at: vec![], replay: None }], ..k("c", Status::Defect) };
         let v = Verdict::of_reports("a.cu", &[k("a", Status::Unknown("x".into())), div], Stats::default(), 6);
         assert_eq!(v.status, VerdictStatus::Divergence);
         assert_eq!(v.kernels[1].defects[0].kind, "divergence");

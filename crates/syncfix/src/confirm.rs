@@ -1,0 +1,83 @@
+//! Confirmation of races and divergences by a concrete replay of their traces (issue 29):
+//! the trace's launch, blocks and scalar arguments given to `syncfix-replay`, and its answer
+//! put on the finding.
+
+use crate::report::{Finding, LoopIteration, Replay, ThreadDesc, Witness};
+use std::time::{Duration, Instant};
+use syncfix_kir::Kernel;
+use syncfix_replay::{Input, Outcome, Target, ThreadId};
+use syncfix_verify::{Defect, Trace};
+
+/// The longest a replay runs (within the caller's deadline).
+const BUDGET: Duration = Duration::from_secs(10);
+
+/// Instructions a replay executes at most, over all threads.
+const MAX_STEPS: u64 = 400_000_000;
+
+/// Puts the replay of `t` (a trace of kernel `k`, the kernel it was found on) on `f`, its
+/// finding, when `t` is a race or a divergence. Runs until `deadline` at the latest (and at
+/// most [`BUDGET`]).
+pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>) {
+    let replay = match (&t.defect, f) {
+        (Defect::Race(r), Finding::Race { replay, .. }) => {
+            let ids = |i: usize| ThreadId { local: t.threads[i].local, group: t.threads[i].group };
+            let target =
+                Target::Race { object: r.object, insts: [r.first.inst, r.second.inst], threads: [ids(0), ids(1)], offset: r.offset };
+            if r.first.external {
+                *replay = Some(possible("its first access is made by an external function, which the replay does not run"));
+                return;
+            }
+            (target, replay)
+        }
+        (Defect::Divergence { barrier, .. }, Finding::Divergence { replay, .. }) => (Target::Divergence { barrier: *barrier }, replay),
+        _ => return,
+    };
+    let (target, slot) = replay;
+    let groups = if t.same_group { vec![t.threads[0].group] } else { vec![t.threads[0].group, t.threads[1].group] };
+    let limit = Instant::now() + BUDGET;
+    let input = Input {
+        kernel: k,
+        assignment: &t.assignment,
+        block_dim: t.threads[0].block_dim,
+        grid_dim: t.threads[0].grid_dim,
+        groups,
+        params: t.params.clone(),
+        memory: vec![],
+        deadline: deadline.map_or(limit, |d| d.min(limit)),
+        max_steps: MAX_STEPS,
+    };
+    let desc = |id: ThreadId| ThreadDesc { local: id.local, group: id.group, block_dim: input.block_dim, grid_dim: input.grid_dim };
+    *slot = Some(match syncfix_replay::replay(&input, &target) {
+        Outcome::Confirmed(w) => Replay {
+            confirmed: true,
+            witness: Some(Box::new(Witness {
+                threads: [desc(w.threads[0]), desc(w.threads[1])],
+                trace_threads: w.trace_threads,
+                element: match (&t.defect, w.offset) {
+                    (Defect::Race(r), Some(o)) => {
+                        // The element that holds the byte where the accesses meet.
+                        let size = match k.objects[r.object].elem_size {
+                            0 => r.width.max(1) as u64,
+                            s => s as u64,
+                        };
+                        Some(crate::report::element(k, r.object, o - o % size, size as u32))
+                    }
+                    _ => None,
+                },
+                offset: w.offset,
+                iterations: w.iterations.map(|its| its.into_iter().map(|(line, iteration)| LoopIteration { line, iteration }).collect()),
+                arguments: w.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect(),
+                search: w.search,
+            })),
+            reason: None,
+        },
+        Outcome::Possible(why) if !t.exact => possible(&format!(
+            "{why}; the verifier's trace is not exact (a loop cut at its head or an array abstracted), so its values need not occur"
+        )),
+        Outcome::Possible(why) => possible(&why),
+    });
+}
+
+fn possible(why: &str) -> Replay {
+    Replay { confirmed: false, witness: None, reason: Some(why.to_string()) }
+}
