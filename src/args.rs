@@ -76,6 +76,10 @@ pub struct CommonArgs {
     /// Check races only between threads of the same block / work-group.
     #[arg(long = "only-intra-group")]
     pub only_intra_group: bool,
+    /// Report only the races and divergences that a replay on concrete threads confirmed; a
+    /// kernel whose finding is only possible is reported as unknown, with the reason.
+    #[arg(long = "confirmed-only")]
+    pub confirmed_only: bool,
     /// Report races even when both threads write the same value (GPUVerify tolerates them).
     #[arg(long = "no-benign-tolerance")]
     pub no_benign_tolerance: bool,

@@ -473,7 +473,21 @@ fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::
     } else if let Some(t) = &d.thread {
         message = format!("{} for {}", d.message, t.describe());
     }
-    let mut diag = diagnostic(range, lsp::DiagnosticSeverity::ERROR, message);
+    // A race or divergence the replay confirmed is an error; one it did not, a warning with
+    // the reason (issue 29).
+    let severity = match (d.confirmed, &d.reason) {
+        (Some(false), Some(why)) => {
+            message = format!("{message} — possible, not confirmed by a replay: {why}");
+            lsp::DiagnosticSeverity::WARNING
+        }
+        (Some(false), None) => lsp::DiagnosticSeverity::WARNING,
+        (Some(true), _) => {
+            message = format!("{message} — confirmed by a replay on concrete threads");
+            lsp::DiagnosticSeverity::ERROR
+        }
+        (None, _) => lsp::DiagnosticSeverity::ERROR,
+    };
+    let mut diag = diagnostic(range, severity, message);
     diag.code = Some(lsp::NumberOrString::String(d.kind.clone()));
     if !related.is_empty() {
         diag.related_information = Some(related);

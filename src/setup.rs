@@ -139,6 +139,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         Abstraction::PerArray
     };
     v.only_intra_group = c.only_intra_group;
+    v.confirmed_only = c.confirmed_only;
     v.benign_tolerance = !c.no_benign_tolerance;
     v.loop_unwind = c.loop_unwind.or(if c.findbugs { Some(2) } else { None });
     v.race_checks = !(c.only_divergence || c.only_log);

@@ -769,3 +769,36 @@ fn queries_solved_on_several_threads_give_the_verdicts_and_traces_of_one_thread(
         }
     }
 }
+
+/// After a race or divergence, a note says whether a replay on concrete threads reproduced it
+/// (the threads, the element, the loop iterations, the arguments) or why not.
+#[test]
+fn a_note_says_whether_a_replay_confirmed_the_race() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(
+        d.path(),
+        "loop.cu",
+        "__global__ void k(int *A) {\n  __shared__ int s[64];\n  int acc = 0;\n  for (int i = 0; i < 4; i++) {\n    s[threadIdx.x] = i;\n    __syncthreads();\n    acc += s[(threadIdx.x + 1) % 64];\n  }\n  A[threadIdx.x] = acc;\n}\n",
+    );
+    let (code, out, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "loop.cu"]);
+    assert_eq!(code, 6, "{out}{err}");
+    let note = err
+        .lines()
+        .find(|l| l.starts_with("loop.cu: note: confirmed by a replay on concrete threads: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(note.contains(" of the loop at line 4"), "{note}");
+    kernel(d.path(), "div.cu", "__global__ void k(int *A) {\n  if (threadIdx.x < 16) __syncthreads();\n}\n");
+    let (_, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "div.cu"]);
+    assert!(err.contains("waits at this barrier and thread "), "{err}");
+    kernel(
+        d.path(),
+        "cut.cu",
+        "__global__ void k(int n) {\n  __shared__ int s[64];\n  int x = threadIdx.x;\n  for (int i = 0; i < n; i++) x = 63 - x;\n  s[x] = threadIdx.x;\n}\n",
+    );
+    let (code, _, err) = run(d.path(), &["verify", "--blockDim=64", "--gridDim=1", "cut.cu"]);
+    assert_eq!(code, 6);
+    assert!(
+        err.contains("cut.cu: note: possible (not confirmed by a replay on concrete threads): the accesses at line 5 and line 5 never"),
+        "{err}"
+    );
+}

@@ -347,3 +347,30 @@ fn an_audit_removing_a_grid_barrier_says_its_scope_is_grid() {
     let c = &v["changes"][0];
     assert_eq!((c["kind"].as_str(), c["scope"].as_str(), c["line"].as_u64()), (Some("remove"), Some("grid"), Some(4)), "{v:#}");
 }
+
+#[test]
+fn a_race_says_whether_a_replay_confirmed_it() {
+    // Confirmed: the witness names the threads, the element and the arguments.
+    let (_, v) = cuda("__global__ void k(int *A, int n) { if (n > 100) A[0] = threadIdx.x; }\n", &[]);
+    let d = defect(&v);
+    assert_eq!(d["confirmed"], true, "{d:#}");
+    let w = &d["witness"];
+    assert_eq!(w["offset"]["element"], "A[0]");
+    assert_eq!(w["threads"].as_array().unwrap().len(), 2);
+    let n = &w["arguments"].as_array().unwrap()[0];
+    assert_eq!(n["name"], "n");
+    assert!(n["value"].as_u64().unwrap() as i32 > 100, "{w:#}");
+    // Possible: the reason, no witness (a permutation the cut loop forgets).
+    let src = "__global__ void k(int n) { __shared__ int s[64]; int x = threadIdx.x; for (int i = 0; i < n; i++) x = 63 - x; s[x] = threadIdx.x; }\n";
+    let (code, v) = cuda(src, &[]);
+    let d = defect(&v);
+    assert_eq!((code, d["confirmed"].as_bool()), (6, Some(false)), "{d:#}");
+    assert!(d["reason"].as_str().unwrap().contains("never touch a common byte"), "{d:#}");
+    assert!(d.get("witness").is_none());
+    // --confirmed-only: the kernel is unknown with the reason, not a race.
+    let (code, v) = cuda(src, &["--confirmed-only"]);
+    assert_eq!((code, status(&v)), (6, "unknown"), "{v:#}");
+    assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("did not confirm"), "{v:#}");
+    let (code, v) = cuda("__global__ void k(int *A, int n) { if (n > 100) A[0] = threadIdx.x; }\n", &["--confirmed-only"]);
+    assert_eq!((code, status(&v)), (6, "race"));
+}

@@ -215,3 +215,25 @@ fn suite_prints_its_log_or_document_with_format() {
     assert_eq!(doc["schema"], "syncfix.suite/1");
     assert_eq!(doc["kernels"].as_array().unwrap().len(), kernels);
 }
+
+/// A race a replay confirmed is an error; one it did not (a false alarm of a cut loop), a
+/// warning whose message gives the reason.
+#[test]
+fn a_confirmed_race_is_an_error_and_a_possible_one_a_warning() {
+    let v = validator();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("real.cu"), "__global__ void k(int *A) { A[0] = threadIdx.x; }\n").unwrap();
+    std::fs::write(
+        tmp.path().join("cut.cu"),
+        "__global__ void k(int n) { __shared__ int s[64]; int x = threadIdx.x; for (int i = 0; i < n; i++) x = 63 - x; s[x] = threadIdx.x; }\n",
+    )
+    .unwrap();
+    let (code, log) = sarif(&v, tmp.path(), &["verify", "--blockDim=64", "--gridDim=1", "real.cu"]);
+    let r = &results(&log)[0];
+    assert_eq!((code, r["ruleId"].as_str(), r["level"].as_str()), (6, Some("race"), Some("error")), "{log:#}");
+    assert!(r["message"]["text"].as_str().unwrap().contains("confirmed by a replay"), "{r:#}");
+    let (code, log) = sarif(&v, tmp.path(), &["verify", "--blockDim=64", "--gridDim=1", "cut.cu"]);
+    let r = &results(&log)[0];
+    assert_eq!((code, r["ruleId"].as_str(), r["level"].as_str()), (6, Some("race"), Some("warning")), "{log:#}");
+    assert!(r["message"]["text"].as_str().unwrap().contains("possible, not confirmed by a replay: "), "{r:#}");
+}

@@ -69,6 +69,9 @@ pub struct Input<'a> {
     pub deadline: Instant,
     /// Instructions executed, over all threads, before a run gives up.
     pub max_steps: u64,
+    /// `--warp-sync=N`: the threads of each warp of `N` run in lock-step, so two of them
+    /// race only in one step of the same instruction (the verifier's warp semantics).
+    pub warp_sync: Option<u32>,
 }
 
 /// At most this many threads are run (two blocks of 4096 threads, OpenCL's largest groups in
@@ -996,6 +999,11 @@ impl<'a> Machine<'a> {
         if ta.linear / 32 == tb.linear / 32 && a.tiles != b.tiles {
             return false;
         }
+        if let (Some(w), Target::Race { insts, .. }) = (self.input.warp_sync.filter(|&w| w > 0), self.target) {
+            if ta.linear / w == tb.linear / w {
+                return insts[0] == insts[1] && a.iters == b.iters;
+            }
+        }
         // A block barrier between the two intervals that fenced this space for both threads.
         let (early, late) = if a.until < b.bar {
             (a, b)
@@ -1282,6 +1290,7 @@ block0:
             memory: vec![],
             deadline: Instant::now() + Duration::from_secs(10),
             max_steps: 1_000_000,
+            warp_sync: None,
         };
         replay(&input, target)
     }

@@ -16,8 +16,8 @@ const MAX_STEPS: u64 = 400_000_000;
 
 /// Puts the replay of `t` (a trace of kernel `k`, the kernel it was found on) on `f`, its
 /// finding, when `t` is a race or a divergence. Runs until `deadline` at the latest (and at
-/// most [`BUDGET`]).
-pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>) {
+/// most [`BUDGET`]); `warp_sync` is the verifier's `--warp-sync`.
+pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>, warp_sync: Option<u32>) {
     let replay = match (&t.defect, f) {
         (Defect::Race(r), Finding::Race { replay, .. }) => {
             let ids = |i: usize| ThreadId { local: t.threads[i].local, group: t.threads[i].group };
@@ -45,6 +45,7 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         memory: vec![],
         deadline: deadline.map_or(limit, |d| d.min(limit)),
         max_steps: MAX_STEPS,
+        warp_sync,
     };
     let desc = |id: ThreadId| ThreadDesc { local: id.local, group: id.group, block_dim: input.block_dim, grid_dim: input.grid_dim };
     *slot = Some(match syncfix_replay::replay(&input, &target) {

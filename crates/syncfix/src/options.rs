@@ -175,6 +175,9 @@ pub struct VerifierOptions {
     /// `--solver-threads=N`: how many threads solve one check's independent queries at once
     /// (0: one per core). The verdict and trace do not depend on it.
     pub solver_threads: usize,
+    /// `--confirmed-only`: report only the races and divergences a concrete replay confirmed;
+    /// a kernel whose only finding is possible (not confirmed) is `unknown`, with the reason.
+    pub confirmed_only: bool,
 }
 
 impl Default for VerifierOptions {
@@ -204,6 +207,7 @@ impl VerifierOptions {
             max_unwind_checks: v.max_unwind_checks,
             max_instructions: v.max_instructions,
             solver_threads: 0,
+            confirmed_only: false,
         }
     }
 }
@@ -431,6 +435,7 @@ impl Options {
             },
             cancel: self.cancel.clone(),
             progress: self.progress.clone(),
+            confirmed_only: v.confirmed_only,
         }
     }
 }
@@ -453,6 +458,8 @@ pub(crate) struct Stages {
     pub repair: syncfix_repair::repair::RepairOptions,
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<Progress>>,
+    /// `--confirmed-only` ([`VerifierOptions::confirmed_only`]).
+    pub confirmed_only: bool,
 }
 
 impl Stages {

@@ -116,10 +116,23 @@ fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
         l.id = Some(i as i64 + 1);
         related.push(l);
     }
+    // A race or divergence the replay did not confirm is a warning with its reason; one it
+    // confirmed, or a defect of another kind, an error (issue 29).
+    let level = match d.confirmed {
+        Some(false) => {
+            text = format!("{text}; possible, not confirmed by a replay: {}", d.reason.as_deref().unwrap_or("no reason given"));
+            s::ResultLevel::Warning
+        }
+        Some(true) => {
+            text = format!("{text}; confirmed by a replay on concrete threads");
+            s::ResultLevel::Error
+        }
+        None => s::ResultLevel::Error,
+    };
     let mut r = s::Result::builder()
         .message(message(text))
         .rule_id(d.kind.clone())
-        .level(s::ResultLevel::Error)
+        .level(level)
         .kind(s::ResultKind::Fail)
         .locations(vec![primary])
         .build();

@@ -122,8 +122,23 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
         Verdict::Defect(t) => {
             param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
             let mut f = describe(k, &t);
-            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline);
-            (Status::Defect, vec![f])
+            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline, opts.verify.warp_size);
+            match f.replay() {
+                // `--confirmed-only`: a finding the replay did not confirm is not reported;
+                // the kernel is not verified either.
+                Some(r) if opts.confirmed_only && !r.confirmed => {
+                    let why = r.reason.clone().unwrap_or_default();
+                    param_values.clear();
+                    (
+                        Status::Unknown(format!(
+                            "{} that a replay on concrete threads did not confirm ({why}); --confirmed-only leaves it out",
+                            f.headline()
+                        )),
+                        vec![],
+                    )
+                }
+                _ => (Status::Defect, vec![f]),
+            }
         }
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),
