@@ -237,6 +237,16 @@ pub struct VerifyArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub verify: VerifyArgs,
+    /// Write a CUDA host program to FILE that launches the kernel with the inputs of the
+    /// replay of its first race or divergence (for `compute-sanitizer` on a GPU).
+    #[arg(long = "emit-harness", value_name = "FILE")]
+    pub emit_harness: Option<std::path::PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct RepairArgs {
     #[command(flatten)]
     pub common: CommonArgs,

@@ -16,7 +16,7 @@ mod setup;
 mod stop;
 mod suite;
 
-use args::{AuditArgs, Format, RepairArgs, VerifyArgs};
+use args::{AuditArgs, Format, RepairArgs, ReplayArgs, VerifyArgs};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -39,6 +39,10 @@ enum Command {
     Repair(RepairArgs),
     /// Verify FILE like GPUVerify: data races, barrier divergence, assertions.
     Verify(VerifyArgs),
+    /// Verify FILE and replay each race or divergence on concrete threads (as `verify` does);
+    /// `--emit-harness FILE` writes a CUDA program that launches the kernel with the replay's
+    /// inputs, to watch the race on a GPU under compute-sanitizer.
+    Replay(ReplayArgs),
     /// On a kernel that verifies, print a unified diff removing the barriers it does not need
     /// (the minimum-weight subset of its barriers that keeps it verified, re-verified).
     Audit(AuditArgs),
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
     let mut cli = cli;
     let common = match &mut cli.command {
         Command::Verify(a) => Some(&mut a.common),
+        Command::Replay(a) => Some(&mut a.verify.common),
         Command::Repair(a) => Some(&mut a.common),
         Command::Audit(a) => Some(&mut a.common),
         _ => None,
@@ -127,6 +132,7 @@ fn main() -> ExitCode {
     }
     match &cli.command {
         Command::Verify(a) => render::set_color(a.common.color),
+        Command::Replay(a) => render::set_color(a.verify.common.color),
         Command::Repair(a) => render::set_color(a.common.color),
         Command::Audit(a) => render::set_color(a.common.color),
         _ => {}
@@ -135,10 +141,12 @@ fn main() -> ExitCode {
         Command::Repair(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "repair"),
         Command::Audit(a) => (exit::REPAIR_ERROR, a.format, a.common.file.display().to_string(), "audit"),
         Command::Verify(a) => (exit::INTERNAL_ERROR, a.format, a.common.file.display().to_string(), "verify"),
+        Command::Replay(a) => (exit::INTERNAL_ERROR, a.verify.format, a.verify.common.file.display().to_string(), "verify"),
         Command::Suite(_) | Command::Bench(_) | Command::Lsp => (exit::INTERNAL_ERROR, Format::Text, String::new(), "suite"),
     };
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Verify(a) => commands::verify::run(&a, started),
+        Command::Replay(a) => commands::verify::run_with(&a.verify, started, a.emit_harness.as_deref()),
         Command::Repair(a) => commands::repair::repair(&a, started),
         Command::Audit(a) => commands::repair::audit(&a, started),
         Command::Suite(a) => suite::run(&a),

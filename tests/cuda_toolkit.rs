@@ -125,3 +125,34 @@ fn a_cuda_path_that_is_not_a_toolkit_is_a_command_line_error() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("--cuda-path=nowhere: not a CUDA toolkit"), "{err}");
 }
+
+/// `syncfix replay --emit-harness FILE` writes a CUDA program that launches the kernel with
+/// the replay's inputs; it compiles with clang-19 against the toolkit (host and device).
+#[test]
+fn the_replay_harness_compiles() {
+    let Some(cuda) = toolkit("the_replay_harness_compiles") else { return };
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "k.cu",
+        "__global__ void k(int *A, float f, int n) {\n  __shared__ int s[64];\n  if (n > 100) s[threadIdx.x % 8] = (int)f;\n  A[threadIdx.x] = s[0];\n}\nint main() { return 0; }\n",
+    );
+    let (code, _, err) = run(d.path(), &cuda, &["replay", "--blockDim=64", "--gridDim=2", "--emit-harness", "h.cu", "k.cu"]);
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("note: confirmed by a replay") && err.contains("wrote the harness to h.cu"), "{err}");
+    let h = std::fs::read_to_string(d.path().join("h.cu")).unwrap();
+    assert!(h.contains("cudaLaunchKernel((const void *)(k), dim3(2, 1, 1), dim3(64, 1, 1)"), "{h}");
+    assert!(h.contains("uint32_t a2 = ") && h.contains("// `n`"), "{h}");
+    let out = std::process::Command::new("clang-19")
+        .current_dir(d.path())
+        .args(["-x", "cuda", "--cuda-gpu-arch=sm_70", "-fsyntax-only", "-Wno-unknown-cuda-version"])
+        .arg(format!("--cuda-path={}", cuda.display()))
+        .arg("h.cu")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the harness does not compile:\n{}\n{h}", String::from_utf8_lossy(&out.stderr));
+    // The kernel's own file is never the harness's.
+    let (code, _, err) = run(d.path(), &cuda, &["replay", "--blockDim=64", "--gridDim=2", "--emit-harness", "k.cu", "k.cu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(std::fs::read_to_string(d.path().join("k.cu")).unwrap().starts_with("__global__"));
+}

@@ -5,6 +5,7 @@ use crate::output::{fail, file_name, print_stats, print_verdict, say, TIMEOUT_HI
 use crate::render;
 use crate::setup::setup;
 use crate::stop;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use syncfix::exit;
@@ -26,6 +27,12 @@ fn timeout_verdict(format: Format, file: &str, started: Instant, progress: &Prog
 }
 
 pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
+    run_with(a, started, None)
+}
+
+/// `verify`, and for `replay --emit-harness FILE` the harness of the first replayed race or
+/// divergence written to `harness` (atomically; never the kernel's own file).
+pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 {
     let c = &a.common;
     let format = a.format;
     let file = c.file.display().to_string();
@@ -33,6 +40,13 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
         Ok(x) => x,
         Err(e) => return fail(format, &file, e, started),
     };
+    if let Some(h) = harness {
+        if std::fs::canonicalize(h).ok().is_some_and(|h| std::fs::canonicalize(&c.file).is_ok_and(|f| f == h)) {
+            eprintln!("syncfix: error: --emit-harness would overwrite the kernel's file {}", h.display());
+            return exit::COMMAND_LINE_ERROR;
+        }
+        opts.verifier.emit_harness = true;
+    }
     if let Some(e) = c.emit {
         return emit(c, &text, &opts, e);
     }
@@ -102,6 +116,20 @@ pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
     }
     if c.stats || c.time {
         print_stats(&timings);
+    }
+    if let Some(h) = harness {
+        let made = reports.iter().flat_map(|r| &r.findings).find_map(|f| f.replay().and_then(|r| r.harness.clone()));
+        match made {
+            Some(Ok(program)) => match syncfix::write_atomically(h, &program) {
+                Ok(()) => eprintln!("syncfix: note: wrote the harness to {}", h.display()),
+                Err(e) => {
+                    eprintln!("syncfix: error: cannot write the harness to {}: {e}", h.display());
+                    return exit::COMMAND_LINE_ERROR;
+                }
+            },
+            Some(Err(why)) => eprintln!("syncfix: warning: no harness: {why}"),
+            None => eprintln!("syncfix: note: no race or divergence to replay, so no harness"),
+        }
     }
     let code = Status::exit_code(reports.iter().map(|r| &r.status));
     if code == exit::TIMEOUT {

@@ -122,6 +122,10 @@ pub struct Witness {
     pub params: Vec<(usize, u128)>,
     /// What the search changed from the model's inputs, in words (`None`: nothing).
     pub search: Option<String>,
+    /// How memory the model does not give started in that run.
+    pub fill: Fill,
+    /// For each global object the run touched, one past the highest byte it touched.
+    pub extents: Vec<(ObjectId, u64)>,
 }
 
 /// Replays `target` on `input`, then, within the deadline, on the inputs of the search.
@@ -244,15 +248,25 @@ fn small_params(k: &Kernel, params: &[(usize, u128)]) -> Option<Vec<(usize, u128
     changed.then_some(out)
 }
 
-/// How memory the model does not give starts.
+/// How memory the model does not give starts (the search's fills).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Fill {
+pub enum Fill {
+    /// Every byte 0.
     Zero,
     /// Each 4-byte word `0`, `1`, `2`, `0`, ... by its index (so that some elements are zero
-    /// and others not).
+    /// and others not): byte `b` is `b / 4 % 3` when `b % 4 == 0`, else 0.
     Small,
-    /// A pseudo-random byte per (object, offset).
+    /// A pseudo-random byte per (object, offset): [`pattern_byte`].
     Pattern,
+}
+
+/// The byte at offset `off` of the object with index `object` in [`Fill::Pattern`] (a
+/// splitmix64-style mix, so that a harness can compute the same bytes).
+pub fn pattern_byte(object: u32, off: u64) -> u8 {
+    let mut h = (object as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ off.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 31;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    (h >> 29) as u8
 }
 
 /// One run's inputs.
@@ -377,6 +391,8 @@ struct Machine<'a> {
     stops: Vec<String>,
     /// Whether the run read memory that neither the model nor the kernel gave.
     read_input: bool,
+    /// One past the highest byte touched of each global object.
+    extents: HashMap<ObjectId, u64>,
     steps: u64,
 }
 
@@ -445,6 +461,7 @@ impl<'a> Machine<'a> {
             reached: [false; 2],
             stops: vec![],
             read_input: false,
+            extents: HashMap::new(),
             steps: 0,
         }
     }
@@ -635,16 +652,20 @@ impl<'a> Machine<'a> {
             Fill::Zero => 0,
             Fill::Small if off.is_multiple_of(4) => (off / 4 % 3) as u8,
             Fill::Small => 0,
-            Fill::Pattern => {
-                let mut h = (o.index() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ off.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                h ^= h >> 31;
-                h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-                (h >> 29) as u8
-            }
+            Fill::Pattern => pattern_byte(o.index() as u32, off),
+        }
+    }
+
+    fn touch(&mut self, o: ObjectId, off: u64, width: u32) {
+        if self.k.objects[o].space == Space::Global {
+            let end = off.saturating_add(width as u64);
+            let e = self.extents.entry(o).or_insert(0);
+            *e = (*e).max(end);
         }
     }
 
     fn load(&mut self, t: usize, o: ObjectId, off: u64, width: u32) -> (u128, Taint) {
+        self.touch(o, off, width);
         let mut v = 0u128;
         let mut taint = 0;
         for i in 0..width.min(16) as u64 {
@@ -660,6 +681,7 @@ impl<'a> Machine<'a> {
     }
 
     fn store(&mut self, t: usize, o: ObjectId, off: u64, width: u32, v: u128, taint: Taint) {
+        self.touch(o, off, width);
         let mem = self.mem(t, o);
         for i in 0..width.min(16) as u64 {
             mem.bytes.insert(off.wrapping_add(i), ((v >> (8 * i)) as u8, taint));
@@ -1033,6 +1055,8 @@ impl<'a> Machine<'a> {
                     trace_threads: false,
                     params: vec![],
                     search: None,
+                    fill: self.run.fill,
+                    extents: self.extents(),
                 }))
             }
             Target::Race { object, threads, offset, .. } => {
@@ -1080,6 +1104,8 @@ impl<'a> Machine<'a> {
                         trace_threads: rank >= 2,
                         params: vec![],
                         search: None,
+                        fill: self.run.fill,
+                        extents: self.extents(),
                     })),
                     None if tainted != 0 => Some(Outcome::Possible(format!(
                         "the accesses meet in the replay only through {}, which the replay cannot compute",
@@ -1089,6 +1115,12 @@ impl<'a> Machine<'a> {
                 }
             }
         }
+    }
+
+    fn extents(&self) -> Vec<(ObjectId, u64)> {
+        let mut v: Vec<(ObjectId, u64)> = self.extents.iter().map(|(o, e)| (*o, *e)).collect();
+        v.sort();
+        v
     }
 
     /// What made a tainted value, in words.

@@ -2,6 +2,7 @@
 //! the trace's launch, blocks and scalar arguments given to `syncfix-replay`, and its answer
 //! put on the finding.
 
+use crate::harness::harness;
 use crate::report::{Finding, LoopIteration, Replay, ThreadDesc, Witness};
 use std::time::{Duration, Instant};
 use syncfix_kir::Kernel;
@@ -17,14 +18,29 @@ const MAX_STEPS: u64 = 400_000_000;
 /// Puts the replay of `t` (a trace of kernel `k`, the kernel it was found on) on `f`, its
 /// finding, when `t` is a race or a divergence. Runs until `deadline` at the latest (and at
 /// most [`BUDGET`]); `warp_sync` is the verifier's `--warp-sync`.
-pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>, warp_sync: Option<u32>) {
+pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>, warp_sync: Option<u32>, emit_harness: bool) {
+    let headline = f.headline();
     let replay = match (&t.defect, f) {
         (Defect::Race(r), Finding::Race { replay, .. }) => {
             let ids = |i: usize| ThreadId { local: t.threads[i].local, group: t.threads[i].group };
             let target =
                 Target::Race { object: r.object, insts: [r.first.inst, r.second.inst], threads: [ids(0), ids(1)], offset: r.offset };
             if r.first.external {
-                *replay = Some(possible("its first access is made by an external function, which the replay does not run"));
+                *replay = Some(Box::new(possible("its first access is made by an external function, which the replay does not run")));
+                if emit_harness {
+                    if let Some(r) = replay.as_mut() {
+                        r.harness = Some(harness(
+                            k,
+                            &k.main_file().path,
+                            &headline,
+                            t.threads[0].grid_dim,
+                            t.threads[0].block_dim,
+                            &t.params,
+                            None,
+                            1,
+                        ));
+                    }
+                }
                 return;
             }
             (target, replay)
@@ -48,7 +64,16 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         warp_sync,
     };
     let desc = |id: ThreadId| ThreadDesc { local: id.local, group: id.group, block_dim: input.block_dim, grid_dim: input.grid_dim };
-    *slot = Some(match syncfix_replay::replay(&input, &target) {
+    let outcome = syncfix_replay::replay(&input, &target);
+    let witness = match &outcome {
+        Outcome::Confirmed(w) => Some(w),
+        Outcome::Possible(_) => None,
+    };
+    let made = emit_harness.then(|| {
+        let params = witness.map_or(&t.params, |w| &w.params);
+        harness(k, &k.main_file().path, &headline, input.grid_dim, input.block_dim, params, witness, input.groups.len() as u64)
+    });
+    let mut r = match outcome {
         Outcome::Confirmed(w) => Replay {
             confirmed: true,
             witness: Some(Box::new(Witness {
@@ -71,14 +96,17 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
                 search: w.search,
             })),
             reason: None,
+            harness: None,
         },
         Outcome::Possible(why) if !t.exact => possible(&format!(
             "{why}; the verifier's trace is not exact (a loop cut at its head or an array abstracted), so its values need not occur"
         )),
         Outcome::Possible(why) => possible(&why),
-    });
+    };
+    r.harness = made;
+    *slot = Some(Box::new(r));
 }
 
 fn possible(why: &str) -> Replay {
-    Replay { confirmed: false, witness: None, reason: Some(why.to_string()) }
+    Replay { confirmed: false, witness: None, reason: Some(why.to_string()), harness: None }
 }

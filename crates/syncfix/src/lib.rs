@@ -28,6 +28,7 @@ mod error;
 pub mod exit;
 mod extent;
 mod files;
+mod harness;
 mod options;
 mod pipeline;
 pub mod process;

@@ -178,6 +178,9 @@ pub struct VerifierOptions {
     /// `--confirmed-only`: report only the races and divergences a concrete replay confirmed;
     /// a kernel whose only finding is possible (not confirmed) is `unknown`, with the reason.
     pub confirmed_only: bool,
+    /// `syncfix replay --emit-harness`: each replayed finding carries a CUDA host program that
+    /// launches its kernel with the replay's inputs ([`crate::Replay::harness`]).
+    pub emit_harness: bool,
 }
 
 impl Default for VerifierOptions {
@@ -208,6 +211,7 @@ impl VerifierOptions {
             max_instructions: v.max_instructions,
             solver_threads: 0,
             confirmed_only: false,
+            emit_harness: false,
         }
     }
 }
@@ -436,6 +440,7 @@ impl Options {
             cancel: self.cancel.clone(),
             progress: self.progress.clone(),
             confirmed_only: v.confirmed_only,
+            emit_harness: v.emit_harness,
         }
     }
 }
@@ -460,6 +465,8 @@ pub(crate) struct Stages {
     pub progress: Option<Arc<Progress>>,
     /// `--confirmed-only` ([`VerifierOptions::confirmed_only`]).
     pub confirmed_only: bool,
+    /// [`VerifierOptions::emit_harness`].
+    pub emit_harness: bool,
 }
 
 impl Stages {

@@ -69,13 +69,13 @@ pub enum Finding {
         second: AccessDesc,
         /// The concrete replay of the trace: whether it reproduced the race.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
-        replay: Option<Replay>,
+        replay: Option<Box<Replay>>,
     },
     Divergence {
         at: Vec<Location>,
         /// The concrete replay of the trace: whether it reproduced the divergence.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
-        replay: Option<Replay>,
+        replay: Option<Box<Replay>>,
     },
     Assertion {
         at: Vec<Location>,
@@ -111,6 +111,10 @@ pub struct Replay {
     /// Why a possible finding was not reproduced, in a sentence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// When asked for (`Options::verifier.emit_harness`): a CUDA host program that launches
+    /// the kernel with the replay's inputs, or why there is none.
+    #[serde(skip)]
+    pub harness: Option<Result<String, String>>,
 }
 
 /// How a replay reproduced a finding.
@@ -187,7 +191,7 @@ impl Finding {
     /// The concrete replay of a race or a divergence, if one ran.
     pub fn replay(&self) -> Option<&Replay> {
         match self {
-            Finding::Race { replay, .. } | Finding::Divergence { replay, .. } => replay.as_ref(),
+            Finding::Race { replay, .. } | Finding::Divergence { replay, .. } => replay.as_deref(),
             _ => None,
         }
     }

@@ -122,7 +122,7 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
         Verdict::Defect(t) => {
             param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
             let mut f = describe(k, &t);
-            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline, opts.verify.warp_size);
+            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline, opts.verify.warp_size, opts.emit_harness);
             match f.replay() {
                 // `--confirmed-only`: a finding the replay did not confirm is not reported;
                 // the kernel is not verified either.
