@@ -802,3 +802,23 @@ fn a_note_says_whether_a_replay_confirmed_the_race() {
         "{err}"
     );
 }
+
+/// A repair says whether the race it orders was confirmed by a replay; a race it cannot
+/// order is printed with the replay's verdict too.
+#[test]
+fn a_repair_says_whether_its_race_was_confirmed() {
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "race.cu", "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n");
+    let (code, out, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "race.cu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("syncfix: note: the repair orders \"possible read-write race on A["), "{err}");
+    assert!(err.contains("which a replay on concrete threads confirmed"), "{err}");
+    kernel(
+        d.path(),
+        "cut.cu",
+        "__global__ void k(int n) {\n  __shared__ int s[64];\n  int x = threadIdx.x;\n  for (int i = 0; i < n; i++) x = 63 - x;\n  s[x] = threadIdx.x;\n}\n",
+    );
+    let (code, _, err) = run(d.path(), &["repair", "--blockDim=64", "--gridDim=1", "cut.cu"]);
+    assert_eq!(code, 202, "{err}");
+    assert!(err.contains("note: possible (not confirmed by a replay on concrete threads)"), "{err}");
+}

@@ -79,6 +79,22 @@ fn run_repair_like(
             if t.encodings == 1 { "" } else { "s" }
         );
     }
+    // Whether the race (or divergence) the repair ordered was confirmed by a replay on
+    // concrete threads, or only possible (issue 29).
+    for k in &report.kernels {
+        let Some(f) = k.defect.as_ref().filter(|_| matches!(k.status, syncfix::RepairStatus::Repaired)) else { continue };
+        let Some(r) = f.replay() else { continue };
+        let who = if report.kernels.len() > 1 { format!("kernel `{}`: ", k.kernel) } else { String::new() };
+        if r.confirmed {
+            eprintln!("syncfix: note: {who}the repair orders \"{}\", which a replay on concrete threads confirmed", f.headline());
+        } else {
+            eprintln!(
+                "syncfix: note: {who}the repair orders \"{}\", which a replay on concrete threads did not confirm ({}): its barriers may order a race that cannot happen",
+                f.headline(),
+                r.reason.as_deref().unwrap_or("no reason given")
+            );
+        }
+    }
     if c.verbose {
         let several = report.kernels.len() > 1;
         for k in &report.kernels {

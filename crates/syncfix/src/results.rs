@@ -217,6 +217,10 @@ pub struct KernelRepair {
     /// `unknown`). An audit's answer with such barriers is minimal among those checked, not
     /// proven of minimum weight.
     pub undecided: Vec<u32>,
+    /// The race or divergence of the kernel as written that the repair started from, with
+    /// its replay on concrete threads ([`Finding::replay`]): whether the barriers inserted
+    /// order a race that was confirmed, or only a possible one.
+    pub defect: Option<Finding>,
 }
 
 /// One verifier call of a repair or audit (issue 28: where the time goes).

@@ -152,6 +152,9 @@ pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) ->
     repair_text(path, text, opts, mode, 0)
 }
 
+/// The longest the replay of a repair's first defect runs.
+const REPLAY_IN_REPAIR: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How many restructurings one repair may make, one after the other (nested conditionals, one
 /// level each; early returns past one barrier each).
 const MAX_RESTRUCTURINGS: u32 = 3;
@@ -221,6 +224,9 @@ struct KernelOutcome {
     /// diverges: those sites as places to restructure (statement, and whether it is the user's
     /// barrier, which then moves).
     splits: Vec<(StmtId, bool)>,
+    /// The race or divergence of the kernel as written that the repair started from, with
+    /// its replay (issue 29).
+    defect: Option<Finding>,
 }
 
 impl KernelOutcome {
@@ -237,6 +243,7 @@ impl KernelOutcome {
             undecided: vec![],
             seed: None,
             splits: vec![],
+            defect: None,
         }
     }
 }
@@ -343,11 +350,21 @@ fn repair_kernel_in(
         }
         _ => {}
     }
+    let mut first_defect = None;
     let (outcome, stats) = match first {
         // The audit starts from the kernel as written, which verifies (issue 28).
         Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None, reserve),
         Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound), reserve),
-        Verdict::Defect(t) => repair_loop(&inst, &mut v, &opts.repair, Some(t)),
+        Verdict::Defect(t) => {
+            // The defect the repair starts from, replayed within a tenth of the time left (at
+            // most 2 s): the report says whether it was confirmed (issue 29).
+            let mut f = describe(&inst.kernel, &t);
+            let left = opts.repair.deadline.map_or(REPLAY_IN_REPAIR, |d| d.saturating_duration_since(Instant::now()) / 10);
+            let deadline = Instant::now() + left.min(REPLAY_IN_REPAIR);
+            crate::confirm::confirm(&inst.kernel, &t, &mut f, Some(deadline), opts.verify.warp_size, false);
+            first_defect = Some(f);
+            repair_loop(&inst, &mut v, &opts.repair, Some(t))
+        }
         Verdict::Unknown(_) | Verdict::Timeout => unreachable!("ended above"),
     };
     add_stats(timings, &v, &stats);
@@ -375,12 +392,22 @@ fn repair_kernel_in(
                 undecided: vec![],
                 seed,
                 splits: vec![],
+                defect: None,
             }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
         Outcome::OtherError(t) => KernelOutcome::without_changes(RepairStatus::OtherError, vec![describe(&inst.kernel, &t)]),
         Outcome::Unrepairable { reason, trace } => {
-            KernelOutcome::without_changes(RepairStatus::Unrepairable(reason), trace.iter().map(|t| describe(&inst.kernel, t)).collect())
+            // Replayed (at most 2 s each): a race that cannot be ordered may not happen at all.
+            let findings = trace
+                .iter()
+                .map(|t| {
+                    let mut f = describe(&inst.kernel, t);
+                    crate::confirm::confirm(&inst.kernel, t, &mut f, Some(Instant::now() + REPLAY_IN_REPAIR), opts.verify.warp_size, false);
+                    f
+                })
+                .collect();
+            KernelOutcome::without_changes(RepairStatus::Unrepairable(reason), findings)
         }
         Outcome::Unknown(r) => KernelOutcome::without_changes(RepairStatus::Unknown(r), vec![]),
         Outcome::Timeout => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
@@ -402,7 +429,7 @@ fn repair_kernel_in(
     splits.dedup();
     let undecided =
         stats.undecided.iter().map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0 as u32).collect();
-    Ok(KernelOutcome { log, calls, splits, undecided, ..outcome })
+    Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, ..outcome })
 }
 
 /// A verifier call of the repair loop as the report gives it: its sites by line.
@@ -653,6 +680,7 @@ fn kernel_repairs(
                 log: o.log.clone(),
                 calls: o.calls.clone(),
                 undecided: o.undecided.clone(),
+                defect: o.defect.clone(),
             }
         })
         .collect()

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 mod repair;
-pub use repair::{ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, TextEdit, TextPoint, REPAIR_SCHEMA};
+pub use repair::{
+    ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, ReplayedDefect, TextEdit, TextPoint, REPAIR_SCHEMA,
+};
 
 /// The schema's name and version, the value of [`Verdict::schema`].
 pub const SCHEMA: &str = "syncfix.verdict/1";

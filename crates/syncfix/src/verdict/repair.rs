@@ -74,6 +74,19 @@ pub struct KernelRepairSummary {
     /// each gave no answer in its share of the time limit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undecided: Vec<u32>,
+    /// The race or divergence of the kernel as written that the repair started from: its
+    /// message, and whether a replay on concrete threads confirmed it (`reason`: why not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defect: Option<ReplayedDefect>,
+}
+
+/// A defect and its replay (issue 29).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayedDefect {
+    pub message: String,
+    pub confirmed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A repair status's name in [`RepairSummary::status`] and the reason it carries.
@@ -273,6 +286,10 @@ impl RepairSummary {
                         log: k.log.clone(),
                         calls: k.calls.clone(),
                         undecided: k.undecided.clone(),
+                        defect: k.defect.as_ref().and_then(|f| {
+                            let r = f.replay()?;
+                            Some(ReplayedDefect { message: f.headline(), confirmed: r.confirmed, reason: r.reason.clone() })
+                        }),
                     }
                 })
                 .collect(),
