@@ -227,3 +227,30 @@ fn diagnostics_come_before_the_quick_fix() {
     assert!(m["result"][0]["title"].as_str().unwrap_or("").starts_with("Insert barriers"), "{m}");
     s.shut_down();
 }
+
+/// A race a replay confirmed is an error; one it did not (a cut loop's false alarm) is a
+/// warning whose message gives the reason (issue 29).
+#[test]
+fn a_confirmed_race_is_an_error_and_a_possible_one_a_warning() {
+    for (name, text, severity, says) in [
+        ("real.cu", "//--blockDim=64 --gridDim=1\n__global__ void k(int *A) { A[0] = threadIdx.x; }\n", 1, "confirmed by a replay"),
+        (
+            "cut.cu",
+            "//--blockDim=64 --gridDim=1\n__global__ void k(int n) { __shared__ int s[64]; int x = threadIdx.x; for (int i = 0; i < n; i++) x = 63 - x; s[x] = threadIdx.x; }\n",
+            2,
+            "possible, not confirmed by a replay: ",
+        ),
+    ] {
+        let mut s = Raw::start();
+        s.initialize();
+        let uri = format!("file:///nonexistent-syncfix-folder/{name}");
+        s.send(serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}}}));
+        let m = s.recv();
+        assert_eq!(m["method"], "textDocument/publishDiagnostics", "{m}");
+        let d = &m["params"]["diagnostics"][0];
+        assert_eq!(d["severity"], severity, "{name}: {m}");
+        assert!(d["message"].as_str().unwrap_or("").contains(says), "{name}: {m}");
+        s.shut_down();
+    }
+}

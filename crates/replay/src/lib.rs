@@ -78,8 +78,9 @@ pub struct Input<'a> {
 /// GPUVerify's tests).
 pub const MAX_THREADS: u64 = 8192;
 
-/// At most this many thread-values are held (threads × instructions of the kernel): 512 MiB.
-const MAX_VALUES: u64 = 1 << 25;
+/// At most this many thread-values are held (threads × instructions of the kernel): 256 MiB
+/// of values and 64 MiB of taints.
+const MAX_VALUES: u64 = 1 << 24;
 
 /// At most this many accesses of the two instructions of a race are recorded.
 const MAX_RECORDS: usize = 4_000_000;
