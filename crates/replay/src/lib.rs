@@ -502,10 +502,14 @@ impl<'a> Machine<'a> {
     /// Releases each tile whose named threads all wait at a tile barrier.
     fn release_tiles(&mut self) -> bool {
         let mut released = false;
+        let mut seen = std::collections::HashSet::new();
         for t in 0..self.threads.len() {
             let State::Wait(Wait { scope: WaitScope::Tile { size, mask }, .. }) = self.threads[t].state else { continue };
             let size = size.max(1);
             let (block, tile) = (self.threads[t].block, self.threads[t].linear / size);
+            if !seen.insert((block, tile, size, mask)) {
+                continue;
+            }
             let members: Vec<usize> = (0..self.threads.len())
                 .filter(|&o| {
                     let th = &self.threads[o];
@@ -1265,11 +1269,17 @@ fn dims(d: [u32; 3]) -> String {
     }
 }
 
-/// `line L` of the main file where instruction `v` stands.
+/// `line L` of the main file where instruction `v` stands (or was inlined from), else
+/// `FILE:L` of the header it stands in.
 fn place(k: &Kernel, v: InstId) -> String {
-    match k.insts[v].span.in_main() {
-        Some(l) => format!("line {}", l.line),
-        None => "a place outside the kernel's file".into(),
+    let span = &k.insts[v].span;
+    match (span.in_main(), span.top()) {
+        (Some(l), _) => format!("line {}", l.line),
+        (None, Some(l)) => {
+            let path = &k.files[l.file].path;
+            format!("{}:{}", path.rsplit('/').next().unwrap_or(path), l.line)
+        }
+        (None, None) => "a place without a source location".into(),
     }
 }
 

@@ -35,12 +35,15 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
         let mut t = Timings::default();
         verify_kernel(k, opts, &mut t).map(|r| (r, t))
     });
+    let mut pending = vec![];
     for (i, r) in results.into_iter().enumerate() {
-        let (mut report, t) = r?;
+        let ((mut report, replay), t) = r?;
         timings.add(&t);
         report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         out.push(report);
+        pending.push(replay);
     }
+    replay_findings(&mut out, pending, opts);
     for (kernel, e) in &compiled.failed {
         let reason = match e {
             FrontendError::Unsupported { what, loc: Some(l) } if l.file == syncfix_kir::FileId::MAIN && l.line > 0 => {
@@ -68,12 +71,12 @@ pub(crate) fn clang_baseline(path: &Path, text: &str, opts: &Stages) -> Result<D
     Ok(syncfix_frontend::driver::clang_baseline(path, text, &opts.frontend)?)
 }
 
-fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
+fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<Reported, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
     syncfix_verify::interruptible(&ctx, opts.cancel.as_ref(), || verify_kernel_in(&ctx, k, opts, timings))
 }
 
-fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<KernelReport, StageError> {
+fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<Reported, StageError> {
     let inst = instrument(k, &InstrumentConfig::verify_only());
     let encoding = Instant::now();
     let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
@@ -113,37 +116,73 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.note_slowest(&s.slowest_query);
 }
 
-fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> KernelReport {
+/// A kernel's report, and for a race or divergence the kernel and trace to replay once every
+/// kernel of the file has its verdict ([`replay_findings`]).
+type Reported = (KernelReport, Option<(Kernel, syncfix_verify::Trace)>);
+
+fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> Reported {
     let inter_group = !opts.verify.only_intra_group && k.multi_block();
     let mut param_values = vec![];
+    let mut pending = None;
     let (status, findings) = match verdict {
         Verdict::Verified => (Status::Verified, vec![]),
         Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
         Verdict::Defect(t) => {
             param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
-            let mut f = describe(k, &t);
-            crate::confirm::confirm(k, &t, &mut f, opts.verify.deadline, opts.verify.warp_size, opts.emit_harness);
-            match f.replay() {
-                // `--confirmed-only`: a finding the replay did not confirm is not reported;
-                // the kernel is not verified either.
-                Some(r) if opts.confirmed_only && !r.confirmed => {
-                    let why = r.reason.clone().unwrap_or_default();
-                    param_values.clear();
-                    (
-                        Status::Unknown(format!(
-                            "{} that a replay on concrete threads did not confirm ({why}); --confirmed-only leaves it out",
-                            f.headline()
-                        )),
-                        vec![],
-                    )
-                }
-                _ => (Status::Defect, vec![f]),
+            let f = describe(k, &t);
+            if matches!(f, Finding::Race { .. } | Finding::Divergence { .. }) {
+                pending = Some((k.clone(), *t));
             }
+            (Status::Defect, vec![f])
         }
         Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
         Verdict::Timeout => (Status::Timeout, vec![]),
     };
-    KernelReport { kernel: k.name.clone(), status, findings, inter_group, assumptions: k.assumptions.clone(), notes: vec![], param_values }
+    let report = KernelReport {
+        kernel: k.name.clone(),
+        status,
+        findings,
+        inter_group,
+        assumptions: k.assumptions.clone(),
+        notes: vec![],
+        param_values,
+    };
+    (report, pending)
+}
+
+/// Replays the race or divergence of each report that has one (issue 29), once every kernel
+/// of the file has its verdict, so that the replays never take the cores from the
+/// verification of another kernel; several at once on the cores there are. `--confirmed-only`
+/// then turns a kernel whose finding is only possible into `unknown`, with the reason.
+fn replay_findings(reports: &mut [KernelReport], pending: Vec<Option<(Kernel, syncfix_verify::Trace)>>, opts: &Stages) {
+    let todo: Vec<(usize, Kernel, syncfix_verify::Trace)> =
+        pending.into_iter().enumerate().filter_map(|(i, p)| p.map(|(k, t)| (i, k, t))).collect();
+    let kernels: Vec<Kernel> = todo.iter().map(|(_, k, _)| k.clone()).collect();
+    let replayed = each_kernel(&kernels, opts, |k| {
+        let j = kernels.iter().position(|x| std::ptr::eq(x, k)).expect("a kernel of the list");
+        let (i, _, t) = &todo[j];
+        let mut f = reports[*i].findings[0].clone();
+        crate::confirm::confirm(k, t, &mut f, opts.verify.deadline, opts.verify.warp_size, opts.emit_harness);
+        Ok(f)
+    });
+    for ((i, _, _), f) in todo.iter().zip(replayed) {
+        let Ok(f) = f else { continue };
+        let r = &mut reports[*i];
+        match f.replay() {
+            // `--confirmed-only`: a finding the replay did not confirm is not reported; the
+            // kernel is not verified either.
+            Some(replay) if opts.confirmed_only && !replay.confirmed => {
+                let why = replay.reason.clone().unwrap_or_default();
+                r.status = Status::Unknown(format!(
+                    "{} that a replay on concrete threads did not confirm ({why}); --confirmed-only leaves it out",
+                    f.headline()
+                ));
+                r.findings.clear();
+                r.param_values.clear();
+            }
+            _ => r.findings[0] = f,
+        }
+    }
 }
 
 /// GPURepair's repair (`Mode::Repair`) or the audit of the kernel's own barriers
