@@ -184,7 +184,8 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
         let left = input.deadline - now;
         let share = left / (attempts.len() - i) as u32;
         let params = if use_small { small.clone().unwrap_or_default() } else { input.params.clone() };
-        let run = Run { params: &params, fill, deadline: now + share.max(Duration::from_millis(200)).min(left) };
+        let budget = share.max(Duration::from_millis(200)).min(left);
+        let run = Run { params: &params, fill, deadline: now + budget, budget };
         let mut m = Machine::new(input, &run, &cfg, &ipdom, target);
         let ended = m.run();
         read_input |= m.read_input;
@@ -219,7 +220,7 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
             }
         }
     }
-    let mut why = first_reason.unwrap_or_else(|| "the replay ran out of time".into());
+    let mut why = first_reason.unwrap_or_else(|| "no time was left to replay it".into());
     if !tried.is_empty() {
         why.push_str(&format!(" (also tried: {})", tried.join("; ")));
     }
@@ -275,6 +276,8 @@ struct Run<'p> {
     params: &'p [(usize, u128)],
     fill: Fill,
     deadline: Instant,
+    /// The run's share of the time (for the message when it runs out).
+    budget: Duration,
 }
 
 /// Where a value the replay could not compute came from: 0 for none, else the index + 1 of
@@ -747,7 +750,7 @@ impl<'a> Machine<'a> {
             return Err(format!("the replay ran past its budget of {} instructions", self.input.max_steps));
         }
         if self.steps.is_multiple_of(65536) && Instant::now() >= self.run.deadline {
-            return Err("the replay ran out of time".into());
+            return Err(format!("the replay ran out of its {:.1} s", self.run.budget.as_secs_f64()));
         }
         let k = self.k;
         let (b, idx) = (self.threads[t].at, self.threads[t].idx);

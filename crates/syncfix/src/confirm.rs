@@ -9,9 +9,9 @@ use syncfix_kir::Kernel;
 use syncfix_replay::{Input, Outcome, Target, ThreadId};
 use syncfix_verify::{Defect, Trace};
 
-/// The longest a replay runs (within the caller's deadline, and at most a quarter of the time
-/// left before it): the verdicts of the file's other kernels, verified at the same time on
-/// the same cores, must not pay for it.
+/// The longest a replay runs (within the caller's deadline, and at most three quarters of the
+/// time left before it, so that the call still ends in time; the facade replays once every
+/// kernel of the file has its verdict).
 const BUDGET: Duration = Duration::from_secs(3);
 
 /// Instructions a replay executes at most, over all threads.
@@ -53,7 +53,7 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
     let (target, slot) = replay;
     let groups = if t.same_group { vec![t.threads[0].group] } else { vec![t.threads[0].group, t.threads[1].group] };
     let now = Instant::now();
-    let share = deadline.map_or(BUDGET, |d| d.saturating_duration_since(now) / 4);
+    let share = deadline.map_or(BUDGET, |d| d.saturating_duration_since(now) * 3 / 4);
     let limit = now + BUDGET.min(share);
     let input = Input {
         kernel: k,
