@@ -191,8 +191,9 @@ pub(crate) fn repair_file(path: &Path, text: &str, opts: &Stages, mode: Mode) ->
     repair_text(path, text, opts, mode, 0)
 }
 
-/// The longest the replay of a repair's first defect runs.
-const REPLAY_IN_REPAIR: std::time::Duration = std::time::Duration::from_secs(2);
+/// The longest the replay of a repair's first defect runs (and at most a twentieth of the
+/// time left): the repair's own calls need the time (issue 28).
+const REPLAY_IN_REPAIR: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How many restructurings one repair may make, one after the other (nested conditionals, one
 /// level each; early returns past one barrier each).
@@ -395,10 +396,10 @@ fn repair_kernel_in(
         Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None, reserve),
         Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound), reserve),
         Verdict::Defect(t) => {
-            // The defect the repair starts from, replayed within a tenth of the time left (at
-            // most 2 s): the report says whether it was confirmed (issue 29).
+            // The defect the repair starts from, replayed within a twentieth of the time left
+            // (at most 1 s): the report says whether it was confirmed (issue 29).
             let mut f = describe(&inst.kernel, &t);
-            let left = opts.repair.deadline.map_or(REPLAY_IN_REPAIR, |d| d.saturating_duration_since(Instant::now()) / 10);
+            let left = opts.repair.deadline.map_or(REPLAY_IN_REPAIR, |d| d.saturating_duration_since(Instant::now()) / 20);
             let deadline = Instant::now() + left.min(REPLAY_IN_REPAIR);
             crate::confirm::confirm(&inst.kernel, &t, &mut f, Some(deadline), opts.verify.warp_size, false);
             first_defect = Some(f);
