@@ -181,8 +181,10 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
         if now >= input.deadline {
             break;
         }
+        // The model's inputs get half the time; each later run half of what is left, the
+        // last all of it.
         let left = input.deadline - now;
-        let share = left / (attempts.len() - i) as u32;
+        let share = if i + 1 == attempts.len() { left } else { left / 2 };
         let params = if use_small { small.clone().unwrap_or_default() } else { input.params.clone() };
         let budget = share.max(Duration::from_millis(200)).min(left);
         let run = Run { params: &params, fill, deadline: now + budget, budget };
@@ -220,7 +222,7 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
             }
         }
     }
-    let mut why = first_reason.unwrap_or_else(|| "no time was left to replay it".into());
+    let mut why = first_reason.unwrap_or_else(|| "no time was left before the time limit to replay it".into());
     if !tried.is_empty() {
         why.push_str(&format!(" (also tried: {})", tried.join("; ")));
     }
