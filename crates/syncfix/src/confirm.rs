@@ -22,35 +22,16 @@ const MAX_STEPS: u64 = 400_000_000;
 /// most [`BUDGET`]); `warp_sync` is the verifier's `--warp-sync`.
 pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<Instant>, warp_sync: Option<u32>, emit_harness: bool) {
     let headline = f.headline();
-    let replay = match (&t.defect, f) {
+    let (target, slot) = match (&t.defect, f) {
         (Defect::Race(r), Finding::Race { replay, .. }) => {
             let ids = |i: usize| ThreadId { local: t.threads[i].local, group: t.threads[i].group };
             let target =
                 Target::Race { object: r.object, insts: [r.first.inst, r.second.inst], threads: [ids(0), ids(1)], offset: r.offset };
-            if r.first.external {
-                *replay = Some(Box::new(possible("its first access is made by an external function, which the replay does not run")));
-                if emit_harness {
-                    if let Some(r) = replay.as_mut() {
-                        r.harness = Some(harness(
-                            k,
-                            &k.main_file().path,
-                            &headline,
-                            t.threads[0].grid_dim,
-                            t.threads[0].block_dim,
-                            &t.params,
-                            None,
-                            1,
-                        ));
-                    }
-                }
-                return;
-            }
             (target, replay)
         }
         (Defect::Divergence { barrier, .. }, Finding::Divergence { replay, .. }) => (Target::Divergence { barrier: *barrier }, replay),
         _ => return,
     };
-    let (target, slot) = replay;
     let groups = if t.same_group { vec![t.threads[0].group] } else { vec![t.threads[0].group, t.threads[1].group] };
     let now = Instant::now();
     let share = deadline.map_or(BUDGET, |d| d.saturating_duration_since(now) * 3 / 4);
@@ -68,7 +49,13 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         warp_sync,
     };
     let desc = |id: ThreadId| ThreadDesc { local: id.local, group: id.group, block_dim: input.block_dim, grid_dim: input.grid_dim };
-    let outcome = syncfix_replay::replay(&input, &target);
+    // An access an external (specified) function makes has no code to run.
+    let external = matches!(&t.defect, Defect::Race(r) if r.first.external);
+    let outcome = if external {
+        Outcome::Possible("its first access is made by an external function, which the replay does not run".into())
+    } else {
+        syncfix_replay::replay(&input, &target)
+    };
     let witness = match &outcome {
         Outcome::Confirmed(w) => Some(w),
         Outcome::Possible(_) => None,
@@ -102,7 +89,7 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
             reason: None,
             harness: None,
         },
-        Outcome::Possible(why) if !t.exact => possible(&format!(
+        Outcome::Possible(why) if !t.exact && !external => possible(&format!(
             "{why}; the verifier's trace is not exact (a loop cut at its head or an array abstracted), so its values need not occur"
         )),
         Outcome::Possible(why) => possible(&why),
