@@ -153,8 +153,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(&a),
         Command::Lsp => lsp::run(),
     });
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(_) if format != Format::Text => {
             let message = PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
             let elapsed = started.elapsed();
@@ -167,10 +167,14 @@ fn main() -> ExitCode {
                     &syncfix::verdict::RepairSummary::failure(command, &file, "error", &message, on_panic, elapsed),
                 );
             }
-            ExitCode::from(on_panic)
+            on_panic
         }
-        Err(_) => ExitCode::from(on_panic),
-    }
+        Err(_) => on_panic,
+    };
+    // A Z3 context may still be being deleted on the verifier's reaper thread
+    // (`syncfix_verify`'s calls apart): end without running static destructors, Z3's among
+    // them, under it.
+    stop::exit_now(code)
 }
 
 /// The command (`verify`, `repair` or `audit`) whose command line asks for a machine format

@@ -33,14 +33,74 @@ self_cell::self_cell!(
 /// milliseconds). Formulas and assumptions are given in the caller's context and translated;
 /// the model comes back translated. No term of its context leaves it.
 pub(crate) struct ApartSolver {
-    cell: Cell,
+    /// Always `Some` but in `drop`.
+    cell: Option<Cell>,
+    /// The verifier's deadline and cancel flag: once either has ended the run, the context is
+    /// deleted on the reaper's thread ([`reap`]) rather than on the caller's.
+    deadline: Option<std::time::Instant>,
+    cancel: Option<std::sync::Arc<AtomicBool>>,
+}
+
+impl Drop for ApartSolver {
+    fn drop(&mut self) {
+        let Some(cell) = self.cell.take() else { return };
+        let ended = self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            || self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if ended {
+            reap(cell);
+        }
+    }
+}
+
+/// A [`Cell`] on its way to the reaper.
+struct Owned {
+    _cell: Cell,
+}
+
+// SAFETY: a `Cell` owns its Z3 context, and no term of that context is held outside it
+// (formulas are translated in, models translated out); Z3 allows distinct contexts on
+// distinct threads, and once handed to the reaper no other thread uses this one.
+unsafe impl Send for Owned {}
+
+/// Deletes `cell` on a thread of its own, once the run has ended at its deadline. Deleting a
+/// context that Houdini used for a large kernel takes long (0.67 s for HeCBench ssm's
+/// `selective_scan_vllm_kernel` with CUDA's own CUB, stopped at its 30 s limit; 25–35 ms a
+/// kernel otherwise), and the timeout verdict need not wait for it: at a 60 s limit it made
+/// the run overrun by more than the watchdog's second, and the verdicts of the file's other
+/// kernels were lost with it. Where no thread can be started, the cell is deleted here.
+fn reap(cell: Cell) {
+    use std::sync::{mpsc, Mutex, OnceLock};
+    static REAPER: OnceLock<Option<Mutex<mpsc::Sender<Owned>>>> = OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Owned>();
+        let spawned = std::thread::Builder::new().name("syncfix-z3-reaper".into()).spawn(move || {
+            for owned in rx {
+                drop(owned);
+            }
+        });
+        spawned.ok().map(|_| Mutex::new(tx))
+    });
+    let owned = Owned { _cell: cell };
+    let unsent = match reaper {
+        Some(tx) => tx.lock().unwrap_or_else(|e| e.into_inner()).send(owned).err().map(|e| e.0),
+        None => Some(owned),
+    };
+    drop(unsent);
 }
 
 impl ApartSolver {
     /// An empty solver for the kernel's logic (`encode::new_solver`) in a new context (about
-    /// 1 ms).
-    pub fn new() -> ApartSolver {
-        ApartSolver { cell: Cell::new(Context::new(&Config::new()), crate::encode::new_solver) }
+    /// 1 ms), for a verifier with `opts`.
+    pub fn new(opts: &VerifyOptions) -> ApartSolver {
+        ApartSolver {
+            cell: Some(Cell::new(Context::new(&Config::new()), crate::encode::new_solver)),
+            deadline: opts.deadline,
+            cancel: opts.cancel.clone(),
+        }
+    }
+
+    fn cell(&self) -> &Cell {
+        self.cell.as_ref().expect("an ApartSolver's cell is taken only when it is dropped")
     }
 
     /// Asserts `formulas` (of any one context), translated together so that the terms they
@@ -48,7 +108,7 @@ impl ApartSolver {
     pub fn assert<'ctx>(&self, formulas: &[&Bool<'ctx>]) {
         let Some(first) = formulas.first() else { return };
         let all = if formulas.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), formulas) };
-        self.cell.with_dependent(|fresh, solver| solver.assert(&all.translate(fresh)));
+        self.cell().with_dependent(|fresh, solver| solver.assert(&all.translate(fresh)));
     }
 
     /// Checks the assertions under `assumptions` (none: `check` without assumptions, so
@@ -68,7 +128,7 @@ impl ApartSolver {
         capped: bool,
         dump: Option<std::path::PathBuf>,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
-        self.cell.with_dependent(|fresh, solver| {
+        self.cell().with_dependent(|fresh, solver| {
             let a: Vec<Bool<'_>> = assumptions.iter().map(|x| x.translate(fresh)).collect();
             if let Some(path) = dump {
                 let mut text = solver.to_string();
@@ -179,7 +239,7 @@ pub(crate) fn solve<'ctx>(
     capped: bool,
     dump: Option<std::path::PathBuf>,
 ) -> Result<Option<Answer<'ctx>>, Verdict> {
-    let solver = ApartSolver::new();
+    let solver = ApartSolver::new(opts);
     solver.assert(asserted);
     solver.check(ctx, opts, stats, assumptions, rlimit, capped, dump)
 }

@@ -183,7 +183,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
             let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp, None);
-            let solver = ApartSolver::new();
+            let solver = ApartSolver::new(&self.opts);
             let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
             asserted.push(&disjunction);
             solver.assert(&asserted);

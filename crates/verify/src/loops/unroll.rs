@@ -140,7 +140,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // violates one left out is checked again with more of them. In a context of
                 // its own (`apart`).
                 let mut slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.stamp(), None);
-                let solver = crate::apart::ApartSolver::new();
+                let solver = crate::apart::ApartSolver::new(self.opts);
                 let mut asserted: Vec<&Bool<'ctx>> = self.background.iter().chain(&slice.facts).collect();
                 asserted.push(&self.st.ok);
                 asserted.push(&again);
