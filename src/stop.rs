@@ -58,8 +58,10 @@ pub fn install_signal_handlers() {
 }
 
 /// Starts the watchdog: at `deadline` plus one second, unless the main thread has begun its
-/// output, cleans up, calls `report` (which prints the timeout verdict) and exits 7.
-pub fn watchdog(deadline: Instant, report: impl FnOnce() + Send + 'static) {
+/// output, cleans up, calls `report` (which prints the timeout verdict: with `verify`, the
+/// kernels' verdicts reached so far) and exits with the code it returns (7, or 6 when a
+/// kernel's verdict reached already is a defect).
+pub fn watchdog(deadline: Instant, report: impl FnOnce() -> u8 + Send + 'static) {
     std::thread::spawn(move || {
         let at = deadline + Duration::from_secs(1);
         while let Some(left) = at.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) {
@@ -73,8 +75,8 @@ pub fn watchdog(deadline: Instant, report: impl FnOnce() + Send + 'static) {
             *s = State::Stopping;
         }
         syncfix::process::abort();
-        report();
-        exit_now(crate::exit::TIMEOUT);
+        let code = report();
+        exit_now(code);
     });
 }
 

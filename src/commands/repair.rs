@@ -42,7 +42,8 @@ fn run_repair_like(
         let progress = progress.clone();
         stop::watchdog(d, move || {
             print_notes(&progress);
-            eprintln!("{}", timed_out(what))
+            eprintln!("{}", timed_out(what));
+            exit::TIMEOUT
         });
     }
     let result = f(&c.file, text, opts);

@@ -7,23 +7,44 @@ use crate::setup::setup;
 use crate::stop;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use syncfix::exit;
 use syncfix::verdict::{Stats, Verdict};
-use syncfix::{Language, Options, Progress, Status};
+use syncfix::{KernelReport, Language, Options, Progress, Status, Timings};
 
-/// The verdict printed when the time limit ends a run before any kernel's verdict (the front
-/// end timed out, or the watchdog fired).
-fn timeout_verdict(format: Format, file: &str, started: Instant, progress: &Progress) {
+/// What is printed when the watchdog ends a run at its time limit: the front end's notes,
+/// then, when the front end had ended, the verdict of each kernel reached so far (the others
+/// timed out) as [`print_result`] prints a whole run; else a bare timeout verdict. Returns the
+/// exit code.
+fn timeout_result(s: &Summary, started: Instant, progress: &Progress) -> u8 {
+    let reports = progress.reports();
+    if !reports.is_empty() {
+        let timings = progress.timings();
+        eprintln!("syncfix: the time limit was reached; the verdicts below are those reached by then (no race was replayed)");
+        return print_result(s, &reports, &timings, (started.elapsed(), None), None);
+    }
     // The front end's notes (the launch it read, what it left out) are the user's even when
     // the verdict is a timeout.
     for n in progress.notes() {
         eprintln!("syncfix: note: {n}");
     }
-    say(format, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
+    say(s.format, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
     eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
     let stats = Stats::of(&Default::default(), started.elapsed());
-    print_verdict(format, &Verdict::timeout(file, exit::TIMEOUT, "the time limit was reached", stats));
+    print_verdict(s.format, &Verdict::timeout(&s.file, exit::TIMEOUT, "the time limit was reached", stats));
+    exit::TIMEOUT
+}
+
+/// What [`print_result`] needs of the command line, owned (the watchdog's thread prints with
+/// it too).
+#[derive(Clone)]
+struct Summary {
+    format: Format,
+    file: String,
+    lang: Language,
+    launch_from_host: bool,
+    silent: bool,
+    stats: bool,
 }
 
 pub fn run(a: &VerifyArgs, started: Instant) -> u8 {
@@ -52,24 +73,44 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
     }
     let progress = Arc::new(Progress::default());
     opts.progress = Some(progress.clone());
+    let summary = Summary {
+        format,
+        file: file.clone(),
+        lang: opts.language.unwrap_or(Language::Cuda),
+        launch_from_host: opts.source.launch_from_host,
+        silent: c.silent,
+        stats: c.stats || c.time,
+    };
     if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
-        let (file, progress) = (file.clone(), progress.clone());
-        stop::watchdog(d, move || timeout_verdict(format, &file, started, &progress));
+        let (summary, progress) = (summary.clone(), progress.clone());
+        stop::watchdog(d, move || timeout_result(&summary, started, &progress));
     }
     let result = syncfix::verify(&c.file, &text, &opts);
     stop::begin_output();
     let (reports, timings) = match result {
         Ok(r) => r,
-        Err(e) if e.is_timeout() => {
-            timeout_verdict(format, &file, started, &progress);
-            return exit::TIMEOUT;
-        }
+        Err(e) if e.is_timeout() => return timeout_result(&summary, started, &progress),
         Err(e) => return fail(format, &file, e, started),
     };
     let total = started.elapsed();
-    let lang = opts.language.unwrap_or(Language::Cuda);
-    if opts.source.launch_from_host {
-        crate::output::symbolic_sizes_warning(&file, reports.iter().map(|r| (r.kernel.as_str(), r.notes.as_slice())));
+    let baseline = if a.bench_clang && format != Format::Text { syncfix::clang_baseline(&c.file, &text, &opts).ok() } else { None };
+    print_result(&summary, &reports, &timings, (total, baseline), harness)
+}
+
+/// Prints the verdict of every kernel of a file (GPUVerify's text, or the machine format),
+/// the stats when asked, and for `replay --emit-harness` writes the harness; returns the exit
+/// code.
+/// `times`: the run's wall-clock time and, for `--bench-clang`, a plain clang compile's.
+fn print_result(
+    s: &Summary,
+    reports: &[KernelReport],
+    timings: &Timings,
+    times: (Duration, Option<Duration>),
+    harness: Option<&Path>,
+) -> u8 {
+    let (format, file, lang) = (s.format, &s.file, s.lang);
+    if s.launch_from_host {
+        crate::output::symbolic_sizes_warning(file, reports.iter().map(|r| (r.kernel.as_str(), r.notes.as_slice())));
     }
     let mut noted: Vec<&String> = vec![];
     for n in reports.iter().flat_map(|r| &r.notes) {
@@ -83,7 +124,7 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
     }
     let mut n = render::Counts::default();
     let mut bound = None;
-    for r in &reports {
+    for r in reports {
         match &r.status {
             Status::Verified => n.verified += 1,
             Status::NoErrorUpTo(b) => {
@@ -93,7 +134,7 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
             Status::Defect => {
                 n.errors += 1;
                 for f in &r.findings {
-                    eprint!("{}", render::finding(f, lang, &file));
+                    eprint!("{}", render::finding(f, lang, file));
                 }
                 // The kernel's arguments in the counterexample, as GPUVerify prints them.
                 for (name, v) in &r.param_values {
@@ -105,17 +146,17 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
             }
             Status::Unknown(why) => {
                 n.inconclusive += 1;
-                eprintln!("syncfix: warning: {}: kernel `{}` could not be verified: {why}", file_name(&file), r.kernel);
+                eprintln!("syncfix: warning: {}: kernel `{}` could not be verified: {why}", file_name(file), r.kernel);
             }
             Status::Timeout => n.timeouts += 1,
         }
     }
     let failed = n.errors > 0 || n.inconclusive > 0 || n.timeouts > 0;
-    if !c.silent || failed {
+    if !s.silent || failed {
         say(format, &render::trailer(n));
     }
-    if c.stats || c.time {
-        print_stats(&timings);
+    if s.stats {
+        print_stats(timings);
     }
     if let Some(h) = harness {
         let made = reports.iter().flat_map(|r| &r.findings).find_map(|f| f.replay().and_then(|r| r.harness.clone()));
@@ -137,23 +178,21 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
     }
     if code == exit::SUCCESS {
         match bound {
-            _ if c.silent => {}
+            _ if s.silent => {}
             Some(b) => say(
                 format,
                 &format!(
                     "No defects were found while analysing: {}\nNotes:\n- This is not a proof: loops were explored up to {b} iterations.\n- Use --loop-unwind=N with N > {b} to search for deeper bugs.\n- Re-run in verification mode to try to prove absence of defects.\n",
-                    file_name(&file)
+                    file_name(file)
                 ),
             ),
-            None => say(format, &render::verified_summary(&file, lang, reports.iter().any(|r| r.inter_group))),
+            None => say(format, &render::verified_summary(file, lang, reports.iter().any(|r| r.inter_group))),
         }
     }
     if format != Format::Text {
-        let mut stats = Stats::of(&timings, total);
-        if a.bench_clang {
-            stats.clang_baseline_ms = syncfix::clang_baseline(&c.file, &text, &opts).ok().map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
-        }
-        print_verdict(format, &Verdict::of_reports(&file, &reports, stats, code));
+        let mut stats = Stats::of(timings, times.0);
+        stats.clang_baseline_ms = times.1.map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
+        print_verdict(format, &Verdict::of_reports(file, reports, stats, code));
     }
     code
 }

@@ -305,15 +305,60 @@ pub struct Options {
 }
 
 /// What a running call has established so far, shared with its caller
-/// ([`Options::progress`]): today the front end's notes (a launch read from the host code,
-/// host bodies left out, a header stubbed), published as soon as the front end ends, each
-/// once, in their order.
+/// ([`Options::progress`]): the front end's notes (a launch read from the host code, host
+/// bodies left out, a header stubbed), published as soon as the front end ends, each once, in
+/// their order; for `verify`, the file's kernels and each kernel's report and times as soon
+/// as its verdict is in (before the replay of its finding), so that a caller whose watchdog
+/// ends the call at its limit prints the verdicts already reached instead of losing them.
 #[derive(Debug, Default)]
 pub struct Progress {
     notes: std::sync::Mutex<Vec<String>>,
+    /// The kernels the front end compiled, in the file's order, each with its report once
+    /// its verdict is in.
+    kernels: std::sync::Mutex<Vec<(String, Option<crate::KernelReport>)>>,
+    timings: std::sync::Mutex<crate::Timings>,
 }
 
 impl Progress {
+    /// The report of each kernel the front end compiled, in the file's order; a kernel whose
+    /// verdict is not in yet is reported as [`crate::Status::Timeout`]. Empty before the front
+    /// end has ended.
+    pub fn reports(&self) -> Vec<crate::KernelReport> {
+        let kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        kernels
+            .iter()
+            .map(|(name, r)| {
+                r.clone().unwrap_or_else(|| crate::KernelReport {
+                    kernel: name.clone(),
+                    status: crate::Status::Timeout,
+                    findings: vec![],
+                    inter_group: false,
+                    assumptions: vec![],
+                    notes: vec![],
+                    param_values: vec![],
+                })
+            })
+            .collect()
+    }
+
+    /// The times and counters of the kernels whose verdict is in, and the front end's.
+    pub fn timings(&self) -> crate::Timings {
+        self.timings.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn set_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Timings) {
+        *self.kernels.lock().unwrap_or_else(|e| e.into_inner()) = names.into_iter().map(|n| (n, None)).collect();
+        self.timings.lock().unwrap_or_else(|e| e.into_inner()).add(front_end);
+    }
+
+    /// Publishes the report of the `i`th kernel and adds its times.
+    pub(crate) fn add_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Timings) {
+        if let Some(slot) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get_mut(i) {
+            slot.1 = Some(report.clone());
+        }
+        self.timings.lock().unwrap_or_else(|e| e.into_inner()).add(timings);
+    }
+
     /// The notes published so far.
     pub fn notes(&self) -> Vec<String> {
         self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -474,6 +519,18 @@ impl Stages {
     pub fn publish_notes<'a>(&self, notes: impl IntoIterator<Item = &'a String>) {
         if let Some(p) = &self.progress {
             p.add_notes(notes);
+        }
+    }
+
+    pub(crate) fn publish_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Timings) {
+        if let Some(p) = &self.progress {
+            p.set_kernels(names, front_end);
+        }
+    }
+
+    pub(crate) fn publish_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Timings) {
+        if let Some(p) = &self.progress {
+            p.add_report(i, report, timings);
         }
     }
 

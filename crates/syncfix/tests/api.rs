@@ -214,3 +214,31 @@ fn the_front_ends_notes_are_published_while_the_call_runs() {
     let r = syncfix::repair(&path, src, &opts).unwrap();
     assert_eq!(progress.notes(), r.frontend_notes);
 }
+
+/// Each kernel's verdict reaches [`Options::progress`] as soon as it is in, with the front
+/// end's times and the kernel's, so that a caller whose watchdog ends the call at its limit
+/// prints the verdicts reached (the CLI does) instead of a bare timeout; a kernel the front
+/// end could not lower is there with its reason from the start.
+#[test]
+fn each_kernels_verdict_is_published_while_the_call_runs() {
+    let src = "__global__ void racy(int *a) {\n  a[0] = threadIdx.x;\n}\n__global__ void fine(int *a) {\n  a[threadIdx.x] = 1;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), Language::Cuda, src);
+    let mut opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+    let progress = Arc::new(syncfix::Progress::default());
+    opts.progress = Some(progress.clone());
+    assert!(progress.reports().is_empty(), "nothing before the front end has ended");
+    let (reports, _) = syncfix::verify(&path, src, &opts).unwrap();
+    let published = progress.reports();
+    let names = |rs: &[syncfix::KernelReport]| rs.iter().map(|r| r.kernel.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&published), names(&reports));
+    for (p, r) in published.iter().zip(&reports) {
+        assert_eq!(format!("{:?}", p.status), format!("{:?}", r.status), "{}", r.kernel);
+        assert_eq!(p.findings.len(), r.findings.len(), "{}", r.kernel);
+    }
+    assert!(matches!(reports[0].status, Status::Defect) && matches!(reports[1].status, Status::Verified), "{reports:?}");
+    // Published before its replay: the finding is there, its replay is not.
+    assert!(published[0].findings[0].replay().is_none() && reports[0].findings[0].replay().is_some());
+    let t = progress.timings();
+    assert!(!t.frontend.is_zero() && t.solver_calls > 0, "{t:?}");
+}

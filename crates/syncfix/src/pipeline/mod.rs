@@ -30,10 +30,23 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
     let compiled = compile_each(path, text, &opts.frontend)?;
     opts.publish_notes(compiled.kernel_notes.iter().flatten());
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
+    let failed = failed_reports(&compiled.failed);
+    let names = compiled.kernels.iter().map(|k| k.name.clone()).chain(failed.iter().map(|r| r.kernel.clone()));
+    opts.publish_kernels(names, &timings);
+    for (i, r) in failed.iter().enumerate() {
+        opts.publish_report(compiled.kernels.len() + i, r, &Timings::default());
+    }
     let mut out = vec![];
+    let index = |k: &Kernel| compiled.kernels.iter().position(|x| std::ptr::eq(x, k)).unwrap_or(usize::MAX);
     let results = each_kernel(&compiled.kernels, opts, |k| {
         let mut t = Timings::default();
-        verify_kernel(k, opts, &mut t).map(|r| (r, t))
+        let r = verify_kernel(k, opts, &mut t)?;
+        // The verdict without its replay, for a caller whose watchdog ends the call first.
+        let i = index(k);
+        let mut published = r.0.clone();
+        published.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
+        opts.publish_report(i, &published, &t);
+        Ok((r, t))
     });
     let mut pending = vec![];
     for (i, r) in results.into_iter().enumerate() {
@@ -44,25 +57,34 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
         pending.push(replay);
     }
     replay_findings(&mut out, pending, opts);
-    for (kernel, e) in &compiled.failed {
-        let reason = match e {
-            FrontendError::Unsupported { what, loc: Some(l) } if l.file == syncfix_kir::FileId::MAIN && l.line > 0 => {
-                format!("unsupported construct at line {}: {what}", l.line)
-            }
-            FrontendError::Unsupported { what, .. } => format!("unsupported construct: {what}"),
-            other => other.to_string(),
-        };
-        out.push(KernelReport {
-            kernel: kernel.clone(),
-            status: Status::Unknown(reason),
-            findings: vec![],
-            inter_group: false,
-            assumptions: vec![],
-            notes: vec![],
-            param_values: vec![],
-        });
-    }
+    out.extend(failed);
     Ok((out, timings))
+}
+
+/// The reports of the kernels the front end could not lower: unknown, with the construct and
+/// its line.
+fn failed_reports(failed: &[(String, FrontendError)]) -> Vec<KernelReport> {
+    failed
+        .iter()
+        .map(|(kernel, e)| {
+            let reason = match e {
+                FrontendError::Unsupported { what, loc: Some(l) } if l.file == syncfix_kir::FileId::MAIN && l.line > 0 => {
+                    format!("unsupported construct at line {}: {what}", l.line)
+                }
+                FrontendError::Unsupported { what, .. } => format!("unsupported construct: {what}"),
+                other => other.to_string(),
+            };
+            KernelReport {
+                kernel: kernel.clone(),
+                status: Status::Unknown(reason),
+                findings: vec![],
+                inter_group: false,
+                assumptions: vec![],
+                notes: vec![],
+                param_values: vec![],
+            }
+        })
+        .collect()
 }
 
 /// The benchmark's baseline: one plain clang-19 compile (see
