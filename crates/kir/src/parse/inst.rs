@@ -131,19 +131,7 @@ impl KernelParser {
     pub(super) fn inst_kind(&mut self, c: &mut Cursor) -> Result<InstKind, ParseError> {
         let at = c.pos;
         if c.eat("float.") {
-            let rest = c.rest();
-            let n = rest.find('(').filter(|&n| n > 0).ok_or_else(|| c.expected("a function name and `(`"))?;
-            let func = rest[..n].to_string();
-            c.pos += n;
-            c.expect("(")?;
-            let mut args = vec![];
-            while !c.eat(")") {
-                if !args.is_empty() {
-                    c.expect(",")?;
-                }
-                args.push(self.operand(c)?);
-            }
-            return Ok(InstKind::Float { func, args });
+            return self.float_call(c);
         }
         let word = c.word();
         let parts: Vec<&str> = word.split('.').collect();
@@ -181,20 +169,7 @@ impl KernelParser {
                 c.expect(",")?;
                 InstKind::Select { cond, then, els: self.operand(c)? }
             }
-            ["phi"] => {
-                let mut incoming = vec![];
-                while !c.at_end() {
-                    if !incoming.is_empty() {
-                        c.expect(",")?;
-                    }
-                    c.expect("[")?;
-                    let b = self.block_ref(c)?;
-                    c.expect(":")?;
-                    incoming.push((b, self.operand(c)?));
-                    c.expect("]")?;
-                }
-                InstKind::Phi { incoming }
-            }
+            ["phi"] => self.phi(c)?,
             ["load", w] => {
                 let width = Self::byte_width(c, w, at)?;
                 InstKind::Load { ptr: self.pointer(c)?, width }
@@ -223,71 +198,7 @@ impl KernelParser {
                 }
                 InstKind::Atomic { op, ptr, args, width }
             }
-            ["barrier", scope] => {
-                // `barrier.tile32 ... mask(0xffffffff)`: a tile barrier of 32 threads.
-                let tile = scope.strip_prefix("tile").and_then(|n| n.parse::<u32>().ok());
-                let scope = match tile {
-                    Some(size) => Scope::Tile { size, mask: TileMask::FULL },
-                    None => by_name(&SCOPES, scope)
-                        .ok_or_else(|| c.error_at(at, "expected `barrier.block`, `barrier.grid` or `barrier.tileN`"))?,
-                };
-                c.expect("fences(")?;
-                let fences = if c
-                    .rest()
-                    .trim_start()
-                    .starts_with(|ch: char| ch == 'v' || ch == '-' || ch.is_ascii_digit() || ch == 't' || ch == 'f')
-                {
-                    Fences::Dynamic(self.operand(c)?)
-                } else {
-                    let (mut local, mut global) = (false, false);
-                    while !c.rest().trim_start().starts_with(')') {
-                        if local || global {
-                            c.expect(",")?;
-                        }
-                        let w = c.pos;
-                        match c.word() {
-                            "local" => local = true,
-                            "global" => global = true,
-                            _ => {
-                                c.pos = w;
-                                return Err(c.expected("`local`, `global` or an operand"));
-                            }
-                        }
-                    }
-                    Fences::Const { local, global }
-                };
-                c.expect(")")?;
-                let scope = match scope {
-                    Scope::Tile { size, .. } => {
-                        c.expect("mask(")?;
-                        let w = c.pos;
-                        let mask = if c.eat("0x") {
-                            let digits = c.word();
-                            TileMask::Const(u32::from_str_radix(digits, 16).map_err(|_| {
-                                c.pos = w;
-                                c.expected("a hexadecimal mask (`0xffffffff`) or an operand")
-                            })?)
-                        } else {
-                            TileMask::Dynamic(self.operand(c)?)
-                        };
-                        c.expect(")")?;
-                        Scope::Tile { size, mask }
-                    }
-                    s => s,
-                };
-                let guard =
-                    if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always };
-                let origin = if c.eat("candidate") {
-                    BarrierOrigin::Candidate
-                } else if c.eat("existing(") {
-                    let stmt = if c.eat("fixed") { None } else { Some(StmtId::from_u32(c.entity("stmt", "`stmtN` or `fixed`")?)) };
-                    c.expect(")")?;
-                    BarrierOrigin::Existing { stmt }
-                } else {
-                    return Err(c.expected("`existing(stmtN)`, `existing(fixed)` or `candidate`"));
-                };
-                InstKind::Barrier(Barrier { scope, fences, guard, origin })
-            }
+            ["barrier", scope] => self.barrier(c, scope, at)?,
             ["anchor"] => {
                 let stmt = StmtId::from_u32(c.entity("stmt", "a statement (`stmt3`)")?);
                 let split = c.eat("split");
@@ -337,5 +248,107 @@ impl KernelParser {
             }
             _ => return Err(unknown(c)),
         })
+    }
+
+    /// `float.NAME(args)`: a floating-point operation by its KIR name.
+    fn float_call(&mut self, c: &mut Cursor) -> Result<InstKind, ParseError> {
+        let rest = c.rest();
+        let n = rest.find('(').filter(|&n| n > 0).ok_or_else(|| c.expected("a function name and `(`"))?;
+        let func = rest[..n].to_string();
+        c.pos += n;
+        c.expect("(")?;
+        let mut args = vec![];
+        while !c.eat(")") {
+            if !args.is_empty() {
+                c.expect(",")?;
+            }
+            args.push(self.operand(c)?);
+        }
+        Ok(InstKind::Float { func, args })
+    }
+
+    /// `phi [blockN: operand], ...`.
+    fn phi(&mut self, c: &mut Cursor) -> Result<InstKind, ParseError> {
+        let mut incoming = vec![];
+        while !c.at_end() {
+            if !incoming.is_empty() {
+                c.expect(",")?;
+            }
+            c.expect("[")?;
+            let b = self.block_ref(c)?;
+            c.expect(":")?;
+            incoming.push((b, self.operand(c)?));
+            c.expect("]")?;
+        }
+        Ok(InstKind::Phi { incoming })
+    }
+
+    /// `barrier.SCOPE fences(...) [mask(...)] [if varN] ORIGIN`, after `barrier.SCOPE` (`at`:
+    /// where the instruction's word began).
+    fn barrier(&mut self, c: &mut Cursor, scope: &str, at: usize) -> Result<InstKind, ParseError> {
+        // `barrier.tile32 ... mask(0xffffffff)`: a tile barrier of 32 threads.
+        let tile = scope.strip_prefix("tile").and_then(|n| n.parse::<u32>().ok());
+        let scope = match tile {
+            Some(size) => Scope::Tile { size, mask: TileMask::FULL },
+            None => by_name(&SCOPES, scope).ok_or_else(|| c.error_at(at, "expected `barrier.block`, `barrier.grid` or `barrier.tileN`"))?,
+        };
+        c.expect("fences(")?;
+        let fences = self.fences(c)?;
+        c.expect(")")?;
+        let scope = match scope {
+            Scope::Tile { size, .. } => Scope::Tile { size, mask: self.tile_mask(c)? },
+            s => s,
+        };
+        let guard = if c.eat("if ") { Guard::Var(VarId::from_u32(c.entity("var", "a barrier variable (`var0`)")?)) } else { Guard::Always };
+        let origin = if c.eat("candidate") {
+            BarrierOrigin::Candidate
+        } else if c.eat("existing(") {
+            let stmt = if c.eat("fixed") { None } else { Some(StmtId::from_u32(c.entity("stmt", "`stmtN` or `fixed`")?)) };
+            c.expect(")")?;
+            BarrierOrigin::Existing { stmt }
+        } else {
+            return Err(c.expected("`existing(stmtN)`, `existing(fixed)` or `candidate`"));
+        };
+        Ok(InstKind::Barrier(Barrier { scope, fences, guard, origin }))
+    }
+
+    /// A barrier's fences, inside `fences(...)`: an operand, or `local`, `global` or both.
+    fn fences(&mut self, c: &mut Cursor) -> Result<Fences, ParseError> {
+        if c.rest().trim_start().starts_with(|ch: char| ch == 'v' || ch == '-' || ch.is_ascii_digit() || ch == 't' || ch == 'f') {
+            return Ok(Fences::Dynamic(self.operand(c)?));
+        }
+        let (mut local, mut global) = (false, false);
+        while !c.rest().trim_start().starts_with(')') {
+            if local || global {
+                c.expect(",")?;
+            }
+            let w = c.pos;
+            match c.word() {
+                "local" => local = true,
+                "global" => global = true,
+                _ => {
+                    c.pos = w;
+                    return Err(c.expected("`local`, `global` or an operand"));
+                }
+            }
+        }
+        Ok(Fences::Const { local, global })
+    }
+
+    /// A tile barrier's `mask(0xHEX)` or `mask(operand)`.
+    fn tile_mask(&mut self, c: &mut Cursor) -> Result<TileMask, ParseError> {
+        c.expect("mask(")?;
+        let w = c.pos;
+        let mask = if c.eat("0x") {
+            let digits = c.word();
+            TileMask::Const(u32::from_str_radix(digits, 16).map_err(|_| {
+                c.pos = w;
+                c.expected("a hexadecimal mask (`0xffffffff`) or an operand")
+            })?)
+        } else {
+            TileMask::Dynamic(self.operand(c)?)
+        };
+        c.expect(")")?;
+        Ok(mask)
     }
 }
