@@ -13,6 +13,58 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     if c.stdin_text.is_some() && repair.is_some_and(|r| r.apply) {
         return Err(ErrorReport::command_line("--apply rewrites a file: not the standard input (`-`); give the file instead"));
     }
+    let (text, encoding) = read_source(c)?;
+    let config = match &c.config {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => Config::with_overrides(&t).map_err(|e| ErrorReport::command_line(&format!("{}: {e}", p.display())))?,
+            Err(e) => return Err(ErrorReport::command_line(&format!("{}: {e}", p.display()))),
+        },
+        None => Config::builtin(),
+    };
+    let language = if c.opencl {
+        Language::OpenCl
+    } else if c.cuda {
+        Language::Cuda
+    } else {
+        syncfix_language(&c.file).map_err(|m| ErrorReport::command_line(&m))?
+    };
+    let (launch, no_sizes) = launch_of(c, language)?;
+    if !c.boogie_file.is_empty() {
+        return Err(ErrorReport::command_line(
+            "--boogie-file supplies Boogie axioms to GPUVerify's Boogie back end, which syncfix does not have; \
+             state the facts in the kernel instead (__axiom, __requires)",
+        ));
+    }
+    let mut check_arrays: Option<Vec<String>> = None;
+    let mut ignored = ignored_flags(c);
+    // `--verbose` says what the repair over-approximated (repair and audit).
+    if repairs {
+        ignored.retain(|f| f != "--verbose");
+    }
+    for v in &c.vcgen_opt {
+        match v.strip_prefix("/checkArrays:") {
+            Some(list) => check_arrays.get_or_insert_with(Vec::new).extend(list.split(',').map(|a| a.trim().to_string())),
+            None => ignored.push(format!("--vcgen-opt={v}")),
+        }
+    }
+    if !ignored.is_empty() {
+        eprintln!("syncfix: note: ignoring options of GPUVerify's internal stages: {}", ignored.join(", "));
+    }
+    let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
+    let mut opts = Options::from_config(launch, &config);
+    opts.language = Some(language);
+    opts.timeout = syncfix::timeout_of_seconds(timeout_s);
+    opts.source = source_options(c, language, no_sizes)?;
+    set_verifier_options(c, check_arrays, &mut opts);
+    if let Some(r) = repair {
+        set_repair_options(r, &mut opts);
+    }
+    Ok((text, encoding, opts))
+}
+
+/// The file's text (or the standard input's) as [`syncfix::decode_source`] reads it, warning
+/// when it is not UTF-8.
+fn read_source(c: &CommonArgs) -> Result<(String, Encoding), ErrorReport> {
     if c.stdin_text.is_none() && c.file.is_dir() {
         return Err(ErrorReport::command_line(&format!("{}: is a directory, not a kernel file", c.file.display())));
     }
@@ -30,20 +82,12 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
             c.file.display()
         );
     }
-    let config = match &c.config {
-        Some(p) => match std::fs::read_to_string(p) {
-            Ok(t) => Config::with_overrides(&t).map_err(|e| ErrorReport::command_line(&format!("{}: {e}", p.display())))?,
-            Err(e) => return Err(ErrorReport::command_line(&format!("{}: {e}", p.display()))),
-        },
-        None => Config::builtin(),
-    };
-    let language = if c.opencl {
-        Language::OpenCl
-    } else if c.cuda {
-        Language::Cuda
-    } else {
-        syncfix_language(&c.file).map_err(|m| ErrorReport::command_line(&m))?
-    };
+    Ok((text, encoding))
+}
+
+/// The launch of the command line's sizes, and whether none was given for a CUDA kernel (the
+/// launch is then taken from the host code's launches); warns of the sizes left symbolic.
+fn launch_of(c: &CommonArgs, language: Language) -> Result<(syncfix::Launch, bool), ErrorReport> {
     let mut launch = launch::launch(c.block_dim.as_deref(), c.grid_dim.as_deref(), c.global_size.as_deref(), language == Language::OpenCl)
         .map_err(|m| ErrorReport::command_line(&m))?;
     // No size at all: CUDA kernels take their launch from the host code's launches where
@@ -69,27 +113,12 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     if let Some(o) = &c.global_offset {
         launch.global_offset = launch::parse_offset(o).map_err(|m| ErrorReport::command_line(&m))?;
     }
-    if !c.boogie_file.is_empty() {
-        return Err(ErrorReport::command_line(
-            "--boogie-file supplies Boogie axioms to GPUVerify's Boogie back end, which syncfix does not have; \
-             state the facts in the kernel instead (__axiom, __requires)",
-        ));
-    }
-    let mut check_arrays: Option<Vec<String>> = None;
-    let mut ignored = ignored_flags(c);
-    // `--verbose` says what the repair over-approximated (repair and audit).
-    if repairs {
-        ignored.retain(|f| f != "--verbose");
-    }
-    for v in &c.vcgen_opt {
-        match v.strip_prefix("/checkArrays:") {
-            Some(list) => check_arrays.get_or_insert_with(Vec::new).extend(list.split(',').map(|a| a.trim().to_string())),
-            None => ignored.push(format!("--vcgen-opt={v}")),
-        }
-    }
-    if !ignored.is_empty() {
-        eprintln!("syncfix: note: ignoring options of GPUVerify's internal stages: {}", ignored.join(", "));
-    }
+    Ok((launch, no_sizes))
+}
+
+/// The front end's options: defines, includes, the kernel, annotations, the CUDA toolkit,
+/// `--kernel-args` and `--kernel-arrays`.
+fn source_options(c: &CommonArgs, language: Language, launch_from_host: bool) -> Result<SourceOptions, ErrorReport> {
     let kernel_args = c
         .kernel_args
         .iter()
@@ -107,11 +136,7 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     } else {
         None
     };
-    let timeout_s = c.timeout.unwrap_or(config.verifier.timeout_seconds);
-    let mut opts = Options::from_config(launch, &config);
-    opts.language = Some(language);
-    opts.timeout = syncfix::timeout_of_seconds(timeout_s);
-    opts.source = SourceOptions {
+    Ok(SourceOptions {
         defines: c.defines.clone(),
         include_dirs: c.include.clone(),
         clang_args: c.clang_opt.clone(),
@@ -125,11 +150,15 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
         },
         invariants_as_candidates: c.invariants_as_candidates,
         modular: c.no_inline,
-        launch_from_host: no_sizes,
+        launch_from_host,
         cuda_toolkit,
         kernel_args,
         kernel_arrays,
-    };
+    })
+}
+
+/// The verifier's flags (GPUVerify's) into `opts.verifier`.
+fn set_verifier_options(c: &CommonArgs, check_arrays: Option<Vec<String>>, opts: &mut Options) {
     let v = &mut opts.verifier;
     v.abstraction = if c.equality_abstraction {
         Abstraction::Equality
@@ -152,36 +181,37 @@ pub fn setup(c: &CommonArgs, repair: Option<&RepairArgs>, repairs: bool) -> Resu
     v.array_bounds = c.check_array_bounds;
     v.check_arrays = check_arrays;
     v.infer = !c.no_infer;
-    if let Some(r) = repair {
-        let o = &mut opts.repair;
-        o.disable_grid = r.disable_grid;
-        o.disable_inspect = r.disable_inspect;
-        if let Some(w) = r.loop_depth_weight {
-            o.loop_depth_weight = w;
-        }
-        if let Some(w) = r.grid_barrier_weight {
-            o.grid_barrier_weight = w;
-        }
-        if let Some(w) = r.block_barrier_weight {
-            o.block_barrier_weight = w;
-        }
-        if let Some(w) = r.warp_barrier_weight {
-            o.warp_barrier_weight = w;
-        }
-        if let Some(w) = r.async_wait_weight {
-            o.async_wait_weight = w;
-        }
-        if let Some(n) = r.warp_size {
-            o.warp_size = n;
-        }
-        o.warp_barriers &= !r.no_warp_barriers;
-        if r.maxsat {
-            o.solver = Solver::MaxSat;
-        } else if r.mhs {
-            o.solver = Solver::Mhs;
-        }
+}
+
+/// The repair's flags (GPURepair's) into `opts.repair`.
+fn set_repair_options(r: &RepairArgs, opts: &mut Options) {
+    let o = &mut opts.repair;
+    o.disable_grid = r.disable_grid;
+    o.disable_inspect = r.disable_inspect;
+    if let Some(w) = r.loop_depth_weight {
+        o.loop_depth_weight = w;
     }
-    Ok((text, encoding, opts))
+    if let Some(w) = r.grid_barrier_weight {
+        o.grid_barrier_weight = w;
+    }
+    if let Some(w) = r.block_barrier_weight {
+        o.block_barrier_weight = w;
+    }
+    if let Some(w) = r.warp_barrier_weight {
+        o.warp_barrier_weight = w;
+    }
+    if let Some(w) = r.async_wait_weight {
+        o.async_wait_weight = w;
+    }
+    if let Some(n) = r.warp_size {
+        o.warp_size = n;
+    }
+    o.warp_barriers &= !r.no_warp_barriers;
+    if r.maxsat {
+        o.solver = Solver::MaxSat;
+    } else if r.mhs {
+        o.solver = Solver::Mhs;
+    }
 }
 
 /// The GPUVerify options given that concern its internal stages (accepted and ignored).
