@@ -278,19 +278,7 @@ impl<'ctx> Assumptions<'ctx> {
         if slice.full || (slice.dropped.is_empty() && slice.dropped_facts.is_empty()) {
             return None;
         }
-        let mut on = HashSet::new();
-        for &n in &slice.oks {
-            if model.eval(&self.defs[n].ok, true).and_then(|b| b.as_bool()) == Some(false) {
-                continue;
-            }
-            let mut cur = Some(n);
-            while let Some(d) = cur {
-                if !on.insert(d) {
-                    break;
-                }
-                cur = self.defs[d].parent;
-            }
-        }
+        let on = self.on_chains(slice, model);
         let ctx = match (self.defs.first(), self.facts.first()) {
             (Some(d), _) => d.ok.get_ctx(),
             (None, Some(f)) => f.fact.get_ctx(),
@@ -335,13 +323,7 @@ impl<'ctx> Assumptions<'ctx> {
         // The classes that the log facts the formulas may need touch: not solved on their own
         // (a log fact taken may give the slice's model values of a class left out, which
         // solving the class on its own would not keep).
-        let mut touched: HashSet<u32> = HashSet::new();
-        for &i in slice.dropped_facts.iter().chain(&slice.kept_facts) {
-            for k in 0..self.facts[i].ids.len() {
-                let id = self.facts[i].ids[k];
-                touched.insert(self.find(id));
-            }
-        }
+        let touched = self.touched_classes(slice);
         let rest: Vec<usize> = rest
             .into_iter()
             .filter(|&d| {
@@ -414,9 +396,45 @@ impl<'ctx> Assumptions<'ctx> {
         // Only the latest broken fact's classes (the nearest to the formulas in the schedule):
         // what the model got wrong is most often what the formulas lean on directly, and the
         // earlier facts it broke are only the arbitrary values of what lies before.
+        Some(self.widen(slice, if latest.is_empty() { broken } else { latest }, refinements))
+    }
+
+    /// The assumptions on the definition chains of the formulas of `slice` that `model` does
+    /// not make false (an `ok` false in the model needs none of its chain).
+    fn on_chains(&self, slice: &Slice<'ctx>, model: &Model<'ctx>) -> HashSet<usize> {
+        let mut on = HashSet::new();
+        for &n in &slice.oks {
+            if model.eval(&self.defs[n].ok, true).and_then(|b| b.as_bool()) == Some(false) {
+                continue;
+            }
+            let mut cur = Some(n);
+            while let Some(d) = cur {
+                if !on.insert(d) {
+                    break;
+                }
+                cur = self.defs[d].parent;
+            }
+        }
+        on
+    }
+
+    /// The classes (roots) that the log facts of `slice`, taken or left out, touch.
+    fn touched_classes(&mut self, slice: &Slice<'ctx>) -> HashSet<u32> {
+        let mut touched: HashSet<u32> = HashSet::new();
+        for &i in slice.dropped_facts.iter().chain(&slice.kept_facts) {
+            for k in 0..self.facts[i].ids.len() {
+                let id = self.facts[i].ids[k];
+                touched.insert(self.find(id));
+            }
+        }
+        touched
+    }
+
+    /// `slice` widened by the classes of `broken`; the whole prefix once `refinements` reach
+    /// [`MAX_REFINEMENTS`] or nothing new was added.
+    fn widen(&mut self, slice: &Slice<'ctx>, broken: Vec<u32>, refinements: usize) -> Slice<'ctx> {
         let mut cone = slice.cone.clone();
         let before = cone.len();
-        let broken = if latest.is_empty() { broken } else { latest };
         for b in broken {
             let r = self.find(b);
             cone.insert(r);
@@ -426,7 +444,7 @@ impl<'ctx> Assumptions<'ctx> {
         let full = refinements >= MAX_REFINEMENTS || cone.len() <= before && cone.is_subset(&slice.cone);
         let mut wider = self.select(cone, slice.oks.clone(), slice.logs, slice.stamp, full);
         wider.initial = slice.initial.clone();
-        Some(wider)
+        wider
     }
 
     /// Whether the assumptions `ds` of class `root` are satisfiable with the constants they
