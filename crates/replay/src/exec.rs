@@ -6,7 +6,9 @@ use crate::machine::*;
 use crate::{float, pattern_byte, value, MAX_RECORDS};
 use crate::{Fill, Target};
 use std::time::Instant;
-use syncfix_kir::{AtomicOp, BlockId, EntityRef, Fences, Guard, InstId, InstKind, ObjectId, Operand, Scope, Space, Terminator, TileMask};
+use syncfix_kir::{
+    AtomicOp, Barrier, BlockId, EntityRef, Fences, Guard, InstId, InstKind, ObjectId, Operand, Scope, Space, Terminator, TileMask,
+};
 
 impl<'a> Machine<'a> {
     pub(crate) fn val(&self, t: usize, op: Operand) -> (u128, Taint) {
@@ -152,30 +154,8 @@ impl<'a> Machine<'a> {
         match &inst.kind {
             InstKind::Phi { .. } | InstKind::Anchor(_) | InstKind::Candidate { .. } | InstKind::Assert { .. } => {}
             InstKind::Permission { .. } | InstKind::External { .. } => {}
-            InstKind::AsyncPending { object } => {
-                // The thread's last access, to `object`, is an asynchronous copy's.
-                for i in self.threads[t].last_records.clone() {
-                    if matches!(self.target, Target::Race { object: o, .. } if o == object) && self.records[i].until != u64::MAX {
-                        // Which thread copies which element is the implementation's choice
-                        // (the verifier's arbitrary share and rotation): any is a real run.
-                        self.records[i].taint = 0;
-                        self.records[i].until = u64::MAX;
-                        self.threads[t].pending.push(i);
-                    }
-                }
-            }
-            InstKind::AsyncWait { guard } => {
-                let on = match guard {
-                    Guard::Always => true,
-                    Guard::Var(var) => self.input.assignment.get(var.index()).copied().unwrap_or(true),
-                };
-                if on {
-                    let now = self.threads[t].fenced.len() as u64;
-                    for i in std::mem::take(&mut self.threads[t].pending) {
-                        self.records[i].until = now;
-                    }
-                }
-            }
+            InstKind::AsyncPending { object } => self.async_pending(t, *object),
+            InstKind::AsyncWait { guard } => self.async_wait(t, *guard),
             InstKind::Param { index } => {
                 let x = self.run.params.iter().find(|(i, _)| i == index).map_or(0, |(_, x)| *x);
                 self.set(t, v, x, 0);
@@ -209,25 +189,7 @@ impl<'a> Machine<'a> {
                 let (x, tx) = self.val(t, if c & 1 == 1 { *then } else { *els });
                 self.set(t, v, x, join(tc, tx));
             }
-            InstKind::Float { func, args } => {
-                let vals: Vec<(u128, u16)> = args.iter().map(|a| (self.val(t, *a).0, k.width(*a))).collect();
-                let taint = args.iter().fold(0, |acc, a| join(acc, self.val(t, *a).1));
-                match float::eval(func, &vals, inst.width) {
-                    Some(x) => self.set(t, v, x, taint),
-                    // An asynchronous copy's rotation (the prelude's model: thread `t` copies
-                    // element `t + r`): 1, each element copied by another thread than the one
-                    // that reads it in place, a distribution an implementation may choose.
-                    None if func.starts_with("__syncfix_async_rotation") => self.set(t, v, 1, 0),
-                    None => {
-                        // Deterministic: the same function of the same arguments gives the same value.
-                        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-                        for byte in func.bytes().chain(vals.iter().flat_map(|(x, _)| x.to_le_bytes())) {
-                            h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
-                        }
-                        self.set(t, v, h as u128, taint_of(v));
-                    }
-                }
-            }
+            InstKind::Float { func, args } => self.float(t, v, func, args),
             InstKind::Load { ptr, width } | InstKind::SpecLoad { ptr, width } => {
                 let (off, to) = self.val(t, ptr.offset);
                 let (x, tx) = self.load(t, ptr.object, off as u64, *width);
@@ -243,33 +205,7 @@ impl<'a> Machine<'a> {
                 self.store(t, ptr.object, off as u64, *width, x, tx);
             }
             InstKind::Atomic { op, ptr, args, width } => self.atomic(t, v, *op, ptr.object, ptr.offset, args, *width),
-            InstKind::Barrier(bar) => {
-                let on = match bar.guard {
-                    Guard::Always => true,
-                    Guard::Var(var) => self.input.assignment.get(var.index()).copied().unwrap_or(true),
-                };
-                if on {
-                    let (local, global) = match bar.fences {
-                        Fences::Const { local, global } => (local, global),
-                        Fences::Dynamic(o) => {
-                            let f = self.val(t, o).0;
-                            (f & 1 == 1, f & 2 == 2)
-                        }
-                    };
-                    let scope = match bar.scope {
-                        Scope::Block => WaitScope::Block,
-                        Scope::Grid => WaitScope::Grid,
-                        Scope::Tile { size, mask } => WaitScope::Tile {
-                            size,
-                            mask: match mask {
-                                TileMask::Const(m) => m,
-                                TileMask::Dynamic(o) => self.val(t, o).0 as u32,
-                            },
-                        },
-                    };
-                    self.threads[t].state = State::Wait(Wait { inst: v, scope, local, global });
-                }
-            }
+            InstKind::Barrier(bar) => self.barrier(t, v, bar),
             InstKind::Assume { cond } => {
                 if self.val(t, *cond).0 & 1 == 0 {
                     self.stops.push(format!("an assumption at {} does not hold for {}", place(k, v), self.describe(t)));
@@ -288,6 +224,85 @@ impl<'a> Machine<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `asyncpending`: thread `t`'s last access, to `object`, is an asynchronous copy's.
+    fn async_pending(&mut self, t: usize, object: ObjectId) {
+        for i in self.threads[t].last_records.clone() {
+            if matches!(self.target, Target::Race { object: o, .. } if o == &object) && self.records[i].until != u64::MAX {
+                // Which thread copies which element is the implementation's choice
+                // (the verifier's arbitrary share and rotation): any is a real run.
+                self.records[i].taint = 0;
+                self.records[i].until = u64::MAX;
+                self.threads[t].pending.push(i);
+            }
+        }
+    }
+
+    /// `asyncwait`: thread `t`'s pending asynchronous copies are complete from now on.
+    fn async_wait(&mut self, t: usize, guard: Guard) {
+        let on = match guard {
+            Guard::Always => true,
+            Guard::Var(var) => self.input.assignment.get(var.index()).copied().unwrap_or(true),
+        };
+        if on {
+            let now = self.threads[t].fenced.len() as u64;
+            for i in std::mem::take(&mut self.threads[t].pending) {
+                self.records[i].until = now;
+            }
+        }
+    }
+
+    /// `float.NAME(args)` for instruction `v` of thread `t`.
+    fn float(&mut self, t: usize, v: InstId, func: &str, args: &[Operand]) {
+        let (k, inst) = (self.k, &self.k.insts[v]);
+        let vals: Vec<(u128, u16)> = args.iter().map(|a| (self.val(t, *a).0, k.width(*a))).collect();
+        let taint = args.iter().fold(0, |acc, a| join(acc, self.val(t, *a).1));
+        match float::eval(func, &vals, inst.width) {
+            Some(x) => self.set(t, v, x, taint),
+            // An asynchronous copy's rotation (the prelude's model: thread `t` copies
+            // element `t + r`): 1, each element copied by another thread than the one
+            // that reads it in place, a distribution an implementation may choose.
+            None if func.starts_with("__syncfix_async_rotation") => self.set(t, v, 1, 0),
+            None => {
+                // Deterministic: the same function of the same arguments gives the same value.
+                let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+                for byte in func.bytes().chain(vals.iter().flat_map(|(x, _)| x.to_le_bytes())) {
+                    h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+                }
+                self.set(t, v, h as u128, taint_of(v));
+            }
+        }
+    }
+
+    /// A barrier reached by thread `t` (instruction `v`): the thread waits at it when its
+    /// barrier variable is on.
+    fn barrier(&mut self, t: usize, v: InstId, bar: &Barrier) {
+        let on = match bar.guard {
+            Guard::Always => true,
+            Guard::Var(var) => self.input.assignment.get(var.index()).copied().unwrap_or(true),
+        };
+        if on {
+            let (local, global) = match bar.fences {
+                Fences::Const { local, global } => (local, global),
+                Fences::Dynamic(o) => {
+                    let f = self.val(t, o).0;
+                    (f & 1 == 1, f & 2 == 2)
+                }
+            };
+            let scope = match bar.scope {
+                Scope::Block => WaitScope::Block,
+                Scope::Grid => WaitScope::Grid,
+                Scope::Tile { size, mask } => WaitScope::Tile {
+                    size,
+                    mask: match mask {
+                        TileMask::Const(m) => m,
+                        TileMask::Dynamic(o) => self.val(t, o).0 as u32,
+                    },
+                },
+            };
+            self.threads[t].state = State::Wait(Wait { inst: v, scope, local, global });
+        }
     }
 
     /// An atomic read-modify-write of `width` bytes of `o` at `offset`; its value the old one.
