@@ -267,24 +267,6 @@ pub struct RepairArgs {
     /// Keep every existing barrier (do not consider removing any).
     #[arg(long = "disable-inspect")]
     pub disable_inspect: bool,
-    /// Weight base of barriers in loops (a barrier at loop depth d weighs N^d).
-    #[arg(long = "loop-depth-weight", value_name = "N")]
-    pub loop_depth_weight: Option<u64>,
-    /// Extra weight of a grid barrier.
-    #[arg(long = "grid-barrier-weight", value_name = "N")]
-    pub grid_barrier_weight: Option<u64>,
-    /// Scope weight of a block (and grid) barrier: it weighs N*lw^depth (default 1, GPURepair's).
-    #[arg(long = "block-barrier-weight", value_name = "N")]
-    pub block_barrier_weight: Option<u64>,
-    /// Scope weight of a warp barrier, `__syncwarp()`: it weighs N*lw^depth (default 1; at equal
-    /// weight a warp barrier is preferred to a block barrier).
-    #[arg(long = "warp-barrier-weight", value_name = "N")]
-    pub warp_barrier_weight: Option<u64>,
-    /// Added to the weight of a barrier that first waits for OpenCL asynchronous copies
-    /// (`wait_group_events(...); barrier(...);`, default 1: a plain barrier is preferred where it
-    /// is enough).
-    #[arg(long = "async-wait-weight", value_name = "N")]
-    pub async_wait_weight: Option<u64>,
     /// Do not consider warp barriers (`__syncwarp()`) for CUDA kernels.
     #[arg(long = "no-warp-barriers")]
     pub no_warp_barriers: bool,
@@ -303,6 +285,9 @@ pub struct RepairArgs {
     /// (--loop-unwind, --findbugs): not a proof.
     #[arg(long = "bounded-fixes", requires = "apply")]
     pub bounded_fixes: bool,
+    // Last: the group's heading would hold for every argument after it.
+    #[command(flatten)]
+    pub weights: WeightArgs,
 }
 
 #[derive(Args, Debug)]
@@ -314,10 +299,48 @@ pub struct AuditArgs {
     /// (a SARIF 2.1.0 log whose result carries the fix).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub weights: WeightArgs,
+}
+
+/// GPURepair's weights of a barrier (VMCAI 2021, §2.3): `sw * lw^depth + gw * [grid]`, `sw`
+/// the block or warp barrier's scope weight, plus the wait's weight of a wait-then-barrier
+/// site. `repair` and `audit` both minimise the total; the defaults are `configs/default.toml`'s.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Barrier weights (GPURepair)")]
+pub struct WeightArgs {
     /// Weight base of barriers in loops (a barrier at loop depth d weighs N^d).
     #[arg(long = "loop-depth-weight", value_name = "N")]
     pub loop_depth_weight: Option<u64>,
     /// Extra weight of a grid barrier.
     #[arg(long = "grid-barrier-weight", value_name = "N")]
     pub grid_barrier_weight: Option<u64>,
+    /// Scope weight of a block (and grid) barrier: it weighs N*lw^depth (default 1, GPURepair's).
+    #[arg(long = "block-barrier-weight", value_name = "N")]
+    pub block_barrier_weight: Option<u64>,
+    /// Scope weight of a warp barrier, `__syncwarp()`: it weighs N*lw^depth (default 1; at equal
+    /// weight a warp barrier is preferred to a block barrier).
+    #[arg(long = "warp-barrier-weight", value_name = "N")]
+    pub warp_barrier_weight: Option<u64>,
+    /// Added to the weight of a barrier that first waits for OpenCL asynchronous copies
+    /// (`wait_group_events(...); barrier(...);`, default 1: a plain barrier is preferred where it
+    /// is enough).
+    #[arg(long = "async-wait-weight", value_name = "N")]
+    pub async_wait_weight: Option<u64>,
+}
+
+impl WeightArgs {
+    /// The weights given on the command line into `o`; the others stay `o`'s.
+    pub fn apply(&self, o: &mut syncfix::RepairOptions) {
+        let set = |w: Option<u64>, field: &mut u64| {
+            if let Some(w) = w {
+                *field = w;
+            }
+        };
+        set(self.loop_depth_weight, &mut o.loop_depth_weight);
+        set(self.grid_barrier_weight, &mut o.grid_barrier_weight);
+        set(self.block_barrier_weight, &mut o.block_barrier_weight);
+        set(self.warp_barrier_weight, &mut o.warp_barrier_weight);
+        set(self.async_wait_weight, &mut o.async_wait_weight);
+    }
 }

@@ -188,21 +188,7 @@ fn set_repair_options(r: &RepairArgs, opts: &mut Options) {
     let o = &mut opts.repair;
     o.disable_grid = r.disable_grid;
     o.disable_inspect = r.disable_inspect;
-    if let Some(w) = r.loop_depth_weight {
-        o.loop_depth_weight = w;
-    }
-    if let Some(w) = r.grid_barrier_weight {
-        o.grid_barrier_weight = w;
-    }
-    if let Some(w) = r.block_barrier_weight {
-        o.block_barrier_weight = w;
-    }
-    if let Some(w) = r.warp_barrier_weight {
-        o.warp_barrier_weight = w;
-    }
-    if let Some(w) = r.async_wait_weight {
-        o.async_wait_weight = w;
-    }
+    r.weights.apply(o);
     if let Some(n) = r.warp_size {
         o.warp_size = n;
     }

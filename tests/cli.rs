@@ -278,6 +278,27 @@ fn weights_follow_the_flags() {
         ],
     );
     assert!(out.contains("depth 1, weight 3\n") && out.contains("weight 103"), "{out}");
+    let (_, out, _) = run(
+        d.path(),
+        &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--loop-depth-weight=3", "--block-barrier-weight=5", "loop.cu"],
+    );
+    assert!(out.contains("depth 1, weight 15\n"), "{out}");
+    // `audit` minimises the same weights and takes the same five flags (it took two).
+    let (code, _, err) = run(
+        d.path(),
+        &[
+            "audit",
+            "--blockDim=128",
+            "--gridDim=2",
+            "--loop-depth-weight=3",
+            "--grid-barrier-weight=100",
+            "--block-barrier-weight=5",
+            "--warp-barrier-weight=2",
+            "--async-wait-weight=4",
+            "loop.cu",
+        ],
+    );
+    assert!(code != 1 && !err.contains("unexpected argument"), "{code} {err}");
     let (_, out, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "--disable-grid", "loop.cu"]);
     assert!(!out.contains("Grid"), "{out}");
 }

@@ -118,12 +118,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
         Ok(x) => x,
         Err(e) => return fail_repair_like(a.format, "audit", &c.file.display().to_string(), e, started),
     };
-    if let Some(w) = a.loop_depth_weight {
-        opts.repair.loop_depth_weight = w;
-    }
-    if let Some(w) = a.grid_barrier_weight {
-        opts.repair.grid_barrier_weight = w;
-    }
+    a.weights.apply(&mut opts.repair);
     let report = match run_repair_like(c, &opts, &text, "audit", a.format, started, syncfix::audit) {
         Ok(r) => r,
         Err(code) => return code,
