@@ -9,29 +9,10 @@ const DEFAULT: &str = include_str!("../../../configs/default.toml");
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    pub repair: RepairConfig,
+    /// The `[repair]` section: the repair's options themselves (declared once, in
+    /// [`crate::RepairOptions`]), every key of which `configs/default.toml` gives.
+    pub repair: crate::RepairOptions,
     pub verifier: VerifierConfig,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RepairConfig {
-    pub loop_depth_weight: u64,
-    pub grid_barrier_weight: u64,
-    pub block_barrier_weight: u64,
-    pub warp_barrier_weight: u64,
-    /// Added to the weight of a wait-then-barrier site (OpenCL `wait_group_events`).
-    pub async_wait_weight: u64,
-    /// `__syncwarp()` candidates ([`syncfix_instrument::InstrumentConfig::warp_barriers`]).
-    pub warp_barriers: bool,
-    /// Threads per warp.
-    pub warp_size: u32,
-    /// `"mhs"` or `"maxsat"`.
-    pub solver: String,
-    pub max_verifier_calls: u32,
-    /// Verifier calls of the search over every barrier before it keeps the kernel's own on
-    /// ([`crate::RepairOptions::global_search_calls`]).
-    pub global_search_calls: u32,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -77,9 +58,6 @@ impl Config {
         if c.repair.warp_size == 0 {
             return Err(ConfigError("repair.warp_size must be at least 1".into()));
         }
-        if !matches!(c.repair.solver.as_str(), "mhs" | "maxsat") {
-            return Err(ConfigError(format!("repair.solver must be \"mhs\" or \"maxsat\", not {:?}", c.repair.solver)));
-        }
         Ok(c)
     }
 }
@@ -93,7 +71,9 @@ mod tests {
         let c = Config::builtin();
         assert_eq!(c.repair.loop_depth_weight, 10);
         assert_eq!(c.repair.grid_barrier_weight, 12);
-        assert_eq!(c.repair.solver, "mhs");
+        assert_eq!(c.repair.solver, crate::Solver::Mhs);
+        assert!(!c.repair.disable_grid && !c.repair.disable_inspect);
+        assert_eq!(c.repair, crate::RepairOptions::default(), "the built-in file and the constants built from it agree");
     }
 
     #[test]

@@ -219,8 +219,12 @@ impl VerifierOptions {
 /// The repair's knobs (GPURepair's options, and syncfix's warp barriers). A barrier's weight
 /// is `sw * loop_depth_weight^depth + grid_barrier_weight * [grid]`, `sw` the block or warp
 /// barrier weight (GPURepair, VMCAI 2021, §2.3).
+///
+/// Declared once: `configs/default.toml`'s `[repair]` section is read into this struct
+/// ([`Config::repair`]; every key there but `disable_grid` and `disable_inspect`, which are
+/// flags of a run), and the CLI's flags set its fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RepairOptions {
     pub solver: Solver,
     /// `--loop-depth-weight` (`lw`).
@@ -248,30 +252,33 @@ pub struct RepairOptions {
     pub global_search_calls: u32,
 }
 
+/// `configs/default.toml`'s values, by way of the constants built from it
+/// (the `defaults` of the KIR crate; not by reading the file, whose keys this `Default` fills when
+/// they are missing).
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions::from_config(&Config::builtin())
+        use syncfix_kir::defaults as d;
+        RepairOptions {
+            solver: if d::REPAIR_SOLVER == "maxsat" { Solver::MaxSat } else { Solver::Mhs },
+            loop_depth_weight: d::REPAIR_LOOP_DEPTH_WEIGHT as u64,
+            grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
+            block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
+            warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
+            async_wait_weight: d::REPAIR_ASYNC_WAIT_WEIGHT as u64,
+            warp_barriers: d::REPAIR_WARP_BARRIERS,
+            warp_size: d::REPAIR_WARP_SIZE as u32,
+            disable_grid: false,
+            disable_inspect: false,
+            max_verifier_calls: d::REPAIR_MAX_VERIFIER_CALLS as u32,
+            global_search_calls: d::REPAIR_GLOBAL_SEARCH_CALLS as u32,
+        }
     }
 }
 
 impl RepairOptions {
     /// The knobs `config` gives.
     pub fn from_config(config: &Config) -> RepairOptions {
-        let r = &config.repair;
-        RepairOptions {
-            solver: if r.solver == "maxsat" { Solver::MaxSat } else { Solver::Mhs },
-            loop_depth_weight: r.loop_depth_weight,
-            grid_barrier_weight: r.grid_barrier_weight,
-            block_barrier_weight: r.block_barrier_weight,
-            warp_barrier_weight: r.warp_barrier_weight,
-            async_wait_weight: r.async_wait_weight,
-            warp_barriers: r.warp_barriers,
-            warp_size: r.warp_size,
-            disable_grid: false,
-            disable_inspect: false,
-            max_verifier_calls: r.max_verifier_calls,
-            global_search_calls: r.global_search_calls,
-        }
+        config.repair.clone()
     }
 }
 
