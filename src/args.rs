@@ -34,144 +34,156 @@ pub struct CommonArgs {
     /// With `-` as the file: the name of the text read from standard input, for messages,
     /// diffs, relative includes and the language (by extension, unless --cuda or --opencl);
     /// default `stdin.cu` (`stdin.cl` with --opencl) in the current directory.
-    #[arg(long = "stdin-filename", value_name = "NAME")]
+    #[arg(long = "stdin-filename", value_name = "NAME", help_heading = "Options of syncfix's own")]
     pub stdin_filename: Option<PathBuf>,
     /// The kernel text read from standard input (`-`), set by `main`.
     #[arg(skip)]
     pub stdin_text: Option<Vec<u8>>,
     /// Threads per block, `x`, `[x,y]` or `[x,y,z]` (CUDA; alias of --local_size).
-    #[arg(long = "blockDim", alias = "local_size", value_name = "DIMS")]
+    #[arg(
+        long = "blockDim",
+        alias = "local_size",
+        value_name = "DIMS",
+        help_heading = "Launch sizes (GPUVerify's CUDA- and OpenCL-specific options)"
+    )]
     pub block_dim: Option<String>,
     /// Blocks per grid (CUDA; alias of --num_groups).
-    #[arg(long = "gridDim", alias = "num_groups", value_name = "DIMS")]
+    #[arg(
+        long = "gridDim",
+        alias = "num_groups",
+        value_name = "DIMS",
+        help_heading = "Launch sizes (GPUVerify's CUDA- and OpenCL-specific options)"
+    )]
     pub grid_dim: Option<String>,
     /// Total work-items (OpenCL): a multiple of --local_size.
-    #[arg(long = "global_size", value_name = "DIMS")]
+    #[arg(long = "global_size", value_name = "DIMS", help_heading = "Launch sizes (GPUVerify's CUDA- and OpenCL-specific options)")]
     pub global_size: Option<String>,
     /// Define a preprocessor macro.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", help_heading = "General options (GPUVerify's)")]
     pub defines: Vec<String>,
     /// Add an include directory.
-    #[arg(short = 'I', value_name = "DIR")]
+    #[arg(short = 'I', value_name = "DIR", help_heading = "General options (GPUVerify's)")]
     pub include: Vec<PathBuf>,
     /// Pass an option to clang.
-    #[arg(long = "clang-opt", value_name = "OPT")]
+    #[arg(long = "clang-opt", value_name = "OPT", help_heading = "Options of syncfix's own")]
     pub clang_opt: Vec<String>,
     /// The CUDA toolkit whose headers CUDA code uses (as clang's --cuda-path); default:
     /// $CUDA_PATH, else /usr/local/cuda when it exists, else syncfix's own stand-in headers.
-    #[arg(long = "cuda-path", value_name = "DIR", conflicts_with = "no_cuda_toolkit")]
+    #[arg(long = "cuda-path", value_name = "DIR", conflicts_with = "no_cuda_toolkit", help_heading = "Options of syncfix's own")]
     pub cuda_path: Option<PathBuf>,
     /// Use syncfix's own stand-ins for the CUDA toolkit's headers even where one is installed.
-    #[arg(long = "no-cuda-toolkit")]
+    #[arg(long = "no-cuda-toolkit", help_heading = "Options of syncfix's own")]
     pub no_cuda_toolkit: bool,
     /// Only this kernel of the file.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Options of syncfix's own")]
     pub kernel: Option<String>,
     /// Model every shared array with the equality abstraction.
-    #[arg(long = "equality-abstraction", conflicts_with = "adversarial_abstraction")]
+    #[arg(long = "equality-abstraction", conflicts_with = "adversarial_abstraction", help_heading = "Advanced options (GPUVerify's)")]
     pub equality_abstraction: bool,
     /// Model every shared array adversarially (reads return arbitrary values).
-    #[arg(long = "adversarial-abstraction")]
+    #[arg(long = "adversarial-abstraction", help_heading = "Advanced options (GPUVerify's)")]
     pub adversarial_abstraction: bool,
     /// Check races only between threads of the same block / work-group.
-    #[arg(long = "only-intra-group")]
+    #[arg(long = "only-intra-group", help_heading = "General options (GPUVerify's)")]
     pub only_intra_group: bool,
     /// Report only the races and divergences that a replay on concrete threads confirmed; a
     /// kernel whose finding is only possible is reported as unknown, with the reason.
-    #[arg(long = "confirmed-only")]
+    #[arg(long = "confirmed-only", help_heading = "Options of syncfix's own")]
     pub confirmed_only: bool,
     /// Report races even when both threads write the same value (GPUVerify tolerates them).
-    #[arg(long = "no-benign-tolerance")]
+    #[arg(long = "no-benign-tolerance", help_heading = "General options (GPUVerify's)")]
     pub no_benign_tolerance: bool,
     /// Explore at most N iterations per loop (bug finding; implies --findbugs).
-    #[arg(long = "loop-unwind", value_name = "N")]
+    #[arg(long = "loop-unwind", value_name = "N", help_heading = "General options (GPUVerify's)")]
     pub loop_unwind: Option<u32>,
     /// Bug-finding mode: unwind loops twice, no proof.
-    #[arg(long)]
+    #[arg(long, help_heading = "General options (GPUVerify's)")]
     pub findbugs: bool,
     /// Time limit in seconds (0: none; default from configs/default.toml).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", help_heading = "General options (GPUVerify's)")]
     pub timeout: Option<u64>,
     /// Also check each device function with a contract (`__requires`, `__ensures`) on its
     /// own against it, as GPUVerify's modular checking (calls are still inlined)
-    #[arg(long = "no-inline")]
+    #[arg(long = "no-inline", help_heading = "Advanced options (GPUVerify's)")]
     pub no_inline: bool,
     /// The kernel is OpenCL (default: by extension, `.cl`).
-    #[arg(long, conflicts_with = "cuda")]
+    #[arg(long, conflicts_with = "cuda", help_heading = "General options (GPUVerify's)")]
     pub opencl: bool,
     /// The kernel is CUDA (default: by extension).
-    #[arg(long)]
+    #[arg(long, help_heading = "General options (GPUVerify's)")]
     pub cuda: bool,
     /// Verification mode (the default).
-    #[arg(long, conflicts_with = "findbugs")]
+    #[arg(long, conflicts_with = "findbugs", help_heading = "General options (GPUVerify's)")]
     pub verify: bool,
     /// Only check for barrier divergence, not data races.
-    #[arg(long = "only-divergence")]
+    #[arg(long = "only-divergence", help_heading = "General options (GPUVerify's)")]
     pub only_divergence: bool,
     /// Log accesses (for annotations that query the logs) but do not check for races.
-    #[arg(long = "only-log")]
+    #[arg(long = "only-log", help_heading = "Advanced options (GPUVerify's)")]
     pub only_log: bool,
     /// Check assertions for the first thread of the pair only.
-    #[arg(long = "asymmetric-asserts")]
+    #[arg(long = "asymmetric-asserts", help_heading = "Advanced options (GPUVerify's)")]
     pub asymmetric_asserts: bool,
     /// Ignore all source-level annotations.
-    #[arg(long = "no-annotations", conflicts_with = "only_requires")]
+    #[arg(long = "no-annotations", conflicts_with = "only_requires", help_heading = "Advanced options (GPUVerify's)")]
     pub no_annotations: bool,
     /// Ignore all source-level annotations except __requires.
-    #[arg(long = "only-requires")]
+    #[arg(long = "only-requires", help_heading = "Advanced options (GPUVerify's)")]
     pub only_requires: bool,
     /// Treat every source-level loop invariant as a candidate (unchecked).
-    #[arg(long = "invariants-as-candidates")]
+    #[arg(long = "invariants-as-candidates", help_heading = "Advanced options (GPUVerify's)")]
     pub invariants_as_candidates: bool,
     /// For kernel K with scalar parameters x1..xn, assume x1 == v1, ... (hex values or *).
-    #[arg(long = "kernel-args", value_name = "K,v1,...")]
+    #[arg(long = "kernel-args", value_name = "K,v1,...", help_heading = "Advanced options (GPUVerify's)")]
     pub kernel_args: Vec<String>,
     /// For kernel K with pointer parameters p1..pn, their sizes in bytes (or *).
-    #[arg(long = "kernel-arrays", value_name = "K,s1,...")]
+    #[arg(long = "kernel-arrays", value_name = "K,s1,...", help_heading = "Advanced options (GPUVerify's)")]
     pub kernel_arrays: Vec<String>,
     /// Threads that solve one check's independent queries at once (default: one per core;
     /// `syncfix suite` gives 1 to each of its parallel jobs).
-    #[arg(long = "solver-threads", value_name = "N")]
+    #[arg(long = "solver-threads", value_name = "N", help_heading = "Options of syncfix's own")]
     pub solver_threads: Option<usize>,
     /// Threads in warps of this size execute in lock-step (warp-synchronous code).
-    #[arg(long = "warp-sync", value_name = "N")]
+    #[arg(long = "warp-sync", value_name = "N", help_heading = "Advanced options (GPUVerify's)")]
     pub warp_sync: Option<u32>,
     /// Check that accesses to arrays of known size stay in bounds.
-    #[arg(long = "check-array-bounds")]
+    #[arg(long = "check-array-bounds", help_heading = "Advanced options (GPUVerify's)")]
     pub check_array_bounds: bool,
     /// OpenCL global offset (added to global ids), `x`, `[x,y]` or `[x,y,z]`.
-    #[arg(long = "global_offset", value_name = "DIMS")]
+    #[arg(long = "global_offset", value_name = "DIMS", help_heading = "Launch sizes (GPUVerify's CUDA- and OpenCL-specific options)")]
     pub global_offset: Option<String>,
     /// Boogie axiom files: GPUVerify's Boogie back end only (rejected).
-    #[arg(long = "boogie-file", value_name = "X.bpl")]
+    #[arg(long = "boogie-file", value_name = "X.bpl", help_heading = "Advanced options (GPUVerify's)")]
     pub boogie_file: Vec<String>,
     /// Options of GPUVerify's VC generator: `/checkArrays:A,B` restricts race checking to
     /// those arrays; the others are ignored.
-    #[arg(long = "vcgen-opt", value_name = "OPT")]
+    #[arg(long = "vcgen-opt", value_name = "OPT", help_heading = "Development options (GPUVerify's)")]
     pub vcgen_opt: Vec<String>,
     /// Silent on success.
-    #[arg(long, conflicts_with = "verbose")]
+    #[arg(long, conflicts_with = "verbose", help_heading = "General options (GPUVerify's)")]
     pub silent: bool,
     /// `repair`, `audit`: say what the repair over-approximated and when (clauses from traces
     /// that are not exact, widened clauses, the kernel's barriers kept). `verify`: accepted for
     /// GPUVerify compatibility.
-    #[arg(long)]
+    #[arg(long, help_heading = "General options (GPUVerify's)")]
     pub verbose: bool,
     /// Print timing information (as --stats).
-    #[arg(long)]
+    #[arg(long, help_heading = "General options (GPUVerify's)")]
     pub time: bool,
     /// GPUVerify options about its internal stages (accepted, ignored, reported once).
-    #[arg(long)]
+    #[arg(long, help_heading = "Development options (GPUVerify's)")]
     pub debug: bool,
     #[arg(long = "infer-info", hide = true)]
     pub infer_info: bool,
-    #[arg(long = "no-infer", hide = true)]
+    /// Turn off invariant inference (Houdini's candidates): a loop cut at its head keeps only
+    /// the user's invariants (GPUVerify's --no-infer).
+    #[arg(long = "no-infer", help_heading = "Invariant inference options (GPUVerify's)")]
     pub no_infer: bool,
     #[arg(long = "staged-inference", hide = true)]
     pub staged_inference: bool,
     /// Do not check that barrier invariants read only what the threads accessed or were
     /// given permission to read (`__read_permission`)
-    #[arg(long = "no-barrier-access-checks")]
+    #[arg(long = "no-barrier-access-checks", help_heading = "Advanced options (GPUVerify's)")]
     pub no_barrier_access_checks: bool,
     #[arg(long = "keep-temps", hide = true)]
     pub keep_temps: bool,
@@ -208,17 +220,17 @@ pub struct CommonArgs {
     #[arg(long = "time-as-csv", hide = true)]
     pub time_as_csv: Option<String>,
     /// Print an intermediate form instead of verifying.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Options of syncfix's own")]
     pub emit: Option<Emit>,
     /// A TOML file overriding configs/default.toml.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Options of syncfix's own")]
     pub config: Option<PathBuf>,
     /// Print per-stage times and counters to stderr.
-    #[arg(long)]
+    #[arg(long, help_heading = "Options of syncfix's own")]
     pub stats: bool,
     /// Colour the diagnostics: `auto` (on a terminal, unless NO_COLOR is set), `always` (also
     /// draws the source lines with carets when piped), `never`. Piped output is GPUVerify's text.
-    #[arg(long, value_enum, default_value_t = crate::render::ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, value_enum, default_value_t = crate::render::ColorChoice::Auto, value_name = "WHEN", help_heading = "Options of syncfix's own")]
     pub color: crate::render::ColorChoice,
 }
 

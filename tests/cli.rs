@@ -843,3 +843,29 @@ fn a_repair_says_whether_its_race_was_confirmed() {
     assert_eq!(code, 202, "{err}");
     assert!(err.contains("note: possible (not confirmed by a replay on concrete threads)"), "{err}");
 }
+
+/// `--help` groups the flags as GPUVerify's documentation does (general, launch sizes,
+/// advanced, development, invariant inference), syncfix's own apart, GPURepair's weights on
+/// `repair` and `audit`.
+#[test]
+fn help_groups_the_flags_as_gpuverify_does() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, out, _) = run(d.path(), &["verify", "--help"]);
+    assert_eq!(code, 0);
+    // The lines under `heading:` up to the next heading (a line of its own ending in `:`).
+    let section = |heading: &str| -> String {
+        let mut lines = out.lines().skip_while(|l| *l != format!("{heading}:"));
+        assert!(lines.next().is_some(), "no `{heading}` in {out}");
+        lines.take_while(|l| !(l.ends_with(':') && l.starts_with(|c: char| c.is_ascii_uppercase()))).collect::<Vec<_>>().join("\n")
+    };
+    assert!(section("Launch sizes (GPUVerify's CUDA- and OpenCL-specific options)").contains("--blockDim"), "{out}");
+    let general = section("General options (GPUVerify's)");
+    assert!(["--findbugs", "--loop-unwind", "--only-intra-group", "--timeout", "-D"].iter().all(|f| general.contains(f)), "{general}");
+    assert!(section("Advanced options (GPUVerify's)").contains("--equality-abstraction"), "{out}");
+    assert!(section("Invariant inference options (GPUVerify's)").contains("--no-infer"), "{out}");
+    assert!(section("Options of syncfix's own").contains("--confirmed-only"), "{out}");
+    for command in ["repair", "audit"] {
+        let (_, out, _) = run(d.path(), &[command, "--help"]);
+        assert!(out.contains("\nBarrier weights (GPURepair):\n      --loop-depth-weight"), "{out}");
+    }
+}
