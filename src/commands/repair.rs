@@ -40,9 +40,15 @@ fn run_repair_like(
     };
     if let Some(d) = opts.timeout.map(|t| Instant::now() + t) {
         let progress = progress.clone();
+        let file = c.file.display().to_string();
         stop::watchdog(d, move || {
             print_notes(&progress);
             eprintln!("{}", timed_out(what));
+            // A JSON or SARIF consumer gets its one object, as on every other way out.
+            print_repair(
+                format,
+                &syncfix::verdict::RepairSummary::failure(what, &file, "timeout", &timed_out(what), exit::TIMEOUT, started.elapsed()),
+            );
             exit::TIMEOUT
         });
     }
