@@ -332,20 +332,7 @@ impl Progress {
     /// end has ended.
     pub fn reports(&self) -> Vec<crate::KernelReport> {
         let kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        kernels
-            .iter()
-            .map(|(name, r)| {
-                r.clone().unwrap_or_else(|| crate::KernelReport {
-                    kernel: name.clone(),
-                    status: crate::Status::Timeout,
-                    findings: vec![],
-                    inter_group: false,
-                    assumptions: vec![],
-                    notes: vec![],
-                    param_values: vec![],
-                })
-            })
-            .collect()
+        kernels.iter().map(|(name, r)| r.clone().unwrap_or_else(|| crate::KernelReport::bare(name, crate::Status::Timeout))).collect()
     }
 
     /// The times and counters of the kernels whose verdict is in, and the front end's.

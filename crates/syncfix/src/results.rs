@@ -155,6 +155,22 @@ pub struct KernelReport {
     pub param_values: Vec<(String, u128)>,
 }
 
+impl KernelReport {
+    /// A report of `kernel` with `status` and nothing else: no finding, no note (a kernel the
+    /// front end could not lower, one whose verdict is not in yet).
+    pub fn bare(kernel: &str, status: Status) -> KernelReport {
+        KernelReport {
+            kernel: kernel.to_string(),
+            status,
+            findings: vec![],
+            inter_group: false,
+            assumptions: vec![],
+            notes: vec![],
+            param_values: vec![],
+        }
+    }
+}
+
 /// How a repair ended (GPURepair's outcomes).
 #[derive(Clone, Debug, serde::Serialize)]
 #[serde(tag = "status", content = "reason", rename_all = "kebab-case")]

@@ -37,22 +37,18 @@ pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<Kern
         opts.publish_report(compiled.kernels.len() + i, r, &Timings::default());
     }
     let mut out = vec![];
-    let index = |k: &Kernel| compiled.kernels.iter().position(|x| std::ptr::eq(x, k)).unwrap_or(usize::MAX);
-    let results = each_kernel(&compiled.kernels, opts, |k| {
+    let results = each_kernel(&compiled.kernels, opts, |i, k| {
         let mut t = Timings::default();
-        let r = verify_kernel(k, opts, &mut t)?;
+        let (mut report, replay) = verify_kernel(k, opts, &mut t)?;
+        report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         // The verdict without its replay, for a caller whose watchdog ends the call first.
-        let i = index(k);
-        let mut published = r.0.clone();
-        published.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
-        opts.publish_report(i, &published, &t);
-        Ok((r, t))
+        opts.publish_report(i, &report, &t);
+        Ok(((report, replay), t))
     });
     let mut pending = vec![];
-    for (i, r) in results.into_iter().enumerate() {
-        let ((mut report, replay), t) = r?;
+    for r in results {
+        let ((report, replay), t) = r?;
         timings.add(&t);
-        report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         out.push(report);
         pending.push(replay);
     }
@@ -74,15 +70,7 @@ fn failed_reports(failed: &[(String, FrontendError)]) -> Vec<KernelReport> {
                 FrontendError::Unsupported { what, .. } => format!("unsupported construct: {what}"),
                 other => other.to_string(),
             };
-            KernelReport {
-                kernel: kernel.clone(),
-                status: Status::Unknown(reason),
-                findings: vec![],
-                inter_group: false,
-                assumptions: vec![],
-                notes: vec![],
-                param_values: vec![],
-            }
+            KernelReport::bare(kernel, Status::Unknown(reason))
         })
         .collect()
 }
@@ -180,7 +168,7 @@ fn replay_findings(reports: &mut [KernelReport], pending: Vec<Option<(Kernel, sy
     let todo: Vec<(usize, Kernel, syncfix_verify::Trace)> =
         pending.into_iter().enumerate().filter_map(|(i, p)| p.map(|(k, t)| (i, k, t))).collect();
     let kernels: Vec<Kernel> = todo.iter().map(|(_, k, _)| k.clone()).collect();
-    let replayed = each_kernel(&kernels, opts, |k| {
+    let replayed = each_kernel(&kernels, opts, |_, k| {
         let j = kernels.iter().position(|x| std::ptr::eq(x, k)).expect("a kernel of the list");
         let (i, _, t) = &todo[j];
         let mut f = reports[*i].findings[0].clone();
@@ -522,19 +510,19 @@ fn call_info(inst: &Instrumented, c: &VerifierCall) -> crate::results::VerifierC
     }
 }
 
-/// `f` of each kernel, in the kernels' order, on as many threads as there are cores (at most
+/// `f` of each kernel (its index and itself), in the kernels' order, on as many threads as there are cores (at most
 /// one per kernel): the kernels of a file are independent (each its own Z3 context), and a
 /// template's instantiations are several kernels of one source (HeCBench bitpacking: 8).
 /// A kernel not started before a cancellation gives [`StageError::Cancelled`].
 fn each_kernel<T: Send>(
     kernels: &[Kernel],
     opts: &Stages,
-    f: impl Fn(&Kernel) -> Result<T, StageError> + Sync,
+    f: impl Fn(usize, &Kernel) -> Result<T, StageError> + Sync,
 ) -> Vec<Result<T, StageError>> {
-    let run = |k: &Kernel| if opts.cancelled() { Err(StageError::Cancelled) } else { f(k) };
+    let run = |i: usize, k: &Kernel| if opts.cancelled() { Err(StageError::Cancelled) } else { f(i, k) };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(kernels.len());
     if threads <= 1 {
-        return kernels.iter().map(run).collect();
+        return kernels.iter().enumerate().map(|(i, k)| run(i, k)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<Result<T, StageError>>>> = kernels.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -543,7 +531,7 @@ fn each_kernel<T: Send>(
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(k) = kernels.get(i) else { break };
-                let r = run(k);
+                let r = run(i, k);
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
             });
         }
@@ -565,7 +553,7 @@ fn repair_compiled(
     let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
     let mut meta: Meta = Default::default();
     let mut outcomes = vec![];
-    let results = each_kernel(&compiled.kernels, opts, |k| {
+    let results = each_kernel(&compiled.kernels, opts, |_, k| {
         let (mut t, mut m) = (Timings::default(), Meta::default());
         repair_kernel(k, opts, mode, &mut t, &mut m).map(|o| (o, t, m))
     });

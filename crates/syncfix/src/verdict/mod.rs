@@ -562,15 +562,7 @@ mod tests {
 
     #[test]
     fn the_file_status_is_the_first_defect_then_unknown_timeout_bounded() {
-        let k = |name: &str, status: Status| KernelReport {
-            param_values: vec![],
-            kernel: name.into(),
-            status,
-            findings: vec![],
-            inter_group: false,
-            assumptions: vec![],
-            notes: vec![],
-        };
+        let k = KernelReport::bare;
         let v = Verdict::of_reports("a.cu", &[k("a", Status::Verified), k("b", Status::NoErrorUpTo(2))], Stats::default(), 0);
         assert_eq!(v.status, VerdictStatus::Bounded);
         assert_eq!(v.kernels[1].bound, Some(2));
