@@ -96,7 +96,7 @@ pub fn print_stats(t: &syncfix::Timings) {
     );
     if let Some((label, took)) = &t.slowest_query {
         eprintln!(
-            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused instead of solved {} (Houdini's checks) and {} (queries), race queries refuted by their offsets' stride {}{}",
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused instead of solved {} (Houdini's checks) and {} (queries), race queries refuted by their offsets' stride {} and without their values {}{}",
             t.queries,
             took.as_secs_f64(),
             t.cone_fallbacks,
@@ -104,6 +104,7 @@ pub fn print_stats(t: &syncfix::Timings) {
             t.houdini_reused,
             t.queries_reused,
             t.queries_by_stride,
+            t.queries_without_values,
             match (t.houdini_seeded, t.seed_fallbacks) {
                 (0, _) => String::new(),
                 (n, 0) => format!(", Houdini of the re-verification started from the repair's invariants ({n} kernel{})", if n == 1 { "" } else { "s" }),

@@ -74,6 +74,9 @@ pub struct Timings {
     pub queries_reused: u32,
     /// Race queries refuted by the stride of their offsets instead of solved pair by pair.
     pub queries_by_stride: u32,
+    /// Race queries refuted with the benign-race tolerance left out (no two accesses can
+    /// overlap) instead of solved with the values of the accesses.
+    pub queries_without_values: u32,
     /// Kernels whose Houdini started from what a repair's verifier kept (the
     /// re-verification of the patched source), and of those, the ones checked again from
     /// every candidate because the verdict under the seed was not verified.
@@ -110,6 +113,7 @@ impl Timings {
         self.houdini_reused += t.houdini_reused;
         self.queries_reused += t.queries_reused;
         self.queries_by_stride += t.queries_by_stride;
+        self.queries_without_values += t.queries_without_values;
         self.houdini_seeded += t.houdini_seeded;
         self.seed_fallbacks += t.seed_fallbacks;
         self.note_slowest(&t.slowest_query);

@@ -536,6 +536,26 @@ fn offsets_that_differ_by_multiples_of_a_stride_are_refuted_at_once() {
 }
 
 #[test]
+fn a_race_query_that_no_overlap_violates_is_refuted_without_the_values() {
+    // HeCBench match's `Match5` in small: each thread of row 0 writes its own cell the running
+    // maximum of a loop (a value the benign-race tolerance would compare). No two threads'
+    // writes overlap, so the query is refuted with the tolerance left out.
+    let src = "__global__ void k(float *out, const float *in, int n) {\n\
+               float m = 0.0f;\n\
+               for (int i = threadIdx.x; i < n; i += blockDim.x) if (in[i] > m) m = in[i];\n\
+               if (threadIdx.y == 0) out[blockIdx.x * blockDim.x + threadIdx.x] = m;\n}\n";
+    let opts = options(Language::Cuda, [16, 16, 1], [8, 1, 1]);
+    assert!(verified_timings(src, &opts).queries_without_values >= 1);
+    // Every thread writes the same value to one cell: the overlap is there, the tolerance
+    // decides (verified), and nothing is refuted without the values.
+    let benign = "__global__ void k(int *A) { A[0] = 1; }";
+    assert_eq!(verified_timings(benign, &options(Language::Cuda, [64, 1, 1], [1, 1, 1])).queries_without_values, 0);
+    // Rows other than 0 write too, the same cells with their own maxima: still a race.
+    let racy = src.replace("threadIdx.y == 0", "threadIdx.y < 2");
+    starts(verdict_with(&racy, &opts), "possible write-write race on out[");
+}
+
+#[test]
 fn a_stride_refutes_signed_indices_and_per_warp_tiles() {
     // `int` indices (sign-extended) and a shared array of one tile per warp (a base
     // pointer per warp, 32 · q + lane within it, as gpgpu-sim's md5): each thread keeps to

@@ -36,7 +36,7 @@ pub use memory::AccessKind;
 pub use seed::HoudiniSeed;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
 
-use encode::{Encoder, Encoding};
+use encode::{Encoder, Encoding, Property};
 use houdini::HoudiniGroup;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -258,6 +258,10 @@ pub struct Stats {
     pub queries_reused: u32,
     /// Race queries refuted by the stride of their offsets ([`stride`]) instead of solved.
     pub queries_by_stride: u32,
+    /// Race queries refuted with GPUVerify's benign-race tolerance left out (no two of
+    /// their accesses can overlap, whatever the values) instead of solved with it
+    /// ([`Property::strict`]).
+    pub queries_without_values: u32,
     /// Whether Houdini started from a seed ([`VerifyOptions::seeds`]), and whether the check
     /// was then made again without it (the verdict under the seed was not verified).
     pub seeded: bool,
@@ -413,6 +417,9 @@ const STRIDE_MIN_PROPERTIES: usize = 32;
 /// How long [`Verifier::refuted_by_stride`]'s solver call may take.
 const STRIDE_BUDGET: Duration = Duration::from_millis(500);
 
+/// How long [`Verifier::refuted_without_values`]'s solver call may take.
+const STRICT_BUDGET: Duration = Duration::from_millis(500);
+
 /// How long a query of several properties may take before its properties are solved one at a
 /// time ([`Verifier::check`]).
 const QUERY_BUDGET: Duration = Duration::from_secs(2);
@@ -451,7 +458,16 @@ struct Attempt {
     call: Option<apart::Detached>,
     solver_calls: u32,
     took: Duration,
+    /// Whether the query's strict call ([`Verifier::refuted_without_values`]) was solved
+    /// before the call itself, and refuted the query.
+    strict_tried: bool,
+    without_values: bool,
 }
+
+/// A query's first attempt sent to a worker thread ([`Verifier::solve_ahead`]): the query,
+/// the call and its budget, and the strict call with its budget when the query has one
+/// ([`Verifier::strict_formula`]), solved first.
+type Job = (usize, apart::Detached, Option<u32>, Option<(apart::Detached, u32)>);
 
 /// How a query's first attempt was prepared ([`Verifier::prepare_first_attempt`]).
 enum Ahead {
@@ -906,19 +922,21 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Solves query `q` under `base` (see [`Verifier::check_once`]): the answer, and when
     /// satisfiable the model of its earliest violated property.
     fn solve_one(&mut self, base: &[Bool<'ctx>], q: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
-        self.solve_one_from(base, q, None)
+        self.solve_one_from(base, q, None, false)
     }
 
     /// [`Verifier::solve_one`], the first attempt's answer `first` when given (satisfiable,
-    /// solved on another thread) rather than solved here.
+    /// solved on another thread) rather than solved here; `strict_tried`: the query's strict
+    /// call was solved with its first attempt (not refuted).
     fn solve_one_from(
         &mut self,
         base: &[Bool<'ctx>],
         q: usize,
         first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
+        strict_tried: bool,
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let t0 = Instant::now();
-        if first.is_none() && self.refuted_by_stride(q) {
+        if first.is_none() && (self.refuted_by_stride(q) || (!strict_tried && self.refuted_without_values(base, q))) {
             self.count_query(q, t0.elapsed(), &Ok(SatResult::Unsat));
             return (Ok(SatResult::Unsat), None);
         }
@@ -990,7 +1008,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         let stop = std::sync::atomic::AtomicBool::new(false);
         let opts = self.opts.clone();
-        let (job_tx, job_rx) = std::sync::mpsc::channel::<(usize, apart::Detached, Option<u32>)>();
+        let (job_tx, job_rx) = std::sync::mpsc::channel::<Job>();
         let job_rx = std::sync::Mutex::new(job_rx);
         let (done_tx, done_rx) = std::sync::mpsc::channel::<Attempt>();
         std::thread::scope(|s| {
@@ -999,17 +1017,30 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (job_rx, stop, opts) = (&job_rx, &stop, &opts);
                 s.spawn(move || loop {
                     let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((q, call, rlimit)) = job else { break };
+                    let Ok((q, call, rlimit, strict)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
+                    let strict_tried = strict.is_some();
+                    let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
+                        && strict.is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), stop), Ok(Some(SatResult::Unsat))));
                     let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         Err(Verdict::Timeout)
+                    } else if without_values {
+                        Ok(Some(SatResult::Unsat))
                     } else {
                         call.solve(opts, &mut stats, rlimit, stop)
                     };
                     // A satisfiable attempt goes back with its solver, for its model.
                     let call = matches!(answer, Ok(Some(SatResult::Sat))).then_some(call);
-                    let _ = done_tx.send(Attempt { q, answer, call, solver_calls: stats.solver_calls, took: t0.elapsed() });
+                    let _ = done_tx.send(Attempt {
+                        q,
+                        answer,
+                        call,
+                        solver_calls: stats.solver_calls,
+                        took: t0.elapsed(),
+                        strict_tried,
+                        without_values,
+                    });
                 });
             }
             drop(done_tx);
@@ -1025,7 +1056,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         &mut self,
         base: &[Bool<'ctx>],
         threads: usize,
-        jobs: std::sync::mpsc::Sender<(usize, apart::Detached, Option<u32>)>,
+        jobs: std::sync::mpsc::Sender<Job>,
         done: &std::sync::mpsc::Receiver<Attempt>,
     ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
         let n = self.queries.len();
@@ -1040,7 +1071,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     eprintln!("query: prepared {} in {:.3}s", self.queries[next].label, tp.elapsed().as_secs_f64());
                 }
                 if let Ahead::Sent(..) = a.0 {
-                    let _ = jobs.send((next, a.1.expect("a prepared call"), a.2));
+                    let (call, rlimit, strict) = a.1.expect("a prepared call");
+                    let _ = jobs.send((next, call, rlimit, strict));
                     in_flight += 1;
                 }
                 ahead.insert(next, a.0);
@@ -1048,6 +1080,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             let t0 = Instant::now();
             let mut first = None;
+            let mut strict_tried = false;
             let refuted = match ahead.remove(&q) {
                 Some(Ahead::Reused) => {
                     self.count_query(q, Duration::ZERO, &Ok(SatResult::Unsat));
@@ -1056,6 +1089,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 Some(Ahead::Sent(answered, key)) => {
                     let attempt = loop {
                         if let Some(a) = answers.remove(&q) {
+                            strict_tried = a.strict_tried;
                             break Some(a);
                         }
                         match done.recv() {
@@ -1068,8 +1102,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     };
                     self.stats.solve_time += t0.elapsed();
                     match attempt {
-                        Some(Attempt { answer: Ok(Some(SatResult::Unsat)), solver_calls, took, .. }) => {
+                        Some(Attempt { answer: Ok(Some(SatResult::Unsat)), solver_calls, took, without_values, .. }) => {
                             self.stats.solver_calls += solver_calls;
+                            if without_values {
+                                self.stats.queries_without_values += 1;
+                            }
                             let kept = self.memo.kept.clone();
                             self.memo.record_unsat(answered, key, &kept);
                             self.count_query(q, took, &Ok(SatResult::Unsat));
@@ -1100,7 +1137,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             if refuted {
                 continue;
             }
-            let (r, model) = self.solve_one_from(base, q, first);
+            let (r, model) = self.solve_one_from(base, q, first, strict_tried);
             if !matches!(r, Ok(SatResult::Unsat)) {
                 self.sat_query = Some(q);
                 return (r, model);
@@ -1113,23 +1150,31 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// on another thread: `Ahead::Sent` with the call and its budget, `Ahead::Reused` when the
     /// memo knows it refuted, `Ahead::Here` when it is solved on this thread (chunked since
     /// an earlier check).
-    fn prepare_first_attempt(&mut self, base: &[Bool<'ctx>], q: usize) -> (Ahead, Option<apart::Detached>, Option<u32>) {
+    fn prepare_first_attempt(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+    ) -> (Ahead, Option<(apart::Detached, Option<u32>, Option<(apart::Detached, u32)>)>) {
         let n = self.queries[q].props.len();
         let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
         if self.refuted_by_stride(q) {
-            return (Ahead::Reused, None, None);
+            return (Ahead::Reused, None);
         }
         if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
-            return (Ahead::Here, None, None);
+            return (Ahead::Here, None);
         }
         let Some((answered, slice, key)) = self.slice_unless_known(q, Sel::Prefix(n)) else {
-            return (Ahead::Reused, None, None);
+            return (Ahead::Reused, None);
         };
         let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::Prefix(n), &slice);
         let mut asserted = asserted;
         asserted.push(&violated);
         let call = apart::Detached::new(&asserted, &assumptions);
-        (Ahead::Sent(answered, key), Some(call), budget)
+        let strict = self.strict_formula(q).map(|(slice, violated, rlimit)| {
+            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+            (apart::Detached::new(&asserted, &[]), rlimit)
+        });
+        (Ahead::Sent(answered, key), Some((call, budget, strict)))
     }
 
     /// The properties `sel` of query `q`: what their answer is of, their slice of the
@@ -1198,6 +1243,55 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
         self.stride_refuted.insert(q, refuted);
         refuted
+    }
+
+    /// Whether race query `q` is refuted under `base` with its conditions' benign-race
+    /// tolerance left out ([`Property::strict`]: two of its accesses overlap, whatever the
+    /// values they write and read), within [`STRICT_BUDGET`]. Each strict condition is
+    /// implied by its property's, so this refutes the query; its cone leaves out the values'
+    /// terms, which can cost Z3 seconds on a query that no two threads' accesses can violate
+    /// (HeCBench match's `Match5`: the write of `d_score[bp1 + tx]` by `ty == 0`, whose
+    /// value is the loop's running maximum: 4.6 s with the values, 0.015 s without). GPUVerify
+    /// checks its benign-race tolerance in the race check itself (Betts et al., OOPSLA 2012
+    /// §4); this is only a cheaper refutation of the same query, solved before it: here, or on
+    /// the worker thread of the query's first attempt ([`Verifier::solve_in_order`]; solved
+    /// here, before the threads' attempts, it cost HeCBench nbnxm's repair 51 s → 66 s). A
+    /// query whose strict call is not refuted costs that call more (within the budget). Not
+    /// tried on a query with no tolerated property, nor when the time left is within the
+    /// budget.
+    fn refuted_without_values(&mut self, base: &[Bool<'ctx>], q: usize) -> bool {
+        let Some((slice, violated, rlimit)) = self.strict_formula(q) else { return false };
+        let t0 = Instant::now();
+        let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], Some(rlimit), true, None);
+        let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
+        if refuted {
+            self.stats.queries_without_values += 1;
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            eprintln!("query: {}: refuted without its values: {refuted} ({:.3}s)", self.queries[q].label, t0.elapsed().as_secs_f64());
+        }
+        refuted
+    }
+
+    /// Query `q`'s strict call ([`Verifier::refuted_without_values`]): the slice of the
+    /// assumptions for its strict conditions, their disjunction, and the call's budget in
+    /// resource units; `None` when no property of the query tolerates a benign race or the
+    /// time left is within [`STRICT_BUDGET`]. The caller asserts the background facts, the
+    /// slice, its `base` and the disjunction.
+    fn strict_formula(&mut self, q: usize) -> Option<(cone::Slice<'ctx>, Bool<'ctx>, u32)> {
+        let query = &self.queries[q];
+        let props: Vec<&Property<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i]).collect();
+        if props.iter().all(|p| p.strict.is_none()) {
+            return None;
+        }
+        let rlimit = rlimit_within(&self.opts, STRICT_BUDGET)?;
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|p| p.strict.as_ref().unwrap_or(&p.cond)).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|p| &p.ok).collect();
+        let stamp = props.iter().map(|p| p.stamp).max().unwrap_or(0);
+        let violated = crate::term::or(self.ctx, &conds);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
+        Some((slice, violated, rlimit))
     }
 
     /// Counts query `q` as solved in `took` ([`Verifier::solve_one`]'s bookkeeping).

@@ -121,6 +121,7 @@ fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
     t.houdini_reused += s.houdini_reused;
     t.queries_reused += s.queries_reused;
     t.queries_by_stride += s.queries_by_stride;
+    t.queries_without_values += s.queries_without_values;
     t.houdini_seeded += s.seeded as u32;
     t.seed_fallbacks += s.seed_fallback as u32;
     t.note_slowest(&s.slowest_query);

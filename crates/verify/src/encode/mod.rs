@@ -116,6 +116,11 @@ pub struct Property<'ctx> {
     pub stamp: u32,
     /// The state's `ok` when `cond` was built (the assumptions it holds under).
     pub ok: Bool<'ctx>,
+    /// A race's condition without GPUVerify's benign-race tolerance (the two accesses
+    /// overlap, whatever their values), when `cond` tolerates some: implied by `cond`, so a
+    /// query refuted with these in place of its conditions is refuted
+    /// (`Verifier::refuted_without_values`).
+    pub strict: Option<Bool<'ctx>>,
 }
 
 /// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
@@ -671,12 +676,19 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Records a property unless its condition is trivially false.
     pub(crate) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
+        self.property_tolerant(cond, None, kind);
+    }
+
+    /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
+    /// is the same condition without the tolerance ([`Property::strict`]).
+    pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
         // Race conditions hold the logs, which grow with the kernel: only small ones are
         // simplified (see `term::is_false`).
         let cond = crate::term::simplify_small(cond);
         if !crate::term::is_false(&cond) {
             let stamp = self.stamp();
-            self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone() });
+            let strict = strict.map(crate::term::simplify_small);
+            self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone(), strict });
         }
     }
 

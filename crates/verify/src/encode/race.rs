@@ -108,6 +108,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if shared {
                 parts.push(self.same_group.clone());
             }
+            let mut strict = None;
             if benign {
                 let same = l.same_cell(ctx, &off[1], bytes);
                 let tolerated = match (lk, kind) {
@@ -118,11 +119,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     _ => None,
                 };
                 if let Some(tol) = tolerated {
+                    strict = Some(and(ctx, &parts.iter().collect::<Vec<_>>()));
                     parts.push(tol.not());
                 }
             }
             let cond = and(ctx, &parts.iter().collect::<Vec<_>>());
-            self.property(cond, PropKind::Race { check: who as usize, logged: lk, who: l.who.clone(), off2: off[1].clone() });
+            let prop = PropKind::Race { check: who as usize, logged: lk, who: l.who.clone(), off2: off[1].clone() };
+            self.property_tolerant(cond, strict, prop);
         }
         // Warp-synchronous execution: two threads of one warp are in step after every
         // instruction, so what thread 1 logged no longer conflicts with thread 2.
