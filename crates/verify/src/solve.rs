@@ -1,0 +1,711 @@
+//! Solving a check's queries (`query::split`) under a base of assumptions: each query on a
+//! solver of its own (`apart`) with the slice of the assumptions it needs (`cone`), the
+//! cheaper refutations first (the stride of its offsets, `stride`; the overlap without the
+//! benign-race tolerance), a query past its budget in chunks of properties, and the next
+//! queries' first attempts on worker threads while this one waits for the earliest.
+
+use crate::encode::{self, Encoding, Property};
+use crate::{apart, cone, memo, query, rlimit_within, stride, Stats, Verdict, Verifier};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use z3::ast::Bool;
+use z3::{Context, SatResult};
+
+/// The most properties of a query solved by Z3's tactics rather than its incremental core
+/// (see `Verifier::solve_query`).
+const SMALL_QUERY: usize = 64;
+
+/// The fewest properties of a race query that [`Verifier::refuted_by_stride`] tries.
+const STRIDE_MIN_PROPERTIES: usize = 32;
+
+/// How long [`Verifier::refuted_by_stride`]'s solver call may take.
+const STRIDE_BUDGET: Duration = Duration::from_millis(500);
+
+/// How long [`Verifier::refuted_without_values`]'s solver call may take.
+const STRICT_BUDGET: Duration = Duration::from_millis(500);
+
+/// How long a query of several properties may take before its properties are solved one at a
+/// time ([`Verifier::check`]).
+const QUERY_BUDGET: Duration = Duration::from_secs(2);
+
+/// The first chunk's size when a query is solved in chunks (`Verifier::solve_chunked`).
+const FIRST_CHUNK: usize = 8;
+
+/// The properties of a query that one solver call asks about.
+#[derive(Clone, Copy, Debug)]
+enum Sel {
+    /// The first `n`, in schedule order.
+    Prefix(usize),
+    /// The `i`th alone.
+    One(usize),
+    /// Those from `a` to `b` (exclusive).
+    Range(usize, usize),
+}
+
+impl Sel {
+    /// The properties selected, as a range of the query's.
+    fn range(self) -> std::ops::Range<usize> {
+        match self {
+            Sel::Prefix(upto) => 0..upto,
+            Sel::One(i) => i..i + 1,
+            Sel::Range(a, b) => a..b,
+        }
+    }
+}
+
+/// A query's first attempt solved on another thread ([`Verifier::solve_in_order`]).
+struct Attempt {
+    q: usize,
+    /// As [`apart::Detached::solve`]: `Ok(None)` when its budget ran out.
+    answer: Result<Option<SatResult>, Verdict>,
+    /// The call, when satisfiable (its model).
+    call: Option<apart::Detached>,
+    solver_calls: u32,
+    took: Duration,
+    /// Whether the query's strict call ([`Verifier::refuted_without_values`]) was solved
+    /// before the call itself, and refuted the query.
+    strict_tried: bool,
+    without_values: bool,
+}
+
+/// A query's first attempt sent to a worker thread ([`Verifier::solve_ahead`]): the query,
+/// the call and its budget, and the strict call with its budget when the query has one
+/// ([`Verifier::strict_formula`]), solved first.
+type Job = (usize, apart::Detached, Option<u32>, Option<(apart::Detached, u32)>);
+
+/// How a query's first attempt was prepared ([`Verifier::prepare_first_attempt`]).
+enum Ahead {
+    /// Sent to another thread: what it answers and the memo key of its slice.
+    Sent(memo::Answered, memo::Key),
+    /// Refuted under an earlier assignment (the memo).
+    Reused,
+    /// To be solved on this thread.
+    Here,
+}
+
+impl<'ctx, 'k> Verifier<'ctx, 'k> {
+    /// Query `q` of [`Verifier::queries`] on a solver of its own: the encoding's background
+    /// assertions, the query's violation, and `base` (the barrier assignment and the
+    /// candidates' literals). Returns the answer and, when satisfiable, the model.
+    ///
+    /// A fresh solver, in a Z3 context of its own (`apart`), works on this query's formulas
+    /// only; on the shared solver every query paid for the whole encoding (the arrays family
+    /// at n = 320: 7.9 s against 0.5 s), and in the encoding's context for every term of it. It
+    /// holds the assumptions and the loop cuts' log facts of the query's cone of influence
+    /// (`cone`), widened while a model breaks one left out. How it is solved was measured on the
+    /// scaling families (`scripts/scaling`): a query of at most [`SMALL_QUERY`] properties, or
+    /// one that holds loop cuts' log facts, is solved by Z3's tactic for QF_AUFBV (`check`
+    /// without assumptions, the assignment asserted: simplification, elimination of
+    /// unconstrained terms, bit-blasting), which disposes of a barrier interval's value terms
+    /// at once (a query of the 160-interval family: 0.01 s, against 0.1–2 s in Z3's
+    /// incremental core) and of a cut loop's havocked state and ghost iterations (the `loops`
+    /// family at n = 80: 0.5–0.8 s a race query of 250 properties, against 0.35–4.5 s); any
+    /// other by the incremental core under assumptions, whose work grows about linearly with
+    /// the query where the tactics' grows quadratically (1,919 properties of a straight-line
+    /// run on one array: 1.0 s against 4.0 s).
+    ///
+    /// Only the query's first `upto` properties count (see [`Verifier::earliest`]).
+    ///
+    /// With a resource limit `rlimit`, `Ok(SatResult::Unknown)` when it ran out.
+    fn solve_query(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        rlimit: Option<u32>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        self.solve_query_from(base, q, sel, rlimit, None)
+    }
+
+    /// [`Verifier::solve_query`], its first call's answer `first` when given (solved on
+    /// another thread: [`Verifier::solve_in_order`]) rather than solved here.
+    fn solve_query_from(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        rlimit: Option<u32>,
+        mut first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        // With the assumptions and log facts of the query's cone of influence only (`cone`);
+        // a model that one left out does not allow is solved again on a wider slice.
+        let (answered, mut slice, key) = match self.slice_unless_known(q, sel) {
+            Some(x) => x,
+            None => return (Ok(SatResult::Unsat), None),
+        };
+        let mut refinements = 0;
+        loop {
+            let (r, model) = match first.take() {
+                Some(answer) => answer,
+                None => self.solve_query_with(base, q, sel, &slice, rlimit),
+            };
+            if matches!(r, Ok(SatResult::Unsat)) {
+                if refinements > 0 {
+                    if let Some(w) = slice.widened() {
+                        self.widened.entry(q).or_default().merge(w);
+                    }
+                }
+                let key = if refinements == 0 {
+                    key
+                } else {
+                    let query = &self.queries[q];
+                    let props: &[usize] = &query.props[sel.range()];
+                    let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
+                    self.memo.key(&self.enc, &slice.facts, &conds)
+                };
+                let kept = self.memo.kept.clone();
+                self.memo.record_unsat(answered, key, &kept);
+                return (r, model);
+            }
+            let Some(m) = &model else { return (r, model) };
+            let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
+            let mut solve_class = |facts: &[Bool<'ctx>]| apart::class_satisfiable(ctx, opts, stats, facts);
+            let wider = self.enc.assumptions.borrow_mut().recheck(&slice, m, refinements, base, &mut solve_class);
+            match wider {
+                None => return (r, model),
+                Some(w) => {
+                    self.stats.cone_fallbacks += 1;
+                    refinements += 1;
+                    slice = w;
+                }
+            }
+        }
+    }
+
+    /// [`Verifier::solve_query`] on this slice of the assumptions and log facts.
+    fn solve_query_with(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        sel: Sel,
+        slice: &cone::Slice<'ctx>,
+        rlimit: Option<u32>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, sel, slice);
+        let mut asserted = asserted;
+        asserted.push(&violated);
+        // For debugging: SYNCFIX_DUMP_QUERIES=DIR writes every query solved as DIR/<n>.smt2
+        // (its assumptions asserted).
+        let dump =
+            std::env::var_os("SYNCFIX_DUMP_QUERIES").map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
+        let t0 = Instant::now();
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let r = sel.range();
+            eprintln!(
+                "query:   properties {}..{} took {:.3}s: {:?}",
+                r.start,
+                r.end,
+                t0.elapsed().as_secs_f64(),
+                answer.as_ref().map(|a| a.as_ref().map(|x| x.0))
+            );
+        }
+        match answer {
+            Ok(Some((r, model))) => (Ok(r), model),
+            Ok(None) if rlimit.is_some() => (Ok(SatResult::Unknown), None),
+            Ok(None) => (Err(Verdict::Timeout), None),
+            Err(v) => (Err(v), None),
+        }
+    }
+
+    /// What a call for the properties `sel` of query `q` on `slice` asserts (besides the
+    /// violation, returned third: the caller asserts it last) and assumes: a query of at most
+    /// [`SMALL_QUERY`] properties, or one with loop cuts' log facts, has `base` asserted and
+    /// is solved by Z3's tactics; a larger one assumes `base` and its literal (see
+    /// [`Verifier::solve_query`]).
+    fn first_attempt<'s>(
+        ctx: &'ctx Context,
+        enc: &'s Encoding<'ctx>,
+        query: &'s query::Query<'ctx>,
+        base: &'s [Bool<'ctx>],
+        sel: Sel,
+        slice: &'s cone::Slice<'ctx>,
+    ) -> (Vec<&'s Bool<'ctx>>, Vec<Bool<'ctx>>, Bool<'ctx>) {
+        // The solver for the logic costs about 5 ms to set up (on its first assertion: 3.2 s
+        // of the 629 queries of the 320-interval family); the `qfaufbv` tactic as a solver
+        // (Tactic::solver) costs nothing to set up but solved some queries several times
+        // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
+        let small = sel.range().len() <= SMALL_QUERY || slice.log_facts > 0;
+        let violated = query.violated(ctx, enc, sel.range());
+        let mut asserted: Vec<&Bool<'ctx>> = enc.background.iter().chain(&slice.facts).collect();
+        let mut assumptions = vec![];
+        if small {
+            asserted.extend(base);
+        } else {
+            assumptions = base.to_vec();
+            assumptions.push(query.lit.clone());
+        }
+        (asserted, assumptions, violated)
+    }
+
+    /// Properties `a..n` of query `q` (its disjunction ran past [`QUERY_BUDGET`]) in chunks
+    /// in schedule order, each within the budget: a chunk refuted doubles the next (up to
+    /// half the smallest size that ran out, and to what half the budget holds at the rate of
+    /// the last chunk, in wall-clock time: only the path depends on it, not the answer),
+    /// the first chunk at most half the range; one that runs out is halved and solved again, a
+    /// single property is solved without a budget; a satisfiable chunk is halved until its
+    /// first satisfiable property, whose model is returned (the earliest in schedule order).
+    fn solve_chunked(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        mut a: usize,
+        n: usize,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        // Never the whole range again (it just ran out).
+        let mut size = FIRST_CHUNK.min((n - a) / 2).max(1);
+        let mut cap = n;
+        // The next chunk's size after `k` properties were refuted in `took`: doubled, but no
+        // larger than what the budget's half holds at that rate (PolyBench's nussinov: single
+        // properties of 3-6 s, where chunks only ran out one after the other).
+        let grow = |size: usize, cap: usize, k: usize, took: Duration| {
+            let per = took.as_secs_f64() / k as f64;
+            let fits = if per > 0.0 { (QUERY_BUDGET.as_secs_f64() / 2.0 / per) as usize } else { usize::MAX };
+            (size * 2).min(cap).min(fits).max(1)
+        };
+        while a < n {
+            let b = (a + size).min(n);
+            let t0 = Instant::now();
+            if b - a == 1 {
+                let (r, m) = self.solve_query(base, q, Sel::One(a), None);
+                if !matches!(r, Ok(SatResult::Unsat)) {
+                    return (r, m);
+                }
+                a = b;
+                size = grow(size, cap, 1, t0.elapsed());
+                continue;
+            }
+            let budget = rlimit_within(&self.opts, QUERY_BUDGET);
+            let (r, m) = self.solve_query(base, q, Sel::Range(a, b), budget);
+            match r {
+                Ok(SatResult::Unsat) => {
+                    size = grow(size, cap, b - a, t0.elapsed());
+                    a = b;
+                }
+                Ok(SatResult::Unknown) if budget.is_some() => {
+                    cap = cap.min((b - a) / 2).max(1);
+                    size = ((b - a) / 2).max(1);
+                }
+                Ok(SatResult::Sat) => size = ((b - a) / 2).max(1),
+                _ => return (r, m),
+            }
+        }
+        (Ok(SatResult::Unsat), None)
+    }
+
+    /// Solves query `q` under `base` (see [`Verifier::check_once`]): the answer, and when
+    /// satisfiable the model of its earliest violated property.
+    fn solve_one(&mut self, base: &[Bool<'ctx>], q: usize) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        self.solve_one_from(base, q, None, false)
+    }
+
+    /// [`Verifier::solve_one`], the first attempt's answer `first` when given (satisfiable,
+    /// solved on another thread) rather than solved here; `strict_tried`: the query's strict
+    /// call was solved with its first attempt (not refuted).
+    fn solve_one_from(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+        first: Option<(Result<SatResult, Verdict>, Option<z3::Model<'ctx>>)>,
+        strict_tried: bool,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let t0 = Instant::now();
+        if first.is_none() && (self.refuted_by_stride(q) || (!strict_tried && self.refuted_without_values(base, q))) {
+            self.count_query(q, t0.elapsed(), &Ok(SatResult::Unsat));
+            return (Ok(SatResult::Unsat), None);
+        }
+        // A query of several properties within a budget, past which it is solved in
+        // chunks of properties in schedule order, each within the budget (Z3 can take a
+        // minute on the disjunction of properties it refutes in seconds one by one: the
+        // invariants over `/` and `%` of PPCG's PolyBench kernels; and 361 properties one
+        // by one cost 40 s on gpgpu-sim's md5, where chunks of 20 take a second each);
+        // the first satisfiable property found is then the earliest.
+        let n = self.queries[q].props.len();
+        let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+        let (mut res, mut m) = if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
+            (Ok(SatResult::Unknown), None)
+        } else {
+            self.solve_query_from(base, q, Sel::Prefix(n), budget, first)
+        };
+        let mut one_by_one = false;
+        if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
+            one_by_one = true;
+            self.chunked.insert(self.queries[q].label.clone());
+            (res, m) = self.solve_chunked(base, q, 0, n);
+        }
+        self.count_query(q, t0.elapsed(), &res);
+        if matches!(res, Ok(SatResult::Sat)) && !one_by_one {
+            if n > SMALL_QUERY {
+                // A large query's earliest violation by chunks in schedule order (each a small
+                // formula) rather than by bisecting its prefixes, each nearly the whole query
+                // (HeCBench nbnxm with a barrier deleted: 302 race properties, four prefixes
+                // of 3.5-9 s, against chunks of 0.1-0.5 s).
+                let (r2, m2) = self.solve_chunked(base, q, 0, n);
+                match r2 {
+                    Ok(SatResult::Sat) => m = m2.or(m),
+                    // Not found again (a budget, or a model the slice allowed): the model at
+                    // hand, narrowed as before.
+                    _ => m = self.earliest(base, q).or(m),
+                }
+            } else if self.enc.vars.is_empty() {
+                // With barrier variables (a repair's checks) the model at hand stands: any
+                // counterexample teaches the repair a clause, and bisecting a merged query
+                // (`query::merged`) cost nbnxm's race-finding calls 3-8 s each.
+                m = self.earliest(base, q).or(m);
+            }
+        }
+        (res, m)
+    }
+
+    /// Every query under `base`, in schedule order, until one is not refuted: its answer and
+    /// model (see [`Verifier::solve_one`]), or unsatisfiable when none is.
+    ///
+    /// With [`VerifyOptions::threads`] > 1 the next queries' first attempts (the whole
+    /// query, within its budget when it has several properties) are prepared here and solved
+    /// on other threads while this one waits for the earliest; a query that a first attempt
+    /// refuted counts as solved here, one whose budget ran out is solved in chunks here, and
+    /// a satisfiable one goes on here from its model as [`Verifier::solve_one`] goes on from
+    /// its first attempt (so a trace and its narrowing are as without threads). Attempts past
+    /// the first query not refuted are interrupted.
+    pub(crate) fn solve_in_order(&mut self, base: &[Bool<'ctx>]) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let n = self.queries.len();
+        let threads = self.opts.threads().min(n);
+        if threads <= 1 || std::env::var_os("SYNCFIX_DUMP_QUERIES").is_some() {
+            for q in 0..n {
+                let (r, model) = self.solve_one(base, q);
+                if !matches!(r, Ok(SatResult::Unsat)) {
+                    self.sat_query = Some(q);
+                    return (r, model);
+                }
+            }
+            return (Ok(SatResult::Unsat), None);
+        }
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let opts = self.opts.clone();
+        let (job_tx, job_rx) = std::sync::mpsc::channel::<Job>();
+        let job_rx = std::sync::Mutex::new(job_rx);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Attempt>();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let done_tx = done_tx.clone();
+                let (job_rx, stop, opts) = (&job_rx, &stop, &opts);
+                s.spawn(move || loop {
+                    let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((q, call, rlimit, strict)) = job else { break };
+                    let mut stats = Stats::default();
+                    let t0 = Instant::now();
+                    let strict_tried = strict.is_some();
+                    let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
+                        && strict.is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), stop), Ok(Some(SatResult::Unsat))));
+                    let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        Err(Verdict::Timeout)
+                    } else if without_values {
+                        Ok(Some(SatResult::Unsat))
+                    } else {
+                        call.solve(opts, &mut stats, rlimit, stop)
+                    };
+                    // A satisfiable attempt goes back with its solver, for its model.
+                    let call = matches!(answer, Ok(Some(SatResult::Sat))).then_some(call);
+                    let _ = done_tx.send(Attempt {
+                        q,
+                        answer,
+                        call,
+                        solver_calls: stats.solver_calls,
+                        took: t0.elapsed(),
+                        strict_tried,
+                        without_values,
+                    });
+                });
+            }
+            drop(done_tx);
+            let out = self.solve_ahead(base, threads, job_tx, &done_rx);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            out
+        })
+    }
+
+    /// The loop of [`Verifier::solve_in_order`] on this thread: up to `threads` first
+    /// attempts sent on `jobs` ahead of the query waited for, their answers from `done`.
+    fn solve_ahead(
+        &mut self,
+        base: &[Bool<'ctx>],
+        threads: usize,
+        jobs: std::sync::mpsc::Sender<Job>,
+        done: &std::sync::mpsc::Receiver<Attempt>,
+    ) -> (Result<SatResult, Verdict>, Option<z3::Model<'ctx>>) {
+        let n = self.queries.len();
+        let mut ahead: HashMap<usize, Ahead> = HashMap::new();
+        let mut answers: HashMap<usize, Attempt> = HashMap::new();
+        let (mut next, mut in_flight) = (0, 0);
+        for q in 0..n {
+            while next < n && in_flight < threads {
+                let tp = Instant::now();
+                let a = self.prepare_first_attempt(base, next);
+                if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+                    eprintln!("query: prepared {} in {:.3}s", self.queries[next].label, tp.elapsed().as_secs_f64());
+                }
+                if let Ahead::Sent(..) = a.0 {
+                    let (call, rlimit, strict) = a.1.expect("a prepared call");
+                    let _ = jobs.send((next, call, rlimit, strict));
+                    in_flight += 1;
+                }
+                ahead.insert(next, a.0);
+                next += 1;
+            }
+            let t0 = Instant::now();
+            let mut first = None;
+            let mut strict_tried = false;
+            let refuted = match ahead.remove(&q) {
+                Some(Ahead::Reused) => {
+                    self.count_query(q, Duration::ZERO, &Ok(SatResult::Unsat));
+                    true
+                }
+                Some(Ahead::Sent(answered, key)) => {
+                    let attempt = loop {
+                        if let Some(a) = answers.remove(&q) {
+                            strict_tried = a.strict_tried;
+                            break Some(a);
+                        }
+                        match done.recv() {
+                            Ok(a) => {
+                                in_flight -= 1;
+                                answers.insert(a.q, a);
+                            }
+                            Err(_) => break None,
+                        }
+                    };
+                    self.stats.solve_time += t0.elapsed();
+                    match attempt {
+                        Some(Attempt { answer: Ok(Some(SatResult::Unsat)), solver_calls, took, without_values, .. }) => {
+                            self.stats.solver_calls += solver_calls;
+                            if without_values {
+                                self.stats.queries_without_values += 1;
+                            }
+                            let kept = self.memo.kept.clone();
+                            self.memo.record_unsat(answered, key, &kept);
+                            self.count_query(q, took, &Ok(SatResult::Unsat));
+                            true
+                        }
+                        Some(Attempt { answer: Ok(None), solver_calls, .. }) => {
+                            // Its budget ran out: solved in chunks here, as `solve_one` does.
+                            self.stats.solver_calls += solver_calls;
+                            self.chunked.insert(self.queries[q].label.clone());
+                            false
+                        }
+                        Some(Attempt { answer: Ok(Some(SatResult::Sat)), call: Some(call), solver_calls, .. }) => {
+                            // Satisfiable: its model goes on here as `solve_one` goes on from
+                            // its first attempt (a wider slice, the earliest violation).
+                            self.stats.solver_calls += solver_calls;
+                            first = Some((Ok(SatResult::Sat), call.model(self.ctx)));
+                            false
+                        }
+                        Some(Attempt { solver_calls, .. }) => {
+                            self.stats.solver_calls += solver_calls;
+                            false
+                        }
+                        None => false,
+                    }
+                }
+                _ => false,
+            };
+            if refuted {
+                continue;
+            }
+            let (r, model) = self.solve_one_from(base, q, first, strict_tried);
+            if !matches!(r, Ok(SatResult::Unsat)) {
+                self.sat_query = Some(q);
+                return (r, model);
+            }
+        }
+        (Ok(SatResult::Unsat), None)
+    }
+
+    /// Query `q`'s first attempt as [`Verifier::solve_one`] makes it, prepared to be solved
+    /// on another thread: `Ahead::Sent` with the call and its budget, `Ahead::Reused` when the
+    /// memo knows it refuted, `Ahead::Here` when it is solved on this thread (chunked since
+    /// an earlier check).
+    fn prepare_first_attempt(
+        &mut self,
+        base: &[Bool<'ctx>],
+        q: usize,
+    ) -> (Ahead, Option<(apart::Detached, Option<u32>, Option<(apart::Detached, u32)>)>) {
+        let n = self.queries[q].props.len();
+        let budget = if n > 1 { rlimit_within(&self.opts, QUERY_BUDGET) } else { None };
+        if self.refuted_by_stride(q) {
+            return (Ahead::Reused, None);
+        }
+        if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
+            return (Ahead::Here, None);
+        }
+        let Some((answered, slice, key)) = self.slice_unless_known(q, Sel::Prefix(n)) else {
+            return (Ahead::Reused, None);
+        };
+        let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::Prefix(n), &slice);
+        let mut asserted = asserted;
+        asserted.push(&violated);
+        let call = apart::Detached::new(&asserted, &assumptions);
+        let strict = self.strict_formula(q).map(|(slice, violated, rlimit)| {
+            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+            (apart::Detached::new(&asserted, &[]), rlimit)
+        });
+        (Ahead::Sent(answered, key), Some((call, budget, strict)))
+    }
+
+    /// The properties `sel` of query `q`: what their answer is of, their slice of the
+    /// assumptions (`cone`) and its memo key; `None` when the memo knows them refuted under an
+    /// earlier assignment (counted as reused).
+    fn slice_unless_known(&mut self, q: usize, sel: Sel) -> Option<(memo::Answered, cone::Slice<'ctx>, memo::Key)> {
+        let query = &self.queries[q];
+        let props: &[usize] = &query.props[sel.range()];
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
+        let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let all = self.enc.assumptions.borrow().len();
+            eprintln!("query: {}: {} facts of assumptions, {} left out of {}", query.label, slice.facts.len(), slice.dropped(), all);
+        }
+        // An answer of an earlier assignment that holds for this one (`memo`).
+        let key = self.memo.key(&self.enc, &slice.facts, &conds);
+        if self.memo.known_unsat(answered, &key, &self.memo.kept) {
+            self.stats.queries_reused += 1;
+            return None;
+        }
+        Some((answered, slice, key))
+    }
+
+    /// Whether race query `q` is refuted by the stride of its offsets ([`stride`]): its
+    /// abstraction, with the background facts and the assumptions of its cone, is
+    /// unsatisfiable within [`STRIDE_BUDGET`]. Only a query of at least
+    /// [`STRIDE_MIN_PROPERTIES`] properties is tried (on a smaller one the pairs are few).
+    fn refuted_by_stride(&mut self, q: usize) -> bool {
+        if let Some(&r) = self.stride_refuted.get(&q) {
+            return r;
+        }
+        let t0 = Instant::now();
+        let query = &self.queries[q];
+        let shared = match query.logs {
+            encode::LogUse::Object(o) => self.kernel.objects[o].space == syncfix_kir::Space::Shared,
+            _ => false,
+        };
+        let abstraction = if query.props.len() >= STRIDE_MIN_PROPERTIES {
+            stride::abstraction(self.ctx, &self.enc, query, shared, &format!("stride!{q}"))
+        } else {
+            None
+        };
+        let t_abs = t0.elapsed();
+        let refuted = abstraction.is_some_and(|f| {
+            let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
+            let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+            let slice = self.enc.assumptions.borrow_mut().slice(&[&f], &oks, encode::LogUse::None, stamp, None);
+            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain([&f]).collect();
+            let rlimit = rlimit_within(&self.opts, STRIDE_BUDGET);
+            let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, true, None);
+            matches!(answer, Ok(Some((SatResult::Unsat, _))))
+        });
+        if refuted {
+            self.stats.queries_by_stride += 1;
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            eprintln!(
+                "query: {}: refuted by its stride: {refuted} ({:.3}s, {:.3}s to build it)",
+                self.queries[q].label,
+                t0.elapsed().as_secs_f64(),
+                t_abs.as_secs_f64()
+            );
+        }
+        self.stride_refuted.insert(q, refuted);
+        refuted
+    }
+
+    /// Whether race query `q` is refuted under `base` with its conditions' benign-race
+    /// tolerance left out ([`Property::strict`]: two of its accesses overlap, whatever the
+    /// values they write and read), within [`STRICT_BUDGET`]. Each strict condition is
+    /// implied by its property's, so this refutes the query; its cone leaves out the values'
+    /// terms, which can cost Z3 seconds on a query that no two threads' accesses can violate
+    /// (HeCBench match's `Match5`: the write of `d_score[bp1 + tx]` by `ty == 0`, whose
+    /// value is the loop's running maximum: 4.6 s with the values, 0.015 s without). GPUVerify
+    /// checks its benign-race tolerance in the race check itself (Betts et al., OOPSLA 2012
+    /// §4); this is only a cheaper refutation of the same query, solved before it: here, or on
+    /// the worker thread of the query's first attempt ([`Verifier::solve_in_order`]; solved
+    /// here, before the threads' attempts, it cost HeCBench nbnxm's repair 51 s → 66 s). A
+    /// query whose strict call is not refuted costs that call more (within the budget). Not
+    /// tried on a query with no tolerated property, nor when the time left is within the
+    /// budget.
+    fn refuted_without_values(&mut self, base: &[Bool<'ctx>], q: usize) -> bool {
+        let Some((slice, violated, rlimit)) = self.strict_formula(q) else { return false };
+        let t0 = Instant::now();
+        let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], Some(rlimit), true, None);
+        let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
+        if refuted {
+            self.stats.queries_without_values += 1;
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            eprintln!("query: {}: refuted without its values: {refuted} ({:.3}s)", self.queries[q].label, t0.elapsed().as_secs_f64());
+        }
+        refuted
+    }
+
+    /// Query `q`'s strict call ([`Verifier::refuted_without_values`]): the slice of the
+    /// assumptions for its strict conditions, their disjunction, and the call's budget in
+    /// resource units; `None` when no property of the query tolerates a benign race or the
+    /// time left is within [`STRICT_BUDGET`]. The caller asserts the background facts, the
+    /// slice, its `base` and the disjunction.
+    fn strict_formula(&mut self, q: usize) -> Option<(cone::Slice<'ctx>, Bool<'ctx>, u32)> {
+        let query = &self.queries[q];
+        let props: Vec<&Property<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i]).collect();
+        if props.iter().all(|p| p.strict.is_none()) {
+            return None;
+        }
+        let rlimit = rlimit_within(&self.opts, STRICT_BUDGET)?;
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|p| p.strict.as_ref().unwrap_or(&p.cond)).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|p| &p.ok).collect();
+        let stamp = props.iter().map(|p| p.stamp).max().unwrap_or(0);
+        let violated = crate::term::or(self.ctx, &conds);
+        let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
+        Some((slice, violated, rlimit))
+    }
+
+    /// Counts query `q` as solved in `took` ([`Verifier::solve_one`]'s bookkeeping).
+    fn count_query(&mut self, q: usize, took: Duration, res: &Result<SatResult, Verdict>) {
+        self.stats.queries += 1;
+        if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
+            self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
+        }
+        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+            let query = &self.queries[q];
+            eprintln!("query: {} ({} properties) took {:.3}s: {:?}", query.label, query.props.len(), took.as_secs_f64(), res.as_ref().ok());
+        }
+    }
+
+    /// A model of the earliest position in the schedule at which satisfiable query `q` can be
+    /// violated: the shortest satisfiable prefix of its properties that ends at a position
+    /// boundary, by bisection (a few more solver calls, on a defect only). The defect reported
+    /// is then the kernel's first in schedule order, whatever model Z3 happened to give for
+    /// the whole query; among the properties of that one position the model decides, as
+    /// before (`trace::extract`). `None` when a call did not answer, or the whole query is
+    /// the shortest (its model stands).
+    fn earliest(&mut self, base: &[Bool<'ctx>], q: usize) -> Option<z3::Model<'ctx>> {
+        let props = &self.queries[q].props;
+        // The prefix lengths that end at a position boundary, shortest first.
+        let ends: Vec<usize> =
+            (1..=props.len()).filter(|&n| n == props.len() || self.enc.props[props[n]].pos != self.enc.props[props[n - 1]].pos).collect();
+        // Invariant: the prefix `ends[hi]` is satisfiable, those before `ends[lo]` are not.
+        let (mut lo, mut hi) = (0, ends.len() - 1);
+        let mut model = None;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.solve_query(base, q, Sel::Prefix(ends[mid]), None) {
+                (Ok(SatResult::Sat), m) => {
+                    hi = mid;
+                    model = m;
+                }
+                (Ok(SatResult::Unsat), _) => lo = mid + 1,
+                _ => return None,
+            }
+        }
+        model
+    }
+}
