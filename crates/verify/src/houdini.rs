@@ -403,7 +403,7 @@ const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(1
 /// `rlimit_within`): a candidate whose check runs past it is dropped, so that no single
 /// candidate stalls the inference (a grid-stride loop's 64-bit `(i - init) % gridDim.x == 0`
 /// in HeCBench's scan took Z3 86 s). Z3's resource units run slower than
-/// [`crate::RLIMIT_PER_SECOND`] on some checks: HeCBench FDTD3d's candidates over products of
+/// [`crate::call::RLIMIT_PER_SECOND`] on some checks: HeCBench FDTD3d's candidates over products of
 /// symbolic sizes spent about 10 s of wall time each before the budget ran out.
 const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 

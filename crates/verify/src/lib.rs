@@ -15,6 +15,7 @@
 mod abstraction;
 mod analysis;
 mod apart;
+mod call;
 mod cone;
 mod divide;
 mod encode;
@@ -22,6 +23,7 @@ mod houdini;
 mod loops;
 mod memo;
 mod memory;
+mod options;
 mod query;
 mod reconverge;
 mod seed;
@@ -34,8 +36,11 @@ mod uniformity;
 pub use abstraction::{Abstraction, ForceAbstraction, Model};
 pub use apart::interruptible;
 pub use memory::AccessKind;
+pub use options::{Limits, Stats, Verdict, VerifyError, VerifyOptions};
 pub use seed::HoudiniSeed;
 pub use trace::{Access, Defect, Race, ThreadIds, Trace};
+
+pub(crate) use call::{rlimit_within, run_check, solver_params};
 
 use encode::{Encoder, Encoding};
 use houdini::HoudiniGroup;
@@ -43,236 +48,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use syncfix_kir::{Cfg, Kernel, Span};
 use z3::ast::Bool;
-use z3::{Context, Params, SatResult, Solver};
-
-/// Bounds on the unrolling (defaults in `configs/default.toml`).
-#[derive(Copy, Clone, Debug)]
-pub struct Limits {
-    /// Most iterations of a loop unrolled (when its exits depend only on constants, launch
-    /// sizes and ids, and it has no user invariant) before it is cut and proved with
-    /// invariants instead.
-    pub max_unwind: u32,
-    /// Most instructions one loop's unrolling may execute before it is cut instead.
-    pub max_unroll_instructions: u64,
-    /// Most unwinding checks (solver calls) one loop's unrolling may make before it is cut
-    /// instead.
-    pub max_unwind_checks: u32,
-    /// Most instructions executed by the whole encoding (both threads count once).
-    pub max_instructions: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        // `configs/default.toml`'s values (syncfix_kir::defaults).
-        use syncfix_kir::defaults as d;
-        Limits {
-            max_unwind: d::VERIFIER_MAX_UNWIND as u32,
-            max_unroll_instructions: d::VERIFIER_MAX_UNROLL_INSTRUCTIONS as u64,
-            max_unwind_checks: d::VERIFIER_MAX_UNWIND_CHECKS as u32,
-            max_instructions: d::VERIFIER_MAX_INSTRUCTIONS as u64,
-        }
-    }
-}
-
-/// Options of the verifier (GPUVerify's flags).
-#[derive(Clone, Debug)]
-pub struct VerifyOptions {
-    /// `--equality-abstraction` / `--adversarial-abstraction`, or the per-array analysis.
-    pub abstraction: ForceAbstraction,
-    /// `--only-intra-group`: both threads are in the same group; inter-group races are not
-    /// checked.
-    pub only_intra_group: bool,
-    /// GPUVerify's default benign-race tolerance (`--no-benign-tolerance` turns it off).
-    pub benign_tolerance: bool,
-    /// `--loop-unwind=N` (and `--findbugs`, N = 2): explore at most N iterations per loop;
-    /// the result is then a bug or "no defect found up to N", never a proof.
-    pub loop_unwind: Option<u32>,
-    pub limits: Limits,
-    /// Time limit of one solver call.
-    pub timeout: Option<Duration>,
-    /// `--timeout`: the whole verification ends by then. Checked before each block is
-    /// encoded and before each solver call, whose own limit is the time left; past it the
-    /// encoding fails with [`VerifyError::Timeout`] and a check gives [`Verdict::Timeout`].
-    pub deadline: Option<Instant>,
-    /// Set by the caller to end the verification early: checked where the deadline is, and
-    /// then treated as a deadline that has passed ([`VerifyError::Timeout`],
-    /// [`Verdict::Timeout`]); the caller tells the two apart by its flag.
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// Check data races (`--only-divergence` and `--only-log` turn this off; accesses are
-    /// still logged for annotations that query the logs).
-    pub race_checks: bool,
-    /// `--asymmetric-asserts`: assertions are checked for the first thread only.
-    pub asymmetric_asserts: bool,
-    /// `--warp-sync=N`: threads of one warp of N threads run in lock-step, so only accesses
-    /// of one instruction can race between them (Bardsley & Donaldson, NFM 2014 §3).
-    pub warp_size: Option<u32>,
-    /// `--check-array-bounds`: accesses to arrays of known size must stay in bounds.
-    pub array_bounds: bool,
-    /// `--vcgen-opt=/checkArrays:A,B`: check races on these arrays only (by source name).
-    pub check_arrays: Option<Vec<String>>,
-    /// Infer loop invariants (Houdini's candidates); `--no-infer` turns it off, leaving the
-    /// user's invariants and the uniformity analysis.
-    pub infer: bool,
-    /// GPUVerify's barrier-invariant access check (`--no-barrier-access-checks` turns it off).
-    pub barrier_access_checks: bool,
-    /// Houdini's answers of an earlier verification, by kernel name, to start Houdini from
-    /// (`seed`: the re-verification of a repair's patched source); a seed whose candidates
-    /// are not the kernel's is not used.
-    pub seeds: Option<std::sync::Arc<std::collections::HashMap<String, HoudiniSeed>>>,
-    /// The barrier variables whose sites are encoded (indexed by variable; `None`: all). A
-    /// site left out behaves as its variable off and costs nothing: no barrier interval, no
-    /// divergence property, and its loop is a loop without barriers; it is still recorded
-    /// where it lies in the schedule, so that a trace names it (issue 28: instrument where
-    /// the race is). [`Verifier::check`] of an assignment that turns one on encodes again with
-    /// it. Set by [`Verifier::with_sites`].
-    pub active_sites: Option<std::sync::Arc<Vec<bool>>>,
-    /// How many threads solve a check's queries at once (`--solver-threads`; 0: one per core).
-    /// The queries are independent (`query::split`), so while the verifier's thread waits for
-    /// one, the next are solved on other threads; the answer, the trace and the order in
-    /// which queries count are those of solving them one after another.
-    pub solver_threads: usize,
-}
-
-impl VerifyOptions {
-    /// Whether the site of a barrier guarded by `g` is encoded ([`VerifyOptions::active_sites`]).
-    pub fn site_active(&self, g: syncfix_kir::Guard) -> bool {
-        match (g, &self.active_sites) {
-            (syncfix_kir::Guard::Var(v), Some(a)) => a.get(syncfix_kir::EntityRef::index(v)).copied().unwrap_or(true),
-            _ => true,
-        }
-    }
-}
-
-impl VerifyOptions {
-    /// [`VerifyOptions::solver_threads`], 0 read as the number of cores.
-    pub fn threads(&self) -> usize {
-        match self.solver_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
-    }
-
-    /// Whether [`VerifyOptions::cancel`] is set.
-    pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-impl Default for VerifyOptions {
-    fn default() -> Self {
-        VerifyOptions {
-            abstraction: ForceAbstraction::PerArray,
-            only_intra_group: false,
-            benign_tolerance: true,
-            loop_unwind: None,
-            limits: Limits::default(),
-            timeout: None,
-            deadline: None,
-            cancel: None,
-            race_checks: true,
-            barrier_access_checks: true,
-            asymmetric_asserts: false,
-            warp_size: None,
-            array_bounds: false,
-            check_arrays: None,
-            infer: true,
-            seeds: None,
-            active_sites: None,
-            solver_threads: 0,
-        }
-    }
-}
-
-/// The outcome of one verification.
-#[derive(Clone, Debug)]
-pub enum Verdict {
-    /// Free of data races, barrier divergence and assertion failures (a proof, modulo the
-    /// two-thread abstraction's assumptions).
-    Verified,
-    /// Bug-finding mode: no defect within `bound` iterations per loop. Not a proof.
-    NoErrorUpTo { bound: u32 },
-    /// A defect, with a trace from the solver's model.
-    Defect(Box<Trace>),
-    /// The verifier cannot establish a verdict; the reason says why.
-    Unknown(String),
-    /// The solver ran out of time.
-    Timeout,
-}
-
-/// Errors that stop the encoding itself.
-#[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
-    #[error("the kernel's control flow is not reducible (e.g. a goto into a loop); lock-step predication needs a reducible CFG")]
-    Irreducible,
-    #[error("the unrolled kernel exceeds {0} instructions; loop invariants are not supported yet")]
-    TooLarge(u64),
-    /// `/checkArrays` names an array the kernel does not have (GPUVerify: GPUVERIFYVCGEN_ERROR).
-    #[error("Array name '{0}' specified for restricted checking is not found")]
-    UnknownArray(String),
-    /// `--equality-abstraction` on a kernel with atomics, whose arrays must be adversarial
-    /// (NFM 2014 §4.1; GPUVerify: GPUVERIFYVCGEN_ERROR).
-    #[error("--equality-abstraction cannot be used with atomics")]
-    EqualityWithAtomics,
-    /// The deadline passed while encoding.
-    #[error("the time limit was reached")]
-    Timeout,
-    /// Something the verifier cannot encode (the verdict is `unknown`, with this reason).
-    #[error("{0}")]
-    Unsupported(String),
-}
-
-/// Counters for the benchmark.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Building the encoding, less the unwinding checks' solver time.
-    pub encode_time: Duration,
-    /// Every solver call: unwinding checks, Houdini's rounds and [`Verifier::check`].
-    pub solve_time: Duration,
-    /// Solver calls on the kernel's full encoding ([`Verifier::check`]): verifier calls.
-    pub checks: u32,
-    /// Every solver call (check-sat), the unwinding checks and Houdini's included.
-    pub solver_calls: u32,
-    /// Houdini's rounds and time (part of `solve_time`).
-    pub houdini_rounds: u32,
-    pub houdini_time: Duration,
-    pub properties: usize,
-    pub candidates: usize,
-    pub access_instances: usize,
-    pub barrier_instances: usize,
-    /// Loops proved with invariants (cut) rather than unrolled.
-    pub cut_loops: usize,
-    /// Queries solved by [`Verifier::check`] (the properties split by barrier interval and
-    /// object, one solver call each), and the slowest one: its label and time.
-    pub queries: u32,
-    pub slowest_query: Option<(String, Duration)>,
-    /// Solver calls repeated with every assumption because the model of a call with those of
-    /// its cone of influence only violated one left out (`cone`).
-    pub cone_fallbacks: u32,
-    /// Candidate invariants that Houdini dropped because checking one on its own ran past
-    /// its budget ([`houdini`]'s `CHECK_BUDGET`): the invariant is weaker (still sound) and a
-    /// race found through it may be spurious.
-    pub houdini_unproved: u32,
-    /// Houdini's checks answered from an earlier barrier assignment's ([`memo`]) instead of
-    /// solved.
-    pub houdini_reused: u32,
-    /// Queries answered from an earlier barrier assignment's ([`memo`]) instead of solved.
-    pub queries_reused: u32,
-    /// Race queries refuted by the stride of their offsets ([`stride`]) instead of solved.
-    pub queries_by_stride: u32,
-    /// Race queries refuted with GPUVerify's benign-race tolerance left out (no two of
-    /// their accesses can overlap, whatever the values) instead of solved with it
-    /// ([`Property::strict`]).
-    pub queries_without_values: u32,
-    /// Whether Houdini started from a seed ([`VerifyOptions::seeds`]), and whether the check
-    /// was then made again without it (the verdict under the seed was not verified).
-    pub seeded: bool,
-    pub seed_fallback: bool,
-    /// How many times the kernel was encoded: once, and again each time a check turned on a
-    /// site left out ([`VerifyOptions::active_sites`]); the sites of the latest encoding
-    /// (`None`: every site).
-    pub encodings: u32,
-    pub sites_encoded: Option<usize>,
-}
+use z3::{Context, SatResult};
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Why the traces of this encoding do not replay under every barrier assignment (so the
@@ -307,106 +83,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         (!why.is_empty()).then(|| why.join(" and "))
     }
 }
-
-/// Parameters for the next solver call: a fixed seed, no SIGINT handler of Z3's own (syncfix
-/// handles Ctrl-C), and a time limit of the smaller of [`VerifyOptions::timeout`] and the time
-/// left before the deadline. `Err(Timeout)` when no time is left.
-pub(crate) fn solver_params<'ctx>(ctx: &'ctx Context, opts: &VerifyOptions) -> Result<Params<'ctx>, VerifyError> {
-    if opts.cancelled() {
-        return Err(VerifyError::Timeout);
-    }
-    let left = match opts.deadline {
-        Some(d) => Some(d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero()).ok_or(VerifyError::Timeout)?),
-        None => None,
-    };
-    let mut params = Params::new(ctx);
-    params.set_u32("random_seed", 0);
-    params.set_bool("ctrl_c", false);
-    // No resource limit (a kept solver may have had one: `timed_check_within`).
-    params.set_u32("rlimit", 0);
-    // Always set, so that a kept solver does not keep a budget's wall-clock cap (`run_check`);
-    // Z3's default is no limit (u32::MAX).
-    let t = [opts.timeout, left].into_iter().flatten().min();
-    params.set_u32("timeout", t.map_or(u32::MAX, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32));
-    Ok(params)
-}
-
-/// `budget` in Z3's resource units (`rlimit`, about 10 million a second on the development
-/// machine, so that what is solved how does not depend on the machine's load), or `None`
-/// when the time limit or the deadline comes first (the call then has no resource limit).
-pub(crate) fn rlimit_within(opts: &VerifyOptions, budget: Duration) -> Option<u32> {
-    let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
-    let limit = [opts.timeout, left].into_iter().flatten().min();
-    if limit.is_some_and(|l| l <= budget) {
-        return None;
-    }
-    Some(((budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32).max(1))
-}
-
-/// The one way a solver is called: [`solver_params`] (and the resource limit `rlimit`, if
-/// any, `capped` in wall-clock time too), counted and timed into the stats. `Ok(None)` when
-/// the resource limit ran out.
-pub(crate) fn run_check<'ctx>(
-    solver: &Solver<'ctx>,
-    opts: &VerifyOptions,
-    stats: &mut Stats,
-    rlimit: Option<u32>,
-    capped: bool,
-    check: impl FnOnce(&Solver<'ctx>) -> SatResult,
-) -> Result<Option<SatResult>, Verdict> {
-    let mut params = solver_params(solver.get_context(), opts).map_err(|_| Verdict::Timeout)?;
-    if let Some(units) = rlimit {
-        params.set_u32("rlimit", units);
-    }
-    if let (Some(units), true) = (rlimit, capped) {
-        // `capped`: a backstop in wall-clock time, for the budgets whose end changes only how
-        // a formula is solved (a disjunction past its budget is solved in parts), not the
-        // answer: Z3's resource units run far slower than RLIMIT_PER_SECOND on some formulas
-        // (HeCBench match's Match5: a Houdini disjunction with a 1 s budget ran 12 to 27 s).
-        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * BUDGET_WALL_FACTOR).max(Duration::from_secs(1));
-        let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        let t = [opts.timeout, left, Some(cap)].into_iter().flatten().min().unwrap_or(cap);
-        params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
-    }
-    solver.set_params(&params);
-    stats.solver_calls += 1;
-    let start = Instant::now();
-    let r = check(solver);
-    stats.solve_time += start.elapsed();
-    match r {
-        SatResult::Unknown => {
-            let why = solver.get_reason_unknown().unwrap_or_default();
-            let past_deadline = opts.cancelled() || opts.deadline.is_some_and(|d| Instant::now() >= d);
-            // Z3 4.8 reports a spent resource limit as "canceled"; the caller made sure the
-            // per-call timeout is longer than the budget.
-            let stopped = why.contains("timeout") || why.contains("canceled") || why.contains("resource");
-            if rlimit.is_some() && stopped && !past_deadline {
-                Ok(None)
-            } else if stopped || past_deadline {
-                Err(Verdict::Timeout)
-            } else {
-                // Z3's reason can hold a whole formula (its SAT core's "interpreted functions
-                // sent to SAT solver" lists every declaration): its first line, shortened.
-                let first = why.lines().next().unwrap_or_default();
-                let short: String = first.chars().take(REASON_CHARS).collect();
-                let more = if short.len() < why.trim_end().len() { " …" } else { "" };
-                Err(Verdict::Unknown(format!("the SMT solver gave up ({short}{more})")))
-            }
-        }
-        r => Ok(Some(r)),
-    }
-}
-
-/// The most characters of Z3's reason for an unknown answer that a verdict quotes.
-const REASON_CHARS: usize = 160;
-
-/// How many times its nominal time a budget in resource units may run in wall-clock time
-/// before it is taken as spent (`run_check`).
-const BUDGET_WALL_FACTOR: f64 = 3.0;
-
-/// Z3's resource units per second of solving, roughly (measured on Houdini's rounds: 4 million
-/// units in 0.42 s).
-const RLIMIT_PER_SECOND: f64 = 10_000_000.0;
 
 /// A kernel encoded once; candidate assignments are checked under assumptions (Houdini on a
 /// solver per group of checks, kept between rounds; each query of the properties on a solver
