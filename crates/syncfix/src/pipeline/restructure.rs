@@ -7,7 +7,7 @@
 //! whole pipeline like any repair; it is never applied without `--unsafe-fixes`, since it moves
 //! code.
 
-use super::{repair_text, Mode};
+use super::repair::{repair_text, Mode};
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::results::{Applicability, ChangeInfo, RepairReport, RepairStatus};
