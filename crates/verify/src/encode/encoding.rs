@@ -1,0 +1,211 @@
+//! What the encoder gives the verifier ([`Encoding`]): the background facts, the properties
+//! and their instances, Houdini's candidates and checks, the loops unrolled or cut.
+
+use super::*;
+
+/// Symbolic ids of one thread (32-bit), per dimension.
+#[derive(Clone, Debug)]
+pub struct ThreadSyms<'ctx> {
+    pub local: [BV<'ctx>; 3],
+    pub group: [BV<'ctx>; 3],
+}
+
+/// One execution of a memory access in the schedule.
+#[derive(Clone, Debug)]
+pub struct AccessInstance<'ctx> {
+    pub inst: InstId,
+    pub pos: u32,
+    pub kind: crate::memory::AccessKind,
+    pub object: ObjectId,
+    /// Made by an external (specified) function, not by the kernel's code.
+    pub external: bool,
+    /// Thread 1's byte offset, width in bytes, value, predicate and `changed` flag: what a
+    /// log entry of this instance holds (a loop cut copies them for earlier iterations).
+    pub off1: BV<'ctx>,
+    pub width: u32,
+    pub val1: BV<'ctx>,
+    pub pred1: Bool<'ctx>,
+    /// How many assumptions were made before it (`State::assumed`).
+    pub assumed: usize,
+    /// It is an asynchronous copy's access (OpenCL `async_work_group_copy`): a barrier orders
+    /// it only after thread 1's next wait ([`WaitInstance`]).
+    pub async_copy: bool,
+}
+
+/// One execution of `wait_group_events` (the user's, or a wait-then-barrier candidate's) in
+/// the schedule: thread 1's asynchronous copies so far are complete where `pred1` holds and
+/// the wait is on (`var` enabled, or no variable).
+#[derive(Clone, Debug)]
+pub struct WaitInstance<'ctx> {
+    pub pos: u32,
+    pub var: Option<VarId>,
+    pub pred1: Bool<'ctx>,
+}
+
+/// One execution of a barrier in the schedule.
+#[derive(Clone, Debug)]
+pub struct BarrierInstance<'ctx> {
+    pub inst: InstId,
+    pub pos: u32,
+    pub var: Option<VarId>,
+    pub scope: Scope,
+    pub pred: [Bool<'ctx>; 2],
+    /// Thread 1's fences: orders local (shared) memory, orders global memory.
+    pub local1: Bool<'ctx>,
+    pub global1: Bool<'ctx>,
+    /// The loops (innermost first) this instance runs in.
+    pub loops: Vec<LoopId>,
+    /// A site left out of the encoding ([`crate::VerifyOptions::active_sites`]): recorded
+    /// for traces only, as its variable off.
+    pub ghost: bool,
+}
+
+/// What a property checks.
+#[derive(Clone, Debug)]
+pub enum PropKind<'ctx> {
+    /// Thread 2's access `check` conflicts with thread 1's logged access of kind `logged`.
+    Race { check: usize, logged: crate::memory::AccessKind, who: BV<'ctx>, off2: BV<'ctx> },
+    /// Barrier instance `barrier` is reached by one thread and not the other.
+    Divergence { barrier: usize },
+    /// An assertion of thread `thread` (0 or 1) fails; `first_iteration`: a loop invariant
+    /// checked on entry to its loop (else: at the end of an iteration).
+    Assert { inst: InstId, thread: usize, kind: AssertKind, first_iteration: bool },
+    /// Thread `thread` writes constant memory.
+    ConstantWrite { inst: InstId, thread: usize },
+    /// Thread `thread` accesses outside its array (`off`: its byte offset).
+    OutOfBounds { inst: InstId, thread: usize, off: BV<'ctx> },
+}
+
+/// A property violation condition at a schedule position.
+#[derive(Clone, Debug)]
+pub struct Property<'ctx> {
+    pub cond: Bool<'ctx>,
+    pub pos: u32,
+    pub kind: PropKind<'ctx>,
+    /// [`Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
+    pub stamp: u32,
+    /// The state's `ok` when `cond` was built (the assumptions it holds under).
+    pub ok: Bool<'ctx>,
+    /// A race's condition without GPUVerify's benign-race tolerance (the two accesses
+    /// overlap, whatever their values), when `cond` tolerates some: implied by `cond`, so a
+    /// query refuted with these in place of its conditions is refuted
+    /// (`Verifier::refuted_without_values`).
+    pub strict: Option<Bool<'ctx>>,
+}
+
+/// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
+/// `guard` is a fresh constant and is assumed only in the state after the cut's head: a
+/// formula that does not mention `guard` can set it false, and needs no such fact. (The
+/// slices of `cone` take them by object and stamp; these are for `SYNCFIX_DUMP_SMT`.)
+#[derive(Clone, Debug)]
+pub struct LogFact<'ctx> {
+    pub fact: Bool<'ctx>,
+}
+
+/// What a loop cut's havocked race log may hold when it holds an access (its log fact,
+/// `loops/cut/havoc.rs`): the entry's log unchanged (`entry`, that log's `who`; `None` when
+/// that log is certainly empty), or one of
+/// the loop body's accesses of its object and kind in a ghost copy of an earlier iteration
+/// (`earlier`: each access's byte offset with the ghost's constants, and its width in bytes).
+#[derive(Clone, Debug)]
+pub(crate) struct HavockedLog<'ctx> {
+    pub entry: Option<BV<'ctx>>,
+    pub earlier: Vec<(BV<'ctx>, u32)>,
+}
+
+/// Which loop cuts' log facts a formula needs: none (it reads no race log), one object's,
+/// or all.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LogUse {
+    None,
+    Object(ObjectId),
+    All,
+}
+
+/// A loop whose unrolling stopped at a bound before it was complete (`--loop-unwind`).
+#[derive(Clone, Debug)]
+pub struct BoundedLoop {
+    pub header_span: Span,
+    pub bound: u32,
+    pub reason: String,
+}
+
+/// A candidate loop invariant (Houdini): assumed at its loop's head when its literal is on,
+/// checked on entry and at the end of each iteration.
+#[derive(Clone, Debug)]
+pub struct Candidate<'ctx> {
+    pub lit: Bool<'ctx>,
+    pub loop_id: LoopId,
+    /// Its family and formula, for `--verbose` and tests (`loop counter bound: i >=s 0`).
+    pub what: String,
+    /// A formula over the program's values alone (not the race logs, not the user's): its
+    /// inductiveness does not depend on the barrier assignment when no barrier havocs or
+    /// constrains values (see `Verifier::houdini`).
+    pub over_values: bool,
+    /// The race logs its formula reads (`LogUse::None` for those over values).
+    pub logs: LogUse,
+}
+
+/// A check of a candidate: violated when `cond` holds.
+#[derive(Clone, Debug)]
+pub struct CandidateCheck<'ctx> {
+    pub cand: usize,
+    pub cond: Bool<'ctx>,
+    /// [`Encoder::stamp`] when `cond` was built.
+    pub stamp: u32,
+    /// How many candidates existed when `cond` was built: `cond` can mention only their
+    /// literals (a term cannot contain a constant made after it), so whether it can hold
+    /// depends on no later candidate (see `Verifier::houdini`).
+    pub cands_before: usize,
+    /// The state's `ok` when `cond` was built.
+    pub ok: Bool<'ctx>,
+}
+
+/// A loop proved with invariants instead of unrolled.
+#[derive(Clone, Debug)]
+pub struct CutLoop {
+    pub loop_id: LoopId,
+    pub header_span: Span,
+}
+
+/// A solver for the kernel's theories: bit-vectors, arrays, uninterpreted functions. Naming
+/// the logic lets Z3 choose its tactic for it (Z3 4.8's general solver is much slower on some
+/// of our queries: seconds become minutes).
+pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
+    Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
+}
+
+/// The encoder's output: the background constraints, the properties and the candidates'
+/// checks.
+pub struct Encoding<'ctx> {
+    /// The assumptions that the properties' and checks' `ok` constants stand for.
+    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
+    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes): a
+    /// query's own solver starts from them.
+    pub background: Vec<Bool<'ctx>>,
+    /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
+    /// the stamp of its guard `logs_ok` (see [`LogFact`]).
+    pub log_facts: Vec<LogFact<'ctx>>,
+    /// What each loop cut's havocked log may hold, by its `who` constant (its log fact's
+    /// summary for [`crate::stride`]).
+    pub(crate) havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
+    pub vars: Vec<Bool<'ctx>>,
+    pub tid: [ThreadSyms<'ctx>; 2],
+    /// Block and grid sizes per dimension (constants, or symbols for `*`).
+    pub sizes: [[BV<'ctx>; 3]; 2],
+    pub same_group: Bool<'ctx>,
+    pub props: Vec<Property<'ctx>>,
+    pub candidates: Vec<Candidate<'ctx>>,
+    pub cand_checks: Vec<CandidateCheck<'ctx>>,
+    pub accesses: Vec<AccessInstance<'ctx>>,
+    pub barriers: Vec<BarrierInstance<'ctx>>,
+    pub waits: Vec<WaitInstance<'ctx>>,
+    pub bounded: Vec<BoundedLoop>,
+    pub cut: Vec<CutLoop>,
+    pub params: Vec<(usize, Term<'ctx>)>,
+    /// Loops containing each access instance's instruction, innermost first.
+    pub access_loops: Vec<Vec<LoopId>>,
+    /// Solver calls made while encoding (unwinding checks), and their time.
+    pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
+}
