@@ -20,6 +20,7 @@ mod check;
 pub mod defaults;
 mod display;
 mod entity;
+mod inst;
 mod ir;
 mod parse;
 mod source;
@@ -27,6 +28,7 @@ mod source;
 pub use cfg::{Cfg, Irreducible, Item, Loop, LoopId};
 pub use check::{check, check_spans, CheckError};
 pub use entity::{BlockId, FileId, InstId, ObjectId, StmtId, VarId};
+
 pub use ir::*;
 pub use parse::{parse, parse_all, ParseError};
 pub use source::{

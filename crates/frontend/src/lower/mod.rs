@@ -25,6 +25,7 @@ mod build;
 mod builtins;
 mod calls;
 mod constant;
+mod copy;
 mod fold;
 mod inst;
 pub mod layout;
