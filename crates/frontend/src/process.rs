@@ -201,7 +201,7 @@ fn terminate(children: &[Arc<Mutex<Child>>]) {
     }
 }
 
-/// Ends every running child (see [`terminate`]), removes every temporary directory, and makes
+/// Ends every running child (see `terminate`), removes every temporary directory, and makes
 /// later [`run`] and [`Scratch::new`] calls fail. For a process about to exit early; returns
 /// within about half a second.
 pub fn abort() {

@@ -116,7 +116,7 @@ pub struct RepairStats {
     /// conditional split in two around one of them) may still repair the kernel.
     pub divergent: Vec<VarId>,
     /// The kernel's own barriers kept because the check without each gave no answer within
-    /// its share of the time ([`audit_from`], [`descend`]): not shown needed.
+    /// its share of the time ([`audit_from`], `descend`): not shown needed.
     pub undecided: Vec<VarId>,
     /// Each verifier call, in order (`--stats`).
     pub calls: Vec<VerifierCall>,

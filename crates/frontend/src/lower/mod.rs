@@ -13,7 +13,7 @@
 //! - Anything not understood is an [`LowerError::Unsupported`] naming the construct and its
 //!   source location — never dropped silently.
 //!
-//! Parts: `build` ([`KirBuilder`](build::KirBuilder): the kernel being built, emission,
+//! Parts: `build` (`KirBuilder`: the kernel being built, emission,
 //! folding, offset arithmetic), `walk` (functions and blocks, phis, inlining), `inst`
 //! (instructions and terminators), `constant`, `memory` and `layout` (memory objects, loads
 //! and stores, type sizes), `pointer` and `partial`, `builtins`, `library` (one module per

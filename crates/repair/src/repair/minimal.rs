@@ -135,7 +135,7 @@ fn remove_unneeded(
 
 /// GPURepair's inspection of a kernel that verifies as written (`syncfix audit`), starting
 /// from what is known to verify rather than from no barrier at all: `original` (the kernel's
-/// own assignment, verified, up to `bound` in bug-finding mode) goes through [`descend`]'s
+/// own assignment, verified, up to `bound` in bug-finding mode) goes through `descend`'s
 /// removal pass, heaviest barrier first, each check within an equal share of the time left
 /// less `reserve` (what the caller needs after the audit: the re-verification of the patched
 /// source); then,
