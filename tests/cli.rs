@@ -259,6 +259,25 @@ fn maxsat_and_mhs_agree_on_the_examples() {
 }
 
 #[test]
+fn audit_emits_the_kernel_and_its_own_barriers() {
+    // `audit --emit` prints instead of auditing (it ran the audit and ignored the flag): the
+    // KIR, or the barrier variables an audit checks, the user's barriers only.
+    let d = tempfile::tempdir().unwrap();
+    kernel(d.path(), "loop.cu", LOOP);
+    let (code, out, err) = run(d.path(), &["audit", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "loop.cu"]);
+    assert_eq!(code, 0, "{err}");
+    let vars: Vec<&str> = out.lines().skip_while(|l| *l != "barrier variables:").skip(1).collect();
+    assert!(!vars.is_empty() && vars.iter().all(|l| l.contains(" = Existing ")), "{out}");
+    assert!(!out.contains("can be removed") && !err.contains("can be removed"), "{out}{err}");
+    let (code, repair_out, _) = run(d.path(), &["repair", "--blockDim=128", "--gridDim=2", "--emit=instrumented", "loop.cu"]);
+    assert_eq!(code, 0);
+    assert!(repair_out.contains(" = Before "), "repair's own sites: {repair_out}");
+    let (code, kir, _) = run(d.path(), &["audit", "--blockDim=128", "--gridDim=2", "--emit=kir", "loop.cu"]);
+    assert_eq!(code, 0);
+    assert!(kir.contains("barrier") && !kir.contains("barrier variables:"), "{kir}");
+}
+
+#[test]
 fn weights_follow_the_flags() {
     let d = tempfile::tempdir().unwrap();
     kernel(d.path(), "loop.cu", LOOP);

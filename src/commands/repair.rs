@@ -125,6 +125,9 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
         Err(e) => return fail_repair_like(a.format, "audit", &c.file.display().to_string(), e, started),
     };
     a.weights.apply(&mut opts.repair);
+    if let Some(e) = c.emit {
+        return crate::commands::verify::emit(c, &text, &opts, e, true);
+    }
     let report = match run_repair_like(c, &opts, &text, "audit", a.format, started, syncfix::audit) {
         Ok(r) => r,
         Err(code) => return code,
@@ -242,7 +245,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
         Err(e) => return fail_repair_like(format, "repair", &c.file.display().to_string(), e, started),
     };
     if let Some(e) = c.emit {
-        return crate::commands::verify::emit(c, &text, &opts, e);
+        return crate::commands::verify::emit(c, &text, &opts, e, false);
     }
     let report = match run_repair_like(c, &opts, &text, "repair", format, started, syncfix::repair) {
         Ok(r) => r,

@@ -69,7 +69,7 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
         opts.verifier.emit_harness = true;
     }
     if let Some(e) = c.emit {
-        return emit(c, &text, &opts, e);
+        return emit(c, &text, &opts, e, false);
     }
     let progress = Arc::new(Progress::default());
     opts.progress = Some(progress.clone());
@@ -197,8 +197,14 @@ fn print_result(
     code
 }
 
-pub fn emit(c: &CommonArgs, text: &str, opts: &Options, e: Emit) -> u8 {
-    match syncfix::dump(&c.file, text, opts, e == Emit::Instrumented) {
+/// `--emit`: the kernels in KIR, or instrumented with the barrier variables of `repair`, or
+/// with `audit` those of an audit (the user's barriers only).
+pub fn emit(c: &CommonArgs, text: &str, opts: &Options, e: Emit, audit: bool) -> u8 {
+    let dumped = match e {
+        Emit::Instrumented if audit => syncfix::dump_audit(&c.file, text, opts),
+        _ => syncfix::dump(&c.file, text, opts, e == Emit::Instrumented),
+    };
+    match dumped {
         Ok(s) => {
             print!("{s}");
             exit::SUCCESS

@@ -123,7 +123,16 @@ pub fn sites(path: &Path, text: &str, opts: &Options) -> Result<Vec<Site>, Error
 /// Errors: as [`verify`].
 pub fn dump(path: &Path, text: &str, opts: &Options, instrumented: bool) -> Result<String, ErrorReport> {
     let st = opts.stages(Instant::now());
-    finish(pipeline::dump(path, text, &st, instrumented), &st, path, text)
+    finish(pipeline::dump(path, text, &st, instrumented, false), &st, path, text)
+}
+
+/// [`dump`] of the kernels with the barrier variables that [`audit`] checks: the user's own
+/// barriers only, each one inspected (`syncfix audit --emit=instrumented`).
+///
+/// Errors: as [`verify`].
+pub fn dump_audit(path: &Path, text: &str, opts: &Options) -> Result<String, ErrorReport> {
+    let st = opts.stages(Instant::now());
+    finish(pipeline::dump(path, text, &st, true, true), &st, path, text)
 }
 
 /// The CUDA toolkit as clang finds one: `explicit` (`--cuda-path=DIR`), else `$CUDA_PATH`,

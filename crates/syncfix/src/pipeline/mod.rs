@@ -62,12 +62,19 @@ pub(crate) fn sites(path: &Path, text: &str, opts: &Stages) -> Result<Vec<Site>,
 }
 
 /// Compiles and instruments a file, for `--emit=kir` / `--emit=instrumented` dumps.
-pub(crate) fn dump(path: &Path, text: &str, opts: &Stages, instrumented: bool) -> Result<String, StageError> {
+/// `audit`: with `instrumented`, the barrier variables an audit checks (the user's barriers
+/// only, each of them inspected), as `repair_text` sets them.
+pub(crate) fn dump(path: &Path, text: &str, opts: &Stages, instrumented: bool, audit: bool) -> Result<String, StageError> {
     let compiled = compile(path, text, &opts.frontend)?;
+    let mut config = opts.instrument.clone();
+    if audit {
+        config.new_sites = false;
+        config.disable_inspect = false;
+    }
     let mut s = String::new();
     for k in &compiled.kernels {
         if instrumented {
-            let inst = instrument(k, &opts.instrument);
+            let inst = instrument(k, &config);
             s.push_str(&format!("{}", inst.kernel));
             s.push_str("barrier variables:\n");
             s.push_str(&inst.describe_vars());
