@@ -18,6 +18,7 @@ pub(crate) use verify::{clang_baseline, verify};
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::results::Site;
+use crate::verdict::{TextEdit, TextPoint};
 use std::path::Path;
 use syncfix_frontend::driver::compile;
 use syncfix_instrument::{instrument, SiteKind};
@@ -123,4 +124,9 @@ pub(super) fn each_kernel<T: Send>(
         }
     });
     slots.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or(Err(StageError::Cancelled))).collect()
+}
+
+/// The fix's edit `e` of `text` as the report gives it (line and column of each end).
+pub(super) fn text_edit(text: &str, e: &syncfix_fix::Edit) -> TextEdit {
+    TextEdit { start: TextPoint::of(text, e.range.start), end: TextPoint::of(text, e.range.end), replacement: e.replacement.clone() }
 }

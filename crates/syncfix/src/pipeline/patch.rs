@@ -7,7 +7,6 @@ use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::Finding;
 use crate::results::{Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status, Timings};
-use crate::verdict::{TextEdit, TextPoint};
 use std::path::Path;
 use syncfix_fix::Change;
 use syncfix_frontend::driver::{Compiled, FrontendError};
@@ -108,15 +107,7 @@ pub(super) fn fix_and_reverify(
     Ok(RepairReport {
         status: status_or(RepairStatus::Repaired),
         kernels: kernels_of(&outcomes),
-        edits: fix
-            .edits
-            .iter()
-            .map(|e| TextEdit {
-                start: TextPoint::of(text, e.range.start),
-                end: TextPoint::of(text, e.range.end),
-                replacement: e.replacement.clone(),
-            })
-            .collect(),
+        edits: fix.edits.iter().map(|e| super::text_edit(text, e)).collect(),
         applicability: Some(match fix.applicability {
             syncfix_fix::Applicability::Safe => Applicability::Safe,
             syncfix_fix::Applicability::Unsafe => Applicability::Unsafe,

@@ -11,7 +11,6 @@ use super::repair::{repair_text, Mode};
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::results::{Applicability, ChangeInfo, RepairReport, RepairStatus};
-use crate::verdict::{TextEdit, TextPoint};
 use std::path::Path;
 use syncfix_frontend::driver::{Compiled, FrontendError};
 use syncfix_kir::StmtId;
@@ -139,14 +138,7 @@ fn report_on_original(
     }
     RepairReport {
         status: RepairStatus::Repaired,
-        edits: syncfix_fix::edits_between(text, &patched)
-            .iter()
-            .map(|e| TextEdit {
-                start: TextPoint::of(text, e.range.start),
-                end: TextPoint::of(text, e.range.end),
-                replacement: e.replacement.clone(),
-            })
-            .collect(),
+        edits: syncfix_fix::edits_between(text, &patched).iter().map(|e| super::text_edit(text, e)).collect(),
         applicability: Some(inner.applicability.unwrap_or(Applicability::Safe).max(Applicability::Unsafe)),
         notes,
         patched: Some(patched),
