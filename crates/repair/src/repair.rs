@@ -46,7 +46,7 @@ pub struct RepairOptions {
     pub deadline: Option<Instant>,
     /// After this many verifier calls without a repair, or at the first clause that is not
     /// exact, the search keeps the kernel's own barriers on and looks only for the barriers to
-    /// add, then tries removing each barrier of the answer: on kernels whose loops make every
+    /// add, then tries removing each barrier it added: on kernels whose loops make every
     /// clause coarse, the search over all barriers at once revisits one cheap placement after
     /// another. The answer is then minimal (no barrier can be removed) but not proven of
     /// minimum weight.
@@ -269,7 +269,7 @@ fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, see
             };
             stats.log.push(format!(
                 "since {since}, the search keeps the kernel's own barriers on, adds what is missing and then removes each \
-                 barrier the kernel does without: the answer is minimal, not proven of minimum weight"
+                 inserted barrier the kernel does without: the answer is minimal, not proven of minimum weight"
             ));
         }
         let t0 = Instant::now();

@@ -1,7 +1,8 @@
 //! Repairs of kernels whose loops are proved with invariants (issue 12): the traces are not
 //! exact there, so the repair keeps the kernel's own barriers, adds what is missing, and then
-//! removes every barrier the kernel does without. The answer verifies and is minimal: taking
-//! out any one of its barriers makes the kernel fail. Functions called from the kernel keep
+//! removes every barrier it added that the kernel does without. The answer verifies and, on
+//! these kernels (whose own barriers are all needed), is minimal: taking out any one of its
+//! barriers makes the kernel fail. Functions called from the kernel keep
 //! their call sites as barrier sites, `always_inline` or not, and OpenCL's `inline` functions
 //! are analysed, not dropped.
 

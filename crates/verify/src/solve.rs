@@ -333,6 +333,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let strict_tried = strict.is_some();
                     let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
                         && strict.is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), stop), Ok(Some(SatResult::Unsat))));
+                    let strict_took = t0.elapsed();
                     let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else if without_values {
@@ -340,6 +341,21 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     } else {
                         call.solve(opts, &mut stats, rlimit, stop)
                     };
+                    if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+                        eprintln!(
+                            "query: attempt {q} on a worker: strict call {:.3}s ({}), first attempt {:.3}s: {:?}",
+                            strict_took.as_secs_f64(),
+                            if without_values {
+                                "refuted"
+                            } else if strict_tried {
+                                "not refuted"
+                            } else {
+                                "none"
+                            },
+                            (t0.elapsed() - strict_took).as_secs_f64(),
+                            answer.as_ref().ok()
+                        );
+                    }
                     // A satisfiable attempt goes back with its solver, for its model.
                     let call = matches!(answer, Ok(Some(SatResult::Sat))).then_some(call);
                     let _ = done_tx.send(Attempt {

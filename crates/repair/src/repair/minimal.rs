@@ -10,11 +10,15 @@ pub(super) struct Verified {
     pub(super) bound: Option<u32>,
 }
 
-/// The final removal pass over a verified assignment `on`: each enabled barrier, heaviest
-/// first, is switched off and the kernel checked again; it stays off when the kernel still
-/// verifies. Counterexamples met on the way are learnt as usual. The result is minimal: no
-/// one of its barriers can be removed (every check failed with the others on, and with fewer
-/// barriers races only grow).
+/// The final removal pass over a verified assignment `on`: each enabled barrier that the
+/// repair inserted, heaviest first, is switched off and the kernel checked again; it stays off
+/// when the kernel still verifies. Counterexamples met on the way are learnt as usual. The
+/// result is minimal over the inserted barriers: no one of them can be removed (every check
+/// failed with the others on, and with fewer barriers races only grow). The kernel's own
+/// barriers that are on stay as written (issue 28: a repair orders the defect with the
+/// kernel's barriers fixed; `syncfix audit` is the command that removes those it does not
+/// need): checking each cost HeCBench nbnxm's repair three calls of 3-4 s, and a removal would
+/// make the fix unsafe (`--apply` needs `--unsafe-fixes`) for a race the user asked to order.
 pub(super) fn descend(
     inst: &Instrumented,
     verifier: &mut dyn Oracle,
@@ -36,8 +40,7 @@ pub(super) fn descend(
 /// How [`remove_unneeded`] shares the time left between its checks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shares {
-    /// A repair's pass: a user's barrier within a quarter of the time left (it stays when its
-    /// check gives no answer), an inserted one within all of it.
+    /// A repair's pass: the inserted barriers only, each within all of the time left.
     Repair,
     /// An audit's pass: each barrier an equal share of the time left less `reserve` (kept for
     /// the re-verification of the patched source); a barrier whose check runs out of its
@@ -61,7 +64,8 @@ fn remove_unneeded(
 ) -> Result<(Verified, bool), Outcome> {
     let Verified { mut on, mut bound } = verified;
     let mut decided = true;
-    let mut order: Vec<usize> = (0..on.len()).filter(|&i| on[i]).collect();
+    let mut order: Vec<usize> =
+        (0..on.len()).filter(|&i| on[i] && (shares != Shares::Repair || inst.vars[i].kind != SiteKind::Existing)).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((costs.weight[i], costs.tie[i])));
     // An audit gives a barrier whose check ran out of its share a second try, within an
     // equal share of what the others left.
@@ -77,15 +81,14 @@ fn remove_unneeded(
         }
         let mut trial = on.clone();
         trial[i] = false;
-        // The user's own barriers are only inspected: one whose check is slow (Z3 can take
-        // long to find a counterexample) stays, within a quarter of the time left, rather
-        // than costing the whole repair. Every inserted barrier is checked in full.
+        // An audit inspects the user's own barriers, each within its share: one whose check
+        // is slow (Z3 can take long to find a counterexample) stays rather than costing the
+        // whole audit. A repair checks each inserted barrier in full.
         let existing = inst.vars[i].kind == SiteKind::Existing;
         let budget = opts.deadline.map(|d| {
             let left = d.saturating_duration_since(Instant::now());
             match shares {
                 Shares::Audit { reserve } => left.saturating_sub(reserve) / remaining,
-                Shares::Repair if existing => left / 4,
                 Shares::Repair => left,
             }
         });

@@ -273,6 +273,31 @@ fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided
     assert!(matches!(outcome, Outcome::Timeout), "{outcome:?}");
 }
 
+#[test]
+fn a_repair_keeps_the_kernels_own_barriers_and_removes_only_those_it_inserted() {
+    // Site 0 is the user's barrier and orders nothing; site 1 or site 2 orders the race.
+    // Traces are not exact, so the search keeps the user's barrier on, adds a site and then
+    // tries removing what it added: never the user's barrier (issue 28), which `audit` would
+    // remove.
+    let weights = [1, 1, 1];
+    let mut inst = instrumented(&weights);
+    inst.vars[0].kind = SiteKind::Existing;
+    let script = Script { races: vec![vec![1, 2]], exact: false, ..Script::default() };
+    let mut oracle = Scripted::new(script);
+    let (outcome, stats) = repair(&inst, &mut oracle, &RepairOptions::default());
+    match outcome {
+        Outcome::Repaired { assignment, .. } => {
+            assert!(assignment[0], "the user's barrier stays: {assignment:?}");
+            assert_eq!(assignment.iter().filter(|on| **on).count(), 2, "{assignment:?}");
+        }
+        o => panic!("not repaired: {o:?}"),
+    }
+    assert!(stats.kept_existing);
+    // Only the first check (no clause yet, every barrier off) runs without the user's barrier.
+    assert_eq!(oracle.calls.iter().filter(|a| !a[0]).count(), 1, "{:?}", oracle.calls);
+    assert!(stats.log.iter().any(|l| l.contains("inserted barrier")), "{:?}", stats.log);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     /// Any exact script with a solution: the loop's answer is correct and has brute force's
