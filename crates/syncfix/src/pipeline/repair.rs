@@ -226,8 +226,12 @@ fn repair_kernel_in(
     }
     let mut first_defect = None;
     let (outcome, stats) = match first {
-        // The audit starts from the kernel as written, which verifies (issue 28).
-        Verdict::Verified => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None, reserve),
+        // The audit starts from the kernel as written, which verifies (issue 28), and each
+        // check's Houdini from its invariants.
+        Verdict::Verified => {
+            v.seed_from(&inst.original_assignment());
+            audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), None, reserve)
+        }
         Verdict::NoErrorUpTo { bound } => audit_from(&inst, &mut v, &opts.repair, inst.original_assignment(), Some(bound), reserve),
         Verdict::Defect(t) => {
             // The defect the repair starts from, replayed within a twentieth of the time left
@@ -241,6 +245,11 @@ fn repair_kernel_in(
         }
         Verdict::Unknown(_) | Verdict::Timeout => unreachable!("ended above"),
     };
+    if mode == Mode::Audit {
+        // The audit's own seed (`seed_from`) is not the re-verification's, which
+        // `houdini_seeded` counts (`stats.reverify_seeded`).
+        (v.stats.seeded, v.stats.seed_fallback) = (false, false);
+    }
     add_stats(timings, &v, &stats);
     let log = stats.log.clone();
     let calls = stats.calls.iter().map(|c| call_info(&inst, c)).collect();
