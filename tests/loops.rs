@@ -56,6 +56,35 @@ fn tiled_matrix_multiplication() {
     assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
 }
 
+/// The CUDA SDK's `bitonicMergeShared` (issue 28): the loop over strides is unrolled; with
+/// the barrier after the loop deleted, the repair puts one back between the loop and the
+/// stores that read the other threads' cells, and with the barrier at the head of the loop
+/// deleted, one at the head of the loop's body.
+#[test]
+fn bitonic_merge_shared_gets_its_barriers_back() {
+    let d = tempfile::tempdir().unwrap();
+    let text = data("bitonic_merge_shared.cu");
+    let launch = ["--gridDim=1024", "--blockDim=512"];
+    std::fs::write(d.path().join("bitonic.cu"), &text).unwrap();
+    let (code, out) = verify(d.path(), "bitonic.cu", &launch);
+    assert_eq!(code, 0, "{out}");
+    // (the barrier's line, the line after it, the diff's insertion)
+    for (line, next, expected) in [
+        ("  cg::sync(cta);\n", "  d_DstKey[0]", "+  __syncthreads();\n   d_DstKey[0]"),
+        ("    cg::sync(cta);\n", "    uint pos", "+    __syncthreads();\n     uint pos"),
+    ] {
+        let deleted = format!("{line}{next}");
+        assert!(text.contains(&deleted), "{deleted}");
+        let missing = text.replacen(&deleted, next, 1);
+        std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
+        let out =
+            Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("repair").args(launch).arg("missing.cu").output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains(expected), "{stdout}");
+    }
+}
+
 /// After a cut loop every thread that entered it is past it (`reconverge`): a race after the
 /// loop is still found, and a thread that returned early inside the loop is not taken to be
 /// past it.
