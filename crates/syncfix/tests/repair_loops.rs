@@ -1,8 +1,8 @@
 //! Repairs of kernels whose loops are proved with invariants (issue 12): the traces are not
 //! exact there, so the repair keeps the kernel's own barriers, adds what is missing, and then
-//! removes every barrier it added that the kernel does without. The answer verifies and, on
-//! these kernels (whose own barriers are all needed), is minimal: taking out any one of its
-//! barriers makes the kernel fail. Functions called from the kernel keep
+//! removes every barrier it added that the kernel does without. The answer verifies, keeps the
+//! kernel's own barriers, and is minimal over those it inserted: taking out any one of them
+//! makes the kernel fail. Functions called from the kernel keep
 //! their call sites as barrier sites, `always_inline` or not, and OpenCL's `inline` functions
 //! are analysed, not dropped.
 
@@ -21,11 +21,31 @@ fn barrier_lines(patched: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Asserts that `patched` verifies and that it fails without any one of its barriers.
+/// The lines of `patched` that are barriers the repair inserted into `src` (these repairs
+/// only add lines).
+fn inserted_barrier_lines(src: &str, patched: &str) -> Vec<usize> {
+    let original: Vec<&str> = src.lines().collect();
+    let mut next = 0;
+    let mut inserted = vec![];
+    for (i, l) in patched.lines().enumerate() {
+        if original.get(next) == Some(&l) {
+            next += 1;
+        } else if barrier_lines(l).len() == 1 {
+            inserted.push(i);
+        }
+    }
+    assert_eq!(next, original.len(), "every line of the source is kept:\n{patched}");
+    inserted
+}
+
+/// Asserts that `patched` (the repair of `src`) verifies, keeps every line of `src` (the
+/// kernel's own barriers included), and fails without any one of the barriers it inserted.
 #[track_caller]
-fn verifies_and_is_minimal(patched: &str, opts: &Options) {
+fn verifies_and_is_minimal(src: &str, patched: &str, opts: &Options) {
     assert_eq!(verdict_with(patched, opts), "verified", "{patched}");
-    for line in barrier_lines(patched) {
+    let inserted = inserted_barrier_lines(src, patched);
+    assert!(!inserted.is_empty(), "{patched}");
+    for line in inserted {
         let without: String = patched.lines().enumerate().filter(|(i, _)| *i != line).map(|(_, l)| format!("{l}\n")).collect();
         assert_ne!(verdict_with(&without, opts), "verified", "the barrier on line {} is not needed:\n{patched}", line + 1);
     }
@@ -39,7 +59,7 @@ fn a_loop_over_a_parameter_gets_the_missing_barrier_and_keeps_its_own() {
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     assert_eq!(barrier_lines(&patched).len(), 2, "{patched}");
-    verifies_and_is_minimal(&patched, &opts);
+    verifies_and_is_minimal(src, &patched, &opts);
 }
 
 #[test]
@@ -53,7 +73,7 @@ fn a_barrier_deleted_from_a_loop_nest_is_found_in_few_verifier_calls() {
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     let patched = r.patched.expect("a patched kernel");
     assert!(r.timings.verifier_calls <= 15, "{} verifier calls", r.timings.verifier_calls);
-    verifies_and_is_minimal(&patched, &opts);
+    verifies_and_is_minimal(src, &patched, &opts);
 }
 
 #[test]
@@ -99,5 +119,5 @@ fn the_end_of_a_loop_body_is_a_barrier_site() {
     let lines: Vec<&str> = patched.lines().map(str::trim).collect();
     let b = lines.iter().enumerate().skip(4).find(|(_, l)| **l == "barrier(CLK_LOCAL_MEM_FENCE);").map(|(i, _)| i).expect("a new barrier");
     assert_eq!(lines[b + 1], "}", "{patched}");
-    verifies_and_is_minimal(&patched, &opts);
+    verifies_and_is_minimal(src, &patched, &opts);
 }
