@@ -9,6 +9,15 @@ fn verify(dir: &Path, file: &str, launch: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
+/// `syncfix repair` of `file` in `dir`, which must succeed (exit 0): its diff.
+#[track_caller]
+fn repaired(dir: &Path, file: &str, launch: &[&str]) -> String {
+    let out = Command::cargo_bin("syncfix").unwrap().current_dir(dir).arg("repair").args(launch).arg(file).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
 /// PPCG's strip-mined loops: each block's counters start at `32 * b` and step by 8192, and
 /// keep that congruence after the loops are cut, also in the outer loop's ghost copy of an
 /// earlier iteration (a false write-write race between blocks before a2b168a).
@@ -50,9 +59,7 @@ fn tiled_matrix_multiplication() {
     let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
     assert_ne!(missing, text);
     std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
-    let out = Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("repair").args(launch).arg("missing.cu").output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = repaired(d.path(), "missing.cu", &launch);
     assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
 }
 
@@ -77,10 +84,7 @@ fn bitonic_merge_shared_gets_its_barriers_back() {
         assert!(text.contains(&deleted), "{deleted}");
         let missing = text.replacen(&deleted, next, 1);
         std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
-        let out =
-            Command::cargo_bin("syncfix").unwrap().current_dir(d.path()).arg("repair").args(launch).arg("missing.cu").output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = repaired(d.path(), "missing.cu", &launch);
         assert!(stdout.contains(expected), "{stdout}");
     }
 }
