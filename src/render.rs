@@ -209,6 +209,10 @@ fn replay_note(r: &Replay, divergence: bool, lang: Language, main_file: &str) ->
         let args: Vec<String> = w.arguments.iter().map(|(n, v)| format!("{n} = {v}")).collect();
         s.push_str(&format!("; with {}", args.join(", ")));
     }
+    if !w.memory.is_empty() {
+        let cells: Vec<String> = w.memory.iter().map(|(e, v)| format!("{e} = {v}")).collect();
+        s.push_str(&format!("; memory as the verifier's model chose it: {}", cells.join(", ")));
+    }
     if let Some(search) = &w.search {
         s.push_str(&format!(" ({search})"));
     }

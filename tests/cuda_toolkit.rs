@@ -135,7 +135,7 @@ fn the_replay_harness_compiles() {
     write(
         d.path(),
         "k.cu",
-        "__global__ void k(int *A, float f, int n) {\n  __shared__ int s[64];\n  if (n > 100) s[threadIdx.x % 8] = (int)f;\n  A[threadIdx.x] = s[0];\n}\nint main() { return 0; }\n",
+        "__global__ void k(int *A, float f, int n) {\n  __shared__ int s[64];\n  if (n > 100 && A[1] == 12345) s[threadIdx.x % 8] = (int)f;\n  A[threadIdx.x] = s[0];\n}\nint main() { return 0; }\n",
     );
     let (code, _, err) = run(d.path(), &cuda, &["replay", "--blockDim=64", "--gridDim=2", "--emit-harness", "h.cu", "k.cu"]);
     assert_eq!(code, 6, "{err}");
@@ -143,6 +143,9 @@ fn the_replay_harness_compiles() {
     let h = std::fs::read_to_string(d.path().join("h.cu")).unwrap();
     assert!(h.contains("cudaLaunchKernel((const void *)(k), dim3(2, 1, 1), dim3(64, 1, 1)"), "{h}");
     assert!(h.contains("uint32_t a2 = ") && h.contains("// `n`"), "{h}");
+    // The memory the model chose (`A[1] == 12345`, little-endian) is written into `A`.
+    assert!(h.contains("static const unsigned long long at0[] = {4ull, 5ull, 6ull, 7ull};"), "{h}");
+    assert!(h.contains("static const unsigned char byte0[] = {57, 48, 0, 0};"), "{h}");
     let out = std::process::Command::new("clang-19")
         .current_dir(d.path())
         .args(["-x", "cuda", "--cuda-gpu-arch=sm_70", "-fsyntax-only", "-Wno-unknown-cuda-version"])

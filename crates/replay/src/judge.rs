@@ -61,6 +61,7 @@ impl<'a> Machine<'a> {
                     params: vec![],
                     search: None,
                     fill: self.run.fill,
+                    model_memory: self.run.model_memory,
                     extents: self.extents(),
                 }))
             }
@@ -110,6 +111,7 @@ impl<'a> Machine<'a> {
                         params: vec![],
                         search: None,
                         fill: self.run.fill,
+                        model_memory: self.run.model_memory,
                         extents: self.extents(),
                     })),
                     None if tainted != 0 => Some(Outcome::Possible(format!(

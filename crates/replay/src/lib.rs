@@ -128,6 +128,10 @@ pub struct Witness {
     pub search: Option<String>,
     /// How memory the model does not give started in that run.
     pub fill: Fill,
+    /// Whether that run started from the memory the model chose ([`Input::memory`]; the
+    /// search also runs without it, in case the model's values are what keeps the defect
+    /// from happening).
+    pub model_memory: bool,
     /// For each global object the run touched, one past the highest byte it touched.
     pub extents: Vec<(ObjectId, u64)>,
 }
@@ -161,18 +165,27 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
         Err(_) => return Outcome::Possible("the kernel's control flow is irreducible".into()),
     };
     let ipdom = post_dominators(k);
-    // The search's inputs, in order: the model's, then memory filled otherwise, then small
-    // arguments; each tried only when the runs before give a reason to.
+    // The search's inputs, in order: the model's (its arguments and the memory it chose,
+    // zeros elsewhere), the model's arguments on zeros alone (when the model chose memory),
+    // then memory filled otherwise, then small arguments; each tried only when the runs
+    // before give a reason to.
     let small = small_params(k, &input.params);
     let mut first_reason: Option<String> = None;
     let mut tried: Vec<String> = vec![];
-    let attempts: [(Fill, bool); 6] =
-        [(Fill::Zero, false), (Fill::Small, false), (Fill::Pattern, false), (Fill::Zero, true), (Fill::Small, true), (Fill::Pattern, true)];
+    let attempts: [(Fill, bool, bool); 7] = [
+        (Fill::Zero, false, true),
+        (Fill::Zero, false, false),
+        (Fill::Small, false, true),
+        (Fill::Pattern, false, true),
+        (Fill::Zero, true, true),
+        (Fill::Small, true, true),
+        (Fill::Pattern, true, true),
+    ];
     let mut read_input = false;
     let mut too_long = false;
-    for (i, &(fill, use_small)) in attempts.iter().enumerate() {
+    for (i, &(fill, use_small, model_memory)) in attempts.iter().enumerate() {
         let wanted = match (fill, use_small) {
-            (Fill::Zero, false) => true,
+            (Fill::Zero, false) => model_memory || !input.memory.is_empty(),
             (_, false) => read_input,
             (Fill::Zero, true) => small.is_some() && (too_long || read_input),
             (_, true) => small.is_some() && read_input,
@@ -190,7 +203,7 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
         let share = if i + 1 == attempts.len() { left } else { left / 2 };
         let params = if use_small { small.clone().unwrap_or_default() } else { input.params.clone() };
         let budget = share.max(Duration::from_millis(200)).min(left);
-        let run = Run { params: &params, fill, deadline: now + budget, budget };
+        let run = Run { params: &params, fill, model_memory, deadline: now + budget, budget };
         let mut m = Machine::new(input, &run, &cfg, &ipdom, target);
         let ended = m.run();
         read_input |= m.read_input;
@@ -202,6 +215,9 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
             }
         };
         let mut changed = vec![];
+        if !model_memory && !input.memory.is_empty() {
+            changed.push("the memory the model chose left out (zeros)");
+        }
         match fill {
             Fill::Zero => {}
             Fill::Small => changed.push("memory filled with 0, 1, 2, ... by word"),
@@ -368,6 +384,101 @@ block2:
         let barrier = inst_of(&k, |i| matches!(i, InstKind::Barrier(_)));
         match run(&k, &[], &Target::Divergence { barrier }) {
             Outcome::Confirmed(w) => assert!(w.threads[0].local[0] < 16 && w.threads[1].local[0] >= 16, "{w:?}"),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    /// 64 threads: thread `t` reads word `t` of `A` and waits at a barrier when it is 0.
+    fn barrier_on_input() -> Kernel {
+        let text = "kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]
+  param 0 A: ptr obj0
+  obj0 A: global elem 4
+block0:
+  v0:i32 = local_id.x
+  v1:i64 = zext v0
+  v2:i64 = mul v1, 4:i64
+  v3:i32 = load.4 obj0[v2]
+  v4:i1 = cmp.eq v3, 0:i32
+  br v4, block1, block2
+block1:
+  barrier.block fences(local,global) existing(fixed)
+  br block2
+block2:
+  ret
+";
+        syncfix_kir::parse(text).unwrap()
+    }
+
+    fn run_with_memory(k: &Kernel, memory: Vec<(ObjectId, u64, u8)>, target: &Target) -> Outcome {
+        let input = Input {
+            kernel: k,
+            assignment: &[],
+            block_dim: [64, 1, 1],
+            grid_dim: [1, 1, 1],
+            groups: vec![[0, 0, 0]],
+            params: vec![],
+            memory,
+            deadline: Instant::now() + Duration::from_secs(10),
+            max_steps: 1_000_000,
+            warp_sync: None,
+        };
+        replay(&input, target)
+    }
+
+    #[test]
+    fn the_first_run_starts_from_the_memory_the_model_chose() {
+        // The model: word 5 of `A` is 7, every other word 0 (thread 5 skips the barrier).
+        let k = barrier_on_input();
+        let barrier = inst_of(&k, |i| matches!(i, InstKind::Barrier(_)));
+        match run_with_memory(&k, vec![(ObjectId::new(0), 20, 7)], &Target::Divergence { barrier }) {
+            Outcome::Confirmed(w) => {
+                assert!(w.model_memory && w.search.is_none(), "{w:?}");
+                assert_eq!(w.threads[1].local[0], 5, "{w:?}");
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn without_the_models_memory_the_search_fills_memory() {
+        let k = barrier_on_input();
+        let barrier = inst_of(&k, |i| matches!(i, InstKind::Barrier(_)));
+        match run_with_memory(&k, vec![], &Target::Divergence { barrier }) {
+            Outcome::Confirmed(w) => assert!(w.search.as_deref().is_some_and(|s| s.contains("memory filled")), "{w:?}"),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_search_also_runs_without_the_models_memory() {
+        // Thread `t` writes `B[A[t]]`: with the model's `A` a permutation the threads never
+        // meet; on zeros they all write `B[0]`.
+        let text = "kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]
+  param 0 A: ptr obj0
+  param 1 B: ptr obj1
+  obj0 A: global elem 4
+  obj1 B: global elem 4
+block0:
+  v0:i32 = local_id.x
+  v1:i64 = zext v0
+  v2:i64 = mul v1, 4:i64
+  v3:i32 = load.4 obj0[v2]
+  v4:i64 = zext v3
+  v5:i64 = mul v4, 4:i64
+  store.4 obj1[v5], v0
+  ret
+";
+        let k = syncfix_kir::parse(text).unwrap();
+        let store = inst_of(&k, |i| matches!(i, InstKind::Store { .. }));
+        let t = |x: u32| ThreadId { local: [x, 0, 0], group: [0, 0, 0] };
+        let target = Target::Race { object: ObjectId::new(1), insts: [store, store], threads: [t(1), t(0)], offset: 0 };
+        let identity = (0..64u64).map(|w| (ObjectId::new(0), 4 * w, w as u8)).collect();
+        match run_with_memory(&k, identity, &target) {
+            Outcome::Confirmed(w) => {
+                assert!(!w.model_memory, "{w:?}");
+                assert_eq!(w.search.as_deref(), Some("the memory the model chose left out (zeros)"));
+                assert_eq!(w.offset, Some(0));
+            }
             o => panic!("{o:?}"),
         }
     }

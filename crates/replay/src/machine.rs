@@ -12,6 +12,8 @@ use syncfix_kir::{BlockId, Cfg, EntityRef, InstId, Kernel, ObjectId};
 pub(crate) struct Run<'p> {
     pub(crate) params: &'p [(usize, u128)],
     pub(crate) fill: Fill,
+    /// Whether the run starts from the memory the model chose ([`crate::Input::memory`]).
+    pub(crate) model_memory: bool,
     pub(crate) deadline: Instant,
     /// The run's share of the time (for the message when it runs out).
     pub(crate) budget: Duration,
@@ -178,8 +180,10 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        for &(o, off, b) in &input.memory {
-            initial.insert((o, off), b);
+        if run.model_memory {
+            for &(o, off, b) in &input.memory {
+                initial.insert((o, off), b);
+            }
         }
         let header_of = cfg.loops.iter().enumerate().map(|(i, l)| (l.header, i)).collect();
         let loop_line = cfg.loops.iter().map(|l| loop_line(k, l)).collect();

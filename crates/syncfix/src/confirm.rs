@@ -14,6 +14,10 @@ use syncfix_verify::{Defect, Trace};
 /// kernel of the file has its verdict).
 const BUDGET: Duration = Duration::from_secs(3);
 
+/// At most this many elements of the memory the model chose are shown with a confirmed
+/// defect ([`Witness::memory`]).
+pub const MAX_MEMORY_SHOWN: usize = 16;
+
 /// Instructions a replay executes at most, over all threads.
 const MAX_STEPS: u64 = 400_000_000;
 
@@ -43,7 +47,7 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         grid_dim: t.threads[0].grid_dim,
         groups,
         params: t.params.clone(),
-        memory: vec![],
+        memory: t.memory.clone(),
         deadline: deadline.map_or(limit, |d| d.min(limit)),
         max_steps: MAX_STEPS,
         warp_sync,
@@ -62,7 +66,8 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
     };
     let made = emit_harness.then(|| {
         let params = witness.map_or(&t.params, |w| &w.params);
-        harness(k, &k.main_file().path, &headline, input.grid_dim, input.block_dim, params, witness, input.groups.len() as u64)
+        let memory: &[_] = if witness.is_none_or(|w| w.model_memory) { &input.memory } else { &[] };
+        harness(k, &k.main_file().path, &headline, input.grid_dim, input.block_dim, params, witness, memory, input.groups.len() as u64)
     });
     let mut r = match outcome {
         Outcome::Confirmed(w) => Replay {
@@ -84,6 +89,7 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
                 offset: w.offset,
                 iterations: w.iterations.map(|its| its.into_iter().map(|(line, iteration)| LoopIteration { line, iteration }).collect()),
                 arguments: w.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect(),
+                memory: if w.model_memory { chosen_elements(k, &input.memory) } else { vec![] },
                 search: w.search,
             })),
             reason: None,
@@ -96,6 +102,24 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
     };
     r.harness = made;
     *slot = Some(Box::new(r));
+}
+
+/// The elements of `memory` (object, byte offset, byte: what the model chose) that hold a
+/// byte other than zero, with their values (little-endian, missing bytes zero), in the order
+/// of objects and offsets, at most [`MAX_MEMORY_SHOWN`].
+fn chosen_elements(k: &Kernel, memory: &[(syncfix_kir::ObjectId, u64, u8)]) -> Vec<(String, u128)> {
+    let mut elements: std::collections::BTreeMap<(syncfix_kir::ObjectId, u64), u128> = std::collections::BTreeMap::new();
+    for &(o, off, b) in memory {
+        let size = u64::from(k.objects[o].elem_size.clamp(1, 16));
+        let v = elements.entry((o, off - off % size)).or_insert(0);
+        *v |= u128::from(b) << (8 * (off % size));
+    }
+    elements
+        .into_iter()
+        .filter(|(_, v)| *v != 0)
+        .take(MAX_MEMORY_SHOWN)
+        .map(|((o, off), v)| (crate::report::element(k, o, off, k.objects[o].elem_size.clamp(1, 16)), v))
+        .collect()
 }
 
 fn possible(why: &str) -> Replay {

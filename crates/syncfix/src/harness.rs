@@ -16,7 +16,8 @@ const DEFAULT_DYNAMIC_SHARED: u64 = 16 << 10;
 /// The harness of kernel `k` (of the file at `path`) for the defect `headline`: launch `grid`
 /// × `block`, scalar arguments `params` (index, bits), memory as `witness` says (from a run of
 /// `ran_blocks` blocks: what it touched, scaled to the grid; zeros and [`DEFAULT_BUFFER`]
-/// bytes per buffer without one). `Err` with the reason for a kernel it
+/// bytes per buffer without one) with the bytes of `memory` (object, byte offset, byte: the
+/// memory the model chose) written over it. `Err` with the reason for a kernel it
 /// cannot launch: OpenCL, a parameter passed by value as a struct, a scalar wider than 64 bits.
 pub(crate) fn harness(
     k: &Kernel,
@@ -26,6 +27,7 @@ pub(crate) fn harness(
     block: [u32; 3],
     params: &[(usize, u128)],
     witness: Option<&Witness>,
+    memory: &[(syncfix_kir::ObjectId, u64, u8)],
     ran_blocks: u64,
 ) -> Result<String, String> {
     if k.language == Language::OpenCl {
@@ -54,7 +56,17 @@ pub(crate) fn harness(
                     Fill::Pattern => 2,
                 };
                 writeln!(body, "  // `{}`: {bytes} bytes", p.name).unwrap();
-                writeln!(body, "  void *p{i} = buffer({bytes}ull, {how}, {}u);", o.index()).unwrap();
+                let known: Vec<(u64, u8)> =
+                    memory.iter().filter(|(x, off, _)| x == o && *off < bytes).map(|&(_, off, b)| (off, b)).collect();
+                if known.is_empty() {
+                    writeln!(body, "  void *p{i} = buffer({bytes}ull, {how}, {}u, nullptr, nullptr, 0);", o.index()).unwrap();
+                } else {
+                    let list = |f: &dyn Fn(&(u64, u8)) -> String| known.iter().map(f).collect::<Vec<_>>().join(", ");
+                    writeln!(body, "  // The {} bytes the verifier's model chose.", known.len()).unwrap();
+                    writeln!(body, "  static const unsigned long long at{i}[] = {{{}}};", list(&|(off, _)| format!("{off}ull"))).unwrap();
+                    writeln!(body, "  static const unsigned char byte{i}[] = {{{}}};", list(&|(_, b)| b.to_string())).unwrap();
+                    writeln!(body, "  void *p{i} = buffer({bytes}ull, {how}, {}u, at{i}, byte{i}, {});", o.index(), known.len()).unwrap();
+                }
                 args.push(format!("&p{i}"));
             }
             ParamKind::Scalar { width } => {
@@ -94,8 +106,10 @@ pub(crate) fn harness(
     writeln!(s, "#undef main\n").unwrap();
     s.push_str(
         "// A device buffer of `bytes` bytes: zeros (how 0), words 0, 1, 2, ... (1), or the pattern of
-// syncfix's replay for memory object `object` (2).
-static void *buffer(unsigned long long bytes, int how, unsigned object) {
+// syncfix's replay for memory object `object` (2); then byte `at[i]` set to `byte[i]` for each
+// of the `known` bytes the verifier's model chose.
+static void *buffer(unsigned long long bytes, int how, unsigned object, const unsigned long long *at,
+                    const unsigned char *byte, unsigned long long known) {
   std::vector<unsigned char> host(bytes, 0);
   for (unsigned long long b = 0; b < bytes; b++) {
     if (how == 1 && b % 4 == 0) host[b] = (unsigned char)(b / 4 % 3);
@@ -106,6 +120,7 @@ static void *buffer(unsigned long long bytes, int how, unsigned object) {
       host[b] = (unsigned char)(h >> 29);
     }
   }
+  for (unsigned long long i = 0; i < known; i++) host[at[i]] = byte[i];
   void *p = nullptr;
   if (cudaMalloc(&p, bytes) != cudaSuccess || cudaMemcpy(p, host.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
     fprintf(stderr, \"harness: cannot allocate %llu bytes\\n\", bytes);

@@ -135,6 +135,12 @@ pub struct Witness {
     pub iterations: [Vec<LoopIteration>; 2],
     /// The kernel's scalar arguments it ran with (name, value as an unsigned integer).
     pub arguments: Vec<(String, u128)>,
+    /// The memory it started from that the verifier's model chose: each element holding a
+    /// byte the model gave and not zero (`flag[1]`, value as an unsigned little-endian
+    /// integer of the element's bytes), in the order of objects and offsets; at most
+    /// 16. Empty when the run started from zeros (or a fill).
+    #[serde(default)]
+    pub memory: Vec<(String, u128)>,
     /// What the replay's search changed from the counterexample's inputs (`None`: nothing;
     /// else, e.g., "memory filled with a pattern instead of zeros").
     pub search: Option<String>,

@@ -78,13 +78,38 @@ fn a_race_between_blocks_is_replayed_on_both_blocks() {
 }
 
 #[test]
-fn a_race_that_depends_on_input_memory_is_found_by_the_search() {
-    // Only where the input holds different values do the threads diverge.
+fn a_divergence_that_depends_on_input_memory_is_confirmed_with_the_memory_the_model_chose() {
+    // Only where the input holds different values do the threads diverge: the model's `A`
+    // has them (the search's fills are not needed).
     let src =
         "__global__ void k(int *A) {\n  int v = A[threadIdx.x];\n  if (v == 0) {\n    __syncthreads();\n  }\n  A[threadIdx.x] = 1;\n}\n";
     let (_, r) = replayed(src, 64, 1);
     assert!(r.confirmed, "{r:?}");
-    assert!(r.witness.unwrap().search.unwrap().contains("memory filled"));
+    assert_eq!(r.witness.unwrap().search, None);
+}
+
+#[test]
+fn a_race_behind_a_value_in_memory_is_confirmed_with_the_memory_the_model_chose() {
+    // Neither zeros nor the search's fills hold 12345; the model's `flag` does.
+    let src = "__global__ void k(int *A, int *flag) {\n  if (flag[1] == 12345) {\n    A[threadIdx.x % 2] = threadIdx.x;\n  }\n}\n";
+    let (f, r) = replayed(src, 64, 1);
+    assert!(f.headline().starts_with("possible write-write race on A["), "{}", f.headline());
+    assert!(r.confirmed, "{r:?}");
+    let w = r.witness.unwrap();
+    assert_eq!(w.search, None);
+    assert_eq!(w.memory, vec![("flag[1]".to_string(), 12345)]);
+}
+
+#[test]
+fn a_race_through_indices_read_from_memory_is_confirmed_with_the_models_indices() {
+    // The threads' indices, read from `idx`, make them meet only where the model chose them
+    // to (`idx[t] + 1000 t` is one element for two threads).
+    let src = "__global__ void k(int *A, int *idx) {\n  A[idx[threadIdx.x] + 1000 * threadIdx.x] = threadIdx.x;\n}\n";
+    let (_, r) = replayed(src, 64, 1);
+    assert!(r.confirmed, "{r:?}");
+    let w = r.witness.unwrap();
+    assert_eq!(w.search, None);
+    assert_ne!(w.threads[0].local, w.threads[1].local);
 }
 
 #[test]

@@ -38,7 +38,7 @@ pub use apart::interruptible;
 pub use memory::AccessKind;
 pub use options::{Limits, Stats, Verdict, VerifyError, VerifyOptions};
 pub use seed::HoudiniSeed;
-pub use trace::{Access, Defect, Race, ThreadIds, Trace};
+pub use trace::{Access, Defect, Race, ThreadIds, Trace, MAX_MEMORY_BYTES};
 
 pub(crate) use call::{rlimit_within, run_check, solver_params};
 

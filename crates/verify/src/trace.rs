@@ -3,7 +3,7 @@
 
 use crate::encode::{Encoding, PropKind};
 use crate::memory::AccessKind;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use syncfix_kir::EntityRef;
 use syncfix_kir::{AssertKind, Cfg, Fences, InstId, InstKind, Kernel, ObjectId, Scope, Space, Span, VarId};
 use z3::ast::{Bool, BV};
@@ -106,6 +106,10 @@ pub struct Trace {
     pub exact: bool,
     /// Values of the kernel's scalar parameters in the model: (parameter index, bits).
     pub params: Vec<(usize, u128)>,
+    /// The memory the model chose: (object, byte offset, byte) for each byte of shared or
+    /// global memory (without a known initializer) that a load of either thread read before
+    /// the defect, the first read of a byte first; at most [`MAX_MEMORY_BYTES`] bytes.
+    pub memory: Vec<(ObjectId, u64, u8)>,
     /// The disabled barrier variables whose barriers the trace reached before its defect (the
     /// failing thread's, for an assertion): GPURepair's clause for an assertion.
     pub reached: Vec<VarId>,
@@ -199,7 +203,38 @@ pub(crate) fn extract<'ctx>(
         .collect::<BTreeSet<VarId>>()
         .into_iter()
         .collect();
-    Some(Trace { defect, threads: reading.threads, same_group, assignment: assignment.to_vec(), exact, params, reached })
+    let memory = initial_memory(enc, m, prop.pos);
+    Some(Trace { defect, threads: reading.threads, same_group, assignment: assignment.to_vec(), exact, params, memory, reached })
+}
+
+/// At most this many bytes of memory are read from a model ([`Trace::memory`]).
+pub const MAX_MEMORY_BYTES: usize = 1 << 16;
+
+/// The bytes the loads of `enc` up to schedule position `upto` read in model `m`, where they
+/// ran: what memory held for the trace (for an equality-abstracted array, its contents; for
+/// an adversarial one, the values its reads returned), little-endian, the first read of a
+/// byte first.
+fn initial_memory<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, upto: u32) -> Vec<(ObjectId, u64, u8)> {
+    let mut bytes: BTreeMap<(ObjectId, u64), u8> = BTreeMap::new();
+    for r in enc.reads.iter().filter(|r| r.pos <= upto) {
+        if bytes.len() >= MAX_MEMORY_BYTES {
+            break;
+        }
+        if !eval_bool(m, &r.pred) {
+            continue;
+        }
+        let off = eval_bv(m, &r.off);
+        for chunk in 0..r.bytes.div_ceil(8) {
+            let lo = chunk * 64;
+            let hi = (lo + 64).min(r.bytes * 8) - 1;
+            let v = if lo == 0 && hi + 1 == r.val.get_size() { eval_bv(m, &r.val) } else { eval_bv(m, &r.val.extract(hi, lo)) };
+            for b in 0..=(hi - lo) / 8 {
+                let at = off.wrapping_add(u64::from(chunk * 8 + b));
+                bytes.entry((r.object, at)).or_insert((v >> (8 * b)) as u8);
+            }
+        }
+    }
+    bytes.into_iter().map(|((o, off), b)| (o, off, b)).collect()
 }
 
 /// A model read for a trace: the kernel, its encoding, the model, the barrier assignment it

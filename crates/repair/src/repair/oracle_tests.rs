@@ -73,6 +73,7 @@ impl Oracle for Scripted {
                 assignment: assignment.to_vec(),
                 exact: self.script.exact,
                 params: vec![],
+                memory: vec![],
                 reached: vec![],
             }))
         };

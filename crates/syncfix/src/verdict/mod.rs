@@ -189,6 +189,11 @@ pub struct ReplayWitness {
     pub iterations: Vec<Vec<crate::report::LoopIteration>>,
     /// The kernel's scalar arguments the replay ran with.
     pub arguments: Vec<Argument>,
+    /// The memory it started from that the verifier's model chose: each element not zero
+    /// (`name` the element, `flag[1]`; `value` its bytes as an unsigned little-endian
+    /// integer), at most 16; absent when the run started from zeros or a fill.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<Argument>,
     /// What the replay's search changed from the counterexample's inputs, if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<String>,
@@ -498,6 +503,7 @@ fn defect(f: &Finding) -> Defect {
                     offset: w.element.clone().zip(w.offset).map(|(element, byte)| Offset { element, byte }),
                     iterations: w.iterations.to_vec(),
                     arguments: w.arguments.iter().map(|(name, value)| Argument { name: name.clone(), value: *value }).collect(),
+                    memory: w.memory.iter().map(|(name, value)| Argument { name: name.clone(), value: *value }).collect(),
                     search: w.search.clone(),
                 });
             }

@@ -16,6 +16,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.bounds(inst, ptr.object, &off, bytes, pred);
         self.note_access(ptr.object, &off, bytes, pred);
         let vals: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
+        let obj = &self.k.objects[ptr.object];
+        if obj.space != Space::Private && obj.init.is_none() {
+            for t in 0..2 {
+                let (off, val, pred) = (off[t].clone(), vals[t].clone(), pred[t].clone());
+                self.reads.push(super::ReadInstance { object: ptr.object, pos: self.pos, off, bytes, val, pred });
+            }
+        }
         for t in 0..2 {
             let v = self.bits_to_term(&vals[t], width);
             self.define(t, inst, v, &pred[t]);

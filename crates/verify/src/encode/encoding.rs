@@ -32,6 +32,19 @@ pub struct AccessInstance<'ctx> {
     pub async_copy: bool,
 }
 
+/// One execution of a load from shared or global memory by one thread, kept so that a trace
+/// can give the replay the memory contents its model chose (issue 29: the thread read `val`,
+/// `bytes` bytes at byte offset `off` of `object`, where `pred` holds).
+#[derive(Clone, Debug)]
+pub struct ReadInstance<'ctx> {
+    pub object: ObjectId,
+    pub pos: u32,
+    pub off: BV<'ctx>,
+    pub bytes: u32,
+    pub val: BV<'ctx>,
+    pub pred: Bool<'ctx>,
+}
+
 /// One execution of `wait_group_events` (the user's, or a wait-then-barrier candidate's) in
 /// the schedule: thread 1's asynchronous copies so far are complete where `pred1` holds and
 /// the wait is on (`var` enabled, or no variable).
@@ -198,6 +211,9 @@ pub struct Encoding<'ctx> {
     pub candidates: Vec<Candidate<'ctx>>,
     pub cand_checks: Vec<CandidateCheck<'ctx>>,
     pub accesses: Vec<AccessInstance<'ctx>>,
+    /// The loads from shared and global memory without a known initializer, in schedule
+    /// order (for the trace's initial memory).
+    pub reads: Vec<ReadInstance<'ctx>>,
     pub barriers: Vec<BarrierInstance<'ctx>>,
     pub waits: Vec<WaitInstance<'ctx>>,
     pub bounded: Vec<BoundedLoop>,

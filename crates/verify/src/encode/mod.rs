@@ -23,8 +23,8 @@ pub(crate) mod state;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
 pub use encoding::{
-    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, ThreadSyms,
-    WaitInstance,
+    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, ReadInstance,
+    ThreadSyms, WaitInstance,
 };
 
 pub(crate) use control::Incoming;
@@ -99,6 +99,7 @@ pub(crate) struct Encoder<'ctx, 'k> {
     pub cand_index: BTreeMap<(LoopId, String), usize>,
     pub cand_checks: Vec<CandidateCheck<'ctx>>,
     pub accesses: Vec<AccessInstance<'ctx>>,
+    pub reads: Vec<ReadInstance<'ctx>>,
     pub access_loops: Vec<Vec<LoopId>>,
     pub barriers: Vec<BarrierInstance<'ctx>>,
     pub waits: Vec<WaitInstance<'ctx>>,
@@ -277,6 +278,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             cand_index: BTreeMap::new(),
             cand_checks: Vec::new(),
             accesses: Vec::new(),
+            reads: Vec::new(),
             access_loops: Vec::new(),
             barriers: Vec::new(),
             waits: Vec::new(),
@@ -314,6 +316,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             candidates: self.candidates,
             cand_checks: self.cand_checks,
             accesses: self.accesses,
+            reads: self.reads,
             barriers: self.barriers,
             waits: self.waits,
             bounded: self.bounded,
