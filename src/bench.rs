@@ -13,7 +13,8 @@ use crate::runner::{self, Plan};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
-use syncfix::verdict::{Stats, VerdictStatus};
+use syncfix::verdict::Stats;
+use syncfix::Status;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -36,7 +37,7 @@ pub struct BenchArgs {
 #[derive(Serialize)]
 struct KernelBench {
     path: String,
-    status: VerdictStatus,
+    status: Status,
     exit_code: u8,
     /// Wall-clock seconds of the `syncfix verify` process.
     seconds: f64,

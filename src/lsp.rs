@@ -30,7 +30,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use syncfix::verdict::{Defect, Position, TextEdit, TextRange, VerdictStatus};
+use syncfix::verdict::{Defect, Position, TextEdit, TextRange};
+use syncfix::Status;
 
 mod diagnostics;
 use diagnostics::{defect_diagnostic, diagnostic, line_range, lsp_position};
@@ -470,9 +471,9 @@ fn verdict_diagnostics(path: &Path, text: &str, a: &syncfix::Analysis) -> Vec<ls
     for k in &a.verdict.kernels {
         diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
         let why = match k.status {
-            VerdictStatus::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
-            VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
-            VerdictStatus::Bounded => {
+            Status::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
+            Status::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
+            Status::Bounded => {
                 Some(format!("kernel `{}`: no error up to {} loop iterations (not a proof)", k.kernel, k.bound.unwrap_or(0)))
             }
             _ => None,

@@ -17,7 +17,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncfix::process::RunError;
 use syncfix::testsuite::{parse_header, Header};
-use syncfix::verdict::{Stats, Verdict, VerdictStatus};
+use syncfix::verdict::{Stats, Verdict};
+use syncfix::Status;
 
 /// A kernel to run.
 #[derive(Clone, Debug)]
@@ -250,7 +251,7 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// `status`, or `error(CODE)` for an error.
 pub fn status_text(v: &Verdict) -> String {
     match v.status {
-        VerdictStatus::Error => format!("error({})", v.exit_code),
+        Status::Error => format!("error({})", v.exit_code),
         s => s.name().to_string(),
     }
 }

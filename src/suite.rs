@@ -14,7 +14,8 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use syncfix::testsuite::code_of;
-use syncfix::verdict::{Verdict, VerdictStatus};
+use syncfix::verdict::Verdict;
+use syncfix::Status;
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
@@ -96,7 +97,7 @@ impl Class {
 
 /// Whether a verdict shows the defect of `class` (see the module's documentation).
 pub fn agrees(class: &Class, v: &Verdict) -> bool {
-    use VerdictStatus as S;
+    use Status as S;
     match class {
         Class::None => v.status == S::Verified,
         Class::Race => v.status == S::Race,
@@ -133,7 +134,7 @@ struct KernelJson<'a> {
     expected: &'a str,
     expected_code: u8,
     class: &'static str,
-    status: VerdictStatus,
+    status: Status,
     exit_code: u8,
     agree: bool,
     regex_ok: bool,
@@ -182,12 +183,12 @@ fn table(scored: &[(Class, &KernelRun, bool)]) -> String {
             r.verifier_calls += run.verdict.stats.verifier_calls as u64;
             match status {
                 _ if *agree => r.agree += 1,
-                VerdictStatus::Unknown => r.unknown += 1,
-                VerdictStatus::Timeout => r.timeout += 1,
+                Status::Unknown => r.unknown += 1,
+                Status::Timeout => r.timeout += 1,
                 _ => r.disagree += 1,
             }
         }
-        if !agree && !matches!(status, VerdictStatus::Unknown | VerdictStatus::Timeout) {
+        if !agree && !matches!(status, Status::Unknown | Status::Timeout) {
             *kinds.entry((class.name().to_string(), runner::status_text(&run.verdict))).or_default() += 1;
         }
     }
@@ -345,7 +346,7 @@ mod tests {
     use super::*;
     use syncfix::verdict::Stats;
 
-    fn verdict(status: VerdictStatus, exit_code: u8) -> Verdict {
+    fn verdict(status: Status, exit_code: u8) -> Verdict {
         let mut v = Verdict::timeout("k.cu", exit_code, "", Stats::default());
         v.status = status;
         v
@@ -353,7 +354,7 @@ mod tests {
 
     #[test]
     fn agreement_maps_classes_to_statuses() {
-        use VerdictStatus as S;
+        use Status as S;
         let other = [S::Assertion, S::Invariant, S::Precondition, S::Postcondition, S::Bounds, S::Null];
         for s in S::ALL {
             let v = verdict(s, 6);

@@ -125,13 +125,19 @@ fn print_result(
     let mut n = render::Counts::default();
     let mut bound = None;
     for r in reports {
-        match &r.status {
+        match r.status {
             Status::Verified => n.verified += 1,
-            Status::NoErrorUpTo(b) => {
+            Status::Bounded => {
                 n.bounded += 1;
-                bound = Some(*b)
+                bound = r.bound
             }
-            Status::Defect => {
+            Status::Timeout => n.timeouts += 1,
+            Status::Unknown | Status::Error => {
+                n.inconclusive += 1;
+                let why = r.reason.as_deref().unwrap_or("no reason given");
+                eprintln!("syncfix: warning: {}: kernel `{}` could not be verified: {why}", file_name(file), r.kernel);
+            }
+            _ => {
                 n.errors += 1;
                 for f in &r.findings {
                     eprint!("{}", render::finding(f, lang, file));
@@ -144,11 +150,6 @@ fn print_result(
                     eprintln!();
                 }
             }
-            Status::Unknown(why) => {
-                n.inconclusive += 1;
-                eprintln!("syncfix: warning: {}: kernel `{}` could not be verified: {why}", file_name(file), r.kernel);
-            }
-            Status::Timeout => n.timeouts += 1,
         }
     }
     let failed = n.errors > 0 || n.inconclusive > 0 || n.timeouts > 0;
@@ -172,7 +173,7 @@ fn print_result(
             None => eprintln!("syncfix: note: no race or divergence to replay, so no harness"),
         }
     }
-    let code = Status::exit_code(reports.iter().map(|r| &r.status));
+    let code = Status::exit_code(reports.iter().map(|r| r.status));
     if code == exit::TIMEOUT {
         eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
     }

@@ -2,7 +2,8 @@
 //! verdict (for diagnostics) and the quick fix (text edits), and errors come as an
 //! [`ErrorReport`]. The language server (`syncfix lsp`) is built on it.
 
-use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict, VerdictStatus};
+use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict};
+use crate::Status;
 use crate::{ErrorReport, Options};
 use serde::Serialize;
 use std::path::Path;
@@ -30,8 +31,8 @@ pub struct QuickFix {
     pub title: String,
     /// `repair` or `audit`.
     pub command: String,
-    /// `safe`, `unsafe`, `cooperative-launch` or `bounded` ([`RepairSummary::applicability`]).
-    pub applicability: String,
+    /// The fix's level ([`RepairSummary::applicability`]).
+    pub applicability: crate::Applicability,
     /// Non-overlapping edits of the analysed text, in its order.
     pub edits: Vec<TextEdit>,
     /// The whole result, as `--format json` prints it (each change with its line and weight).
@@ -56,9 +57,9 @@ pub struct QuickFix {
 /// let text = "__global__ void k(int *A) {\n  int t = A[threadIdx.x + 1];\n  A[threadIdx.x] = t;\n}\n";
 /// let opts = syncfix::Options::new(syncfix::Launch::new([64, 1, 1], [1, 1, 1]));
 /// let a = syncfix::analyse(Path::new("race.cu"), text, &opts).expect("a verdict");
-/// assert_eq!(a.verdict.status, syncfix::verdict::VerdictStatus::Race);
+/// assert_eq!(a.verdict.status, syncfix::Status::Race);
 /// let fix = a.fix.expect("a quick fix");
-/// assert_eq!(fix.applicability, "safe");
+/// assert_eq!(fix.applicability, syncfix::Applicability::Safe);
 /// let patched = syncfix::apply_edits(text, &fix.edits);
 /// assert!(patched.contains("__syncthreads();"), "{patched}");
 /// ```
@@ -79,8 +80,8 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     let deadline = opts.timeout.map(|t| started + t);
     let file = path.display().to_string();
     let (reports, timings) = crate::verify(path, text, &opts)?;
-    let any_defect = reports.iter().any(|r| matches!(r.status, crate::Status::Defect));
-    let code = crate::Status::exit_code(reports.iter().map(|r| &r.status));
+    let any_defect = reports.iter().any(|r| r.status.is_defect());
+    let code = crate::Status::exit_code(reports.iter().map(|r| r.status));
     let verdict = Verdict::of_reports(&file, &reports, Stats::of(&timings, started.elapsed()), code);
     if opts.cancelled() {
         return Err(ErrorReport::cancelled());
@@ -88,7 +89,7 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     let mut analysis = Analysis { verdict, fix: None, note: None };
     let command = if any_defect {
         "repair"
-    } else if analysis.verdict.kernels.iter().all(|k| k.status == VerdictStatus::Verified) && !analysis.verdict.kernels.is_empty() {
+    } else if analysis.verdict.kernels.iter().all(|k| k.status == Status::Verified) && !analysis.verdict.kernels.is_empty() {
         "audit"
     } else {
         return Ok(analysis);
@@ -118,7 +119,7 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
         analysis.fix = Some(QuickFix {
             title,
             command: command.into(),
-            applicability: summary.applicability.clone().unwrap_or_else(|| "safe".into()),
+            applicability: summary.applicability.unwrap_or(crate::Applicability::Safe),
             edits: summary.edits.clone(),
             summary: summary.clone(),
         });

@@ -37,6 +37,7 @@ mod results;
 pub mod sarif;
 mod source;
 pub mod testsuite;
+mod text;
 pub mod verdict;
 
 pub use config::{Config, ConfigError};

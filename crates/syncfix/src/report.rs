@@ -1,7 +1,7 @@
 //! Findings as plain data: what went wrong, where, and for which threads. The CLI renders them
 //! with GPUVerify's wording; an editor turns them into diagnostics.
 
-use crate::verdict::{TextPoint, TextRange};
+use crate::text::{TextPoint, TextRange};
 use syncfix_kir::{AssertKind, Kernel, Span};
 use syncfix_verify::{AccessKind, Defect, Trace};
 

@@ -2,35 +2,70 @@
 //! edits, per-stage times. Nothing here names a stage's type.
 
 use crate::report::Finding;
-use crate::verdict::TextEdit;
+use crate::text::TextEdit;
 use std::time::Duration;
 
-/// The verdict on one kernel.
-#[derive(Clone, Debug, serde::Serialize)]
-#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+/// The verdict on a kernel (and on a file: its first defect, else unknown, timeout, bounded,
+/// verified): the one status of the library, the JSON verdict, SARIF and the editor.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// A proof: no data race, barrier divergence or failing assertion.
     Verified,
-    /// Bug-finding mode: nothing found within the unwinding bound.
-    NoErrorUpTo(u32),
-    /// A defect (its finding is in [`KernelReport::findings`]).
-    Defect,
-    Unknown(String),
+    /// `--loop-unwind` / `--findbugs`: no defect within the unwinding bound; not a proof.
+    Bounded,
+    Race,
+    Divergence,
+    /// `__assert`, a write to constant memory, LLVM's `unreachable`.
+    Assertion,
+    /// A loop invariant (on entry or not maintained) or a barrier invariant.
+    Invariant,
+    /// A callee's `__requires`.
+    Precondition,
+    /// An `__ensures`.
+    Postcondition,
+    /// An access out of its array's bounds (`--check-array-bounds`).
+    Bounds,
+    /// An access through a pointer that may be null or point nowhere known.
+    Null,
+    /// No verdict; the reason says why.
+    Unknown,
+    /// The time limit (`--timeout`) was reached.
     Timeout,
+    /// No verdict because of an error: the command line, clang, the front end.
+    Error,
 }
 
 impl Status {
+    /// Every status, in the order of the README.
+    pub const ALL: [Status; 13] = [
+        Status::Verified,
+        Status::Bounded,
+        Status::Race,
+        Status::Divergence,
+        Status::Assertion,
+        Status::Invariant,
+        Status::Precondition,
+        Status::Postcondition,
+        Status::Bounds,
+        Status::Null,
+        Status::Unknown,
+        Status::Timeout,
+        Status::Error,
+    ];
+
     /// The exit code of a file whose kernels ended with `statuses` (GPUVerify's rule, one
     /// place for the CLI and the editor): [`crate::exit::NOT_ALL_VERIFIED`] (6) when a kernel
     /// has a defect or no verdict could be established, else [`crate::exit::TIMEOUT`] (7) when
     /// one timed out, else [`crate::exit::SUCCESS`] (0: verified, or nothing found up to the
     /// loop bound).
-    pub fn exit_code<'a>(statuses: impl IntoIterator<Item = &'a Status>) -> u8 {
+    pub fn exit_code(statuses: impl IntoIterator<Item = Status>) -> u8 {
         let (mut failed, mut timeout) = (false, false);
         for s in statuses {
             match s {
-                Status::Defect | Status::Unknown(_) => failed = true,
                 Status::Timeout => timeout = true,
-                Status::Verified | Status::NoErrorUpTo(_) => {}
+                Status::Verified | Status::Bounded => {}
+                _ => failed = true,
             }
         }
         if failed {
@@ -40,6 +75,36 @@ impl Status {
         } else {
             crate::exit::SUCCESS
         }
+    }
+
+    /// The name in the JSON (`"race"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Verified => "verified",
+            Status::Bounded => "bounded",
+            Status::Race => "race",
+            Status::Divergence => "divergence",
+            Status::Assertion => "assertion",
+            Status::Invariant => "invariant",
+            Status::Precondition => "precondition",
+            Status::Postcondition => "postcondition",
+            Status::Bounds => "bounds",
+            Status::Null => "null",
+            Status::Unknown => "unknown",
+            Status::Timeout => "timeout",
+            Status::Error => "error",
+        }
+    }
+
+    /// A defect was found (race, divergence, or a failing specification).
+    pub fn is_defect(self) -> bool {
+        !matches!(self, Status::Verified | Status::Bounded | Status::Unknown | Status::Timeout | Status::Error)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -144,7 +209,13 @@ impl Timings {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct KernelReport {
     pub kernel: String,
+    /// A defect's status is its first finding's kind ([`crate::verdict::status_of`]).
     pub status: Status,
+    /// Status `unknown`: why (and `timeout`, when there is more to say than that the limit
+    /// was reached).
+    pub reason: Option<String>,
+    /// Status `bounded`: the loop-unwinding bound within which nothing was found.
+    pub bound: Option<u32>,
     pub findings: Vec<Finding>,
     /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
     pub inter_group: bool,
@@ -166,6 +237,8 @@ impl KernelReport {
         KernelReport {
             kernel: kernel.to_string(),
             status,
+            reason: None,
+            bound: None,
             findings: vec![],
             inter_group: false,
             assumptions: vec![],
@@ -213,6 +286,29 @@ pub enum Applicability {
     Unsafe,
     /// A grid barrier is inserted: the launch must become cooperative, outside this file.
     CooperativeLaunch,
+    /// The patched kernel is checked only up to a loop-unwinding bound, not proved: the level
+    /// of a whole fix or change found with `--loop-unwind` ([`RepairReport::level`]), never
+    /// the fix's own ([`RepairReport::applicability`]).
+    Bounded,
+}
+
+impl Applicability {
+    /// The name in JSON, SARIF and the editor's quick fix (`safe`, `unsafe`,
+    /// `cooperative-launch`, `bounded`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+            Applicability::CooperativeLaunch => "cooperative-launch",
+            Applicability::Bounded => "bounded",
+        }
+    }
+}
+
+impl std::fmt::Display for Applicability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// One kernel's part of a repair or audit.
@@ -360,6 +456,13 @@ impl RepairStatus {
 }
 
 impl RepairReport {
+    /// The fix's level as the JSON summary, SARIF and the editor give it:
+    /// [`Applicability::Bounded`] when it holds only up to a loop bound, else
+    /// [`RepairReport::applicability`] (`None`: nothing changes).
+    pub fn level(&self) -> Option<Applicability> {
+        self.applicability.map(|a| if self.bounded.is_some() { Applicability::Bounded } else { a })
+    }
+
     /// Whether `--apply` may write the fix without `--unsafe-fixes` or `--bounded-fixes` (Ruff's
     /// rule): only a [`Applicability::Safe`] fix (block barriers inserted) that is proved, not
     /// bounded.
@@ -384,6 +487,7 @@ impl RepairReport {
             }
             Applicability::Unsafe => Some("it removes a barrier, which rests on the launch configuration and abstractions verified".into()),
             Applicability::CooperativeLaunch => Some("it inserts a grid barrier, which needs a cooperative launch outside this file".into()),
+            Applicability::Bounded => None,
         }
     }
 }
@@ -415,11 +519,11 @@ mod exit_code_tests {
 
     #[test]
     fn a_defect_or_unknown_outranks_a_timeout_which_outranks_success() {
-        let code = |s: &[Status]| Status::exit_code(s);
+        let code = |s: &[Status]| Status::exit_code(s.iter().copied());
         assert_eq!(code(&[]), exit::SUCCESS);
-        assert_eq!(code(&[Status::Verified, Status::NoErrorUpTo(2)]), exit::SUCCESS);
+        assert_eq!(code(&[Status::Verified, Status::Bounded]), exit::SUCCESS);
         assert_eq!(code(&[Status::Verified, Status::Timeout]), exit::TIMEOUT);
-        assert_eq!(code(&[Status::Timeout, Status::Defect]), exit::NOT_ALL_VERIFIED);
-        assert_eq!(code(&[Status::Unknown("why".into()), Status::Timeout]), exit::NOT_ALL_VERIFIED);
+        assert_eq!(code(&[Status::Timeout, Status::Race]), exit::NOT_ALL_VERIFIED);
+        assert_eq!(code(&[Status::Unknown, Status::Timeout]), exit::NOT_ALL_VERIFIED);
     }
 }

@@ -14,7 +14,8 @@
 //! Columns are 1-based and counted in Unicode code points (`columnKind`), as the JSON's.
 //! The types are `serde-sarif`'s, generated from the OASIS schema.
 
-use crate::verdict::{Access, Defect, RepairSummary, TextEdit, TextRange, Verdict, VerdictStatus};
+use crate::verdict::{Access, Defect, RepairSummary, TextEdit, TextRange, Verdict};
+use crate::Status;
 use serde_sarif::sarif as s;
 
 /// The schema URI written in `$schema`.
@@ -212,11 +213,11 @@ fn verdict_results(v: &Verdict) -> Vec<s::Result> {
             out.push(defect_result(&v.file, &k.kernel, d));
         }
         let why = match k.status {
-            VerdictStatus::Unknown => {
+            Status::Unknown => {
                 Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or("no reason given")))
             }
-            VerdictStatus::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
-            VerdictStatus::Bounded => Some(format!(
+            Status::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),
+            Status::Bounded => Some(format!(
                 "kernel `{}`: no defect up to {} loop iterations (not a proof)",
                 k.kernel,
                 k.bound.map_or("the loop-unwinding bound".into(), |b| b.to_string())
@@ -225,7 +226,7 @@ fn verdict_results(v: &Verdict) -> Vec<s::Result> {
         };
         out.extend(why.map(|w| open_result(&v.file, w)));
     }
-    if v.kernels.is_empty() && v.status == VerdictStatus::Timeout {
+    if v.kernels.is_empty() && v.status == Status::Timeout {
         out.push(open_result(&v.file, v.reason.clone().unwrap_or_else(|| "the time limit was reached".into())));
     }
     out
@@ -301,7 +302,7 @@ pub fn of_repair(r: &RepairSummary) -> s::Sarif {
                 .description(message(format!(
                     "{} ({})",
                     if r.command == "audit" { "remove the barriers" } else { "repair the synchronisation" },
-                    r.applicability.as_deref().unwrap_or("safe")
+                    r.applicability.map_or("safe", |a| a.name())
                 )))
                 .artifact_changes(vec![change])
                 .build();

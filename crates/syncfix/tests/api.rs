@@ -138,7 +138,7 @@ fn results_serialise_as_plain_data() {
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
     let (reports, _) = syncfix::verify(&path, TWO_KERNELS, &opts).unwrap();
     let v = serde_json::to_value(&reports).unwrap();
-    assert_eq!(v[0]["status"]["status"], "defect", "{v}");
+    assert_eq!(v[0]["status"], "race", "{v}");
     let race = &v[0]["findings"][0];
     assert_eq!(race["defect"], "race", "{race}");
     // Both accesses, each with the range of its expression.
@@ -180,7 +180,7 @@ fn an_editor_is_offered_a_restructuring_as_an_unsafe_quick_fix() {
     let a = syncfix::analyse(&path, text, &opts).unwrap();
     let fix = a.fix.expect("a quick fix");
     assert_eq!(fix.title, "Restructure so that every thread reaches the barrier (syncfix repair: 1 change, re-verified)");
-    assert_eq!(fix.applicability, "unsafe");
+    assert_eq!(fix.applicability, syncfix::Applicability::Unsafe);
     assert_eq!(fix.summary.changes[0].kind, "split-conditional");
     let patched = syncfix::apply_edits(text, &fix.edits);
     let (reports, _) = syncfix::verify(&path, &patched, &opts).unwrap();
@@ -236,7 +236,7 @@ fn each_kernels_verdict_is_published_while_the_call_runs() {
         assert_eq!(format!("{:?}", p.status), format!("{:?}", r.status), "{}", r.kernel);
         assert_eq!(p.findings.len(), r.findings.len(), "{}", r.kernel);
     }
-    assert!(matches!(reports[0].status, Status::Defect) && matches!(reports[1].status, Status::Verified), "{reports:?}");
+    assert!(reports[0].status.is_defect() && matches!(reports[1].status, Status::Verified), "{reports:?}");
     // Published before its replay: the finding is there, its replay is not.
     assert!(published[0].findings[0].replay().is_none() && reports[0].findings[0].replay().is_some());
     let t = progress.timings();

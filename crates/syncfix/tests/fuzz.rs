@@ -66,8 +66,10 @@ fn check(k: &GenKernel) -> Check {
             for r in &reports {
                 let label = match &r.status {
                     Status::Verified => "verified".to_string(),
-                    Status::NoErrorUpTo(_) => "no error up to a bound".to_string(),
-                    Status::Defect => match r.findings.first() {
+                    Status::Bounded => "no error up to a bound".to_string(),
+                    Status::Unknown | Status::Error => format!("unknown: {}", normalize(r.reason.as_deref().unwrap_or(""))),
+                    Status::Timeout => "timeout".to_string(),
+                    _ => match r.findings.first() {
                         None => return Check::problem("a defect without a finding", format!("{r:?}")),
                         Some(f) => {
                             let lines = k.source.lines().count() as u32;
@@ -78,8 +80,6 @@ fn check(k: &GenKernel) -> Check {
                             format!("defect: {}", defect_kind(&f.headline()))
                         }
                     },
-                    Status::Unknown(why) => format!("unknown: {}", normalize(why)),
-                    Status::Timeout => "timeout".to_string(),
                 };
                 labels.push(label);
             }

@@ -21,7 +21,7 @@ fn reduction(kernel: Option<&str>) -> Result<Vec<(String, String)>, String> {
         .map(|r| {
             let verdict = match &r.status {
                 Status::Verified => "verified".to_owned(),
-                Status::Defect => r.findings[0].headline(),
+                s if s.is_defect() => r.findings[0].headline(),
                 other => format!("{other:?}"),
             };
             (r.kernel.clone(), verdict)

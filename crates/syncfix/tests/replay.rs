@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use syncfix::{Finding, Language, Replay, Status};
+use syncfix::{Finding, Language, Replay};
 
 /// The first finding of `src` (CUDA, `block` threads, `grid` blocks) and its replay.
 fn replayed(src: &str, block: u32, grid: u32) -> (Finding, Replay) {
@@ -14,7 +14,7 @@ fn replayed(src: &str, block: u32, grid: u32) -> (Finding, Replay) {
     let opts = options(Language::Cuda, [block, 1, 1], [grid, 1, 1]);
     let path = write(dir.path(), Language::Cuda, src);
     let (reports, _) = syncfix::verify(&path, src, &opts).expect("verifies");
-    assert!(matches!(reports[0].status, Status::Defect), "{:?}", reports[0].status);
+    assert!(reports[0].status.is_defect(), "{:?}", reports[0].status);
     let f = reports[0].findings[0].clone();
     let r = f.replay().cloned().expect("a race or divergence is replayed");
     (f, r)

@@ -341,7 +341,7 @@ fn units(src: &str, opts: &syncfix::Options) -> Vec<(String, String)> {
         .map(|r| {
             let v = match &r.status {
                 syncfix::Status::Verified => "verified".to_string(),
-                syncfix::Status::Defect => r.findings[0].headline(),
+                s if s.is_defect() => r.findings[0].headline(),
                 s => format!("{s:?}"),
             };
             (r.kernel.clone(), v)

@@ -18,7 +18,7 @@ pub(crate) use verify::{clang_baseline, verify};
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::results::Site;
-use crate::verdict::{TextEdit, TextPoint};
+use crate::text::{TextEdit, TextPoint};
 use std::path::Path;
 use syncfix_frontend::driver::compile;
 use syncfix_instrument::{instrument, SiteKind};

@@ -71,19 +71,18 @@ pub(super) fn fix_and_reverify(
         Ok((reports, t)) => {
             timings.add(&t);
             let reports: Vec<&KernelReport> = reports.iter().filter(|r| must_verify.contains(&r.kernel.as_str())).collect();
-            if reports.iter().any(|r| matches!(r.status, Status::Timeout)) {
+            if reports.iter().any(|r| r.status == Status::Timeout) {
                 return Ok(RepairReport::failed(RepairStatus::Timeout, vec![], timings));
             }
             for r in &reports {
-                if let Status::NoErrorUpTo(n) = r.status {
-                    bounded = bounded.max(Some(n));
+                if r.status == Status::Bounded {
+                    bounded = bounded.max(r.bound);
                 }
             }
-            if let Some(r) = reports.iter().find(|r| !matches!(r.status, Status::Verified | Status::NoErrorUpTo(_))) {
-                let why = match &r.status {
-                    Status::Defect => r.findings.first().map(|f| f.headline()).unwrap_or_default(),
-                    Status::Unknown(u) => u.clone(),
-                    _ => String::new(),
+            if let Some(r) = reports.iter().find(|r| !matches!(r.status, Status::Verified | Status::Bounded)) {
+                let why = match r.findings.first() {
+                    Some(f) => f.headline(),
+                    None => r.reason.clone().unwrap_or_default(),
                 };
                 return Ok(RepairReport::failed(
                     RepairStatus::NotReverified(format!("kernel `{}` of the patched source does not verify: {why}", r.kernel)),

@@ -62,7 +62,7 @@ fn failed_reports(failed: &[(String, FrontendError)]) -> Vec<KernelReport> {
                 FrontendError::Unsupported { what, .. } => format!("unsupported construct: {what}"),
                 other => other.to_string(),
             };
-            KernelReport::bare(kernel, Status::Unknown(reason))
+            KernelReport { reason: Some(reason), ..KernelReport::bare(kernel, Status::Unknown) }
         })
         .collect()
 }
@@ -127,23 +127,32 @@ fn report_of(k: &Kernel, verdict: Verdict, opts: &Stages) -> Reported {
     let inter_group = !opts.verify.only_intra_group && k.multi_block();
     let mut param_values = vec![];
     let mut pending = None;
+    let (mut reason, mut bound) = (None, None);
     let (status, findings) = match verdict {
         Verdict::Verified => (Status::Verified, vec![]),
-        Verdict::NoErrorUpTo { bound } => (Status::NoErrorUpTo(bound), vec![]),
+        Verdict::NoErrorUpTo { bound: b } => {
+            bound = Some(b);
+            (Status::Bounded, vec![])
+        }
         Verdict::Defect(t) => {
             param_values = t.params.iter().filter_map(|&(i, v)| k.params.get(i).map(|p| (p.name.clone(), v))).collect();
             let f = describe(k, &t);
             if matches!(f, Finding::Race { .. } | Finding::Divergence { .. }) {
                 pending = Some((k.clone(), *t));
             }
-            (Status::Defect, vec![f])
+            (crate::verdict::status_of(&f), vec![f])
         }
-        Verdict::Unknown(r) => (Status::Unknown(r), vec![]),
+        Verdict::Unknown(r) => {
+            reason = Some(r);
+            (Status::Unknown, vec![])
+        }
         Verdict::Timeout => (Status::Timeout, vec![]),
     };
     let report = KernelReport {
         kernel: k.name.clone(),
         status,
+        reason,
+        bound,
         findings,
         inter_group,
         assumptions: k.assumptions.clone(),
@@ -176,7 +185,8 @@ fn replay_findings(reports: &mut [KernelReport], pending: Vec<Option<(Kernel, sy
             // kernel is not verified either.
             Some(replay) if opts.confirmed_only && !replay.confirmed => {
                 let why = replay.reason.clone().unwrap_or_default();
-                r.status = Status::Unknown(format!(
+                r.status = Status::Unknown;
+                r.reason = Some(format!(
                     "{} that a replay on concrete threads did not confirm ({why}); --confirmed-only leaves it out",
                     f.headline()
                 ));

@@ -11,94 +11,11 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 mod repair;
-pub use repair::{
-    ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, ReplayedDefect, TextEdit, TextPoint, REPAIR_SCHEMA,
-};
+pub use crate::text::{TextEdit, TextPoint, TextRange};
+pub use repair::{ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, ReplayedDefect, REPAIR_SCHEMA};
 
 /// The schema's name and version, the value of [`Verdict::schema`].
 pub const SCHEMA: &str = "syncfix.verdict/1";
-
-/// A kernel's (and a file's) status.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerdictStatus {
-    /// A proof: no data race, barrier divergence or failing assertion.
-    Verified,
-    /// `--loop-unwind` / `--findbugs`: no defect within the unwinding bound; not a proof.
-    Bounded,
-    Race,
-    Divergence,
-    /// `__assert`, a write to constant memory, LLVM's `unreachable`.
-    Assertion,
-    /// A loop invariant (on entry or not maintained) or a barrier invariant.
-    Invariant,
-    /// A callee's `__requires`.
-    Precondition,
-    /// An `__ensures`.
-    Postcondition,
-    /// An access out of its array's bounds (`--check-array-bounds`).
-    Bounds,
-    /// An access through a pointer that may be null or point nowhere known.
-    Null,
-    /// No verdict; the reason says why.
-    Unknown,
-    /// The time limit (`--timeout`) was reached.
-    Timeout,
-    /// No verdict because of an error: the command line, clang, the front end.
-    Error,
-}
-
-impl VerdictStatus {
-    /// Every status, in the order of the README.
-    pub const ALL: [VerdictStatus; 13] = [
-        VerdictStatus::Verified,
-        VerdictStatus::Bounded,
-        VerdictStatus::Race,
-        VerdictStatus::Divergence,
-        VerdictStatus::Assertion,
-        VerdictStatus::Invariant,
-        VerdictStatus::Precondition,
-        VerdictStatus::Postcondition,
-        VerdictStatus::Bounds,
-        VerdictStatus::Null,
-        VerdictStatus::Unknown,
-        VerdictStatus::Timeout,
-        VerdictStatus::Error,
-    ];
-
-    /// The name in the JSON (`"race"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            VerdictStatus::Verified => "verified",
-            VerdictStatus::Bounded => "bounded",
-            VerdictStatus::Race => "race",
-            VerdictStatus::Divergence => "divergence",
-            VerdictStatus::Assertion => "assertion",
-            VerdictStatus::Invariant => "invariant",
-            VerdictStatus::Precondition => "precondition",
-            VerdictStatus::Postcondition => "postcondition",
-            VerdictStatus::Bounds => "bounds",
-            VerdictStatus::Null => "null",
-            VerdictStatus::Unknown => "unknown",
-            VerdictStatus::Timeout => "timeout",
-            VerdictStatus::Error => "error",
-        }
-    }
-
-    /// A defect was found (race, divergence, or a failing specification).
-    pub fn is_defect(self) -> bool {
-        !matches!(
-            self,
-            VerdictStatus::Verified | VerdictStatus::Bounded | VerdictStatus::Unknown | VerdictStatus::Timeout | VerdictStatus::Error
-        )
-    }
-}
-
-impl std::fmt::Display for VerdictStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The verdict on one file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,7 +26,7 @@ pub struct Verdict {
     pub file: String,
     /// The first defect of the kernels (in file order), else `unknown`, `timeout`, `bounded`,
     /// `verified` in that order of precedence; `error` when there is no verdict.
-    pub status: VerdictStatus,
+    pub status: Status,
     /// The process's exit code (GPUVerify's).
     pub exit_code: u8,
     /// Why the status is `unknown` or `timeout` (the first such kernel's reason).
@@ -126,7 +43,7 @@ pub struct Verdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelVerdict {
     pub kernel: String,
-    pub status: VerdictStatus,
+    pub status: Status,
     /// Status `unknown` or `timeout`: why.
     pub reason: Option<String>,
     /// Status `bounded`: the loop-unwinding bound within which nothing was found.
@@ -226,13 +143,6 @@ pub struct Position {
     /// is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TextRange>,
-}
-
-/// A range of the source text as read: from `start` up to (not including) `end`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextRange {
-    pub start: TextPoint,
-    pub end: TextPoint,
 }
 
 /// One access of a race.
@@ -349,15 +259,15 @@ impl Verdict {
     /// The verdict of `syncfix verify` on `file` from its kernels' reports.
     pub fn of_reports(file: &str, reports: &[KernelReport], stats: Stats, exit_code: u8) -> Verdict {
         let kernels: Vec<KernelVerdict> = reports.iter().map(kernel_verdict).collect();
-        let first = |f: &dyn Fn(VerdictStatus) -> bool| kernels.iter().find(|k| f(k.status));
+        let first = |f: &dyn Fn(Status) -> bool| kernels.iter().find(|k| f(k.status));
         let pick = first(&|s| s.is_defect())
-            .or_else(|| first(&|s| s == VerdictStatus::Unknown))
-            .or_else(|| first(&|s| s == VerdictStatus::Timeout))
-            .or_else(|| first(&|s| s == VerdictStatus::Bounded));
+            .or_else(|| first(&|s| s == Status::Unknown))
+            .or_else(|| first(&|s| s == Status::Timeout))
+            .or_else(|| first(&|s| s == Status::Bounded));
         let (status, reason) = match pick {
             Some(k) => (k.status, k.reason.clone()),
-            None if kernels.is_empty() => (VerdictStatus::Unknown, Some("no kernel was verified".into())),
-            None => (VerdictStatus::Verified, None),
+            None if kernels.is_empty() => (Status::Unknown, Some("no kernel was verified".into())),
+            None => (Status::Verified, None),
         };
         Verdict {
             schema: SCHEMA.into(),
@@ -376,13 +286,13 @@ impl Verdict {
     pub fn error(file: &str, stage: &str, exit_code: u8, message: &str, stats: Stats) -> Verdict {
         Verdict {
             error: Some(ErrorInfo { stage: stage.into(), exit_code, message: message.trim_end().into() }),
-            ..Verdict::bare(file, VerdictStatus::Error, exit_code, None, stats)
+            ..Verdict::bare(file, Status::Error, exit_code, None, stats)
         }
     }
 
     /// A run stopped by its time limit before any kernel's verdict.
     pub fn timeout(file: &str, exit_code: u8, reason: &str, stats: Stats) -> Verdict {
-        Verdict::bare(file, VerdictStatus::Timeout, exit_code, Some(reason.into()), stats)
+        Verdict::bare(file, Status::Timeout, exit_code, Some(reason.into()), stats)
     }
 
     /// The verdict with every relative path (the file's, the defects' positions and accesses')
@@ -404,7 +314,7 @@ impl Verdict {
         self
     }
 
-    fn bare(file: &str, status: VerdictStatus, exit_code: u8, reason: Option<String>, stats: Stats) -> Verdict {
+    fn bare(file: &str, status: Status, exit_code: u8, reason: Option<String>, stats: Stats) -> Verdict {
         Verdict {
             schema: SCHEMA.into(),
             file: file.into(),
@@ -420,18 +330,15 @@ impl Verdict {
 }
 
 fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
-    let (status, reason, bound) = match &r.status {
-        Status::Verified => (VerdictStatus::Verified, None, None),
-        Status::NoErrorUpTo(n) => (VerdictStatus::Bounded, None, Some(*n)),
-        Status::Defect => (r.findings.first().map(status_of).unwrap_or(VerdictStatus::Assertion), None, None),
-        Status::Unknown(why) => (VerdictStatus::Unknown, Some(why.clone()), None),
-        Status::Timeout => (VerdictStatus::Timeout, Some("the time limit was reached".into()), None),
+    let reason = match r.status {
+        Status::Timeout => Some(r.reason.clone().unwrap_or_else(|| "the time limit was reached".into())),
+        _ => r.reason.clone(),
     };
     KernelVerdict {
         kernel: r.kernel.clone(),
-        status,
+        status: r.status,
         reason,
-        bound,
+        bound: r.bound,
         defects: r.findings.iter().map(defect).collect(),
         notes: r.notes.clone(),
     }
@@ -439,20 +346,20 @@ fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
 
 /// The status a finding gives its kernel. A barrier invariant counts as an invariant, a write
 /// to constant memory as an assertion (GPUVerify reports both as errors of the kernel).
-pub fn status_of(f: &Finding) -> VerdictStatus {
+pub fn status_of(f: &Finding) -> Status {
     match f {
-        Finding::Race { .. } => VerdictStatus::Race,
-        Finding::Divergence { .. } => VerdictStatus::Divergence,
-        Finding::OutOfBounds { .. } => VerdictStatus::Bounds,
-        Finding::ConstantWrite { .. } => VerdictStatus::Assertion,
+        Finding::Race { .. } => Status::Race,
+        Finding::Divergence { .. } => Status::Divergence,
+        Finding::OutOfBounds { .. } => Status::Bounds,
+        Finding::ConstantWrite { .. } => Status::Assertion,
         Finding::Assertion { kind, .. } => match kind {
-            Check::Assertion => VerdictStatus::Assertion,
-            Check::Precondition => VerdictStatus::Precondition,
-            Check::Postcondition => VerdictStatus::Postcondition,
+            Check::Assertion => Status::Assertion,
+            Check::Precondition => Status::Precondition,
+            Check::Postcondition => Status::Postcondition,
             Check::InvariantOnEntry | Check::InvariantMaintained | Check::BarrierInvariant | Check::BarrierInvariantAccess => {
-                VerdictStatus::Invariant
+                Status::Invariant
             }
-            Check::NullPointer => VerdictStatus::Null,
+            Check::NullPointer => Status::Null,
         },
     }
 }
@@ -559,24 +466,26 @@ mod tests {
 
     #[test]
     fn statuses_serialise_by_their_names() {
-        for s in VerdictStatus::ALL {
+        for s in Status::ALL {
             let json = serde_json::to_string(&s).unwrap();
             assert_eq!(json, format!("\"{}\"", s.name()));
-            assert_eq!(serde_json::from_str::<VerdictStatus>(&json).unwrap(), s);
+            assert_eq!(serde_json::from_str::<Status>(&json).unwrap(), s);
         }
     }
 
     #[test]
     fn the_file_status_is_the_first_defect_then_unknown_timeout_bounded() {
         let k = KernelReport::bare;
-        let v = Verdict::of_reports("a.cu", &[k("a", Status::Verified), k("b", Status::NoErrorUpTo(2))], Stats::default(), 0);
-        assert_eq!(v.status, VerdictStatus::Bounded);
+        let bounded = KernelReport { bound: Some(2), ..k("b", Status::Bounded) };
+        let v = Verdict::of_reports("a.cu", &[k("a", Status::Verified), bounded], Stats::default(), 0);
+        assert_eq!(v.status, Status::Bounded);
         assert_eq!(v.kernels[1].bound, Some(2));
-        let v = Verdict::of_reports("a.cu", &[k("a", Status::Timeout), k("b", Status::Unknown("why".into()))], Stats::default(), 6);
-        assert_eq!((v.status, v.reason.as_deref()), (VerdictStatus::Unknown, Some("why")));
-        let div = KernelReport { findings: vec![Finding::Divergence { at: vec![], replay: None }], ..k("c", Status::Defect) };
-        let v = Verdict::of_reports("a.cu", &[k("a", Status::Unknown("x".into())), div], Stats::default(), 6);
-        assert_eq!(v.status, VerdictStatus::Divergence);
+        let unknown = |name: &str, why: &str| KernelReport { reason: Some(why.into()), ..k(name, Status::Unknown) };
+        let v = Verdict::of_reports("a.cu", &[k("a", Status::Timeout), unknown("b", "why")], Stats::default(), 6);
+        assert_eq!((v.status, v.reason.as_deref()), (Status::Unknown, Some("why")));
+        let div = KernelReport { findings: vec![Finding::Divergence { at: vec![], replay: None }], ..k("c", Status::Divergence) };
+        let v = Verdict::of_reports("a.cu", &[unknown("a", "x"), div], Stats::default(), 6);
+        assert_eq!(v.status, Status::Divergence);
         assert_eq!(v.kernels[1].defects[0].kind, "divergence");
     }
 }

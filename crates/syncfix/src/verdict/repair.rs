@@ -3,6 +3,7 @@
 //! data): how the run ended, each kernel, each change, the edits and the statistics.
 
 use super::ms;
+use crate::text::TextEdit;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ pub struct RepairSummary {
     /// `safe` (block barriers inserted, proved: `--apply` writes it), `unsafe` (a barrier
     /// removed), `cooperative-launch` (a grid barrier), `bounded` (not proved); `null` when
     /// nothing changes.
-    pub applicability: Option<String>,
+    pub applicability: Option<crate::Applicability>,
     /// Every change, in the order of the file.
     pub changes: Vec<ChangeSummary>,
     /// The unified diff, as printed in text mode; `null` when nothing changes.
@@ -107,18 +108,19 @@ fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>)
 
 fn change_summary(file: &str, c: &crate::ChangeInfo, bounded: bool) -> ChangeSummary {
     // The change's own applicability, in the levels of the fix's (Ruff's).
+    use crate::Applicability as A;
     let applicability = if bounded {
-        "bounded"
+        A::Bounded
     } else if matches!(c.kind, "remove" | "split-conditional" | "delay-return") {
-        "unsafe"
+        A::Unsafe
     } else if c.scope == "grid" {
-        "cooperative-launch"
+        A::CooperativeLaunch
     } else {
-        "safe"
+        A::Safe
     };
     ChangeSummary {
         kind: c.kind.into(),
-        applicability: applicability.into(),
+        applicability,
         file: file.into(),
         line: c.line,
         barrier: c.barrier.clone(),
@@ -126,40 +128,6 @@ fn change_summary(file: &str, c: &crate::ChangeInfo, bounded: bool) -> ChangeSum
         weight: c.weight,
         loop_depth: c.loop_depth,
     }
-}
-
-/// A place in the source text as read (after [`crate::decode_source`]).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextPoint {
-    /// Byte offset into the UTF-8 text (for a Latin-1 file, into its decoded text).
-    pub byte: usize,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column, counted in characters (Unicode scalar values) from the line's start.
-    pub column: u32,
-}
-
-impl TextPoint {
-    /// The point of byte offset `byte` of `text` (clamped to the text's length and moved
-    /// back to a character boundary).
-    pub fn of(text: &str, byte: usize) -> TextPoint {
-        let mut byte = byte.min(text.len());
-        while !text.is_char_boundary(byte) {
-            byte -= 1;
-        }
-        let before = &text[..byte];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        TextPoint { byte, line: before.matches('\n').count() as u32 + 1, column: before[line_start..].chars().count() as u32 + 1 }
-    }
-}
-
-/// One edit of a fix: replace the text from `start` up to (not including) `end` by
-/// `replacement` (an insertion when `start == end`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextEdit {
-    pub start: TextPoint,
-    pub end: TextPoint,
-    pub replacement: String,
 }
 
 /// One change of a [`RepairSummary`].
@@ -171,7 +139,7 @@ pub struct ChangeSummary {
     /// This change's applicability: `safe` (a block or warp barrier inserted, fences
     /// strengthened, a wait), `unsafe` (a barrier removed, code restructured),
     /// `cooperative-launch` (a grid barrier) or `bounded` (the fix is not proved).
-    pub applicability: String,
+    pub applicability: crate::Applicability,
     pub file: String,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
@@ -255,18 +223,7 @@ impl RepairSummary {
     /// the run's `exit_code` and `total` time.
     pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
         let (status, reason) = repair_status_name(&report.status);
-        let applicability = report.applicability.map(|a| {
-            if report.bounded.is_some() {
-                "bounded"
-            } else {
-                match a {
-                    crate::Applicability::Safe => "safe",
-                    crate::Applicability::Unsafe => "unsafe",
-                    crate::Applicability::CooperativeLaunch => "cooperative-launch",
-                }
-            }
-            .to_string()
-        });
+        let applicability = report.level();
         let t = &report.timings;
         RepairSummary {
             reason,

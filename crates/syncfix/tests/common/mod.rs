@@ -28,12 +28,12 @@ pub fn verdict_with(src: &str, opts: &Options) -> String {
         Err(e) => format!("error: {e}"),
         Ok((reports, _)) => {
             let r = &reports[0];
-            match &r.status {
+            match r.status {
                 Status::Verified => "verified".into(),
-                Status::NoErrorUpTo(n) => format!("no error up to {n}"),
-                Status::Defect => r.findings[0].headline(),
-                Status::Unknown(why) => format!("unknown: {why}"),
+                Status::Bounded => format!("no error up to {}", r.bound.unwrap_or(0)),
+                Status::Unknown | Status::Error => format!("unknown: {}", r.reason.as_deref().unwrap_or("")),
                 Status::Timeout => "timeout".into(),
+                _ => r.findings[0].headline(),
             }
         }
     }
