@@ -20,7 +20,6 @@ mod cone;
 mod divide;
 mod encode;
 mod houdini;
-mod loops;
 mod memo;
 mod memory;
 mod options;

@@ -10,6 +10,7 @@
 //! are [`Encoder::tile_barrier`]: the block barrier's rules restricted to the pairs of one tile
 //! that the mask names.
 
+use super::symbols::linear_id;
 use super::{BarrierInstance, Encoder, PropKind};
 use crate::term::{and, bv_const, is_false, or, resize};
 use syncfix_kir::{Fences, Guard, InstId, ObjectId, Scope, Space, TileMask};
@@ -229,13 +230,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn linear_local_id(&self, t: usize) -> BV<'ctx> {
         linear_id(&self.tid[t].local, &self.sizes[0]).simplify()
     }
-}
-
-/// The linear id `x + y*bx + z*bx*by` of local ids `ids` in a block of `block` threads per
-/// dimension (32 bits): what warps and tiles are made of.
-pub(crate) fn linear_id<'ctx>(ids: &[BV<'ctx>; 3], block: &[BV<'ctx>; 3]) -> BV<'ctx> {
-    let (bx, by) = (&block[0], &block[1]);
-    ids[0].bvadd(&ids[1].bvmul(bx)).bvadd(&ids[2].bvmul(bx).bvmul(by))
 }
 
 use syncfix_kir::EntityRef;

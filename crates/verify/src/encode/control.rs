@@ -1,19 +1,12 @@
 //! Control: per-thread block predicates, edges and phis over the lock-step order
 //! (Collingbourne et al., ESOP 2013 §4: predicated execution of a reducible CFG).
 
+use super::state::Incoming;
 use super::Encoder;
 use crate::term::{const_term, is_false, or, Term};
 use crate::VerifyError;
 use syncfix_kir::{BlockId, InstId, InstKind, Item, Operand, Terminator};
 use z3::ast::Bool;
-
-/// An edge taken into a block: the per-thread edge predicates and the values of the target's
-/// phis along the edge.
-#[derive(Clone, Debug)]
-pub(crate) struct Incoming<'ctx> {
-    pub pred: [Bool<'ctx>; 2],
-    pub phis: Vec<(InstId, [Term<'ctx>; 2])>,
-}
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn exec_items(&mut self, items: &[Item]) -> Result<(), VerifyError> {

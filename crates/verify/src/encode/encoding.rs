@@ -1,7 +1,10 @@
 //! What the encoder gives the verifier ([`Encoding`]): the background facts, the properties
 //! and their instances, Houdini's candidates and checks, the loops unrolled or cut.
 
-use super::*;
+use crate::term::Term;
+use syncfix_kir::{AssertKind, InstId, LoopId, ObjectId, Scope, Span, VarId};
+use z3::ast::{Bool, BV};
+use z3::{Context, Solver};
 
 /// Symbolic ids of one thread (32-bit), per dimension.
 #[derive(Clone, Debug)]
@@ -82,7 +85,7 @@ pub struct Property<'ctx> {
     pub cond: Bool<'ctx>,
     pub pos: u32,
     pub kind: PropKind<'ctx>,
-    /// [`Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
+    /// [`super::Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
     pub stamp: u32,
     /// The state's `ok` when `cond` was built (the assumptions it holds under).
     pub ok: Bool<'ctx>,
@@ -93,7 +96,7 @@ pub struct Property<'ctx> {
     pub strict: Option<Bool<'ctx>>,
 }
 
-/// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
+/// A loop cut's facts about its race logs, `guard → facts` ([`super::Encoder::assert_log_fact`]).
 /// `guard` is a fresh constant and is assumed only in the state after the cut's head: a
 /// formula that does not mention `guard` can set it false, and needs no such fact. (The
 /// slices of `cone` take them by object and stamp; these are for `SYNCFIX_DUMP_SMT`.)
@@ -151,7 +154,7 @@ pub struct Candidate<'ctx> {
 pub struct CandidateCheck<'ctx> {
     pub cand: usize,
     pub cond: Bool<'ctx>,
-    /// [`Encoder::stamp`] when `cond` was built.
+    /// [`super::Encoder::stamp`] when `cond` was built.
     pub stamp: u32,
     /// How many candidates existed when `cond` was built: `cond` can mention only their
     /// literals (a term cannot contain a constant made after it), so whether it can hold

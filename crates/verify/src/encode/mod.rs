@@ -4,22 +4,29 @@
 //! lock-step order ([`syncfix_kir::Cfg`]) is executed by both threads under a per-thread
 //! predicate; a `phi` is an `ite` over the incoming edges' predicates. Loops are either
 //! unrolled completely (when an unwinding check proves that no further iteration exists) or
-//! cut at their head and proved with invariants ([`crate::loops`]).
+//! cut at their head and proved with invariants ([`loops`]).
 //!
 //! The encoder is split by idea: [`state`] (what a loop can modify), [`control`]
 //! (predicates, edges, phis), [`scalar`] (operations on values), [`access`] (loads, stores,
 //! atomics and the memory models), [`race`] (race logs and checks), [`barrier`] (barriers and
-//! divergence); loops live in [`crate::loops`]. What the encoder gives the verifier is
+//! divergence); loops live in [`loops`]. What the encoder gives the verifier is
 //! [`encoding`] ([`Encoding`] and the instances, properties and candidates it holds).
+//!
+//! The modules that define the data the [`Encoder`] holds ([`state`], [`frames`],
+//! [`symbols`], [`encoding`]) import none of the modules that add methods to it, so no
+//! module imports one that imports it.
 
 mod access;
 mod barrier;
 mod control;
 mod encoding;
+mod frames;
+mod loops;
 mod permission;
 mod race;
 mod scalar;
 pub(crate) mod state;
+mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
 pub use encoding::{
@@ -27,26 +34,21 @@ pub use encoding::{
     WaitInstance,
 };
 
-pub(crate) use control::Incoming;
-pub(crate) use state::State;
+pub(crate) use state::{Incoming, State};
+
+use frames::{CutFrame, LoopCtx};
+use symbols::{launch_facts, launch_symbols, linear_id};
 
 use crate::abstraction::{Abstraction, Model};
 use crate::analysis::Analysis;
 use crate::memory::{Logs, Mem};
-use crate::term::{and, or, Term};
+use crate::term::Term;
 use crate::{Limits, VerifyError, VerifyOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use syncfix_kir::{AssertKind, BlockId, Cfg, InstId, Kernel, LoopId, ObjectId, Scope, Space, Span, VarId};
+use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
 use z3::ast::{Array, Ast, Bool, Dynamic, BV};
-use z3::{Context, FuncDecl, Solver, Sort};
-
-/// The loop being executed, innermost last.
-#[derive(Clone, Debug)]
-pub(crate) struct LoopCtx {
-    /// The unrolled iteration, or `None` in a loop cut (an arbitrary iteration).
-    pub iter: Option<u32>,
-}
+use z3::{Context, FuncDecl, Sort};
 
 /// Fresh constants; while loop bodies are encoded, those they create are recorded (a cut's
 /// ghost copy of an earlier iteration renames them).
@@ -57,166 +59,59 @@ pub(crate) struct Fresh<'ctx> {
 }
 
 pub(crate) struct Encoder<'ctx, 'k> {
-    pub ctx: &'ctx Context,
-    pub k: &'k Kernel,
-    pub cfg: &'k Cfg,
+    ctx: &'ctx Context,
+    k: &'k Kernel,
+    cfg: &'k Cfg,
     /// Per block, the dominator whose predicate it has (`reconverge`), and the predicates of
     /// the blocks executed (the latest execution of each).
-    pub equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
-    pub block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
-    pub abs: &'k Abstraction,
-    pub opts: &'k VerifyOptions,
-    pub limits: Limits,
-    pub an: Analysis,
+    equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
+    block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
+    abs: &'k Abstraction,
+    opts: &'k VerifyOptions,
+    limits: Limits,
+    an: Analysis,
     /// Uniformity across any two threads, and within a group.
-    pub un: crate::uniformity::Uniformity,
-    pub un_group: crate::uniformity::Uniformity,
+    un: crate::uniformity::Uniformity,
+    un_group: crate::uniformity::Uniformity,
     /// The facts every solver holds ([`Encoding::background`]).
-    pub background: Vec<Bool<'ctx>>,
+    background: Vec<Bool<'ctx>>,
     /// [`Encoding::log_facts`].
-    pub log_facts: Vec<LogFact<'ctx>>,
+    log_facts: Vec<LogFact<'ctx>>,
     /// [`Encoding::havocked_logs`].
-    pub havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
-    pub solver_calls: u32,
-    pub solve_time: std::time::Duration,
-    pub vars: Vec<Bool<'ctx>>,
-    pub tid: [ThreadSyms<'ctx>; 2],
+    havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
+    solver_calls: u32,
+    solve_time: std::time::Duration,
+    vars: Vec<Bool<'ctx>>,
+    tid: [ThreadSyms<'ctx>; 2],
     /// Block and grid sizes per dimension (constants, or symbols for `*`).
-    pub sizes: [[BV<'ctx>; 3]; 2],
+    sizes: [[BV<'ctx>; 3]; 2],
     /// The kernel makes asynchronous copies (race logs may hold pending accesses).
-    pub has_async: bool,
-    pub same_group: Bool<'ctx>,
+    has_async: bool,
+    same_group: Bool<'ctx>,
     /// `--warp-sync`: both threads are in one warp.
-    pub same_warp: Option<Bool<'ctx>>,
-    pub params: BTreeMap<usize, Term<'ctx>>,
-    pub st: State<'ctx>,
-    pub incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
-    pub back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    pub cuts: Vec<crate::loops::CutFrame<'ctx>>,
-    pub loops: Vec<LoopCtx>,
-    pub props: Vec<Property<'ctx>>,
-    pub candidates: Vec<Candidate<'ctx>>,
-    pub cand_index: BTreeMap<(LoopId, String), usize>,
-    pub cand_checks: Vec<CandidateCheck<'ctx>>,
-    pub accesses: Vec<AccessInstance<'ctx>>,
-    pub access_loops: Vec<Vec<LoopId>>,
-    pub barriers: Vec<BarrierInstance<'ctx>>,
-    pub waits: Vec<WaitInstance<'ctx>>,
-    pub bounded: Vec<BoundedLoop>,
-    pub cut: Vec<CutLoop>,
-    pub pos: u32,
-    pub executed: u64,
-    pub fresh: Fresh<'ctx>,
-    pub ufs: BTreeMap<String, FuncDecl<'ctx>>,
-    pub deadline: Option<Instant>,
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-}
-
-/// The launch's sizes (`[block, grid]`: constants, or GPUVerify's `*` as symbols the same for
-/// both threads) and the two threads' local and group ids (a dimension of size 1: zero).
-/// `only_intra_group`: both threads in one group.
-fn launch_symbols<'ctx>(ctx: &'ctx Context, l: syncfix_kir::Launch, only_intra_group: bool) -> ([[BV<'ctx>; 3]; 2], [ThreadSyms<'ctx>; 2]) {
-    let dims = |n: &str, t: usize, size: [u32; 3]| -> [BV<'ctx>; 3] {
-        std::array::from_fn(|d| {
-            if size[d] == 1 {
-                BV::from_u64(ctx, 0, 32)
-            } else {
-                BV::new_const(ctx, format!("{n}{}${}", ["x", "y", "z"][d], t + 1), 32)
-            }
-        })
-    };
-    let size = |n: &str, v: [u32; 3]| -> [BV<'ctx>; 3] {
-        std::array::from_fn(|d| match v[d] {
-            0 => BV::new_const(ctx, format!("{n}{}", ["x", "y", "z"][d]), 32),
-            v => BV::from_u64(ctx, v as u64, 32),
-        })
-    };
-    let sizes = [size("group_size_", l.block_dim), size("num_groups_", l.grid_dim)];
-    let local = [dims("local_id_", 0, l.block_dim), dims("local_id_", 1, l.block_dim)];
-    let group = if only_intra_group {
-        let g = dims("group_id_", 0, l.grid_dim);
-        [g.clone(), g]
-    } else {
-        [dims("group_id_", 0, l.grid_dim), dims("group_id_", 1, l.grid_dim)]
-    };
-    let [l1, l2] = local;
-    let [g1, g2] = group;
-    (sizes, [ThreadSyms { local: l1, group: g1 }, ThreadSyms { local: l2, group: g2 }])
-}
-
-/// The facts about the launch that every query assumes: each id below its size, symbolic
-/// sizes positive and within 32 bits of threads per dimension (GPUVerify's), CUDA's limits
-/// on a launch, global ids equal only for equal ids, and the two threads distinct; and the
-/// condition that both threads are in one group.
-fn launch_facts<'ctx>(
-    ctx: &'ctx Context,
-    k: &Kernel,
-    sizes: &[[BV<'ctx>; 3]; 2],
-    tid: &[ThreadSyms<'ctx>; 2],
-) -> (Vec<Bool<'ctx>>, Bool<'ctx>) {
-    let l = k.launch;
-    // Ranges and distinctness.
-    let mut bg: Vec<Bool<'ctx>> = Vec::new();
-    for t in tid {
-        for d in 0..3 {
-            if l.block_dim[d] != 1 {
-                bg.push(t.local[d].bvult(&sizes[0][d]));
-            }
-            if l.grid_dim[d] != 1 {
-                bg.push(t.group[d].bvult(&sizes[1][d]));
-            }
-        }
-    }
-    // Symbolic sizes: positive, and the grid's threads per dimension fit in 32 bits (or
-    // are the fixed global size), as GPUVerify assumes.
-    for d in 0..3 {
-        if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
-            let zero = BV::from_u64(ctx, 0, 32);
-            bg.push(sizes[0][d].bvugt(&zero));
-            bg.push(sizes[1][d].bvugt(&zero));
-            bg.push(sizes[0][d].bvmul_no_overflow(&sizes[1][d], false));
-            if l.global_dim[d] != 0 {
-                bg.push(sizes[0][d].bvmul(&sizes[1][d])._eq(&BV::from_u64(ctx, l.global_dim[d] as u64, 32)));
-            }
-        }
-    }
-    // CUDA's limits on a launch (Programming Guide, "Technical Specifications per Compute
-    // Capability", every capability since 2.0): at most 1024 threads per block, 1024 in x
-    // and y and 64 in z; at most 2^31 - 1 blocks in x and 65535 in y and z. A launch beyond
-    // them fails, so no kernel runs with such sizes. OpenCL's limits are the device's
-    // (`CL_DEVICE_MAX_WORK_GROUP_SIZE`): none is assumed there.
-    if k.language == syncfix_kir::Language::Cuda {
-        let c = |v: u64| BV::from_u64(ctx, v, 32);
-        for (d, (block, grid)) in [(1024, 0x7fff_ffff), (1024, 65535), (64, 65535)].into_iter().enumerate() {
-            if l.block_dim[d] == 0 {
-                bg.push(sizes[0][d].bvule(&c(block)));
-            }
-            if l.grid_dim[d] == 0 {
-                bg.push(sizes[1][d].bvule(&c(grid)));
-            }
-        }
-        if l.block_dim.contains(&0) {
-            // Each factor is at most 1024, so the product fits in 32 bits.
-            let threads = sizes[0][0].bvmul(&sizes[0][1]).bvmul(&sizes[0][2]);
-            bg.push(threads.bvule(&c(1024)));
-        }
-    }
-    // A fact about symbolic sizes that bit-vector solvers find hard (32-bit products):
-    // global ids `g * L + l` (as the front end builds them) of two threads are equal only
-    // when their group and local ids are (`l < L` and no overflow, both asserted above).
-    for d in 0..3 {
-        if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
-            let gid = |t: &ThreadSyms<'ctx>| t.group[d].bvmul(&sizes[0][d]).bvadd(&t.local[d]);
-            let same_ids = Bool::and(ctx, &[&tid[0].group[d]._eq(&tid[1].group[d]), &tid[0].local[d]._eq(&tid[1].local[d])]);
-            bg.push(gid(&tid[0])._eq(&gid(&tid[1])).implies(&same_ids));
-        }
-    }
-    let same: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].group[d]._eq(&tid[1].group[d])).collect();
-    let same_group = and(ctx, &same.iter().collect::<Vec<_>>()).simplify();
-    let mut differ: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].local[d]._eq(&tid[1].local[d]).not()).collect();
-    differ.push(same_group.not());
-    bg.push(or(ctx, &differ.iter().collect::<Vec<_>>()));
-    (bg, same_group)
+    same_warp: Option<Bool<'ctx>>,
+    params: BTreeMap<usize, Term<'ctx>>,
+    st: State<'ctx>,
+    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
+    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
+    cuts: Vec<CutFrame<'ctx>>,
+    loops: Vec<LoopCtx>,
+    props: Vec<Property<'ctx>>,
+    candidates: Vec<Candidate<'ctx>>,
+    cand_index: BTreeMap<(LoopId, String), usize>,
+    cand_checks: Vec<CandidateCheck<'ctx>>,
+    accesses: Vec<AccessInstance<'ctx>>,
+    access_loops: Vec<Vec<LoopId>>,
+    barriers: Vec<BarrierInstance<'ctx>>,
+    waits: Vec<WaitInstance<'ctx>>,
+    bounded: Vec<BoundedLoop>,
+    cut: Vec<CutLoop>,
+    pos: u32,
+    executed: u64,
+    fresh: Fresh<'ctx>,
+    ufs: BTreeMap<String, FuncDecl<'ctx>>,
+    deadline: Option<Instant>,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -233,7 +128,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let (background, same_group) = launch_facts(ctx, k, &sizes, &tid);
         let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
             // Warps are runs of `w` consecutive linear local ids (x fastest).
-            let lin = |t: &ThreadSyms<'ctx>| barrier::linear_id(&t.local, &sizes[0]);
+            let lin = |t: &ThreadSyms<'ctx>| linear_id(&t.local, &sizes[0]);
             let wv = BV::from_u64(ctx, w as u64, 32);
             let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
             Bool::and(ctx, &[&same_group, &same]).simplify()

@@ -14,17 +14,11 @@
 //! counts them all as accessed (a missed violation is possible after a cut loop, a false
 //! alarm is not).
 
+use super::state::Witness;
 use super::Encoder;
 use crate::term::Term;
 use syncfix_kir::{AssertKind, BinOp, InstId, InstKind, ObjectId, Operand};
 use z3::ast::{Ast, Bool, BV};
-
-/// The witness of one object: a byte offset and whether neither thread accessed it yet.
-#[derive(Clone, Debug)]
-pub(crate) struct Witness<'ctx> {
-    pub na: BV<'ctx>,
-    pub unaccessed: Bool<'ctx>,
-}
 
 /// The objects that barrier invariants read (spec loads feeding a barrier invariant).
 pub(crate) fn checked_objects(k: &syncfix_kir::Kernel) -> std::collections::BTreeSet<ObjectId> {

@@ -14,6 +14,21 @@ use syncfix_kir::{InstId, ObjectId};
 use z3::ast::{Bool, BV};
 use z3::FuncDecl;
 
+/// An edge taken into a block: the per-thread edge predicates and the values of the target's
+/// phis along the edge.
+#[derive(Clone, Debug)]
+pub(crate) struct Incoming<'ctx> {
+    pub pred: [Bool<'ctx>; 2],
+    pub phis: Vec<(InstId, [Term<'ctx>; 2])>,
+}
+
+/// The witness of one object: a byte offset and whether neither thread accessed it yet.
+#[derive(Clone, Debug)]
+pub(crate) struct Witness<'ctx> {
+    pub na: BV<'ctx>,
+    pub unaccessed: Bool<'ctx>,
+}
+
 /// Values returned so far by repetition-free atomics on one object (NFM 2014 §4.2).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Used<'ctx> {
@@ -44,7 +59,7 @@ pub(crate) struct State<'ctx> {
     /// History of repetition-free atomics, per object.
     pub used: BTreeMap<ObjectId, Used<'ctx>>,
     /// Barrier-invariant access witnesses, per object a barrier invariant reads.
-    pub perm: BTreeMap<ObjectId, super::permission::Witness<'ctx>>,
+    pub perm: BTreeMap<ObjectId, Witness<'ctx>>,
     /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
     /// violated only by executions that satisfy the assumptions before it.
     pub ok: Bool<'ctx>,

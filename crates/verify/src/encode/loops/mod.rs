@@ -16,8 +16,6 @@ mod cut;
 mod head;
 mod unroll;
 
-pub(crate) use cut::CutFrame;
-
 use crate::encode::Encoder;
 use crate::VerifyError;
 use syncfix_kir::{InstId, LoopId};

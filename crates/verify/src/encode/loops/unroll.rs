@@ -4,7 +4,8 @@
 //! exact. The check is skipped when the loop-head predicates are unchanged (the same threads
 //! go round again) or constant.
 
-use crate::encode::{BoundedLoop, Encoder, Incoming, LoopCtx, State};
+use crate::encode::frames::{CutFrame, LoopCtx};
+use crate::encode::{BoundedLoop, Encoder, Incoming, State};
 use crate::term::{is_false, or};
 use crate::VerifyError;
 use std::collections::BTreeMap;
@@ -25,7 +26,7 @@ pub(crate) struct Snapshot<'ctx> {
     st: State<'ctx>,
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    cuts: Vec<super::CutFrame<'ctx>>,
+    cuts: Vec<CutFrame<'ctx>>,
     lens: [usize; 8],
     pos: u32,
     executed: u64,

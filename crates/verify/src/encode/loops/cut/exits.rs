@@ -3,29 +3,11 @@
 //! thread left by, in an earlier iteration or this one, with the values it carried, and the
 //! candidates about them.
 
+use crate::encode::frames::{CutFrame, Exit};
 use crate::encode::{Encoder, Incoming};
 use crate::term::{or, Term};
 use syncfix_kir::{BlockId, InstKind, LoopId, Operand};
 use z3::ast::{Ast, Bool};
-
-/// An edge leaving the loop being cut, taken in its arbitrary iteration.
-#[derive(Clone, Debug)]
-pub(crate) struct Exit<'ctx> {
-    pub(super) from: BlockId,
-    pub(super) to: BlockId,
-    pub(super) edge: Incoming<'ctx>,
-    /// The values of the loop's escaping values ([`crate::analysis::LoopInfo::escapes`]) when
-    /// the edge was taken.
-    pub(super) escapes: Vec<[Term<'ctx>; 2]>,
-}
-
-/// The loop being cut: the exits and returns of its arbitrary iteration.
-#[derive(Clone, Debug)]
-pub(crate) struct CutFrame<'ctx> {
-    pub l: LoopId,
-    pub(super) exits: Vec<Exit<'ctx>>,
-    pub(super) returns: Vec<[Bool<'ctx>; 2]>,
-}
 
 /// Which exit a thread left the loop by (or that it returned), and the values it carried.
 pub(super) struct Slot<'ctx> {

@@ -23,11 +23,11 @@
 mod exits;
 mod havoc;
 
-pub(crate) use exits::CutFrame;
 use exits::{ExitForm, Slot};
 
 use super::head::View;
-use crate::encode::{CutLoop, Encoder, Incoming, LoopCtx};
+use crate::encode::frames::{CutFrame, LoopCtx};
+use crate::encode::{CutLoop, Encoder, Incoming};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false, or, Term};
 use crate::VerifyError;
