@@ -65,8 +65,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let name = self.k.objects[o].name.clone();
         let g = self.st.eq[&o][0].granule;
         let shared = self.k.objects[o].space == Space::Shared;
-        let fa = self.fresh_mem(&name, g);
-        let fb = if shared { self.fresh_mem(&name, g) } else { fa.clone() };
+        let fa = self.symbols.fresh_mem(&name, g);
+        let fb = if shared { self.symbols.fresh_mem(&name, g) } else { fa.clone() };
         let copies = self.st.eq.get_mut(&o).expect("equality array");
         copies[0].arr = cond.ite(&fa.arr, &copies[0].arr);
         copies[1].arr = cond.ite(&fb.arr, &copies[1].arr);
@@ -86,20 +86,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // arbitrary, as for every atomic.
         if self.abs.model(ptr.object) == Model::Private {
             for t in 0..2 {
-                let v = self.fresh_bv("atomic_private", bytes * 8);
+                let v = self.symbols.fresh_bv("atomic_private", bytes * 8);
                 self.write(t, ptr.object, &off[t], &v, bytes, &pred[t]);
             }
         }
         // The old value: arbitrary (atomically accessed arrays are adversarial) ...
-        let vals: [Term<'ctx>; 2] = [self.fresh_term("atomic", width), self.fresh_term("atomic", width)];
+        let vals: [Term<'ctx>; 2] = [self.symbols.fresh_term("atomic", width), self.symbols.fresh_term("atomic", width)];
         if self.abs.repetition_free[ptr.object] && width > 1 {
             // ... except that a repetition-free atomic never returns the same value twice at
             // one offset (Bardsley & Donaldson, NFM 2014 §4.2).
             // The two threads update one counter only when it is in global memory or they are
             // in one group (shared memory is per group).
             let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
-            let one_copy =
-                if self.k.objects[ptr.object].space == Space::Shared { self.same_group.clone() } else { Bool::from_bool(ctx, true) };
+            let one_copy = if self.k.objects[ptr.object].space == Space::Shared {
+                self.symbols.same_group().clone()
+            } else {
+                Bool::from_bool(ctx, true)
+            };
             let mut facts: Vec<Bool<'ctx>> = vec![];
             let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));
@@ -161,7 +164,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         .map(|(u, ran, o, z)| {
                             let mut c = vec![ran.clone(), o._eq(&off), z._eq(&resize(&v, z.get_size()))];
                             if *u != t && self.k.objects[ptr.object].space == Space::Shared {
-                                c.push(self.same_group.clone());
+                                c.push(self.symbols.same_group().clone());
                             }
                             crate::term::and(ctx, &c.iter().collect::<Vec<_>>())
                         })
@@ -176,7 +179,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             if unknown {
                 // No `used` map: nothing is known of what was taken.
-                let f = self.fresh_bool("atomic_taken");
+                let f = self.symbols.fresh_bool("atomic_taken");
                 taken = Bool::or(ctx, &[&taken, &f]);
             }
             self.define(t, inst, Term::B(taken), &pred[t]);
@@ -189,8 +192,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         let h = self.st.used.get(&o)?.history.clone()?;
         let group = if self.k.objects[o].space == Space::Shared {
-            let g = &self.tid[t].group;
-            let [gx, gy, _] = &self.sizes[1];
+            let g = &self.symbols.tid(t).group;
+            let [gx, gy, _] = &self.symbols.sizes()[1];
             g[0].bvadd(&g[1].bvmul(gx)).bvadd(&g[2].bvmul(&gx.bvmul(gy)))
         } else {
             BV::from_u64(ctx, 0, 32)
@@ -215,7 +218,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Equality => self.eq_copy(t, o).expect("equality array").read(ctx, off, bytes),
             Model::Adversarial => {
                 let name = format!("{}$read", self.k.objects[o].name);
-                self.fresh_bv(&name, bytes * 8)
+                self.symbols.fresh_bv(&name, bytes * 8)
             }
         }
     }
@@ -227,7 +230,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if t == 0 || self.k.objects[o].space != Space::Shared {
             return Some(a.clone());
         }
-        Some(Mem { arr: self.same_group.ite(&a.arr, &b.arr), granule: a.granule, table: None })
+        Some(Mem { arr: self.symbols.same_group().ite(&a.arr, &b.arr), granule: a.granule, table: None })
     }
 
     pub(crate) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
@@ -241,7 +244,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             Model::Equality => {
                 let shared = self.k.objects[o].space == Space::Shared;
-                let sg = self.same_group.clone();
+                let sg = self.symbols.same_group().clone();
                 let copies = self.st.eq.get_mut(&o).expect("equality array");
                 if t == 0 || !shared {
                     let new = copies[0].write(ctx, off, v, bytes);
@@ -278,7 +281,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         self.st.private[t][&src].arr.clone()
                     } else {
                         let g = self.st.private[t][&dst].granule;
-                        self.fresh_mem(&name, g).arr
+                        self.symbols.fresh_mem(&name, g).arr
                     };
                     let m = self.st.private[t].get_mut(&dst).expect("private array");
                     m.arr = pred[t].ite(&new, &m.arr);
@@ -292,7 +295,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     [s[0].arr.clone(), s[1].arr.clone()]
                 } else {
                     let g = self.st.eq[&dst][0].granule;
-                    let f = self.fresh_mem(&name, g).arr;
+                    let f = self.symbols.fresh_mem(&name, g).arr;
                     [f.clone(), f]
                 };
                 let copies = self.st.eq.get_mut(&dst).expect("equality array");
@@ -312,11 +315,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if self.st.logs.contains_key(&o) {
             let width = self.k.objects[o].elem_size.max(1);
             // An element of the array (GPUVerify's offsets are element indices).
-            let index = self.fresh_bv("external_index", 64);
+            let index = self.symbols.fresh_bv("external_index", 64);
             let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
             let bits = self.st.logs[&o].read.value.get_size();
-            let value = self.fresh_bv("external_value", bits);
-            let changed = self.fresh_bool("external_changed");
+            let value = self.symbols.fresh_bv("external_value", bits);
+            let changed = self.symbols.fresh_bool("external_changed");
             self.log_access(AccessAt { inst, kind: access, object: o, external: true }, &off, width, &value, &changed, &pred[0]);
         }
         if kind == LogKind::Write {
@@ -324,7 +327,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if self.st.eq.contains_key(&o) {
                 let name = self.k.objects[o].name.clone();
                 let g = self.st.eq[&o][0].granule;
-                let fresh = self.fresh_mem(&name, g);
+                let fresh = self.symbols.fresh_mem(&name, g);
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
                 for c in self.st.eq.get_mut(&o).expect("equality array").iter_mut() {
                     c.arr = either.ite(&fresh.arr, &c.arr);
@@ -335,7 +338,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let name = self.k.objects[o].name.clone();
                 for t in 0..2 {
                     let g = self.st.private[t][&o].granule;
-                    let fresh = self.fresh_mem(&name, g);
+                    let fresh = self.symbols.fresh_mem(&name, g);
                     let m = self.st.private[t].get_mut(&o).expect("private array");
                     m.arr = pred[t].ite(&fresh.arr, &m.arr);
                     m.table = None;

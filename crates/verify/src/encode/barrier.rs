@@ -31,7 +31,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let guard = self.barrier_guard(bar);
         let (lf, gf) = self.barrier_fences(bar);
         let scope_pair = match bar.scope {
-            Scope::Block => self.same_group.clone(),
+            Scope::Block => self.symbols.same_group().clone(),
             Scope::Grid => Bool::from_bool(ctx, true),
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
@@ -51,7 +51,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let first = Bool::and(ctx, &[&guard, &pred[0]]);
         let (clear_local, clear_global) = match bar.scope {
             Scope::Grid => (both.clone(), both.clone()),
-            Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),
+            Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, self.symbols.same_group()])),
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
         self.clear_logs(&clear_local, &clear_global);
@@ -65,7 +65,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let p1l = Bool::and(ctx, &[&pred[0], &lf[0]]);
                 let p2l = Bool::and(ctx, &[&pred[1], &lf[1]]);
                 let sh = Bool::and(ctx, &[&guard, &Bool::or(ctx, &[&p1l, &p2l])]);
-                let g = Bool::and(ctx, &[&both, &self.same_group, &Bool::or(ctx, &[&gf[0], &gf[1]])]);
+                let g = Bool::and(ctx, &[&both, self.symbols.same_group(), &Bool::or(ctx, &[&gf[0], &gf[1]])]);
                 (sh, g)
             }
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
@@ -77,7 +77,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn barrier_guard(&self, bar: &syncfix_kir::Barrier) -> Bool<'ctx> {
         match bar.guard {
             Guard::Always => Bool::from_bool(self.ctx, true),
-            Guard::Var(v) => self.vars[v.index()].clone(),
+            Guard::Var(v) => self.symbols.var(v).clone(),
         }
     }
 
@@ -181,7 +181,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let (lf, gf) = self.barrier_fences(bar);
         let lin = [self.linear_local_id(0), self.linear_local_id(1)];
         let size_bv = BV::from_u64(ctx, size.max(1) as u64, 32);
-        let same_tile = Bool::and(ctx, &[&self.same_group, &lin[0].bvudiv(&size_bv)._eq(&lin[1].bvudiv(&size_bv))]).simplify();
+        let same_tile = Bool::and(ctx, &[self.symbols.same_group(), &lin[0].bvudiv(&size_bv)._eq(&lin[1].bvudiv(&size_bv))]).simplify();
         let lane: [BV<'ctx>; 2] = std::array::from_fn(|t| lin[t].bvurem(&BV::from_u64(ctx, 32, 32)));
         // Whether mask `t` names the lane of thread `u`.
         let masks: Option<[BV<'ctx>; 2]> = match mask {
@@ -228,8 +228,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Thread `t`'s linear thread id in its block, `x + y*bx + z*bx*by` (32 bits): what warps
     /// and tiles are made of.
     fn linear_local_id(&self, t: usize) -> BV<'ctx> {
-        linear_id(&self.tid[t].local, &self.sizes[0]).simplify()
+        linear_id(&self.symbols.tid(t).local, &self.symbols.sizes()[0]).simplify()
     }
 }
-
-use syncfix_kir::EntityRef;

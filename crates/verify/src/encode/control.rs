@@ -157,7 +157,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // No operand for this predecessor: an arbitrary value (LLVM `undef`).
                 None => {
                     let w = self.k.insts[inst].width;
-                    [self.fresh_term("phi_undef", w), self.fresh_term("phi_undef", w)]
+                    [self.symbols.fresh_term("phi_undef", w), self.symbols.fresh_term("phi_undef", w)]
                 }
             };
             phis.push((inst, vals));

@@ -30,33 +30,23 @@ mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
 pub use encoding::{
-    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, ThreadSyms,
-    WaitInstance,
+    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, WaitInstance,
 };
 
 pub(crate) use state::{Incoming, State};
 
 use frames::{CutFrame, LoopCtx};
-use symbols::{launch_facts, launch_symbols, linear_id};
+use symbols::Symbols;
 
 use crate::abstraction::{Abstraction, Model};
 use crate::analysis::Analysis;
 use crate::memory::{Logs, Mem};
-use crate::term::Term;
 use crate::{Limits, VerifyError, VerifyOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
-use z3::ast::{Array, Ast, Bool, Dynamic, BV};
-use z3::{Context, FuncDecl, Sort};
-
-/// Fresh constants; while loop bodies are encoded, those they create are recorded (a cut's
-/// ghost copy of an earlier iteration renames them).
-#[derive(Default)]
-pub(crate) struct Fresh<'ctx> {
-    n: u32,
-    pub frames: Vec<Vec<Dynamic<'ctx>>>,
-}
+use z3::ast::{Bool, Dynamic, BV};
+use z3::Context;
 
 pub(crate) struct Encoder<'ctx, 'k> {
     ctx: &'ctx Context,
@@ -67,30 +57,22 @@ pub(crate) struct Encoder<'ctx, 'k> {
     equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
     block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
     abs: &'k Abstraction,
+    /// The constants the encoding is made of (barrier variables, launch, parameters, fresh ones).
+    symbols: Symbols<'ctx>,
     opts: &'k VerifyOptions,
     limits: Limits,
     an: Analysis,
     /// Uniformity across any two threads, and within a group.
     un: crate::uniformity::Uniformity,
     un_group: crate::uniformity::Uniformity,
-    /// The facts every solver holds ([`Encoding::background`]).
-    background: Vec<Bool<'ctx>>,
     /// [`Encoding::log_facts`].
     log_facts: Vec<LogFact<'ctx>>,
     /// [`Encoding::havocked_logs`].
     havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
     solver_calls: u32,
     solve_time: std::time::Duration,
-    vars: Vec<Bool<'ctx>>,
-    tid: [ThreadSyms<'ctx>; 2],
-    /// Block and grid sizes per dimension (constants, or symbols for `*`).
-    sizes: [[BV<'ctx>; 3]; 2],
     /// The kernel makes asynchronous copies (race logs may hold pending accesses).
     has_async: bool,
-    same_group: Bool<'ctx>,
-    /// `--warp-sync`: both threads are in one warp.
-    same_warp: Option<Bool<'ctx>>,
-    params: BTreeMap<usize, Term<'ctx>>,
     st: State<'ctx>,
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
@@ -108,8 +90,6 @@ pub(crate) struct Encoder<'ctx, 'k> {
     cut: Vec<CutLoop>,
     pos: u32,
     executed: u64,
-    fresh: Fresh<'ctx>,
-    ufs: BTreeMap<String, FuncDecl<'ctx>>,
     deadline: Option<Instant>,
     cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
@@ -123,16 +103,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         num_vars: usize,
         opts: &'k VerifyOptions,
     ) -> Self {
-        let vars = (0..num_vars).map(|i| Bool::new_const(ctx, format!("b{i}"))).collect();
-        let (sizes, tid) = launch_symbols(ctx, k.launch, opts.only_intra_group);
-        let (background, same_group) = launch_facts(ctx, k, &sizes, &tid);
-        let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
-            // Warps are runs of `w` consecutive linear local ids (x fastest).
-            let lin = |t: &ThreadSyms<'ctx>| linear_id(&t.local, &sizes[0]);
-            let wv = BV::from_u64(ctx, w as u64, 32);
-            let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
-            Bool::and(ctx, &[&same_group, &same]).simplify()
-        });
+        let symbols = Symbols::new(ctx, k, num_vars, opts);
         let an = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
         let multi_group = !opts.only_intra_group && k.multi_block();
         let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
@@ -145,23 +116,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             equiv: crate::reconverge::control_equivalent(k, cfg),
             block_pred: BTreeMap::new(),
             abs,
+            symbols,
             opts,
             limits: opts.limits,
             an,
             un,
             un_group,
-            background,
             log_facts: Vec::new(),
             havocked_logs: Default::default(),
             solver_calls: 0,
             solve_time: std::time::Duration::ZERO,
-            vars,
-            tid,
-            sizes,
             has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
-            same_group,
-            same_warp,
-            params: BTreeMap::new(),
             st: State::new(Bool::from_bool(ctx, true), Default::default()),
             incoming: BTreeMap::new(),
             back: BTreeMap::new(),
@@ -179,8 +144,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             cut: Vec::new(),
             pos: 0,
             executed: 0,
-            fresh: Fresh::default(),
-            ufs: BTreeMap::new(),
             deadline: opts.deadline,
             cancel: opts.cancel.clone(),
         }
@@ -188,23 +151,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Encodes the whole kernel.
     pub(crate) fn run(mut self) -> Result<Encoding<'ctx>, VerifyError> {
-        self.init_params();
+        self.symbols.init_params(self.k);
         self.init_memory();
         self.init_permissions();
         let t = Bool::from_bool(self.ctx, true);
         self.incoming.insert(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
-        let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
+        let launch = self.symbols.finish();
         Ok(Encoding {
             assumptions: self.st.asm.clone(),
-            background: self.background,
+            background: launch.background,
             log_facts: self.log_facts,
             havocked_logs: self.havocked_logs,
-            vars: self.vars,
-            tid: self.tid,
-            sizes: self.sizes,
-            same_group: self.same_group,
+            vars: launch.vars,
+            tid: launch.tid,
+            sizes: launch.sizes,
+            same_group: launch.same_group,
             props: self.props,
             candidates: self.candidates,
             cand_checks: self.cand_checks,
@@ -213,7 +176,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             waits: self.waits,
             bounded: self.bounded,
             cut: self.cut,
-            params,
+            params: launch.params,
             access_loops: self.access_loops,
             solver_calls: self.solver_calls,
             solve_time: self.solve_time,
@@ -232,32 +195,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    /// The kernel's scalar parameters: one constant each, shared by both threads (never
-    /// renamed by a loop cut's ghost copy).
-    fn init_params(&mut self) {
-        for (index, p) in self.k.params.iter().enumerate() {
-            if let syncfix_kir::ParamKind::Scalar { width } = p.kind {
-                let v = if width == 1 {
-                    Term::B(Bool::new_const(self.ctx, p.name.as_str()))
-                } else {
-                    Term::V(BV::new_const(self.ctx, p.name.as_str(), width as u32))
-                };
-                self.params.insert(index, v);
-            }
-        }
-    }
-
     fn init_memory(&mut self) {
         let ctx = self.ctx;
         for (o, obj) in self.k.objects.iter() {
             let g = self.abs.granule[o];
             match self.abs.model(o) {
                 Model::Private => {
-                    let shared = obj.uniform.then(|| self.fresh_mem(&obj.name, g));
+                    let shared = obj.uniform.then(|| self.symbols.fresh_mem(&obj.name, g));
                     for t in 0..2 {
                         let m = match &shared {
                             Some(m) => m.clone(),
-                            None => self.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
+                            None => self.symbols.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
                         };
                         self.st.private[t].insert(o, m);
                     }
@@ -268,8 +216,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     self.st.eq.insert(o, [a.clone(), a]);
                 }
                 Model::Equality => {
-                    let a = self.fresh_mem(&obj.name, g);
-                    let b = if obj.space == Space::Shared { self.fresh_mem(&obj.name, g) } else { a.clone() };
+                    let a = self.symbols.fresh_mem(&obj.name, g);
+                    let b = if obj.space == Space::Shared { self.symbols.fresh_mem(&obj.name, g) } else { a.clone() };
                     self.st.eq.insert(o, [a, b]);
                 }
                 Model::Adversarial => {}
@@ -292,82 +240,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.log_facts.push(LogFact { fact });
     }
 
-    /// A count of the fresh constants made so far: a formula built now mentions none made
-    /// later (never reset, not even when an unrolling is undone, so the names stay unique).
-    pub(crate) fn stamp(&self) -> u32 {
-        self.fresh.n
-    }
-
-    // ---- fresh constants -------------------------------------------------------------
-
-    pub(crate) fn record(&mut self, d: Dynamic<'ctx>) {
-        if let Some(f) = self.fresh.frames.last_mut() {
-            f.push(d);
-        }
-    }
-
-    fn fresh_name(&mut self, prefix: &str) -> String {
-        self.fresh.n += 1;
-        format!("{prefix}!{}", self.fresh.n)
-    }
-
-    /// A fresh Boolean constant.
-    pub(crate) fn fresh_bool(&mut self, prefix: &str) -> Bool<'ctx> {
-        let name = self.fresh_name(prefix);
-        let b = Bool::new_const(self.ctx, name);
-        self.record(Dynamic::from_ast(&b));
-        b
-    }
-
-    /// A fresh bit-vector constant of `bits` bits.
-    pub(crate) fn fresh_bv(&mut self, prefix: &str, bits: u32) -> BV<'ctx> {
-        let name = self.fresh_name(prefix);
-        let v = BV::new_const(self.ctx, name, bits);
-        self.record(Dynamic::from_ast(&v));
-        v
-    }
-
-    /// A fresh value of an instruction's width (a Boolean for width 1).
-    pub(crate) fn fresh_term(&mut self, prefix: &str, width: u16) -> Term<'ctx> {
-        if width == 1 {
-            Term::B(self.fresh_bool(prefix))
-        } else {
-            Term::V(self.fresh_bv(prefix, width as u32))
-        }
-    }
-
-    /// A fresh array with arbitrary contents.
-    pub(crate) fn fresh_mem(&mut self, name: &str, granule: u32) -> Mem<'ctx> {
-        let name = self.fresh_name(name);
-        let dom = Sort::bitvector(self.ctx, 64);
-        let rng = Sort::bitvector(self.ctx, granule * 8);
-        let arr = Array::new_const(self.ctx, name, &dom, &rng);
-        self.record(Dynamic::from_ast(&arr));
-        Mem { arr, granule, table: None }
-    }
-
-    /// A fresh constant of `d`'s sort.
-    pub(crate) fn fresh_like(&mut self, d: &Dynamic<'ctx>, prefix: &str) -> Dynamic<'ctx> {
-        let name = self.fresh_name(prefix);
-        let g = FuncDecl::new(self.ctx, name, &[], &d.get_sort()).apply(&[]);
-        self.record(g.clone());
-        g
-    }
-
-    /// Starts recording the fresh constants created from here on.
-    pub(crate) fn push_fresh_frame(&mut self) {
-        self.fresh.frames.push(Vec::new());
-    }
-
-    /// Stops recording; returns what this frame recorded (the enclosing frame keeps them too).
-    pub(crate) fn pop_fresh_frame(&mut self) -> Vec<Dynamic<'ctx>> {
-        let f = self.fresh.frames.pop().unwrap_or_default();
-        if let Some(outer) = self.fresh.frames.last_mut() {
-            outer.extend(f.iter().cloned());
-        }
-        f
-    }
-
     // ---- properties ------------------------------------------------------------------
 
     /// Records a property unless its condition is trivially false.
@@ -382,7 +254,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // simplified (see `term::is_false`).
         let cond = crate::term::simplify_small(cond);
         if !crate::term::is_false(&cond) {
-            let stamp = self.stamp();
+            let stamp = self.symbols.stamp();
             let strict = strict.map(crate::term::simplify_small);
             self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone(), strict });
         }

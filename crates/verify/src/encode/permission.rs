@@ -56,7 +56,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn fresh_witness(&mut self, o: ObjectId, start: &Bool<'ctx>) {
         let ctx = self.ctx;
         let name = self.k.objects[o].name.clone();
-        let na = self.fresh_bv(&format!("{name}.not_accessed"), 64);
+        let na = self.symbols.fresh_bv(&format!("{name}.not_accessed"), 64);
         let t = Bool::from_bool(ctx, true);
         let w = match self.st.perm.get(&o) {
             Some(old) => Witness { na: start.ite(&na, &old.na), unaccessed: start.ite(&t, &old.unaccessed).simplify() },

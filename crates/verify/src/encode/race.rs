@@ -5,7 +5,7 @@
 use super::{AccessInstance, Encoder, PropKind, WaitInstance};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false};
-use syncfix_kir::{EntityRef, Guard, InstId, ObjectId, Space};
+use syncfix_kir::{Guard, InstId, ObjectId, Space};
 use z3::ast::{Ast, Bool, BV};
 
 /// Which access an instance is: its instruction, kind and object, and whether an external
@@ -50,7 +50,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         });
         let loops = self.enclosing_loops(self.k.insts[inst].block);
         self.access_loops.push(loops);
-        let choose = self.fresh_bool("log");
+        let choose = self.symbols.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
         let logs = self.st.logs.get_mut(&o).expect("logs");
         logs.get_mut(kind).log(&cond, off1, width, val1, changed1, who);
@@ -106,7 +106,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let overlap = if self.an.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
             let mut parts: Vec<Bool<'ctx>> = vec![self.st.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
             if shared {
-                parts.push(self.same_group.clone());
+                parts.push(self.symbols.same_group().clone());
             }
             let mut strict = None;
             if benign {
@@ -129,7 +129,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // Warp-synchronous execution: two threads of one warp are in step after every
         // instruction, so what thread 1 logged no longer conflicts with thread 2.
-        if let Some(same_warp) = self.same_warp.clone() {
+        if let Some(same_warp) = self.symbols.same_warp().cloned() {
             if let Some(logs) = self.st.logs.get_mut(&o) {
                 logs.clear(&same_warp);
             }
@@ -155,7 +155,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         let (var, on) = match guard {
             Guard::Always => (None, pred[0].clone()),
-            Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], &self.vars[v.index()]])),
+            Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], self.symbols.var(v)])),
         };
         self.waits.push(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
         if !self.opts.site_active(guard) {

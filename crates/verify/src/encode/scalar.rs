@@ -9,7 +9,6 @@ use crate::term::{const_term, resize, Term};
 use crate::VerifyError;
 use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand};
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{FuncDecl, Sort};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
@@ -21,17 +20,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Builtin(b) => {
                 let v: [Term<'ctx>; 2] = std::array::from_fn(|t| {
                     let v = match b {
-                        Builtin::LocalId(d) => self.tid[t].local[d as usize].clone(),
-                        Builtin::GroupId(d) => self.tid[t].group[d as usize].clone(),
-                        Builtin::LocalSize(d) => self.sizes[0][d as usize].clone(),
-                        Builtin::NumGroups(d) => self.sizes[1][d as usize].clone(),
+                        Builtin::LocalId(d) => self.symbols.tid(t).local[d as usize].clone(),
+                        Builtin::GroupId(d) => self.symbols.tid(t).group[d as usize].clone(),
+                        Builtin::LocalSize(d) => self.symbols.sizes()[0][d as usize].clone(),
+                        Builtin::NumGroups(d) => self.symbols.sizes()[1][d as usize].clone(),
                     };
                     Term::V(resize(&v, width as u32))
                 });
                 self.define_both(inst, v, pred);
             }
             InstKind::Havoc => {
-                let v = [self.fresh_term("havoc", width), self.fresh_term("havoc", width)];
+                let v = [self.symbols.fresh_term("havoc", width), self.symbols.fresh_term("havoc", width)];
                 self.define_both(inst, v, pred);
             }
             InstKind::Bin { op, lhs, rhs } => {
@@ -97,16 +96,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The kernel's scalar parameter `index` (`width` bits): one constant for both threads.
     fn param(&mut self, inst: InstId, index: usize, width: u16, pred: &[Bool<'ctx>; 2]) {
-        let ctx = self.ctx;
-        let v = match self.params.get(&index) {
-            Some(v) => v.clone(),
-            None => {
-                let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
-                let v = if width == 1 { Term::B(Bool::new_const(ctx, name)) } else { Term::V(BV::new_const(ctx, name, width as u32)) };
-                self.params.insert(index, v.clone());
-                v
-            }
-        };
+        let k = self.k;
+        let v = self.symbols.param(index, width, || k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}")));
         self.define_both(inst, [v.clone(), v], pred);
     }
 
@@ -123,7 +114,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 })
                 .collect();
             let refs: Vec<&dyn Ast<'ctx>> = vals.iter().map(|v| v as &dyn Ast<'ctx>).collect();
-            let r = self.ufs[&f].apply(&refs);
+            let r = self.symbols.apply(&f, &refs);
             if width == 1 {
                 Term::B(r.as_bool().expect("bool range"))
             } else {
@@ -195,7 +186,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             && pred.iter().all(|p| p.as_bool() == Some(true));
         for c in cs {
             if at_entry {
-                self.background.push(c.clone());
+                self.symbols.add_background(c.clone());
             }
             self.st.assume(&c);
         }
@@ -241,18 +232,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The uninterpreted function for `func` (declared once); returns its cache key.
     fn uf(&mut self, func: &str, args: &[Operand], width: u16) -> String {
-        let ctx = self.ctx;
         let widths: Vec<u16> = args.iter().map(|a| self.k.width(*a)).collect();
-        let key = format!("{func}:{widths:?}:{width}");
-        if self.ufs.contains_key(&key) {
-            return key;
-        }
-        let sort = |w: u16| if w == 1 { Sort::bool(ctx) } else { Sort::bitvector(ctx, w as u32) };
-        let dom: Vec<Sort<'ctx>> = widths.iter().map(|w| sort(*w)).collect();
-        let dom_refs: Vec<&Sort<'ctx>> = dom.iter().collect();
-        let f = FuncDecl::new(ctx, key.clone(), &dom_refs, &sort(width));
-        self.ufs.insert(key.clone(), f);
-        key
+        self.symbols.uninterpreted(func, &widths, width)
     }
 
     /// `lhs op rhs` for thread `t` when `op` divides by a constant, without a divider circuit
@@ -275,7 +256,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             },
         };
         let Term::V(x) = self.value(t, lhs) else { return None };
-        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.fresh_bv("quotient", w))?;
+        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.symbols.fresh_bv("quotient", w))?;
         if let Some(def) = def {
             self.st.assume(&def);
         }

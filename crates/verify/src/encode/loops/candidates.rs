@@ -291,7 +291,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Form::PredEq { same_group } => {
                 let mut ante = vec![entry[0].clone(), entry[1].clone()];
                 if *same_group {
-                    ante.push(self.same_group.clone());
+                    ante.push(self.symbols.same_group().clone());
                 }
                 let refs: Vec<&Bool<'ctx>> = ante.iter().collect();
                 Bool::and(ctx, &refs).implies(&v.pred[0].iff(&v.pred[1]))
@@ -299,7 +299,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Form::PhiEq { phi, same_group } => {
                 let mut ante = both.clone();
                 if *same_group {
-                    ante = Bool::and(ctx, &[&ante, &self.same_group]);
+                    ante = Bool::and(ctx, &[&ante, self.symbols.same_group()]);
                 }
                 ante.implies(&v.phis[*phi][0].eq(&v.phis[*phi][1], ctx))
             }
@@ -388,7 +388,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 cand: c,
                 cond,
                 cands_before: self.candidates.len(),
-                stamp: self.stamp(),
+                stamp: self.symbols.stamp(),
                 ok: self.st.ok.clone(),
             });
         }

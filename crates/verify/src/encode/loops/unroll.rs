@@ -52,7 +52,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             ],
             pos: self.pos,
             executed: self.executed,
-            frames: self.fresh.frames.iter().map(|f| f.len()).collect(),
+            frames: self.symbols.frames_mark(),
         }
     }
 
@@ -73,9 +73,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.cut.truncate(cut);
         self.pos = s.pos;
         self.executed = s.executed;
-        for (f, n) in self.fresh.frames.iter_mut().zip(s.frames) {
-            f.truncate(n);
-        }
+        self.symbols.forget_since(s.frames);
     }
 
     /// Unrolls loop `l` for at most `cap` iterations. Returns whether the unrolling is
@@ -140,9 +138,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
                 // violates one left out is checked again with more of them. In a context of
                 // its own (`apart`).
-                let mut slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.stamp(), None);
+                let mut slice =
+                    self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.symbols.stamp(), None);
                 let solver = crate::apart::ApartSolver::new(self.opts);
-                let mut asserted: Vec<&Bool<'ctx>> = self.background.iter().chain(&slice.facts).collect();
+                let mut asserted: Vec<&Bool<'ctx>> = self.symbols.background().iter().chain(&slice.facts).collect();
                 asserted.push(&self.st.ok);
                 asserted.push(&again);
                 solver.assert(&asserted);

@@ -43,13 +43,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let inst = &self.k.insts[i];
         let width = inst.width;
         Some(match &inst.kind {
-            InstKind::Param { index } => self.params.get(index)?.clone(),
+            InstKind::Param { index } => self.symbols.known_param(*index)?.clone(),
             InstKind::Builtin(b) => {
                 let v = match b {
-                    syncfix_kir::Builtin::LocalId(d) => self.tid[t].local[*d as usize].clone(),
-                    syncfix_kir::Builtin::GroupId(d) => self.tid[t].group[*d as usize].clone(),
-                    syncfix_kir::Builtin::LocalSize(d) => self.sizes[0][*d as usize].clone(),
-                    syncfix_kir::Builtin::NumGroups(d) => self.sizes[1][*d as usize].clone(),
+                    syncfix_kir::Builtin::LocalId(d) => self.symbols.tid(t).local[*d as usize].clone(),
+                    syncfix_kir::Builtin::GroupId(d) => self.symbols.tid(t).group[*d as usize].clone(),
+                    syncfix_kir::Builtin::LocalSize(d) => self.symbols.sizes()[0][*d as usize].clone(),
+                    syncfix_kir::Builtin::NumGroups(d) => self.symbols.sizes()[1][*d as usize].clone(),
                 };
                 Term::V(crate::term::resize(&v, width as u32))
             }

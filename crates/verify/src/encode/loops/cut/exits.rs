@@ -76,7 +76,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         let mut out = vec![];
         for (i, x) in frame.exits.iter().enumerate() {
-            let left = [self.fresh_bool(&format!("loop{l}.exit{i}$1")), self.fresh_bool(&format!("loop{l}.exit{i}$2"))];
+            let left = [self.symbols.fresh_bool(&format!("loop{l}.exit{i}$1")), self.symbols.fresh_bool(&format!("loop{l}.exit{i}$2"))];
             let widths: Vec<u16> = x
                 .edge
                 .phis
@@ -87,13 +87,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let values = widths
                 .iter()
                 .map(|w| {
-                    [self.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w), self.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w)]
+                    [
+                        self.symbols.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w),
+                        self.symbols.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w),
+                    ]
                 })
                 .collect();
             out.push(Slot { left, values, now: x.edge.pred.clone(), exit: Some(x.clone()) });
         }
         if !frame.returns.is_empty() {
-            let left = [self.fresh_bool(&format!("loop{l}.returned$1")), self.fresh_bool(&format!("loop{l}.returned$2"))];
+            let left = [self.symbols.fresh_bool(&format!("loop{l}.returned$1")), self.symbols.fresh_bool(&format!("loop{l}.returned$2"))];
             let now = std::array::from_fn(|t| or(ctx, &frame.returns.iter().map(|r| &r[t]).collect::<Vec<_>>()).simplify());
             out.push(Slot { left, values: vec![], now, exit: None });
         }

@@ -23,18 +23,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let name = self.k.objects[o].name.clone();
             let g = self.abs.granule[o];
             if self.st.eq.contains_key(&o) {
-                let a = self.fresh_mem(&name, g);
-                let b = if self.k.objects[o].space == Space::Shared { self.fresh_mem(&name, g) } else { a.clone() };
+                let a = self.symbols.fresh_mem(&name, g);
+                let b = if self.k.objects[o].space == Space::Shared { self.symbols.fresh_mem(&name, g) } else { a.clone() };
                 self.st.eq.insert(o, [a, b]);
             }
             if self.st.private[0].contains_key(&o) {
                 if self.k.objects[o].uniform {
-                    let m = self.fresh_mem(&name, g);
+                    let m = self.symbols.fresh_mem(&name, g);
                     self.st.private[0].insert(o, m.clone());
                     self.st.private[1].insert(o, m);
                 } else {
                     for t in 0..2 {
-                        let m = self.fresh_mem(&format!("{name}${}", t + 1), g);
+                        let m = self.symbols.fresh_mem(&format!("{name}${}", t + 1), g);
                         self.st.private[t].insert(o, m);
                     }
                 }
@@ -45,14 +45,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn fresh_log(&mut self, o: ObjectId, kind: AccessKind, bits: u32) -> Log<'ctx> {
         let n = format!("{}.{}", self.k.objects[o].name, kind.name());
         Log {
-            has: self.fresh_bool(&format!("{n}.has")),
-            off: self.fresh_bv(&format!("{n}.off"), 64),
-            width: self.fresh_bv(&format!("{n}.width"), 32),
-            value: self.fresh_bv(&format!("{n}.value"), bits),
-            changed: self.fresh_bool(&format!("{n}.changed")),
-            who: self.fresh_bv(&format!("{n}.who"), 32),
+            has: self.symbols.fresh_bool(&format!("{n}.has")),
+            off: self.symbols.fresh_bv(&format!("{n}.off"), 64),
+            width: self.symbols.fresh_bv(&format!("{n}.width"), 32),
+            value: self.symbols.fresh_bv(&format!("{n}.value"), bits),
+            changed: self.symbols.fresh_bool(&format!("{n}.changed")),
+            who: self.symbols.fresh_bv(&format!("{n}.who"), 32),
             // Only kernels with asynchronous copies have pending accesses.
-            pending: if self.has_async { self.fresh_bool(&format!("{n}.pending")) } else { z3::ast::Bool::from_bool(self.ctx, false) },
+            pending: if self.has_async {
+                self.symbols.fresh_bool(&format!("{n}.pending"))
+            } else {
+                z3::ast::Bool::from_bool(self.ctx, false)
+            },
         }
     }
 
@@ -114,7 +118,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if own.iter().any(|x| x == d) {
                     continue;
                 }
-                let g = self.fresh_like(d, "ghost");
+                let g = self.symbols.fresh_like(d, "ghost");
                 pairs.push((d.clone(), g));
             }
             let refs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();

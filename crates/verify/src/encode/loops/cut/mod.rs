@@ -66,7 +66,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.check_candidates(&cands, &entry_view, &entry, &t);
 
         // Havoc the loop's modset.
-        self.push_fresh_frame();
+        self.symbols.push_fresh_frame();
         self.permissions_at_cut();
         let pre_logs = self.st.logs.clone();
         let (pred, phis) = self.havocked_head(l, &entry);
@@ -107,8 +107,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.st.assume(f);
         }
         // The logs' facts need the body's accesses: stated after the body, through `logs_ok`.
-        let logs_ok = self.fresh_bool(&format!("loop{l}.logs"));
-        let logs_ok_stamp = self.stamp();
+        let logs_ok = self.symbols.fresh_bool(&format!("loop{l}.logs"));
+        let logs_ok_stamp = self.symbols.stamp();
         self.st.assume(&logs_ok);
         let assumed_lo = self.st.assumed.len();
 
@@ -163,7 +163,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.check_exit_candidates(&exit_cands, &slots, &entry, &goes_round);
         }
         // The logs at the head.
-        let body_fresh = self.pop_fresh_frame();
+        let body_fresh = self.symbols.pop_fresh_frame();
         let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
         for &o in &logged {
             let mut facts = vec![];
@@ -192,28 +192,28 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let uniform = self.un.uniform_loop[l];
         let uniform_in_group = self.un_group.uniform_loop[l];
         let pred: [Bool<'ctx>; 2] = if uniform {
-            let h = self.fresh_bool(&format!("loop{l}.active"));
+            let h = self.symbols.fresh_bool(&format!("loop{l}.active"));
             std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
         } else if uniform_in_group {
-            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
-            let h2 = self.same_group.ite(&h[0], &h[1]);
+            let h = [self.symbols.fresh_bool(&format!("loop{l}.active$1")), self.symbols.fresh_bool(&format!("loop{l}.active$2"))];
+            let h2 = self.symbols.same_group().ite(&h[0], &h[1]);
             [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
         } else {
-            std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
+            std::array::from_fn(|t| self.symbols.fresh_bool(&format!("loop{l}.active${}", t + 1)))
         };
         let phis: Vec<[Term<'ctx>; 2]> = info_phis
             .iter()
             .map(|&p| {
                 let w = self.k.insts[p].width;
                 if self.un.is_uniform(p) {
-                    let v = self.fresh_term(&format!("{p}"), w);
+                    let v = self.symbols.fresh_term(&format!("{p}"), w);
                     [v.clone(), v]
                 } else if self.un_group.is_uniform(p) {
-                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
-                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
+                    let v = [self.symbols.fresh_term(&format!("{p}$1"), w), self.symbols.fresh_term(&format!("{p}$2"), w)];
+                    let v2 = Term::ite(self.symbols.same_group(), &v[0], &v[1], ctx);
                     [v[0].clone(), v2]
                 } else {
-                    [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
+                    [self.symbols.fresh_term(&format!("{p}$1"), w), self.symbols.fresh_term(&format!("{p}$2"), w)]
                 }
             })
             .collect();
@@ -261,7 +261,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if uniform || uniform_in_group {
             let mut both = Bool::and(ctx, &[&entry[0], &entry[1]]);
             if !uniform {
-                both = Bool::and(ctx, &[&both, &self.same_group]);
+                both = Bool::and(ctx, &[&both, self.symbols.same_group()]);
             }
             let un = if uniform { &self.un } else { &self.un_group };
             let mut facts = vec![];
@@ -271,7 +271,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     let ops = self.slot_operands(l, x);
                     let mut left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
                     if !uniform {
-                        left = Bool::and(ctx, &[&left, &self.same_group]);
+                        left = Bool::and(ctx, &[&left, self.symbols.same_group()]);
                     }
                     for (i, o) in ops.iter().enumerate() {
                         if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if un.is_uniform(*v)) {
