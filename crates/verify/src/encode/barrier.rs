@@ -109,8 +109,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         gf: &[Bool<'ctx>; 2],
         div: Option<Bool<'ctx>>,
     ) {
-        let idx = self.barriers.len();
-        self.barriers.push(BarrierInstance {
+        let idx = self.obligations.add_barrier(BarrierInstance {
             inst,
             pos: self.pos,
             var: match bar.guard {

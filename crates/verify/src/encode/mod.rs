@@ -22,6 +22,7 @@ mod control;
 mod encoding;
 mod frames;
 mod loops;
+mod obligations;
 mod permission;
 mod race;
 mod scalar;
@@ -36,6 +37,7 @@ pub use encoding::{
 pub(crate) use state::{Incoming, State};
 
 use frames::{CutFrame, LoopCtx};
+use obligations::Obligations;
 use symbols::Symbols;
 
 use crate::abstraction::{Abstraction, Model};
@@ -45,7 +47,7 @@ use crate::{Limits, VerifyError, VerifyOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
-use z3::ast::{Bool, Dynamic, BV};
+use z3::ast::{Bool, Dynamic};
 use z3::Context;
 
 pub(crate) struct Encoder<'ctx, 'k> {
@@ -59,16 +61,14 @@ pub(crate) struct Encoder<'ctx, 'k> {
     abs: &'k Abstraction,
     /// The constants the encoding is made of (barrier variables, launch, parameters, fresh ones).
     symbols: Symbols<'ctx>,
+    /// The properties to check and the instances they speak of.
+    obligations: Obligations<'ctx>,
     opts: &'k VerifyOptions,
     limits: Limits,
     an: Analysis,
     /// Uniformity across any two threads, and within a group.
     un: crate::uniformity::Uniformity,
     un_group: crate::uniformity::Uniformity,
-    /// [`Encoding::log_facts`].
-    log_facts: Vec<LogFact<'ctx>>,
-    /// [`Encoding::havocked_logs`].
-    havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
     solver_calls: u32,
     solve_time: std::time::Duration,
     /// The kernel makes asynchronous copies (race logs may hold pending accesses).
@@ -78,14 +78,9 @@ pub(crate) struct Encoder<'ctx, 'k> {
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
     cuts: Vec<CutFrame<'ctx>>,
     loops: Vec<LoopCtx>,
-    props: Vec<Property<'ctx>>,
     candidates: Vec<Candidate<'ctx>>,
     cand_index: BTreeMap<(LoopId, String), usize>,
     cand_checks: Vec<CandidateCheck<'ctx>>,
-    accesses: Vec<AccessInstance<'ctx>>,
-    access_loops: Vec<Vec<LoopId>>,
-    barriers: Vec<BarrierInstance<'ctx>>,
-    waits: Vec<WaitInstance<'ctx>>,
     bounded: Vec<BoundedLoop>,
     cut: Vec<CutLoop>,
     pos: u32,
@@ -117,13 +112,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             block_pred: BTreeMap::new(),
             abs,
             symbols,
+            obligations: Obligations::default(),
             opts,
             limits: opts.limits,
             an,
             un,
             un_group,
-            log_facts: Vec::new(),
-            havocked_logs: Default::default(),
             solver_calls: 0,
             solve_time: std::time::Duration::ZERO,
             has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
@@ -132,14 +126,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             back: BTreeMap::new(),
             cuts: Vec::new(),
             loops: Vec::new(),
-            props: Vec::new(),
             candidates: Vec::new(),
             cand_index: BTreeMap::new(),
             cand_checks: Vec::new(),
-            accesses: Vec::new(),
-            access_loops: Vec::new(),
-            barriers: Vec::new(),
-            waits: Vec::new(),
             bounded: Vec::new(),
             cut: Vec::new(),
             pos: 0,
@@ -159,25 +148,26 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
         let launch = self.symbols.finish();
+        let collected = self.obligations.finish();
         Ok(Encoding {
             assumptions: self.st.asm.clone(),
             background: launch.background,
-            log_facts: self.log_facts,
-            havocked_logs: self.havocked_logs,
+            log_facts: collected.log_facts,
+            havocked_logs: collected.havocked_logs,
             vars: launch.vars,
             tid: launch.tid,
             sizes: launch.sizes,
             same_group: launch.same_group,
-            props: self.props,
+            props: collected.props,
             candidates: self.candidates,
             cand_checks: self.cand_checks,
-            accesses: self.accesses,
-            barriers: self.barriers,
-            waits: self.waits,
+            accesses: collected.accesses,
+            barriers: collected.barriers,
+            waits: collected.waits,
             bounded: self.bounded,
             cut: self.cut,
             params: launch.params,
-            access_loops: self.access_loops,
+            access_loops: collected.access_loops,
             solver_calls: self.solver_calls,
             solve_time: self.solve_time,
         })
@@ -237,7 +227,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
         self.st.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
-        self.log_facts.push(LogFact { fact });
+        self.obligations.add_log_fact(LogFact { fact });
     }
 
     // ---- properties ------------------------------------------------------------------
@@ -250,14 +240,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
     pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
-        // Race conditions hold the logs, which grow with the kernel: only small ones are
-        // simplified (see `term::is_false`).
-        let cond = crate::term::simplify_small(cond);
-        if !crate::term::is_false(&cond) {
-            let stamp = self.symbols.stamp();
-            let strict = strict.map(crate::term::simplify_small);
-            self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone(), strict });
-        }
+        self.obligations.property(cond, strict, kind, self.pos, self.symbols.stamp(), &self.st.ok);
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop

@@ -33,9 +33,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) -> u32 {
         let AccessAt { inst, kind, object: o, external } = at;
         let ctx = self.ctx;
-        let who = self.accesses.len() as u32;
         let value_bits = self.st.logs[&o].read.value.get_size();
-        self.accesses.push(AccessInstance {
+        let access = AccessInstance {
             inst,
             pos: self.pos,
             kind,
@@ -47,9 +46,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             pred1: pred1.clone(),
             assumed: self.st.assumed.len(),
             async_copy: false,
-        });
+        };
         let loops = self.enclosing_loops(self.k.insts[inst].block);
-        self.access_loops.push(loops);
+        let who = self.obligations.add_access(access, loops);
         let choose = self.symbols.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
         let logs = self.st.logs.get_mut(&o).expect("logs");
@@ -140,8 +139,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// copy's: if it is the logged one, barriers leave it until thread 1's next wait.
     pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
-        let Some(who) = self.accesses.iter().rposition(|a| a.object == o) else { return };
-        self.accesses[who].async_copy = true;
+        let Some(who) = self.obligations.mark_async_copy(o) else { return };
         let Some(logs) = self.st.logs.get_mut(&o) else { return };
         for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = logs.get_mut(kind);
@@ -157,7 +155,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Guard::Always => (None, pred[0].clone()),
             Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], self.symbols.var(v)])),
         };
-        self.waits.push(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
+        self.obligations.add_wait(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
         if !self.opts.site_active(guard) {
             return;
         }

@@ -179,7 +179,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // (`__requires(width == 1920)` substituted; under an implication `width`
         // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
         // `% width` took Z3 59 s).
-        let at_entry = self.props.is_empty()
+        let at_entry = self.obligations.no_properties()
             && self.cand_checks.is_empty()
             && self.cut.is_empty()
             && self.bounded.is_empty()

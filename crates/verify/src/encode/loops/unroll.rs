@@ -5,6 +5,7 @@
 //! go round again) or constant.
 
 use crate::encode::frames::{CutFrame, LoopCtx};
+use crate::encode::obligations::ObligationsMark;
 use crate::encode::{BoundedLoop, Encoder, Incoming, State};
 use crate::term::{is_false, or};
 use crate::VerifyError;
@@ -27,7 +28,8 @@ pub(crate) struct Snapshot<'ctx> {
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
     cuts: Vec<CutFrame<'ctx>>,
-    lens: [usize; 8],
+    obligations: ObligationsMark,
+    lens: [usize; 4],
     pos: u32,
     executed: u64,
     frames: Vec<usize>,
@@ -40,16 +42,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             incoming: self.incoming.clone(),
             back: self.back.clone(),
             cuts: self.cuts.clone(),
-            lens: [
-                self.props.len(),
-                self.cand_checks.len(),
-                self.candidates.len(),
-                self.accesses.len(),
-                self.access_loops.len(),
-                self.barriers.len(),
-                self.bounded.len(),
-                self.cut.len(),
-            ],
+            obligations: self.obligations.mark(),
+            lens: [self.cand_checks.len(), self.candidates.len(), self.bounded.len(), self.cut.len()],
             pos: self.pos,
             executed: self.executed,
             frames: self.symbols.frames_mark(),
@@ -61,14 +55,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.incoming = s.incoming;
         self.back = s.back;
         self.cuts = s.cuts;
-        let [props, checks, cands, accesses, access_loops, barriers, bounded, cut] = s.lens;
-        self.props.truncate(props);
+        self.obligations.truncate(s.obligations);
+        let [checks, cands, bounded, cut] = s.lens;
         self.cand_checks.truncate(checks);
         self.candidates.truncate(cands);
         self.cand_index.retain(|_, i| *i < cands);
-        self.accesses.truncate(accesses);
-        self.access_loops.truncate(access_loops);
-        self.barriers.truncate(barriers);
         self.bounded.truncate(bounded);
         self.cut.truncate(cut);
         self.pos = s.pos;

@@ -88,7 +88,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut earlier: Vec<Bool<'ctx>> = vec![];
         let mut offsets: Vec<(BV<'ctx>, u32)> = vec![];
         for i in lo..hi {
-            let a = &self.accesses[i];
+            let a = self.obligations.access(i);
             if a.object != o || a.kind != kind {
                 continue;
             }
@@ -127,7 +127,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             body.substitute(&refs)
         };
-        self.havocked_logs.insert(
+        self.obligations.add_havocked_log(
             h.who.clone(),
             crate::encode::HavockedLog { entry: (p.has.as_bool() != Some(false)).then(|| p.who.clone()), earlier: offsets },
         );

@@ -113,7 +113,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let assumed_lo = self.st.assumed.len();
 
         // The arbitrary iteration.
-        let acc_lo = self.accesses.len();
+        let acc_lo = self.obligations.access_count();
         self.cuts.push(CutFrame { l, exits: vec![], returns: vec![] });
         self.loops.push(LoopCtx { iter: None });
         let header_phis: Vec<(InstId, [Term<'ctx>; 2])> = info.phis.iter().copied().zip(phis.iter().cloned()).collect();
@@ -123,7 +123,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.loops.pop();
         let frame = self.cuts.pop().expect("the cut's frame");
         r?;
-        let acc_hi = self.accesses.len();
+        let acc_hi = self.obligations.access_count();
 
         // The end of the iteration.
         let back = self.back.remove(&l).unwrap_or_default();
