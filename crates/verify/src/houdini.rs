@@ -2,7 +2,7 @@
 //! loop invariants that is inductive under a barrier assignment.
 //!
 //! A candidate is assumed at its loop's head while its literal is on, and checked on entry and
-//! at the end of an iteration ([`crate::encode::CandidateCheck`]). The checks are split by loop
+//! at the end of an iteration ([`crate::encode::encoding::CandidateCheck`]). The checks are split by loop
 //! ([`HoudiniGroup`]), each group on a solver of its own that holds the encoding's background
 //! and the disjunction of the group's checks, kept between rounds and between barrier
 //! assignments: a round is one incremental `check` under assumptions (the barrier
@@ -12,7 +12,7 @@
 //!
 //! Dropping a candidate weakens what other checks may assume, so the groups that can see its
 //! literal are solved again: a check's condition can only mention the candidates that existed
-//! when it was built ([`crate::encode::CandidateCheck::cands_before`]), so a group depends on
+//! when it was built ([`crate::encode::encoding::CandidateCheck::cands_before`]), so a group depends on
 //! the candidates below its largest such count, and only those are assumed when it is solved
 //! (an answer under fewer assumptions holds whatever the later candidates are). Candidates
 //! are made in schedule order, so dropping one of a later loop leaves the earlier loops'

@@ -168,8 +168,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Adds an edge whose phi values are known.
     pub(crate) fn add_edge(&mut self, from: BlockId, to: BlockId, e: Incoming<'ctx>) {
         // An edge leaving the loop being cut is an exit of its arbitrary iteration.
-        if let Some(frame) = self.cuts.last() {
-            let l = frame.l;
+        if let Some(l) = self.frames.innermost_cut() {
             if self.cfg.in_loop(from, l) && !self.cfg.in_loop(to, l) {
                 self.capture_exit(from, to, e);
                 return;

@@ -19,8 +19,9 @@
 mod access;
 mod barrier;
 mod control;
-mod encoding;
+pub(crate) mod encoding;
 mod frames;
+mod invariants;
 mod loops;
 mod obligations;
 mod permission;
@@ -30,13 +31,12 @@ pub(crate) mod state;
 mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
-pub use encoding::{
-    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, WaitInstance,
-};
+pub use encoding::{AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutLoop, Encoding, LogFact, PropKind, Property, WaitInstance};
 
 pub(crate) use state::{Incoming, State};
 
-use frames::{CutFrame, LoopCtx};
+use frames::LoopFrames;
+use invariants::Invariants;
 use obligations::Obligations;
 use symbols::Symbols;
 
@@ -63,6 +63,10 @@ pub(crate) struct Encoder<'ctx, 'k> {
     symbols: Symbols<'ctx>,
     /// The properties to check and the instances they speak of.
     obligations: Obligations<'ctx>,
+    /// The loops being executed and cut, and those bounded or cut.
+    frames: LoopFrames<'ctx>,
+    /// Houdini's candidate invariants and their checks.
+    invariants: Invariants<'ctx>,
     opts: &'k VerifyOptions,
     limits: Limits,
     an: Analysis,
@@ -76,13 +80,6 @@ pub(crate) struct Encoder<'ctx, 'k> {
     st: State<'ctx>,
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    cuts: Vec<CutFrame<'ctx>>,
-    loops: Vec<LoopCtx>,
-    candidates: Vec<Candidate<'ctx>>,
-    cand_index: BTreeMap<(LoopId, String), usize>,
-    cand_checks: Vec<CandidateCheck<'ctx>>,
-    bounded: Vec<BoundedLoop>,
-    cut: Vec<CutLoop>,
     pos: u32,
     executed: u64,
     deadline: Option<Instant>,
@@ -113,6 +110,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             abs,
             symbols,
             obligations: Obligations::default(),
+            frames: LoopFrames::default(),
+            invariants: Invariants::default(),
             opts,
             limits: opts.limits,
             an,
@@ -124,13 +123,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             st: State::new(Bool::from_bool(ctx, true), Default::default()),
             incoming: BTreeMap::new(),
             back: BTreeMap::new(),
-            cuts: Vec::new(),
-            loops: Vec::new(),
-            candidates: Vec::new(),
-            cand_index: BTreeMap::new(),
-            cand_checks: Vec::new(),
-            bounded: Vec::new(),
-            cut: Vec::new(),
             pos: 0,
             executed: 0,
             deadline: opts.deadline,
@@ -149,6 +141,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.exec_items(&order)?;
         let launch = self.symbols.finish();
         let collected = self.obligations.finish();
+        let (bounded, cut) = self.frames.finish();
+        let (candidates, cand_checks) = self.invariants.finish();
         Ok(Encoding {
             assumptions: self.st.asm.clone(),
             background: launch.background,
@@ -159,13 +153,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             sizes: launch.sizes,
             same_group: launch.same_group,
             props: collected.props,
-            candidates: self.candidates,
-            cand_checks: self.cand_checks,
+            candidates,
+            cand_checks,
             accesses: collected.accesses,
             barriers: collected.barriers,
             waits: collected.waits,
-            bounded: self.bounded,
-            cut: self.cut,
+            bounded,
+            cut,
             params: launch.params,
             access_loops: collected.access_loops,
             solver_calls: self.solver_calls,
@@ -246,7 +240,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Whether assertions here are checked on the first iteration of their innermost loop
     /// (or outside loops).
     pub(crate) fn first_iteration(&self) -> bool {
-        self.loops.last().is_none_or(|c| c.iter == Some(0))
+        self.frames.first_iteration()
     }
 
     /// The loops (innermost first) that contain block `b`.

@@ -180,9 +180,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
         // `% width` took Z3 59 s).
         let at_entry = self.obligations.no_properties()
-            && self.cand_checks.is_empty()
-            && self.cut.is_empty()
-            && self.bounded.is_empty()
+            && self.invariants.no_checks()
+            && self.frames.none_inexact()
             && pred.iter().all(|p| p.as_bool() == Some(true));
         for c in cs {
             if at_entry {

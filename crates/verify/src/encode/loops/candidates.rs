@@ -20,7 +20,7 @@
 //! the havocked state and the end-of-iteration state.
 
 use super::head::View;
-use crate::encode::{Candidate, CandidateCheck, Encoder, LogUse};
+use crate::encode::{Encoder, LogUse};
 use crate::memory::AccessKind;
 use crate::term::{const_term, is_false, Term};
 use std::collections::BTreeSet;
@@ -83,14 +83,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `logs`: the race logs it reads ([`Candidate::logs`]); over values when none
     /// ([`Candidate::over_values`]).
     pub(crate) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
-        if let Some(&i) = self.cand_index.get(&(l, what.clone())) {
-            return i;
-        }
-        let lit = Bool::new_const(self.ctx, format!("cand!{}", self.candidates.len()));
-        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone(), over_values: logs == LogUse::None, logs });
-        let i = self.candidates.len() - 1;
-        self.cand_index.insert((l, what), i);
-        i
+        self.invariants.candidate(self.ctx, l, what, logs)
     }
 
     /// The candidates of loop `l` over its header state, given the phis' entry values.
@@ -381,16 +374,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Houdini's check of candidate `c` where `guard` holds: violated when the candidate is
     /// on and `holds` is false (none when that cannot be).
     pub(super) fn check_candidate(&mut self, c: usize, holds: &Bool<'ctx>, guard: &Bool<'ctx>) {
-        let lit = self.candidates[c].lit.clone();
+        let lit = self.invariants.lit(c).clone();
         let cond = Bool::and(self.ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
         if !is_false(&cond) {
-            self.cand_checks.push(CandidateCheck {
-                cand: c,
-                cond,
-                cands_before: self.candidates.len(),
-                stamp: self.symbols.stamp(),
-                ok: self.st.ok.clone(),
-            });
+            self.invariants.add_check(c, cond, self.symbols.stamp(), &self.st.ok);
         }
     }
 }

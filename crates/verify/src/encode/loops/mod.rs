@@ -49,6 +49,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// by the cut, not checked where they stand).
     pub(crate) fn in_cut_header(&self, inst: InstId) -> bool {
         let b = self.k.insts[inst].block;
-        self.cuts.iter().any(|f| self.cfg.loops[f.l].header == b)
+        self.frames.cutting().any(|l| self.cfg.loops[l].header == b)
     }
 }

@@ -4,7 +4,8 @@
 //! exact. The check is skipped when the loop-head predicates are unchanged (the same threads
 //! go round again) or constant.
 
-use crate::encode::frames::{CutFrame, LoopCtx};
+use crate::encode::frames::FramesMark;
+use crate::encode::invariants::InvariantsMark;
 use crate::encode::obligations::ObligationsMark;
 use crate::encode::{BoundedLoop, Encoder, Incoming, State};
 use crate::term::{is_false, or};
@@ -27,12 +28,12 @@ pub(crate) struct Snapshot<'ctx> {
     st: State<'ctx>,
     incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
     back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    cuts: Vec<CutFrame<'ctx>>,
+    frames: FramesMark<'ctx>,
     obligations: ObligationsMark,
-    lens: [usize; 4],
+    invariants: InvariantsMark,
     pos: u32,
     executed: u64,
-    frames: Vec<usize>,
+    fresh: Vec<usize>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -41,12 +42,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             st: self.st.clone(),
             incoming: self.incoming.clone(),
             back: self.back.clone(),
-            cuts: self.cuts.clone(),
+            frames: self.frames.mark(),
             obligations: self.obligations.mark(),
-            lens: [self.cand_checks.len(), self.candidates.len(), self.bounded.len(), self.cut.len()],
+            invariants: self.invariants.mark(),
             pos: self.pos,
             executed: self.executed,
-            frames: self.symbols.frames_mark(),
+            fresh: self.symbols.frames_mark(),
         }
     }
 
@@ -54,17 +55,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.st = s.st;
         self.incoming = s.incoming;
         self.back = s.back;
-        self.cuts = s.cuts;
+        self.frames.restore(s.frames);
         self.obligations.truncate(s.obligations);
-        let [checks, cands, bounded, cut] = s.lens;
-        self.cand_checks.truncate(checks);
-        self.candidates.truncate(cands);
-        self.cand_index.retain(|_, i| *i < cands);
-        self.bounded.truncate(bounded);
-        self.cut.truncate(cut);
+        self.invariants.truncate(s.invariants);
         self.pos = s.pos;
         self.executed = s.executed;
-        self.symbols.forget_since(s.frames);
+        self.symbols.forget_since(s.fresh);
     }
 
     /// Unrolls loop `l` for at most `cap` iterations. Returns whether the unrolling is
@@ -75,7 +71,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let header = self.cfg.loops[l].header;
         let start = self.executed;
         let calls = self.solver_calls;
-        self.loops.push(LoopCtx { iter: Some(0) });
+        self.frames.enter(Some(0));
         let order = self.cfg.loop_order[l].clone();
         let mut iter = 0u32;
         // Iterations with a nested loop cut that were found possible without asking the
@@ -86,16 +82,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // GPUVerify's inference_tests/strided_invariant_2 took 19 s instead of 0.2 s.)
         let mut unasked = 0u32;
         let complete = loop {
-            if let Some(c) = self.loops.last_mut() {
-                c.iter = Some(iter);
-            }
+            self.frames.set_iteration(iter);
             let entry: [Bool<'ctx>; 2] = {
                 let inc = self.incoming.get(&header).cloned().unwrap_or_default();
                 self.join(&inc)
             };
-            let cuts_before = self.cut.len();
+            let cuts_before = self.frames.cut_count();
             if let Err(e) = self.exec_items(&order) {
-                self.loops.pop();
+                self.frames.leave();
                 return Err(e);
             }
             iter += 1;
@@ -113,7 +107,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let again = Bool::or(ctx, &[&p[0], &p[1]]);
             let possible = if iter >= cap || (p[0] == entry[0] && p[1] == entry[1]) {
                 // The same threads go round again: no need to ask the solver.
-                if self.cut.len() > cuts_before {
+                if self.frames.cut_count() > cuts_before {
                     unasked += 1;
                 }
                 true
@@ -171,7 +165,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     break false;
                 }
                 let span = self.header_span(header);
-                self.bounded.push(BoundedLoop { header_span: span, bound: cap, reason: format!("loop unwinding bound {cap} reached") });
+                self.frames.add_bounded(BoundedLoop {
+                    header_span: span,
+                    bound: cap,
+                    reason: format!("loop unwinding bound {cap} reached"),
+                });
                 // Executions that would run another iteration are cut off.
                 self.st.assume(&again.not());
                 break true;
@@ -182,7 +180,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             self.incoming.insert(header, back);
         };
-        self.loops.pop();
+        self.frames.leave();
         Ok(complete)
     }
 }

@@ -41,17 +41,15 @@ impl<'ctx> Slot<'ctx> {
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An edge out of the loop being cut (called from [`Encoder::add_edge`]).
     pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
-        let l = self.cuts.last().expect("a cut").l;
+        let l = self.frames.innermost_cut().expect("a cut");
         let escapes = self.an.loops[l].escapes.clone();
         let vals: Vec<[Term<'ctx>; 2]> = escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
-        self.cuts.last_mut().expect("a cut").exits.push(Exit { from, to, edge, escapes: vals });
+        self.frames.add_exit(Exit { from, to, edge, escapes: vals });
     }
 
     /// A `return` executed under `pred`: inside a loop being cut, the thread leaves the loop.
     pub(crate) fn returned(&mut self, pred: &[Bool<'ctx>; 2]) {
-        if let Some(f) = self.cuts.last_mut() {
-            f.returns.push(pred.clone());
-        }
+        self.frames.add_return(pred);
     }
 
     /// The operands an exit carries: the target's phi operands along the edge, then the

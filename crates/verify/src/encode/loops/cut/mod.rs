@@ -26,7 +26,6 @@ mod havoc;
 use exits::{ExitForm, Slot};
 
 use super::head::View;
-use crate::encode::frames::{CutFrame, LoopCtx};
 use crate::encode::{CutLoop, Encoder, Incoming};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false, or, Term};
@@ -48,7 +47,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return Ok(());
         }
         self.pos += 1;
-        self.cut.push(CutLoop { loop_id: l, header_span: self.header_span(header) });
+        self.frames.add_cut(CutLoop { loop_id: l, header_span: self.header_span(header) });
         let n_phis = info.phis.len();
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
 
@@ -80,7 +79,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let head_logs = self.st.logs.clone();
         for &o in &info.atomic_objects {
             let bits = self.an.value_bits[o];
-            let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.cut.len());
+            let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.frames.cut_count());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
             self.st.used.insert(
@@ -101,7 +100,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         for (c, f) in &cands {
             let holds = self.eval_form(f, &head, &entry);
-            head_facts.push(self.candidates[*c].lit.implies(&holds));
+            head_facts.push(self.invariants.lit(*c).implies(&holds));
         }
         for f in &head_facts {
             self.st.assume(f);
@@ -114,14 +113,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
         // The arbitrary iteration.
         let acc_lo = self.obligations.access_count();
-        self.cuts.push(CutFrame { l, exits: vec![], returns: vec![] });
-        self.loops.push(LoopCtx { iter: None });
+        self.frames.push_cut(l);
+        self.frames.enter(None);
         let header_phis: Vec<(InstId, [Term<'ctx>; 2])> = info.phis.iter().copied().zip(phis.iter().cloned()).collect();
         self.incoming.insert(header, vec![Incoming { pred: pred.clone(), phis: header_phis }]);
         let order = self.cfg.loop_order[l].clone();
         let r = self.exec_items(&order);
-        self.loops.pop();
-        let frame = self.cuts.pop().expect("the cut's frame");
+        self.frames.leave();
+        let frame = self.frames.pop_cut();
         r?;
         let acc_hi = self.obligations.access_count();
 
@@ -146,7 +145,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let exit_cands = if self.opts.infer && !self.un.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
         for (c, f) in &exit_cands {
             let holds = self.eval_exit_form(f, &slots, &entry);
-            let lit = self.candidates[*c].lit.clone();
+            let lit = self.invariants.lit(*c).clone();
             self.st.assume(&lit.implies(&holds));
         }
         // The end state of the slots.
