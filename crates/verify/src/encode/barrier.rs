@@ -111,7 +111,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let idx = self.obligations.add_barrier(BarrierInstance {
             inst,
-            pos: self.pos,
+            pos: self.schedule.position(),
             var: match bar.guard {
                 Guard::Var(v) => Some(v),
                 Guard::Always => None,

@@ -47,26 +47,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     pub(crate) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
         self.check_deadline()?;
-        let inc = self.incoming.remove(&b).unwrap_or_default();
-        self.block_pred.remove(&b);
+        let inc = self.schedule.take_incoming(b);
+        self.schedule.forget_predicate(b);
         if inc.is_empty() {
             return Ok(());
         }
         // A block control-equivalent to an executed dominator has its predicate
         // (`reconverge`): the same threads, without the formulas of what lies between.
-        let pred = match self.equiv[b].and_then(|a| self.block_pred.get(&a)) {
-            Some(p) => p.clone(),
+        let pred = match self.schedule.equivalent_predicate(b) {
+            Some(p) => p,
             None => self.join(&inc),
         };
-        self.block_pred.insert(b, pred.clone());
+        self.schedule.set_predicate(b, pred.clone());
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return Ok(());
         }
         let blk = &self.k.blocks[b];
-        self.executed += blk.insts.len() as u64 + 1;
-        if self.executed > self.limits.max_instructions {
-            return Err(VerifyError::TooLarge(self.limits.max_instructions));
-        }
+        self.budget.execute(blk.insts.len() as u64 + 1)?;
         let n_phis = self.phi_count(b);
         for pi in 0..n_phis {
             let inst = self.k.blocks[b].insts[pi];
@@ -77,10 +74,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         let insts = self.k.blocks[b].insts[n_phis..].to_vec();
         for inst in insts {
-            self.pos += 1;
+            self.schedule.advance();
             self.exec_inst(inst, &pred)?;
         }
-        self.pos += 1;
+        self.schedule.advance();
         self.exec_term(b, &pred)
     }
 
@@ -177,11 +174,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // A back edge of a loop being executed feeds that loop's next iteration.
         if let Some(l) = self.cfg.loop_of[to] {
             if self.cfg.loops[l].header == to && self.cfg.in_loop(from, l) {
-                self.back.entry(l).or_default().push(e);
+                self.schedule.add_back(l, e);
                 return;
             }
         }
-        self.incoming.entry(to).or_default().push(e);
+        self.schedule.add_incoming(to, e);
     }
 
     /// Defines the value of `inst` for thread `t`. A value used after the loop it is defined

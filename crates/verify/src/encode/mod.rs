@@ -18,6 +18,7 @@
 
 mod access;
 mod barrier;
+mod budget;
 mod control;
 pub(crate) mod encoding;
 mod frames;
@@ -27,6 +28,7 @@ mod obligations;
 mod permission;
 mod race;
 mod scalar;
+mod schedule;
 pub(crate) mod state;
 mod symbols;
 
@@ -35,17 +37,17 @@ pub use encoding::{AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutL
 
 pub(crate) use state::{Incoming, State};
 
+use budget::Budget;
 use frames::LoopFrames;
 use invariants::Invariants;
 use obligations::Obligations;
+use schedule::Schedule;
 use symbols::Symbols;
 
 use crate::abstraction::{Abstraction, Model};
 use crate::analysis::Analysis;
 use crate::memory::{Logs, Mem};
-use crate::{Limits, VerifyError, VerifyOptions};
-use std::collections::BTreeMap;
-use std::time::Instant;
+use crate::{VerifyError, VerifyOptions};
 use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
 use z3::ast::{Bool, Dynamic};
 use z3::Context;
@@ -54,10 +56,6 @@ pub(crate) struct Encoder<'ctx, 'k> {
     ctx: &'ctx Context,
     k: &'k Kernel,
     cfg: &'k Cfg,
-    /// Per block, the dominator whose predicate it has (`reconverge`), and the predicates of
-    /// the blocks executed (the latest execution of each).
-    equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
-    block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
     abs: &'k Abstraction,
     /// The constants the encoding is made of (barrier variables, launch, parameters, fresh ones).
     symbols: Symbols<'ctx>,
@@ -67,23 +65,18 @@ pub(crate) struct Encoder<'ctx, 'k> {
     frames: LoopFrames<'ctx>,
     /// Houdini's candidate invariants and their checks.
     invariants: Invariants<'ctx>,
+    /// The edges pending, the blocks' predicates, the schedule position.
+    schedule: Schedule<'ctx>,
+    /// The limits, the deadline, and what the encoding spent.
+    budget: Budget,
     opts: &'k VerifyOptions,
-    limits: Limits,
     an: Analysis,
     /// Uniformity across any two threads, and within a group.
     un: crate::uniformity::Uniformity,
     un_group: crate::uniformity::Uniformity,
-    solver_calls: u32,
-    solve_time: std::time::Duration,
     /// The kernel makes asynchronous copies (race logs may hold pending accesses).
     has_async: bool,
     st: State<'ctx>,
-    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
-    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    pos: u32,
-    executed: u64,
-    deadline: Option<Instant>,
-    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -105,28 +98,19 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             ctx,
             k,
             cfg,
-            equiv: crate::reconverge::control_equivalent(k, cfg),
-            block_pred: BTreeMap::new(),
             abs,
             symbols,
             obligations: Obligations::default(),
             frames: LoopFrames::default(),
             invariants: Invariants::default(),
+            schedule: Schedule::new(crate::reconverge::control_equivalent(k, cfg)),
+            budget: Budget::new(opts),
             opts,
-            limits: opts.limits,
             an,
             un,
             un_group,
-            solver_calls: 0,
-            solve_time: std::time::Duration::ZERO,
             has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
             st: State::new(Bool::from_bool(ctx, true), Default::default()),
-            incoming: BTreeMap::new(),
-            back: BTreeMap::new(),
-            pos: 0,
-            executed: 0,
-            deadline: opts.deadline,
-            cancel: opts.cancel.clone(),
         }
     }
 
@@ -136,10 +120,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.init_memory();
         self.init_permissions();
         let t = Bool::from_bool(self.ctx, true);
-        self.incoming.insert(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
+        self.schedule.set_incoming(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
         let launch = self.symbols.finish();
+        let (solver_calls, solve_time) = self.budget.spent();
         let collected = self.obligations.finish();
         let (bounded, cut) = self.frames.finish();
         let (candidates, cand_checks) = self.invariants.finish();
@@ -162,21 +147,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             cut,
             params: launch.params,
             access_loops: collected.access_loops,
-            solver_calls: self.solver_calls,
-            solve_time: self.solve_time,
+            solver_calls,
+            solve_time,
         })
     }
 
     /// Errors with [`VerifyError::Timeout`] once the deadline has passed or the caller has
     /// cancelled ([`crate::VerifyOptions::cancel`]).
     pub(crate) fn check_deadline(&self) -> Result<(), VerifyError> {
-        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-            return Err(VerifyError::Timeout);
-        }
-        match self.deadline {
-            Some(d) if Instant::now() >= d => Err(VerifyError::Timeout),
-            _ => Ok(()),
-        }
+        self.budget.check_deadline()
     }
 
     fn init_memory(&mut self) {
@@ -234,7 +213,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
     pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
-        self.obligations.property(cond, strict, kind, self.pos, self.symbols.stamp(), &self.st.ok);
+        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.st.ok);
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop

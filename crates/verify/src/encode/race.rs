@@ -36,7 +36,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let value_bits = self.st.logs[&o].read.value.get_size();
         let access = AccessInstance {
             inst,
-            pos: self.pos,
+            pos: self.schedule.position(),
             kind,
             object: o,
             external,
@@ -155,7 +155,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Guard::Always => (None, pred[0].clone()),
             Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], self.symbols.var(v)])),
         };
-        self.obligations.add_wait(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
+        self.obligations.add_wait(WaitInstance { pos: self.schedule.position(), var, pred1: pred[0].clone() });
         if !self.opts.site_active(guard) {
             return;
         }

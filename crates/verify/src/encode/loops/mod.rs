@@ -36,7 +36,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // invariant must be inductive, as in GPUVerify).
         if info.bounded_by_launch && !has_user_invariant {
             let snap = self.snapshot();
-            match self.unroll(l, self.limits.max_unwind, unroll::Mode::Attempt) {
+            match self.unroll(l, self.budget.limits().max_unwind, unroll::Mode::Attempt) {
                 Ok(true) => return Ok(()),
                 Ok(false) | Err(VerifyError::TooLarge(_)) => self.restore(snap),
                 Err(e) => return Err(e),

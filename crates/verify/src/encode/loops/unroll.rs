@@ -7,11 +7,11 @@
 use crate::encode::frames::FramesMark;
 use crate::encode::invariants::InvariantsMark;
 use crate::encode::obligations::ObligationsMark;
-use crate::encode::{BoundedLoop, Encoder, Incoming, State};
+use crate::encode::schedule::ScheduleMark;
+use crate::encode::{BoundedLoop, Encoder, State};
 use crate::term::{is_false, or};
 use crate::VerifyError;
-use std::collections::BTreeMap;
-use syncfix_kir::{BlockId, LoopId};
+use syncfix_kir::LoopId;
 use z3::ast::{Ast, Bool};
 use z3::SatResult;
 
@@ -26,12 +26,10 @@ pub(crate) enum Mode {
 /// Everything an unrolling attempt may change, to undo it.
 pub(crate) struct Snapshot<'ctx> {
     st: State<'ctx>,
-    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
-    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
+    schedule: ScheduleMark<'ctx>,
     frames: FramesMark<'ctx>,
     obligations: ObligationsMark,
     invariants: InvariantsMark,
-    pos: u32,
     executed: u64,
     fresh: Vec<usize>,
 }
@@ -40,26 +38,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn snapshot(&self) -> Snapshot<'ctx> {
         Snapshot {
             st: self.st.clone(),
-            incoming: self.incoming.clone(),
-            back: self.back.clone(),
+            schedule: self.schedule.mark(),
             frames: self.frames.mark(),
             obligations: self.obligations.mark(),
             invariants: self.invariants.mark(),
-            pos: self.pos,
-            executed: self.executed,
+            executed: self.budget.executed(),
             fresh: self.symbols.frames_mark(),
         }
     }
 
     pub(crate) fn restore(&mut self, s: Snapshot<'ctx>) {
         self.st = s.st;
-        self.incoming = s.incoming;
-        self.back = s.back;
+        self.schedule.restore(s.schedule);
         self.frames.restore(s.frames);
         self.obligations.truncate(s.obligations);
         self.invariants.truncate(s.invariants);
-        self.pos = s.pos;
-        self.executed = s.executed;
+        self.budget.rewind(s.executed);
         self.symbols.forget_since(s.fresh);
     }
 
@@ -69,8 +63,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
-        let start = self.executed;
-        let calls = self.solver_calls;
+        let start = self.budget.executed();
+        let calls = self.budget.solver_calls();
         self.frames.enter(Some(0));
         let order = self.cfg.loop_order[l].clone();
         let mut iter = 0u32;
@@ -84,7 +78,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let complete = loop {
             self.frames.set_iteration(iter);
             let entry: [Bool<'ctx>; 2] = {
-                let inc = self.incoming.get(&header).cloned().unwrap_or_default();
+                let inc = self.schedule.incoming(header);
                 self.join(&inc)
             };
             let cuts_before = self.frames.cut_count();
@@ -93,14 +87,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 return Err(e);
             }
             iter += 1;
-            let back = self.back.remove(&l).unwrap_or_default();
+            let back = self.schedule.take_back(l);
             let p: [Bool<'ctx>; 2] = std::array::from_fn(|t| or(ctx, &back.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify());
             if is_false(&p[0]) && is_false(&p[1]) {
                 break true;
             }
             if mode == Mode::Attempt
-                && (self.executed - start > self.limits.max_unroll_instructions
-                    || self.solver_calls - calls + unasked >= self.limits.max_unwind_checks)
+                && (self.budget.executed() - start > self.budget.limits().max_unroll_instructions
+                    || self.budget.solver_calls() - calls + unasked >= self.budget.limits().max_unwind_checks)
             {
                 break false;
             }
@@ -144,14 +138,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     refinements += 1;
                     answer = solver.check(ctx, opts, &mut stats, &[], None, false, None);
                 }
-                self.solver_calls += stats.solver_calls;
+                self.budget.add_solver_calls(stats.solver_calls);
                 // An answer other than unsat (Z3 gave up) lets the unrolling go on.
                 let r = match answer {
                     Ok(Some((r, _))) => r,
                     Err(crate::Verdict::Timeout) => return Err(VerifyError::Timeout),
                     _ => SatResult::Unknown,
                 };
-                self.solve_time += t0.elapsed();
+                self.budget.add_solve_time(t0.elapsed());
                 if std::env::var_os("SYNCFIX_DEBUG_UNWIND").is_some() {
                     eprintln!("unwind: loop {l} iteration {iter} took {:.3}s: {r:?}", t0.elapsed().as_secs_f64());
                 }
@@ -176,9 +170,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             // Next iteration: the back edges enter the header.
             for b in self.cfg.loops[l].blocks.iter() {
-                self.incoming.remove(b);
+                self.schedule.take_incoming(*b);
             }
-            self.incoming.insert(header, back);
+            self.schedule.set_incoming(header, back);
         };
         self.frames.leave();
         Ok(complete)

@@ -41,12 +41,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
         let info = self.an.loops[l].clone();
-        let entry_edges = self.incoming.remove(&header).unwrap_or_default();
+        let entry_edges = self.schedule.take_incoming(header);
         let entry = self.join(&entry_edges);
         if entry_edges.is_empty() || (is_false(&entry[0]) && is_false(&entry[1])) {
             return Ok(());
         }
-        self.pos += 1;
+        self.schedule.advance();
         self.frames.add_cut(CutLoop { loop_id: l, header_span: self.header_span(header) });
         let n_phis = info.phis.len();
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
@@ -116,7 +116,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.frames.push_cut(l);
         self.frames.enter(None);
         let header_phis: Vec<(InstId, [Term<'ctx>; 2])> = info.phis.iter().copied().zip(phis.iter().cloned()).collect();
-        self.incoming.insert(header, vec![Incoming { pred: pred.clone(), phis: header_phis }]);
+        self.schedule.set_incoming(header, vec![Incoming { pred: pred.clone(), phis: header_phis }]);
         let order = self.cfg.loop_order[l].clone();
         let r = self.exec_items(&order);
         self.frames.leave();
@@ -125,7 +125,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let acc_hi = self.obligations.access_count();
 
         // The end of the iteration.
-        let back = self.back.remove(&l).unwrap_or_default();
+        let back = self.schedule.take_back(l);
         let again = self.join(&back);
         // A thread's header phis keep their values once it left the loop (as GPUVerify's
         // variables do): a user's invariant may speak of the threads that left.
