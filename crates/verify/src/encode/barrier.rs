@@ -36,7 +36,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
         // Barrier divergence: one thread of the pair reaches it, the other does not.
-        let div = and(ctx, &[&self.st.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
+        let div = and(ctx, &[&self.state.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
@@ -120,7 +120,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             pred: pred.clone(),
             local1: lf[0].clone(),
             global1: gf[0].clone(),
-            loops: self.enclosing_loops(self.k.insts[inst].block),
+            loops: self.enclosing_loops(self.kernel.insts[inst].block),
             ghost: div.is_none(),
         });
         if let Some(div) = div {
@@ -131,10 +131,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Clears thread 1's logs of shared memory where `clear_local` holds and of global memory
     /// where `clear_global` holds.
     fn clear_logs(&mut self, clear_local: &Bool<'ctx>, clear_global: &Bool<'ctx>) {
-        let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
+        let ids: Vec<ObjectId> = self.state.logs.keys().copied().collect();
         for o in ids {
-            let c = if self.k.objects[o].space == Space::Shared { clear_local } else { clear_global };
-            self.st.logs.get_mut(&o).expect("logs").clear(c);
+            let c = if self.kernel.objects[o].space == Space::Shared { clear_local } else { clear_global };
+            self.state.logs.get_mut(&o).expect("logs").clear(c);
         }
     }
 
@@ -142,10 +142,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// holds and of global memory where `havoc_global` holds (a barrier may let other threads'
     /// writes become visible).
     fn havoc_at_barrier(&mut self, havoc_shared: &Bool<'ctx>, havoc_global: &Bool<'ctx>) {
-        let eq_ids: Vec<ObjectId> = self.st.eq.keys().copied().collect();
+        let eq_ids: Vec<ObjectId> = self.state.eq.keys().copied().collect();
         for o in eq_ids {
-            let shared = self.k.objects[o].space == Space::Shared;
-            if self.k.objects[o].space == Space::Constant || !self.abs.written[o] {
+            let shared = self.kernel.objects[o].space == Space::Shared;
+            if self.kernel.objects[o].space == Space::Constant || !self.abs.written[o] {
                 continue;
             }
             let h = if shared { havoc_shared } else { havoc_global };
@@ -207,7 +207,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mismatch = and(ctx, &[&pred[0], &pred[1], &Bool::or(ctx, &[&waits[0], &waits[1]]), &same_mask.not()]);
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
-        let div = and(ctx, &[&self.st.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
+        let div = and(ctx, &[&self.state.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);

@@ -42,7 +42,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The number of phis at the start of block `b`.
     pub(crate) fn phi_count(&self, b: BlockId) -> usize {
-        self.k.blocks[b].insts.iter().take_while(|i| matches!(self.k.insts[**i].kind, InstKind::Phi { .. })).count()
+        self.kernel.blocks[b].insts.iter().take_while(|i| matches!(self.kernel.insts[**i].kind, InstKind::Phi { .. })).count()
     }
 
     pub(crate) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
@@ -62,17 +62,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return Ok(());
         }
-        let blk = &self.k.blocks[b];
+        let blk = &self.kernel.blocks[b];
         self.budget.execute(blk.insts.len() as u64 + 1)?;
         let n_phis = self.phi_count(b);
         for pi in 0..n_phis {
-            let inst = self.k.blocks[b].insts[pi];
+            let inst = self.kernel.blocks[b].insts[pi];
             let v = self.phi_value(&inc, pi);
             for (t, x) in v.into_iter().enumerate() {
                 self.define(t, inst, x, &pred[t]);
             }
         }
-        let insts = self.k.blocks[b].insts[n_phis..].to_vec();
+        let insts = self.kernel.blocks[b].insts[n_phis..].to_vec();
         for inst in insts {
             self.schedule.advance();
             self.exec_inst(inst, &pred)?;
@@ -83,7 +83,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     fn exec_term(&mut self, b: BlockId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
         let ctx = self.ctx;
-        match self.k.blocks[b].term.clone() {
+        match self.kernel.blocks[b].term.clone() {
             Terminator::Br(s) => self.contribute(b, s, pred.clone()),
             Terminator::CondBr { cond, then, els } => {
                 let c: [Bool<'ctx>; 2] = std::array::from_fn(|t| self.value(t, cond).to_bool(ctx));
@@ -108,7 +108,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         targets.push(*s);
                     }
                 }
-                let w = self.k.width(value);
+                let w = self.kernel.width(value);
                 let hit = |t: usize, c: u128| v[t].eq(&const_term(ctx, c, w), ctx);
                 let mut any: [Vec<Bool<'ctx>>; 2] = [vec![], vec![]];
                 for s in targets {
@@ -132,7 +132,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Terminator::Unreachable => {
                 // Executions that reach this point are not considered.
                 let c = Bool::and(ctx, &[&pred[0].not(), &pred[1].not()]);
-                self.st.assume(&c);
+                self.state.assume(&c);
             }
         }
         Ok(())
@@ -145,15 +145,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return;
         }
         let mut phis = Vec::new();
-        let insts = self.k.blocks[to].insts.clone();
+        let insts = self.kernel.blocks[to].insts.clone();
         for inst in insts {
-            let InstKind::Phi { incoming } = &self.k.insts[inst].kind else { break };
+            let InstKind::Phi { incoming } = &self.kernel.insts[inst].kind else { break };
             let op = incoming.iter().find(|(b, _)| *b == from).map(|(_, o)| *o);
             let vals: [Term<'ctx>; 2] = match op {
                 Some(o) => std::array::from_fn(|t| self.value(t, o)),
                 // No operand for this predecessor: an arbitrary value (LLVM `undef`).
                 None => {
-                    let w = self.k.insts[inst].width;
+                    let w = self.kernel.insts[inst].width;
                     [self.symbols.fresh_term("phi_undef", w), self.symbols.fresh_term("phi_undef", w)]
                 }
             };
@@ -184,28 +184,28 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Defines the value of `inst` for thread `t`. A value used after the loop it is defined
     /// in keeps the value of the thread's last execution (`v := p ? e : v`).
     pub(crate) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
-        let v = if self.an.escaping.contains(&inst) {
-            match self.st.env[t].get(&inst) {
+        let v = if self.analysis.escaping.contains(&inst) {
+            match self.state.env[t].get(&inst) {
                 Some(old) => Term::ite(pred, &v, old, self.ctx),
                 None => v,
             }
         } else {
             v
         };
-        self.st.env[t].insert(inst, v);
+        self.state.env[t].insert(inst, v);
     }
 
     /// The current value of an operand for thread `t`.
     pub(crate) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
         match o {
             Operand::Const { width, bits } => const_term(self.ctx, bits, width),
-            Operand::Value(v) => match self.st.env[t].get(&v) {
+            Operand::Value(v) => match self.state.env[t].get(&v) {
                 Some(x) => x.clone(),
                 // A use with no executed definition: the thread does not execute here (both
                 // threads skipped the defining block), so any value will do; an arbitrary
                 // one, never a guess.
                 None => {
-                    let w = self.k.insts[v].width;
+                    let w = self.kernel.insts[v].width;
                     let name = format!("undefined!{}${}", v.as_u32(), t + 1);
                     if w == 1 {
                         Term::B(Bool::new_const(self.ctx, name))

@@ -47,36 +47,47 @@ use symbols::Symbols;
 use crate::abstraction::{Abstraction, Model};
 use crate::analysis::Analysis;
 use crate::memory::{Logs, Mem};
+use crate::uniformity::Uniformity;
 use crate::{VerifyError, VerifyOptions};
 use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
 use z3::ast::{Bool, Dynamic};
 use z3::Context;
 
+/// Encodes one kernel ([`Encoder::run`]): the kernel and what the analyses found about it,
+/// and the parts the encoding is built in, each with one job and its own invariants
+/// ([`Symbols`], [`State`], [`Schedule`], [`Obligations`], [`LoopFrames`], [`Invariants`],
+/// [`Budget`]). Its methods, spread over this module's children by idea, execute the
+/// kernel's blocks, instructions and loops on them.
 pub(crate) struct Encoder<'ctx, 'k> {
     ctx: &'ctx Context,
-    k: &'k Kernel,
+    /// The kernel encoded, its lock-step order, its memory models and the options.
+    kernel: &'k Kernel,
     cfg: &'k Cfg,
     abs: &'k Abstraction,
+    opts: &'k VerifyOptions,
+    /// What the static analyses found: the loops' modsets, phis and exits, the values the
+    /// race logs depend on ([`Analysis`]).
+    analysis: Analysis,
+    /// Uniformity across any two threads, and within a group (group ids count as uniform:
+    /// what barrier divergence needs).
+    uniformity: Uniformity,
+    uniformity_in_group: Uniformity,
+    /// The kernel makes asynchronous copies (race logs may hold pending accesses).
+    has_async: bool,
     /// The constants the encoding is made of (barrier variables, launch, parameters, fresh ones).
     symbols: Symbols<'ctx>,
+    /// The two threads' values, memory, race logs and assumptions at the current point.
+    state: State<'ctx>,
+    /// The edges pending, the blocks' predicates, the schedule position.
+    schedule: Schedule<'ctx>,
     /// The properties to check and the instances they speak of.
     obligations: Obligations<'ctx>,
     /// The loops being executed and cut, and those bounded or cut.
     frames: LoopFrames<'ctx>,
     /// Houdini's candidate invariants and their checks.
     invariants: Invariants<'ctx>,
-    /// The edges pending, the blocks' predicates, the schedule position.
-    schedule: Schedule<'ctx>,
     /// The limits, the deadline, and what the encoding spent.
     budget: Budget,
-    opts: &'k VerifyOptions,
-    an: Analysis,
-    /// Uniformity across any two threads, and within a group.
-    un: crate::uniformity::Uniformity,
-    un_group: crate::uniformity::Uniformity,
-    /// The kernel makes asynchronous copies (race logs may hold pending accesses).
-    has_async: bool,
-    st: State<'ctx>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -89,38 +100,37 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         opts: &'k VerifyOptions,
     ) -> Self {
         let symbols = Symbols::new(ctx, k, num_vars, opts);
-        let an = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
+        let analysis = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
         let multi_group = !opts.only_intra_group && k.multi_block();
-        let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
-        // Uniform within a group: group ids count as uniform (what barrier divergence needs).
-        let un_group = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, false);
+        let uniformity = Uniformity::compute(k, cfg, abs, &analysis, multi_group);
+        let uniformity_in_group = Uniformity::compute(k, cfg, abs, &analysis, false);
         Encoder {
             ctx,
-            k,
+            kernel: k,
             cfg,
             abs,
+            opts,
+            analysis,
+            uniformity,
+            uniformity_in_group,
+            has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
             symbols,
+            state: State::new(Bool::from_bool(ctx, true), Default::default()),
+            schedule: Schedule::new(crate::reconverge::control_equivalent(k, cfg)),
             obligations: Obligations::default(),
             frames: LoopFrames::default(),
             invariants: Invariants::default(),
-            schedule: Schedule::new(crate::reconverge::control_equivalent(k, cfg)),
             budget: Budget::new(opts),
-            opts,
-            an,
-            un,
-            un_group,
-            has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
-            st: State::new(Bool::from_bool(ctx, true), Default::default()),
         }
     }
 
     /// Encodes the whole kernel.
     pub(crate) fn run(mut self) -> Result<Encoding<'ctx>, VerifyError> {
-        self.symbols.init_params(self.k);
+        self.symbols.init_params(self.kernel);
         self.init_memory();
         self.init_permissions();
         let t = Bool::from_bool(self.ctx, true);
-        self.schedule.set_incoming(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
+        self.schedule.set_incoming(self.kernel.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
         let launch = self.symbols.finish();
@@ -129,7 +139,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let (bounded, cut) = self.frames.finish();
         let (candidates, cand_checks) = self.invariants.finish();
         Ok(Encoding {
-            assumptions: self.st.asm.clone(),
+            assumptions: self.state.asm.clone(),
             background: launch.background,
             log_facts: collected.log_facts,
             havocked_logs: collected.havocked_logs,
@@ -160,7 +170,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     fn init_memory(&mut self) {
         let ctx = self.ctx;
-        for (o, obj) in self.k.objects.iter() {
+        for (o, obj) in self.kernel.objects.iter() {
             let g = self.abs.granule[o];
             match self.abs.model(o) {
                 Model::Private => {
@@ -170,25 +180,25 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                             Some(m) => m.clone(),
                             None => self.symbols.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
                         };
-                        self.st.private[t].insert(o, m);
+                        self.state.private[t].insert(o, m);
                     }
                 }
                 Model::Equality if obj.init.is_some() => {
                     let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
                     let a = Mem::initialised(ctx, g, cells, !self.abs.written[o]);
-                    self.st.eq.insert(o, [a.clone(), a]);
+                    self.state.eq.insert(o, [a.clone(), a]);
                 }
                 Model::Equality => {
                     let a = self.symbols.fresh_mem(&obj.name, g);
                     let b = if obj.space == Space::Shared { self.symbols.fresh_mem(&obj.name, g) } else { a.clone() };
-                    self.st.eq.insert(o, [a, b]);
+                    self.state.eq.insert(o, [a, b]);
                 }
                 Model::Adversarial => {}
             }
             let checked = self.opts.check_arrays.as_ref().is_none_or(|names| names.contains(&obj.name));
             if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
-                let bits = self.an.value_bits[o];
-                self.st.logs.insert(o, Logs::new(ctx, bits));
+                let bits = self.analysis.value_bits[o];
+                self.state.logs.insert(o, Logs::new(ctx, bits));
             }
         }
     }
@@ -199,7 +209,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// cone of influence, `cone`; the log before the loop and the ghost iteration do not).
     pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
-        self.st.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
+        self.state.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
         self.obligations.add_log_fact(LogFact { fact });
     }
 
@@ -213,7 +223,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
     pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
-        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.st.ok);
+        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.state.ok);
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop
@@ -237,8 +247,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// instructions (and terminator) with a line, in the main file if one is there (clang
     /// gives phis and compiler-made instructions line 0).
     pub(crate) fn header_span(&self, header: BlockId) -> Span {
-        let blk = &self.k.blocks[header];
-        let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.k.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
+        let blk = &self.kernel.blocks[header];
+        let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.kernel.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
         let has_line = |s: &&&Span| s.frames.iter().any(|l| l.line > 0);
         spans
             .iter()

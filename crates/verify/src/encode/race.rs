@@ -33,7 +33,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) -> u32 {
         let AccessAt { inst, kind, object: o, external } = at;
         let ctx = self.ctx;
-        let value_bits = self.st.logs[&o].read.value.get_size();
+        let value_bits = self.state.logs[&o].read.value.get_size();
         let access = AccessInstance {
             inst,
             pos: self.schedule.position(),
@@ -44,14 +44,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             width,
             val1: crate::term::resize(val1, value_bits),
             pred1: pred1.clone(),
-            assumed: self.st.assumed.len(),
+            assumed: self.state.assumed.len(),
             async_copy: false,
         };
-        let loops = self.enclosing_loops(self.k.insts[inst].block);
+        let loops = self.enclosing_loops(self.kernel.insts[inst].block);
         let who = self.obligations.add_access(access, loops);
         let choose = self.symbols.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
-        let logs = self.st.logs.get_mut(&o).expect("logs");
+        let logs = self.state.logs.get_mut(&o).expect("logs");
         logs.get_mut(kind).log(&cond, off1, width, val1, changed1, who);
         who
     }
@@ -69,14 +69,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let AccessAt { inst, kind, object: o, .. } = at;
         let ctx = self.ctx;
-        if !self.st.logs.contains_key(&o) {
+        if !self.state.logs.contains_key(&o) {
             return;
         }
         let changed = vals[0]._eq(&old[0]).not();
         let who = self.log_access(AccessAt { inst, kind, object: o, external: false }, &off[0], bytes, &vals[0], &changed, &pred[0]);
         let benign = self.opts.benign_tolerance;
-        let shared = self.k.objects[o].space == Space::Shared;
-        let logs = self.st.logs.get_mut(&o).expect("logs");
+        let shared = self.kernel.objects[o].space == Space::Shared;
+        let logs = self.state.logs.get_mut(&o).expect("logs");
         if kind == AccessKind::Write && benign {
             // Thread 2 overwrote the cell of thread 1's logged write itself.
             let w = &mut logs.write;
@@ -102,8 +102,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // Every access of an element-granular object has its width and an aligned offset:
             // two overlap exactly when their offsets are equal (far cheaper for the solver
             // than the interval test).
-            let overlap = if self.an.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
-            let mut parts: Vec<Bool<'ctx>> = vec![self.st.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
+            let overlap = if self.analysis.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
+            let mut parts: Vec<Bool<'ctx>> = vec![self.state.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
             if shared {
                 parts.push(self.symbols.same_group().clone());
             }
@@ -129,7 +129,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // Warp-synchronous execution: two threads of one warp are in step after every
         // instruction, so what thread 1 logged no longer conflicts with thread 2.
         if let Some(same_warp) = self.symbols.same_warp().cloned() {
-            if let Some(logs) = self.st.logs.get_mut(&o) {
+            if let Some(logs) = self.state.logs.get_mut(&o) {
                 logs.clear(&same_warp);
             }
         }
@@ -140,7 +140,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let Some(who) = self.obligations.mark_async_copy(o) else { return };
-        let Some(logs) = self.st.logs.get_mut(&o) else { return };
+        let Some(logs) = self.state.logs.get_mut(&o) else { return };
         for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = logs.get_mut(kind);
             let it = Bool::and(ctx, &[&pred[0], &l.has, &l.who._eq(&BV::from_u64(ctx, who as u64, 32))]);
@@ -159,7 +159,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if !self.opts.site_active(guard) {
             return;
         }
-        for logs in self.st.logs.values_mut() {
+        for logs in self.state.logs.values_mut() {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let l = logs.get_mut(kind);
                 l.pending = Bool::and(ctx, &[&l.pending, &on.not()]).simplify();

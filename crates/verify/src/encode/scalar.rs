@@ -13,7 +13,7 @@ use z3::ast::{Ast, Bool, Dynamic, BV};
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
         let ctx = self.ctx;
-        let i = &self.k.insts[inst];
+        let i = &self.kernel.insts[inst];
         let width = i.width;
         match i.kind.clone() {
             InstKind::Param { index } => self.param(inst, index, width, pred),
@@ -96,7 +96,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The kernel's scalar parameter `index` (`width` bits): one constant for both threads.
     fn param(&mut self, inst: InstId, index: usize, width: u16, pred: &[Bool<'ctx>; 2]) {
-        let k = self.k;
+        let k = self.kernel;
         let v = self.symbols.param(index, width, || k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}")));
         self.define_both(inst, [v.clone(), v], pred);
     }
@@ -153,7 +153,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let ctx = self.ctx;
         // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
-        let v = match self.st.logs.get(&object) {
+        let v = match self.state.logs.get(&object) {
             Some(logs) => {
                 let l = logs.get(crate::memory::AccessKind::of_log(kind));
                 match query {
@@ -187,7 +187,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if at_entry {
                 self.symbols.add_background(c.clone());
             }
-            self.st.assume(&c);
+            self.state.assume(&c);
         }
     }
 
@@ -215,7 +215,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         for t in 0..threads {
             let c = self.value(t, cond).to_bool(ctx);
             let on = if global { &either } else { &pred[t] };
-            let viol = Bool::and(ctx, &[&self.st.ok, on, &c.not()]);
+            let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
             self.property(viol, PropKind::Assert { inst, thread: t, kind, first_iteration });
         }
     }
@@ -224,14 +224,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// the race log (which is thread 1's).
     pub(crate) fn threads_for(&self, cond: Operand) -> usize {
         match cond {
-            Operand::Value(v) if self.an.log_dependent.contains(&v) => 1,
+            Operand::Value(v) if self.analysis.log_dependent.contains(&v) => 1,
             _ => 2,
         }
     }
 
     /// The uninterpreted function for `func` (declared once); returns its cache key.
     fn uf(&mut self, func: &str, args: &[Operand], width: u16) -> String {
-        let widths: Vec<u16> = args.iter().map(|a| self.k.width(*a)).collect();
+        let widths: Vec<u16> = args.iter().map(|a| self.kernel.width(*a)).collect();
         self.symbols.uninterpreted(func, &widths, width)
     }
 
@@ -257,7 +257,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let Term::V(x) = self.value(t, lhs) else { return None };
         let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.symbols.fresh_bv("quotient", w))?;
         if let Some(def) = def {
-            self.st.assume(&def);
+            self.state.assume(&def);
         }
         Some(Term::V(r))
     }

@@ -51,23 +51,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         phis: &[[Term<'ctx>; 2]],
     ) -> Result<(Vec<SpecValue<'ctx>>, Option<[Bool<'ctx>; 2]>), VerifyError> {
         let ctx = self.ctx;
-        let info = self.an.loops[l].clone();
+        let info = self.analysis.loops[l].clone();
         let guard = info.guard.clone().filter(|_| self.opts.infer);
         if info.specs.is_empty() && guard.is_none() {
             return Ok((vec![], None));
         }
         if let (Some(i), false) = (info.impure_prefix, info.specs.is_empty()) {
-            let file = std::path::Path::new(&self.k.files[syncfix_kir::FileId::MAIN].path);
+            let file = std::path::Path::new(&self.kernel.files[syncfix_kir::FileId::MAIN].path);
             let file = file.file_name().map_or_else(|| file.display().to_string(), |f| f.to_string_lossy().into_owned());
-            let at = self.k.insts[i].span.in_main().map(|l| format!("{file}:{}:{}", l.line, l.col)).unwrap_or(file);
+            let at = self.kernel.insts[i].span.in_main().map(|l| format!("{file}:{}:{}", l.line, l.col)).unwrap_or(file);
             return Err(VerifyError::Unsupported(format!(
                 "the invariants of the loop at {at} stay unproved: they depend on a memory access or call at the loop's head, which cannot be evaluated on entry to the loop"
             )));
         }
-        let saved = self.st.env.clone();
+        let saved = self.state.env.clone();
         for (pi, &phi) in info.phis.iter().enumerate() {
             for t in 0..2 {
-                self.st.env[t].insert(phi, phis[pi][t].clone());
+                self.state.env[t].insert(phi, phis[pi][t].clone());
             }
         }
         let insts = match &guard {
@@ -76,7 +76,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         };
         let mut out = vec![];
         for inst in insts {
-            match self.k.insts[inst].kind.clone() {
+            match self.kernel.insts[inst].kind.clone() {
                 InstKind::Assert { cond, global, kind: AssertKind::LoopInvariant } => {
                     let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
                     let c = (0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect();
@@ -100,7 +100,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             })
         });
-        self.st.env = saved;
+        self.state.env = saved;
         Ok((out, stay))
     }
 
@@ -112,7 +112,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let either = Bool::or(ctx, &[&v.pred[0], &v.pred[1]]);
             for (t, c) in s.cond.iter().enumerate() {
                 let on = if s.global { &either } else { &v.pred[t] };
-                let viol = Bool::and(ctx, &[&self.st.ok, on, &c.not()]);
+                let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
                 self.property(viol, PropKind::Assert { inst: s.inst, thread: t, kind: AssertKind::LoopInvariant, first_iteration });
             }
         }

@@ -29,7 +29,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.unroll(l, n, unroll::Mode::Bounded)?;
             return Ok(());
         }
-        let info = &self.an.loops[l];
+        let info = &self.analysis.loops[l];
         let has_user_invariant = info.specs.iter().any(|(_, candidate)| !candidate);
         // A loop whose exits depend on more than constants, launch sizes and ids may run for
         // any number of iterations: cut it at once. So is a loop with a user invariant (the
@@ -48,7 +48,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Whether `inst` stands in the header of a loop being cut (its invariants are handled
     /// by the cut, not checked where they stand).
     pub(crate) fn in_cut_header(&self, inst: InstId) -> bool {
-        let b = self.k.insts[inst].block;
+        let b = self.kernel.insts[inst].block;
         self.frames.cutting().any(|l| self.cfg.loops[l].header == b)
     }
 }

@@ -37,7 +37,7 @@ pub(crate) struct Snapshot<'ctx> {
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn snapshot(&self) -> Snapshot<'ctx> {
         Snapshot {
-            st: self.st.clone(),
+            st: self.state.clone(),
             schedule: self.schedule.mark(),
             frames: self.frames.mark(),
             obligations: self.obligations.mark(),
@@ -48,7 +48,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     pub(crate) fn restore(&mut self, s: Snapshot<'ctx>) {
-        self.st = s.st;
+        self.state = s.st;
         self.schedule.restore(s.schedule);
         self.frames.restore(s.frames);
         self.obligations.truncate(s.obligations);
@@ -117,11 +117,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
                 // violates one left out is checked again with more of them. In a context of
                 // its own (`apart`).
-                let mut slice =
-                    self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.symbols.stamp(), None);
+                let mut slice = self.state.asm.borrow_mut().slice(
+                    &[&again],
+                    &[&self.state.ok],
+                    crate::encode::LogUse::None,
+                    self.symbols.stamp(),
+                    None,
+                );
                 let solver = crate::apart::ApartSolver::new(self.opts);
                 let mut asserted: Vec<&Bool<'ctx>> = self.symbols.background().iter().chain(&slice.facts).collect();
-                asserted.push(&self.st.ok);
+                asserted.push(&self.state.ok);
                 asserted.push(&again);
                 solver.assert(&asserted);
                 let t0 = std::time::Instant::now();
@@ -131,7 +136,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let mut refinements = 0;
                 while let Ok(Some((SatResult::Sat, Some(m)))) = &answer {
                     let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, &mut stats, facts);
-                    let wider = self.st.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
+                    let wider = self.state.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
                     let Some(w) = wider else { break };
                     solver.assert(&w.facts.iter().collect::<Vec<_>>());
                     slice = w;
@@ -165,7 +170,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     reason: format!("loop unwinding bound {cap} reached"),
                 });
                 // Executions that would run another iteration are cut off.
-                self.st.assume(&again.not());
+                self.state.assume(&again.not());
                 break true;
             }
             // Next iteration: the back edges enter the header.

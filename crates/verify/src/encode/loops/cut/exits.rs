@@ -42,7 +42,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An edge out of the loop being cut (called from [`Encoder::add_edge`]).
     pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
         let l = self.frames.innermost_cut().expect("a cut");
-        let escapes = self.an.loops[l].escapes.clone();
+        let escapes = self.analysis.loops[l].escapes.clone();
         let vals: Vec<[Term<'ctx>; 2]> = escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
         self.frames.add_exit(Exit { from, to, edge, escapes: vals });
     }
@@ -59,12 +59,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             .edge
             .phis
             .iter()
-            .map(|(inst, _)| match &self.k.insts[*inst].kind {
+            .map(|(inst, _)| match &self.kernel.insts[*inst].kind {
                 InstKind::Phi { incoming } => incoming.iter().find(|(b, _)| *b == x.from).map(|(_, o)| *o).unwrap_or(Operand::Value(*inst)),
                 _ => Operand::Value(*inst),
             })
             .collect();
-        ops.extend(self.an.loops[l].escapes.iter().map(|v| Operand::Value(*v)));
+        ops.extend(self.analysis.loops[l].escapes.iter().map(|v| Operand::Value(*v)));
         ops
     }
 
@@ -79,8 +79,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 .edge
                 .phis
                 .iter()
-                .map(|(inst, _)| self.k.insts[*inst].width)
-                .chain(self.an.loops[l].escapes.iter().map(|v| self.k.insts[*v].width))
+                .map(|(inst, _)| self.kernel.insts[*inst].width)
+                .chain(self.analysis.loops[l].escapes.iter().map(|v| self.kernel.insts[*v].width))
                 .collect();
             let values = widths
                 .iter()

@@ -12,30 +12,30 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Havocs the memory loop `l` may write: its written objects, and every written
     /// equality-abstracted object when it contains a barrier.
     pub(super) fn havoc_memory(&mut self, l: LoopId) {
-        let info = &self.an.loops[l];
+        let info = &self.analysis.loops[l];
         let mut objs: Vec<ObjectId> = info.written.iter().copied().collect();
         if info.has_barrier {
-            objs.extend(self.st.eq.keys().copied().filter(|o| self.abs.written[*o] && self.k.objects[*o].space != Space::Constant));
+            objs.extend(self.state.eq.keys().copied().filter(|o| self.abs.written[*o] && self.kernel.objects[*o].space != Space::Constant));
         }
         objs.sort();
         objs.dedup();
         for o in objs {
-            let name = self.k.objects[o].name.clone();
+            let name = self.kernel.objects[o].name.clone();
             let g = self.abs.granule[o];
-            if self.st.eq.contains_key(&o) {
+            if self.state.eq.contains_key(&o) {
                 let a = self.symbols.fresh_mem(&name, g);
-                let b = if self.k.objects[o].space == Space::Shared { self.symbols.fresh_mem(&name, g) } else { a.clone() };
-                self.st.eq.insert(o, [a, b]);
+                let b = if self.kernel.objects[o].space == Space::Shared { self.symbols.fresh_mem(&name, g) } else { a.clone() };
+                self.state.eq.insert(o, [a, b]);
             }
-            if self.st.private[0].contains_key(&o) {
-                if self.k.objects[o].uniform {
+            if self.state.private[0].contains_key(&o) {
+                if self.kernel.objects[o].uniform {
                     let m = self.symbols.fresh_mem(&name, g);
-                    self.st.private[0].insert(o, m.clone());
-                    self.st.private[1].insert(o, m);
+                    self.state.private[0].insert(o, m.clone());
+                    self.state.private[1].insert(o, m);
                 } else {
                     for t in 0..2 {
                         let m = self.symbols.fresh_mem(&format!("{name}${}", t + 1), g);
-                        self.st.private[t].insert(o, m);
+                        self.state.private[t].insert(o, m);
                     }
                 }
             }
@@ -43,7 +43,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     pub(super) fn fresh_log(&mut self, o: ObjectId, kind: AccessKind, bits: u32) -> Log<'ctx> {
-        let n = format!("{}.{}", self.k.objects[o].name, kind.name());
+        let n = format!("{}.{}", self.kernel.objects[o].name, kind.name());
         Log {
             has: self.symbols.fresh_bool(&format!("{n}.has")),
             off: self.symbols.fresh_bv(&format!("{n}.off"), 64),
@@ -70,7 +70,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // The assumptions the body made before each access, as a chain of conjunctions (a
         // nested loop's invariants at its head, its exit: what a ghost iteration keeps of them).
         let mut made: Vec<Bool<'ctx>> = vec![Bool::from_bool(ctx, true)];
-        for c in self.st.assumed.get(assumed_lo..).unwrap_or(&[]) {
+        for c in self.state.assumed.get(assumed_lo..).unwrap_or(&[]) {
             let last = made.last().expect("non-empty").clone();
             made.push(if last.as_bool() == Some(true) { c.clone() } else { Bool::and(ctx, &[&last, c]) });
         }

@@ -40,7 +40,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(crate) fn cut_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
-        let info = self.an.loops[l].clone();
+        let info = self.analysis.loops[l].clone();
         let entry_edges = self.schedule.take_incoming(header);
         let entry = self.join(&entry_edges);
         if entry_edges.is_empty() || (is_false(&entry[0]) && is_false(&entry[1])) {
@@ -52,7 +52,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
 
         // The logs and objects the loop may change.
-        let logged: Vec<ObjectId> = self.st.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
+        let logged: Vec<ObjectId> = self.state.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
         let log_kinds: Vec<(ObjectId, AccessKind)> =
             logged.iter().flat_map(|o| [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| (*o, k))).collect();
         let cands = self.loop_candidates(l, &entry_phis, &log_kinds);
@@ -67,22 +67,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // Havoc the loop's modset.
         self.symbols.push_fresh_frame();
         self.permissions_at_cut();
-        let pre_logs = self.st.logs.clone();
+        let pre_logs = self.state.logs.clone();
         let (pred, phis) = self.havocked_head(l, &entry);
         self.havoc_memory(l);
         for &o in &logged {
-            let bits = self.an.value_bits[o];
+            let bits = self.analysis.value_bits[o];
             let fresh = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| self.fresh_log(o, k, bits));
             let [read, write, atomic] = fresh;
-            self.st.logs.insert(o, crate::memory::Logs { read, write, atomic });
+            self.state.logs.insert(o, crate::memory::Logs { read, write, atomic });
         }
-        let head_logs = self.st.logs.clone();
+        let head_logs = self.state.logs.clone();
         for &o in &info.atomic_objects {
-            let bits = self.an.value_bits[o];
-            let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.frames.cut_count());
+            let bits = self.analysis.value_bits[o];
+            let name = format!("{}.taken!{l}.{}", self.kernel.objects[o].name, self.frames.cut_count());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
-            self.st.used.insert(
+            self.state.used.insert(
                 o,
                 crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false },
             );
@@ -103,13 +103,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             head_facts.push(self.invariants.lit(*c).implies(&holds));
         }
         for f in &head_facts {
-            self.st.assume(f);
+            self.state.assume(f);
         }
         // The logs' facts need the body's accesses: stated after the body, through `logs_ok`.
         let logs_ok = self.symbols.fresh_bool(&format!("loop{l}.logs"));
         let logs_ok_stamp = self.symbols.stamp();
-        self.st.assume(&logs_ok);
-        let assumed_lo = self.st.assumed.len();
+        self.state.assume(&logs_ok);
+        let assumed_lo = self.state.assumed.len();
 
         // The arbitrary iteration.
         let acc_lo = self.obligations.access_count();
@@ -142,11 +142,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut slots = self.slots(l, &frame);
         self.assume_exits(l, &slots, &pred, &entry, &phis);
         // Candidates on the exits: both threads leave by the same exit, with the same values.
-        let exit_cands = if self.opts.infer && !self.un.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
+        let exit_cands = if self.opts.infer && !self.uniformity.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
         for (c, f) in &exit_cands {
             let holds = self.eval_exit_form(f, &slots, &entry);
             let lit = self.invariants.lit(*c).clone();
-            self.st.assume(&lit.implies(&holds));
+            self.state.assume(&lit.implies(&holds));
         }
         // The end state of the slots.
         for s in &mut slots {
@@ -187,9 +187,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// analysis); within a group, the same for threads of one group.
     fn havocked_head(&mut self, l: LoopId, entry: &[Bool<'ctx>; 2]) -> ([Bool<'ctx>; 2], Vec<[Term<'ctx>; 2]>) {
         let ctx = self.ctx;
-        let info_phis = self.an.loops[l].phis.clone();
-        let uniform = self.un.uniform_loop[l];
-        let uniform_in_group = self.un_group.uniform_loop[l];
+        let info_phis = self.analysis.loops[l].phis.clone();
+        let uniform = self.uniformity.uniform_loop[l];
+        let uniform_in_group = self.uniformity_in_group.uniform_loop[l];
         let pred: [Bool<'ctx>; 2] = if uniform {
             let h = self.symbols.fresh_bool(&format!("loop{l}.active"));
             std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
@@ -203,11 +203,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let phis: Vec<[Term<'ctx>; 2]> = info_phis
             .iter()
             .map(|&p| {
-                let w = self.k.insts[p].width;
-                if self.un.is_uniform(p) {
+                let w = self.kernel.insts[p].width;
+                if self.uniformity.is_uniform(p) {
                     let v = self.symbols.fresh_term(&format!("{p}"), w);
                     [v.clone(), v]
-                } else if self.un_group.is_uniform(p) {
+                } else if self.uniformity_in_group.is_uniform(p) {
                     let v = [self.symbols.fresh_term(&format!("{p}$1"), w), self.symbols.fresh_term(&format!("{p}$2"), w)];
                     let v2 = Term::ite(self.symbols.same_group(), &v[0], &v[1], ctx);
                     [v[0].clone(), v2]
@@ -226,8 +226,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// carrying the same uniform values.
     fn assume_exits(&mut self, l: LoopId, slots: &[Slot<'ctx>], pred: &[Bool<'ctx>; 2], entry: &[Bool<'ctx>; 2], phis: &[[Term<'ctx>; 2]]) {
         let ctx = self.ctx;
-        let info_phis = self.an.loops[l].phis.clone();
-        let (uniform, uniform_in_group) = (self.un.uniform_loop[l], self.un_group.uniform_loop[l]);
+        let info_phis = self.analysis.loops[l].phis.clone();
+        let (uniform, uniform_in_group) = (self.uniformity.uniform_loop[l], self.uniformity_in_group.uniform_loop[l]);
         // A thread that left earlier carried its (kept) header phi values.
         for s in slots {
             let Some(x) = &s.exit else { continue };
@@ -236,7 +236,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if let Some(pi) = info_phis.iter().position(|p| p == v) {
                     for t in 0..2 {
                         let f = s.left[t].implies(&s.values[i][t].eq(&phis[pi][t], ctx));
-                        self.st.assume(&f);
+                        self.state.assume(&f);
                     }
                 }
             }
@@ -252,7 +252,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
             for f in facts {
-                self.st.assume(&f);
+                self.state.assume(&f);
             }
         }
         // A uniform loop: both threads that entered leave by the same exit, carrying the same
@@ -262,7 +262,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if !uniform {
                 both = Bool::and(ctx, &[&both, self.symbols.same_group()]);
             }
-            let un = if uniform { &self.un } else { &self.un_group };
+            let un = if uniform { &self.uniformity } else { &self.uniformity_in_group };
             let mut facts = vec![];
             for s in slots {
                 facts.push(both.implies(&s.left[0].iff(&s.left[1])));
@@ -280,7 +280,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
             for f in facts {
-                self.st.assume(&f);
+                self.state.assume(&f);
             }
         }
     }
@@ -291,9 +291,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// left by it.
     fn leave_cut_loop(&mut self, l: LoopId, slots: Vec<Slot<'ctx>>, again: &[Bool<'ctx>; 2], back_phis: &[[Term<'ctx>; 2]]) {
         let ctx = self.ctx;
-        let (info_phis, escapes) = (self.an.loops[l].phis.clone(), self.an.loops[l].escapes.clone());
+        let (info_phis, escapes) = (self.analysis.loops[l].phis.clone(), self.analysis.loops[l].escapes.clone());
         // After the loop: this iteration was the last one.
-        self.st.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
+        self.state.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
         for (i, &v) in escapes.iter().enumerate() {
             for t in 0..2 {
                 let mut val: Option<Term<'ctx>> = None;
@@ -310,7 +310,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     val = Some(back_phis[pi][t].clone());
                 }
                 if let Some(x) = val {
-                    self.st.env[t].insert(v, x);
+                    self.state.env[t].insert(v, x);
                 }
             }
         }
