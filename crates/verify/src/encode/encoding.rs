@@ -1,7 +1,10 @@
 //! What the encoder gives the verifier ([`Encoding`]): the background facts, the properties
 //! and their instances, Houdini's candidates and checks, the loops unrolled or cut.
 
-use crate::term::Term;
+use super::frames::LoopFrames;
+use super::invariants::Invariants;
+use super::obligations::Obligations;
+use super::symbols::Symbols;
 use syncfix_kir::{AssertKind, InstId, LoopId, ObjectId, Scope, Span, VarId};
 use z3::ast::{Bool, BV};
 use z3::{Context, Solver};
@@ -178,36 +181,23 @@ pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
     Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
 }
 
-/// The encoder's output: the background constraints, the properties and the candidates'
-/// checks.
+/// The encoder's output, made of the encoder's parts as they are at the end: the launch's
+/// symbols and the background facts ([`Symbols`]), the properties and the instances they speak
+/// of ([`Obligations`]), Houdini's candidates and their checks ([`Invariants`]), the loops
+/// bounded and cut ([`LoopFrames`]). Outside the encoder they are read only.
 pub struct Encoding<'ctx> {
     /// The assumptions that the properties' and checks' `ok` constants stand for.
     pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
-    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes): a
-    /// query's own solver starts from them.
-    pub background: Vec<Bool<'ctx>>,
-    /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
-    /// the stamp of its guard `logs_ok` (see [`LogFact`]).
-    pub log_facts: Vec<LogFact<'ctx>>,
-    /// What each loop cut's havocked log may hold, by its `who` constant (its log fact's
-    /// summary for [`crate::stride`]).
-    pub(crate) havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
-    pub vars: Vec<Bool<'ctx>>,
-    pub tid: [ThreadSyms<'ctx>; 2],
-    /// Block and grid sizes per dimension (constants, or symbols for `*`).
-    pub sizes: [[BV<'ctx>; 3]; 2],
-    pub same_group: Bool<'ctx>,
-    pub props: Vec<Property<'ctx>>,
-    pub candidates: Vec<Candidate<'ctx>>,
-    pub cand_checks: Vec<CandidateCheck<'ctx>>,
-    pub accesses: Vec<AccessInstance<'ctx>>,
-    pub barriers: Vec<BarrierInstance<'ctx>>,
-    pub waits: Vec<WaitInstance<'ctx>>,
-    pub bounded: Vec<BoundedLoop>,
-    pub cut: Vec<CutLoop>,
-    pub params: Vec<(usize, Term<'ctx>)>,
-    /// Loops containing each access instance's instruction, innermost first.
-    pub access_loops: Vec<Vec<LoopId>>,
+    /// The barrier variables, the launch's symbols, the facts every query needs (thread ids'
+    /// ranges and distinctness, launch sizes: a query's own solver starts from them), the
+    /// kernel's parameters.
+    pub(crate) symbols: Symbols<'ctx>,
+    /// The properties, the access, barrier and wait instances, the loop cuts' log facts.
+    pub(crate) obligations: Obligations<'ctx>,
+    /// The candidate invariants and their checks.
+    pub(crate) invariants: Invariants<'ctx>,
+    /// The loops unrolled to a bound and the loops cut.
+    pub(crate) frames: LoopFrames<'ctx>,
     /// Solver calls made while encoding (unwinding checks), and their time.
     pub solver_calls: u32,
     pub solve_time: std::time::Duration,

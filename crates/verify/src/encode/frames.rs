@@ -37,7 +37,7 @@ pub(super) struct CutFrame<'ctx> {
 /// The loops being executed and cut, innermost last, and the loops whose encoding is not
 /// exact: those unrolled to a bound (`--loop-unwind`) and those cut.
 #[derive(Default)]
-pub(super) struct LoopFrames<'ctx> {
+pub(crate) struct LoopFrames<'ctx> {
     /// The loops being executed (unrolled or cut), innermost last.
     loops: Vec<LoopCtx>,
     /// The loops being cut, innermost last.
@@ -122,6 +122,16 @@ impl<'ctx> LoopFrames<'ctx> {
         self.cut.push(cut);
     }
 
+    /// The loops unrolled to a bound.
+    pub(crate) fn bounded(&self) -> &[BoundedLoop] {
+        &self.bounded
+    }
+
+    /// The loops cut.
+    pub(crate) fn cut(&self) -> &[CutLoop] {
+        &self.cut
+    }
+
     /// How many loops were cut so far.
     pub(super) fn cut_count(&self) -> usize {
         self.cut.len()
@@ -142,10 +152,5 @@ impl<'ctx> LoopFrames<'ctx> {
         self.cuts = mark.cuts;
         self.bounded.truncate(mark.bounded);
         self.cut.truncate(mark.cut);
-    }
-
-    /// What the encoding keeps: the loops bounded, the loops cut.
-    pub(super) fn finish(self) -> (Vec<BoundedLoop>, Vec<CutLoop>) {
-        (self.bounded, self.cut)
     }
 }

@@ -10,7 +10,7 @@ use z3::Context;
 /// The candidate invariants (Houdini's), by loop and formula, and their checks, in the order
 /// made. An unrolling attempt that is undone forgets what it added ([`Invariants::mark`]).
 #[derive(Default)]
-pub(super) struct Invariants<'ctx> {
+pub(crate) struct Invariants<'ctx> {
     /// The candidates; a candidate's index is its number (`cand!i`).
     candidates: Vec<Candidate<'ctx>>,
     /// Each candidate's index by its loop and formula ([`Candidate::what`]).
@@ -40,6 +40,16 @@ impl<'ctx> Invariants<'ctx> {
         i
     }
 
+    /// The candidates, by number.
+    pub(crate) fn candidates(&self) -> &[Candidate<'ctx>] {
+        &self.candidates
+    }
+
+    /// The checks of the candidates, in the order made.
+    pub(crate) fn checks(&self) -> &[CandidateCheck<'ctx>] {
+        &self.checks
+    }
+
     /// Candidate `c`'s literal.
     pub(super) fn lit(&self, c: usize) -> &Bool<'ctx> {
         &self.candidates[c].lit
@@ -66,10 +76,5 @@ impl<'ctx> Invariants<'ctx> {
         self.checks.truncate(mark.checks);
         self.candidates.truncate(mark.candidates);
         self.index.retain(|_, i| *i < mark.candidates);
-    }
-
-    /// What the encoding keeps: the candidates and their checks.
-    pub(super) fn finish(self) -> (Vec<Candidate<'ctx>>, Vec<CandidateCheck<'ctx>>) {
-        (self.candidates, self.checks)
     }
 }

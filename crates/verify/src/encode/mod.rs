@@ -133,30 +133,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.schedule.set_incoming(self.kernel.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
-        let launch = self.symbols.finish();
         let (solver_calls, solve_time) = self.budget.spent();
-        let collected = self.obligations.finish();
-        let (bounded, cut) = self.frames.finish();
-        let (candidates, cand_checks) = self.invariants.finish();
         Ok(Encoding {
             assumptions: self.state.asm.clone(),
-            background: launch.background,
-            log_facts: collected.log_facts,
-            havocked_logs: collected.havocked_logs,
-            vars: launch.vars,
-            tid: launch.tid,
-            sizes: launch.sizes,
-            same_group: launch.same_group,
-            props: collected.props,
-            candidates,
-            cand_checks,
-            accesses: collected.accesses,
-            barriers: collected.barriers,
-            waits: collected.waits,
-            bounded,
-            cut,
-            params: launch.params,
-            access_loops: collected.access_loops,
+            symbols: self.symbols,
+            obligations: self.obligations,
+            invariants: self.invariants,
+            frames: self.frames,
             solver_calls,
             solve_time,
         })

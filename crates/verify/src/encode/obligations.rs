@@ -12,7 +12,7 @@ use z3::ast::{Bool, BV};
 /// log facts. An unrolling attempt that is undone forgets what it added
 /// ([`Obligations::mark`], [`Obligations::truncate`]).
 #[derive(Default)]
-pub(super) struct Obligations<'ctx> {
+pub(crate) struct Obligations<'ctx> {
     /// The properties: a violation where a condition holds.
     props: Vec<Property<'ctx>>,
     /// Each access executed, and the loops (innermost first) it ran in (the same length).
@@ -35,17 +35,6 @@ pub(super) struct ObligationsMark {
     accesses: usize,
     access_loops: usize,
     barriers: usize,
-}
-
-/// What the [`super::Encoding`] keeps of the [`Obligations`].
-pub(super) struct Collected<'ctx> {
-    pub(super) props: Vec<Property<'ctx>>,
-    pub(super) accesses: Vec<AccessInstance<'ctx>>,
-    pub(super) access_loops: Vec<Vec<LoopId>>,
-    pub(super) barriers: Vec<BarrierInstance<'ctx>>,
-    pub(super) waits: Vec<WaitInstance<'ctx>>,
-    pub(super) log_facts: Vec<LogFact<'ctx>>,
-    pub(super) havocked_logs: TermMap<BV<'ctx>, HavockedLog<'ctx>>,
 }
 
 impl<'ctx> Obligations<'ctx> {
@@ -139,17 +128,44 @@ impl<'ctx> Obligations<'ctx> {
         self.access_loops.truncate(mark.access_loops);
         self.barriers.truncate(mark.barriers);
     }
+}
 
-    /// What the encoding keeps.
-    pub(super) fn finish(self) -> Collected<'ctx> {
-        Collected {
-            props: self.props,
-            accesses: self.accesses,
-            access_loops: self.access_loops,
-            barriers: self.barriers,
-            waits: self.waits,
-            log_facts: self.log_facts,
-            havocked_logs: self.havocked_logs,
-        }
+/// What the properties and instances are, for the verifier.
+impl<'ctx> Obligations<'ctx> {
+    /// The properties, in the order recorded.
+    pub(crate) fn props(&self) -> &[Property<'ctx>] {
+        &self.props
+    }
+
+    /// The access instances, in schedule order (an index is the access's `who`).
+    pub(crate) fn accesses(&self) -> &[AccessInstance<'ctx>] {
+        &self.accesses
+    }
+
+    /// The loops containing each access instance's instruction, innermost first.
+    pub(crate) fn access_loops(&self) -> &[Vec<LoopId>] {
+        &self.access_loops
+    }
+
+    /// The barrier instances, in schedule order.
+    pub(crate) fn barriers(&self) -> &[BarrierInstance<'ctx>] {
+        &self.barriers
+    }
+
+    /// The `wait_group_events` instances, in schedule order.
+    pub(crate) fn waits(&self) -> &[WaitInstance<'ctx>] {
+        &self.waits
+    }
+
+    /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
+    /// the stamp of its guard `logs_ok` (see [`LogFact`]).
+    pub(crate) fn log_facts(&self) -> &[LogFact<'ctx>] {
+        &self.log_facts
+    }
+
+    /// What each loop cut's havocked log may hold, by its `who` constant (its log fact's
+    /// summary for [`crate::stride`]).
+    pub(crate) fn havocked_logs(&self) -> &TermMap<BV<'ctx>, HavockedLog<'ctx>> {
+        &self.havocked_logs
     }
 }

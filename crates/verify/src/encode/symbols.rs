@@ -14,7 +14,7 @@ use z3::{Context, FuncDecl, Sort};
 /// the two threads' ids with the facts about them (`background`), the kernel's scalar
 /// parameters, the uninterpreted functions of floating-point operations, and the fresh
 /// constants (each made once, named by a counter that only grows: `stamp`).
-pub(super) struct Symbols<'ctx> {
+pub(crate) struct Symbols<'ctx> {
     ctx: &'ctx Context,
     /// One Boolean constant per barrier variable (`b0`, `b1`, ...).
     vars: Vec<Bool<'ctx>>,
@@ -38,17 +38,6 @@ pub(super) struct Symbols<'ctx> {
     /// While loop bodies are encoded, the fresh constants they create (a cut's ghost copy of
     /// an earlier iteration renames them), innermost last.
     frames: Vec<Vec<Dynamic<'ctx>>>,
-}
-
-/// The launch's symbols and the facts about them, what the [`super::Encoding`] keeps of the
-/// [`Symbols`].
-pub(super) struct LaunchSymbols<'ctx> {
-    pub(super) vars: Vec<Bool<'ctx>>,
-    pub(super) tid: [ThreadSyms<'ctx>; 2],
-    pub(super) sizes: [[BV<'ctx>; 3]; 2],
-    pub(super) same_group: Bool<'ctx>,
-    pub(super) background: Vec<Bool<'ctx>>,
-    pub(super) params: Vec<(usize, Term<'ctx>)>,
 }
 
 impl<'ctx> Symbols<'ctx> {
@@ -80,17 +69,9 @@ impl<'ctx> Symbols<'ctx> {
         }
     }
 
-    /// What the encoding keeps: the launch's symbols, the facts, the parameters.
-    pub(super) fn finish(self) -> LaunchSymbols<'ctx> {
-        let params = self.params.into_iter().collect();
-        LaunchSymbols {
-            vars: self.vars,
-            tid: self.tid,
-            sizes: self.sizes,
-            same_group: self.same_group,
-            background: self.background,
-            params,
-        }
+    /// The barrier variables' constants, by variable.
+    pub(crate) fn vars(&self) -> &[Bool<'ctx>] {
+        &self.vars
     }
 
     /// Barrier variable `v`'s constant.
@@ -99,17 +80,17 @@ impl<'ctx> Symbols<'ctx> {
     }
 
     /// Thread `t`'s ids.
-    pub(super) fn tid(&self, t: usize) -> &ThreadSyms<'ctx> {
+    pub(crate) fn tid(&self, t: usize) -> &ThreadSyms<'ctx> {
         &self.tid[t]
     }
 
     /// Block (`[0]`) and grid (`[1]`) sizes per dimension.
-    pub(super) fn sizes(&self) -> &[[BV<'ctx>; 3]; 2] {
+    pub(crate) fn sizes(&self) -> &[[BV<'ctx>; 3]; 2] {
         &self.sizes
     }
 
     /// Both threads are in one group.
-    pub(super) fn same_group(&self) -> &Bool<'ctx> {
+    pub(crate) fn same_group(&self) -> &Bool<'ctx> {
         &self.same_group
     }
 
@@ -119,7 +100,7 @@ impl<'ctx> Symbols<'ctx> {
     }
 
     /// The facts every solver holds.
-    pub(super) fn background(&self) -> &[Bool<'ctx>] {
+    pub(crate) fn background(&self) -> &[Bool<'ctx>] {
         &self.background
     }
 
@@ -141,6 +122,11 @@ impl<'ctx> Symbols<'ctx> {
                 self.params.insert(index, v);
             }
         }
+    }
+
+    /// The kernel's scalar parameters' constants, by index.
+    pub(crate) fn params(&self) -> &BTreeMap<usize, Term<'ctx>> {
+        &self.params
     }
 
     /// Parameter `index`'s constant, if made.
