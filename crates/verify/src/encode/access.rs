@@ -11,7 +11,7 @@ use syncfix_kir::{InstId, LogKind, ObjectId, Operand, Pointer, Space};
 use z3::ast::{Array, Ast, Bool, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
         self.note_access(ptr.object, &off, bytes, pred);
@@ -23,7 +23,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.race(AccessAt { inst, kind: AccessKind::Read, object: ptr.object, external: false }, &off, bytes, &vals, &vals, pred);
     }
 
-    pub(crate) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
@@ -40,7 +40,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// A plain write to a repetition-free counter may give it any value: the values returned
     /// before need not differ from later ones.
-    pub(crate) fn plain_write(&mut self, o: ObjectId) {
+    pub(super) fn plain_write(&mut self, o: ObjectId) {
         if let Some(u) = self.state.used.get_mut(&o) {
             u.window = u.entries.len();
             u.history_stale = true;
@@ -61,7 +61,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Gives equality-abstracted object `o` arbitrary contents where `cond` holds (one copy
     /// for global memory, one per thread's group for shared memory).
-    pub(crate) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
+    pub(super) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
         let name = self.kernel.objects[o].name.clone();
         let g = self.state.eq[&o][0].granule;
         let shared = self.kernel.objects[o].space == Space::Shared;
@@ -74,7 +74,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         copies[1].table = None;
     }
 
-    pub(crate) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
@@ -139,7 +139,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// A read made by a specification: not an access (never logged or checked).
-    pub(crate) fn spec_load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn spec_load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         for t in 0..2 {
             let off = self.bv(t, ptr.offset);
             let raw = self.read(t, ptr.object, &off, bytes);
@@ -150,7 +150,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// `__atomic_has_taken_value(p, i, v)`: whether a repetition-free atomic returned `value`
     /// at `ptr` so far.
-    pub(crate) fn atomic_taken(&mut self, inst: InstId, ptr: Pointer, value: Operand, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn atomic_taken(&mut self, inst: InstId, ptr: Pointer, value: Operand, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         for t in 0..2 {
             let off = self.bv(t, ptr.offset);
@@ -211,7 +211,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Thread `t` reads `bytes` bytes of object `o` at byte offset `off`.
-    pub(crate) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
+    pub(super) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
         let ctx = self.ctx;
         match self.abs.model(o) {
             Model::Private => self.state.private[t][&o].read(ctx, off, bytes),
@@ -225,7 +225,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The equality-abstraction copy thread `t` uses for object `o`: thread 2 shares thread
     /// 1's copy of shared memory only when both are in the same group.
-    pub(crate) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
+    pub(super) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
         let [a, b] = self.state.eq.get(&o)?;
         if t == 0 || self.kernel.objects[o].space != Space::Shared {
             return Some(a.clone());
@@ -233,7 +233,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         Some(Mem { arr: self.symbols.same_group().ite(&a.arr, &b.arr), granule: a.granule, table: None })
     }
 
-    pub(crate) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
+    pub(super) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
         let ctx = self.ctx;
         match self.abs.model(o) {
             Model::Private => {
@@ -268,7 +268,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `__array_snapshot(dst, src)`: `dst`'s contents become `src`'s for each thread that
     /// executes it. When the two are modelled differently (or with different granules), `dst`
     /// gets arbitrary contents instead: an over-approximation.
-    pub(crate) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         self.plain_write(dst);
         let same = self.abs.model(dst) == self.abs.model(src) && self.abs.granule[dst] == self.abs.granule[src];
@@ -309,7 +309,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// An external function's access (`__writes_to(p)`, `__reads_from(p)`): thread 1's log may
     /// now hold it at any offset; a write leaves the contents arbitrary.
-    pub(crate) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let access = AccessKind::of_log(kind);
         if self.state.logs.contains_key(&o) {
@@ -349,7 +349,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// `--check-array-bounds`: an access of `bytes` bytes at `off` must lie within its array,
     /// when the array's size is known.
-    pub(crate) fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
         if !self.opts.array_bounds {
             return;
         }
@@ -370,7 +370,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Writing constant memory is an error (GPUVerify: "possible attempt to modify constant
     /// memory").
-    pub(crate) fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         if self.kernel.objects[o].space != Space::Constant {
             return;
         }

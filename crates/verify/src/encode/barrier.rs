@@ -17,7 +17,7 @@ use syncfix_kir::{Fences, Guard, InstId, ObjectId, Scope, Space, TileMask};
 use z3::ast::{Ast, Bool, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, pred: &[Bool<'ctx>; 2]) {
         if !self.opts.site_active(bar.guard) {
             // A site left out: where it lies, for traces, and nothing else.
             let (lf, gf) = self.barrier_fences(bar);
@@ -173,7 +173,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// (a warp vote, `__activemask()`), the threads' masks may differ, which is reported as
     /// divergence (sound: a real mismatch is undefined behaviour). Pairs of different tiles
     /// or blocks are not ordered, and never diverge on it.
-    pub(crate) fn tile_barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, size: u32, mask: TileMask, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn tile_barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, size: u32, mask: TileMask, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let tru = Bool::from_bool(ctx, true);
         let guard = self.barrier_guard(bar);

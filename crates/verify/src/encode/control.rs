@@ -9,7 +9,7 @@ use syncfix_kir::{BlockId, InstId, InstKind, Item, Operand, Terminator};
 use z3::ast::Bool;
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn exec_items(&mut self, items: &[Item]) -> Result<(), VerifyError> {
+    pub(super) fn exec_items(&mut self, items: &[Item]) -> Result<(), VerifyError> {
         for it in items {
             match *it {
                 Item::Block(b) => self.exec_block(b)?,
@@ -20,13 +20,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The per-thread disjunction of some edges' predicates.
-    pub(crate) fn join(&self, edges: &[Incoming<'ctx>]) -> [Bool<'ctx>; 2] {
+    pub(super) fn join(&self, edges: &[Incoming<'ctx>]) -> [Bool<'ctx>; 2] {
         std::array::from_fn(|t| crate::term::simplify_small(or(self.ctx, &edges.iter().map(|e| &e.pred[t]).collect::<Vec<_>>())))
     }
 
     /// The value of phi number `pi` of a block entered by `edges`, per thread: an `ite` over
     /// the edges' predicates.
-    pub(crate) fn phi_value(&self, edges: &[Incoming<'ctx>], pi: usize) -> [Term<'ctx>; 2] {
+    pub(super) fn phi_value(&self, edges: &[Incoming<'ctx>], pi: usize) -> [Term<'ctx>; 2] {
         std::array::from_fn(|t| {
             let mut val: Option<Term<'ctx>> = None;
             for e in edges.iter().rev() {
@@ -41,11 +41,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The number of phis at the start of block `b`.
-    pub(crate) fn phi_count(&self, b: BlockId) -> usize {
+    pub(super) fn phi_count(&self, b: BlockId) -> usize {
         self.kernel.blocks[b].insts.iter().take_while(|i| matches!(self.kernel.insts[**i].kind, InstKind::Phi { .. })).count()
     }
 
-    pub(crate) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
+    pub(super) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
         self.check_deadline()?;
         let inc = self.schedule.take_incoming(b);
         self.schedule.forget_predicate(b);
@@ -140,7 +140,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Records the edge `from -> to` with per-thread predicates `pred`; the target's phis take
     /// their operands along the edge.
-    pub(crate) fn contribute(&mut self, from: BlockId, to: BlockId, pred: [Bool<'ctx>; 2]) {
+    pub(super) fn contribute(&mut self, from: BlockId, to: BlockId, pred: [Bool<'ctx>; 2]) {
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return;
         }
@@ -163,7 +163,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Adds an edge whose phi values are known.
-    pub(crate) fn add_edge(&mut self, from: BlockId, to: BlockId, e: Incoming<'ctx>) {
+    pub(super) fn add_edge(&mut self, from: BlockId, to: BlockId, e: Incoming<'ctx>) {
         // An edge leaving the loop being cut is an exit of its arbitrary iteration.
         if let Some(l) = self.frames.innermost_cut() {
             if self.cfg.in_loop(from, l) && !self.cfg.in_loop(to, l) {
@@ -183,7 +183,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Defines the value of `inst` for thread `t`. A value used after the loop it is defined
     /// in keeps the value of the thread's last execution (`v := p ? e : v`).
-    pub(crate) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
+    pub(super) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
         let v = if self.analysis.escaping.contains(&inst) {
             match self.state.env[t].get(&inst) {
                 Some(old) => Term::ite(pred, &v, old, self.ctx),
@@ -196,7 +196,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The current value of an operand for thread `t`.
-    pub(crate) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
+    pub(super) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
         match o {
             Operand::Const { width, bits } => const_term(self.ctx, bits, width),
             Operand::Value(v) => match self.state.env[t].get(&v) {
@@ -217,7 +217,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn bv(&self, t: usize, o: Operand) -> z3::ast::BV<'ctx> {
+    pub(super) fn bv(&self, t: usize, o: Operand) -> z3::ast::BV<'ctx> {
         self.value(t, o).to_bv(self.ctx)
     }
 }

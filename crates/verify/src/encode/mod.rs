@@ -29,13 +29,13 @@ mod permission;
 mod race;
 mod scalar;
 mod schedule;
-pub(crate) mod state;
+mod state;
 mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
 pub use encoding::{AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutLoop, Encoding, LogFact, PropKind, Property, WaitInstance};
 
-pub(crate) use state::{Incoming, State};
+use state::{Incoming, State};
 
 use budget::Budget;
 use frames::LoopFrames;
@@ -147,7 +147,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Errors with [`VerifyError::Timeout`] once the deadline has passed or the caller has
     /// cancelled ([`crate::VerifyOptions::cancel`]).
-    pub(crate) fn check_deadline(&self) -> Result<(), VerifyError> {
+    pub(super) fn check_deadline(&self) -> Result<(), VerifyError> {
         self.budget.check_deadline()
     }
 
@@ -190,7 +190,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `guard`, a fresh constant made with stamp `stamp` ([`Encoding::log_facts`]).
     /// `own`: the havocked log fields the facts describe (they join the guard's class of the
     /// cone of influence, `cone`; the log before the loop and the ghost iteration do not).
-    pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
+    pub(super) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
         self.state.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
         self.obligations.add_log_fact(LogFact { fact });
@@ -199,24 +199,24 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     // ---- properties ------------------------------------------------------------------
 
     /// Records a property unless its condition is trivially false.
-    pub(crate) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
+    pub(super) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
         self.property_tolerant(cond, None, kind);
     }
 
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
-    pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
+    pub(super) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
         self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.state.ok);
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop
     /// (or outside loops).
-    pub(crate) fn first_iteration(&self) -> bool {
+    pub(super) fn first_iteration(&self) -> bool {
         self.frames.first_iteration()
     }
 
     /// The loops (innermost first) that contain block `b`.
-    pub(crate) fn enclosing_loops(&self, b: BlockId) -> Vec<LoopId> {
+    pub(super) fn enclosing_loops(&self, b: BlockId) -> Vec<LoopId> {
         let mut v = vec![];
         let mut l = self.cfg.loop_of[b];
         while let Some(x) = l {
@@ -229,7 +229,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Where loop `header`'s loop is in the source: the first of its header block's
     /// instructions (and terminator) with a line, in the main file if one is there (clang
     /// gives phis and compiler-made instructions line 0).
-    pub(crate) fn header_span(&self, header: BlockId) -> Span {
+    pub(super) fn header_span(&self, header: BlockId) -> Span {
         let blk = &self.kernel.blocks[header];
         let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.kernel.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
         let has_line = |s: &&&Span| s.frames.iter().any(|l| l.line > 0);

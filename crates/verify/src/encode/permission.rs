@@ -21,7 +21,7 @@ use syncfix_kir::{AssertKind, BinOp, InstId, InstKind, ObjectId, Operand};
 use z3::ast::{Ast, Bool, BV};
 
 /// The objects that barrier invariants read (spec loads feeding a barrier invariant).
-pub(crate) fn checked_objects(k: &syncfix_kir::Kernel) -> std::collections::BTreeSet<ObjectId> {
+pub(super) fn checked_objects(k: &syncfix_kir::Kernel) -> std::collections::BTreeSet<ObjectId> {
     let mut out = std::collections::BTreeSet::new();
     let mut stack: Vec<InstId> = k
         .insts
@@ -66,7 +66,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// At the kernel's entry.
-    pub(crate) fn init_permissions(&mut self) {
+    pub(super) fn init_permissions(&mut self) {
         if !self.opts.barrier_access_checks {
             return;
         }
@@ -77,7 +77,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// A barrier passed where `passed` holds starts a new interval.
-    pub(crate) fn permissions_at_barrier(&mut self, passed: &Bool<'ctx>) {
+    pub(super) fn permissions_at_barrier(&mut self, passed: &Bool<'ctx>) {
         let ids: Vec<ObjectId> = self.state.perm.keys().copied().collect();
         for o in ids {
             self.fresh_witness(o, passed);
@@ -85,7 +85,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// A loop cut: what earlier iterations accessed is unknown; counted as accessed.
-    pub(crate) fn permissions_at_cut(&mut self) {
+    pub(super) fn permissions_at_cut(&mut self) {
         let f = Bool::from_bool(self.ctx, false);
         for w in self.state.perm.values_mut() {
             w.unaccessed = f.clone();
@@ -93,7 +93,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// An access (or a permission) of `bytes` bytes at `off` by the enabled threads.
-    pub(crate) fn note_access(&mut self, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn note_access(&mut self, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let Some(w) = self.state.perm.get(&o).cloned() else { return };
         let hit: Vec<Bool<'ctx>> = (0..2).map(|t| Bool::and(ctx, &[&pred[t], &covers(&w.na, &off[t], bytes)])).collect();
@@ -103,7 +103,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The access check of barrier invariant `inst` (condition `cond`) of the enabled threads.
-    pub(crate) fn check_barrier_invariant_reads(&mut self, inst: InstId, cond: Operand, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn check_barrier_invariant_reads(&mut self, inst: InstId, cond: Operand, pred: &[Bool<'ctx>; 2]) {
         let Operand::Value(v) = cond else { return };
         if self.state.perm.is_empty() {
             return;

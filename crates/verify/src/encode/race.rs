@@ -11,18 +11,18 @@ use z3::ast::{Ast, Bool, BV};
 /// Which access an instance is: its instruction, kind and object, and whether an external
 /// (specified) function makes it.
 #[derive(Copy, Clone)]
-pub(crate) struct AccessAt {
-    pub inst: InstId,
-    pub kind: AccessKind,
-    pub object: ObjectId,
-    pub external: bool,
+pub(super) struct AccessAt {
+    pub(super) inst: InstId,
+    pub(super) kind: AccessKind,
+    pub(super) object: ObjectId,
+    pub(super) external: bool,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Records an access instance and lets thread 1 log it (when `pred1` holds and the
     /// nondeterministic choice says so): `width` bytes at byte offset `off1`, value `val1`.
     /// Returns the instance's index.
-    pub(crate) fn log_access(
+    pub(super) fn log_access(
         &mut self,
         at: AccessAt,
         off1: &BV<'ctx>,
@@ -58,7 +58,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Thread 1 logs the access; thread 2's access is checked against the logs. Per thread:
     /// the byte offset, the value written (or read) and the cell's old value, the predicate.
-    pub(crate) fn race(
+    pub(super) fn race(
         &mut self,
         at: AccessAt,
         off: &[BV<'ctx>; 2],
@@ -137,7 +137,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Thread 1's access just made to `o` (its last access instance) is an asynchronous
     /// copy's: if it is the logged one, barriers leave it until thread 1's next wait.
-    pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let Some(who) = self.obligations.mark_async_copy(o) else { return };
         let Some(logs) = self.state.logs.get_mut(&o) else { return };
@@ -149,7 +149,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// `wait_group_events` by thread 1, when `guard` is on: its pending copies are complete.
-    pub(crate) fn async_wait(&mut self, guard: Guard, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn async_wait(&mut self, guard: Guard, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let (var, on) = match guard {
             Guard::Always => (None, pred[0].clone()),

@@ -11,7 +11,7 @@ use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind,
 use z3::ast::{Ast, Bool, Dynamic, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
+    pub(super) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
         let ctx = self.ctx;
         let i = &self.kernel.insts[inst];
         let width = i.width;
@@ -129,7 +129,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn assert_inst(&mut self, inst: InstId, cond: Operand, kind: AssertKind, global: bool, pred: &[Bool<'ctx>; 2]) {
         if kind == AssertKind::LoopInvariant && self.in_cut_header(inst) {
             // Checked on entry and at the end of each iteration by the cut, and
-            // assumed at the head (crate::loops).
+            // assumed at the head (crate::encode::loops).
             return;
         }
         let first_iteration = self.first_iteration();
@@ -200,7 +200,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An assertion (or a pre-/postcondition, invariant, null-pointer check): violated by an
     /// enabled thread for which `cond` is false; a `global` one whenever either thread is
     /// enabled.
-    pub(crate) fn assertion(
+    pub(super) fn assertion(
         &mut self,
         inst: InstId,
         cond: Operand,
@@ -222,7 +222,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// How many threads a specification over `cond` is about: only thread 1 when it reads
     /// the race log (which is thread 1's).
-    pub(crate) fn threads_for(&self, cond: Operand) -> usize {
+    pub(super) fn threads_for(&self, cond: Operand) -> usize {
         match cond {
             Operand::Value(v) if self.analysis.log_dependent.contains(&v) => 1,
             _ => 2,
@@ -262,7 +262,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         Some(Term::V(r))
     }
 
-    pub(crate) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
+    pub(super) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
         let ctx = self.ctx;
         match (op, width) {
             (CastOp::Trunc, 1) => Term::B(a.to_bv(ctx).extract(0, 0)._eq(&BV::from_u64(ctx, 1, 1))),
@@ -272,7 +272,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn bin(&self, op: BinOp, a: Term<'ctx>, b: Term<'ctx>) -> Term<'ctx> {
+    pub(super) fn bin(&self, op: BinOp, a: Term<'ctx>, b: Term<'ctx>) -> Term<'ctx> {
         let ctx = self.ctx;
         if let (Term::B(x), Term::B(y)) = (&a, &b) {
             match op {
@@ -305,7 +305,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn cmp(&self, p: CmpPred, a: &Term<'ctx>, b: &Term<'ctx>) -> Bool<'ctx> {
+    pub(super) fn cmp(&self, p: CmpPred, a: &Term<'ctx>, b: &Term<'ctx>) -> Bool<'ctx> {
         let ctx = self.ctx;
         match p {
             CmpPred::Eq => return a.eq(b, ctx),

@@ -31,7 +31,7 @@ mod terms;
 
 /// A candidate's formula.
 #[derive(Clone, Debug)]
-pub(crate) enum Form<'ctx> {
+pub(super) enum Form<'ctx> {
     /// Both threads that entered the loop are in it, or neither (`same_group`: when both are
     /// in one group).
     PredEq { same_group: bool },
@@ -82,12 +82,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// every encoding of the loop).
     /// `logs`: the race logs it reads ([`Candidate::logs`]); over values when none
     /// ([`Candidate::over_values`]).
-    pub(crate) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
+    pub(super) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
         self.invariants.candidate(self.ctx, l, what, logs)
     }
 
     /// The candidates of loop `l` over its header state, given the phis' entry values.
-    pub(crate) fn loop_candidates(
+    pub(super) fn loop_candidates(
         &mut self,
         l: LoopId,
         entry_phis: &[[Term<'ctx>; 2]],
@@ -268,7 +268,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Evaluates a candidate on a head view (the current state's logs).
-    pub(crate) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
+    pub(super) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
         let ctx = self.ctx;
         let both = Bool::and(ctx, &[&v.pred[0], &v.pred[1]]);
         // A per-thread formula, for each thread in the loop (only thread 1 under

@@ -11,17 +11,17 @@ use z3::ast::Bool;
 
 /// A user's invariant or candidate at a loop head, evaluated on one state.
 #[derive(Clone, Debug)]
-pub(crate) struct SpecValue<'ctx> {
-    pub inst: InstId,
-    pub candidate: bool,
-    pub global: bool,
+pub(super) struct SpecValue<'ctx> {
+    pub(super) inst: InstId,
+    pub(super) candidate: bool,
+    pub(super) global: bool,
     /// The condition for each thread it is about (only thread 1 for one over the race log).
-    pub cond: Vec<Bool<'ctx>>,
+    pub(super) cond: Vec<Bool<'ctx>>,
 }
 
 impl<'ctx> SpecValue<'ctx> {
     /// The spec holds for every thread it is about that is in the loop.
-    pub fn holds(&self, ctx: &'ctx z3::Context, pred: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
+    pub(super) fn holds(&self, ctx: &'ctx z3::Context, pred: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
         let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
         let parts: Vec<Bool<'ctx>> =
             self.cond.iter().enumerate().map(|(t, c)| (if self.global { &either } else { &pred[t] }).implies(c)).collect();
@@ -32,12 +32,12 @@ impl<'ctx> SpecValue<'ctx> {
 /// A loop's head state: which threads are in the loop, the header phis, and the user's
 /// specs evaluated on it (logs and memory are the encoder's current state).
 #[derive(Clone, Debug)]
-pub(crate) struct View<'ctx> {
-    pub pred: [Bool<'ctx>; 2],
-    pub phis: Vec<[Term<'ctx>; 2]>,
-    pub specs: Vec<SpecValue<'ctx>>,
+pub(super) struct View<'ctx> {
+    pub(super) pred: [Bool<'ctx>; 2],
+    pub(super) phis: Vec<[Term<'ctx>; 2]>,
+    pub(super) specs: Vec<SpecValue<'ctx>>,
     /// The condition to stay in the loop, when the header can be evaluated again.
-    pub guard: Option<[Bool<'ctx>; 2]>,
+    pub(super) guard: Option<[Bool<'ctx>; 2]>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {

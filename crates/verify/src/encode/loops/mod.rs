@@ -22,7 +22,7 @@ use syncfix_kir::{InstId, LoopId};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Executes loop `l`: unrolled, or cut.
-    pub(crate) fn exec_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
+    pub(super) fn exec_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
         self.check_deadline()?;
         if let Some(n) = self.opts.loop_unwind {
             // Bug-finding mode: at most `n` iterations, never a proof.
@@ -47,7 +47,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Whether `inst` stands in the header of a loop being cut (its invariants are handled
     /// by the cut, not checked where they stand).
-    pub(crate) fn in_cut_header(&self, inst: InstId) -> bool {
+    pub(super) fn in_cut_header(&self, inst: InstId) -> bool {
         let b = self.kernel.insts[inst].block;
         self.frames.cutting().any(|l| self.cfg.loops[l].header == b)
     }

@@ -16,7 +16,7 @@ use z3::ast::{Ast, Bool};
 use z3::SatResult;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Mode {
+pub(super) enum Mode {
     /// `--loop-unwind=N`: stop after N iterations and say so (never a proof).
     Bounded,
     /// Unroll completely within the limits, or report that the loop is too long.
@@ -24,7 +24,7 @@ pub(crate) enum Mode {
 }
 
 /// Everything an unrolling attempt may change, to undo it.
-pub(crate) struct Snapshot<'ctx> {
+pub(super) struct Snapshot<'ctx> {
     st: State<'ctx>,
     schedule: ScheduleMark<'ctx>,
     frames: FramesMark<'ctx>,
@@ -35,7 +35,7 @@ pub(crate) struct Snapshot<'ctx> {
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn snapshot(&self) -> Snapshot<'ctx> {
+    pub(super) fn snapshot(&self) -> Snapshot<'ctx> {
         Snapshot {
             st: self.state.clone(),
             schedule: self.schedule.mark(),
@@ -47,7 +47,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn restore(&mut self, s: Snapshot<'ctx>) {
+    pub(super) fn restore(&mut self, s: Snapshot<'ctx>) {
         self.state = s.st;
         self.schedule.restore(s.schedule);
         self.frames.restore(s.frames);
@@ -60,7 +60,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Unrolls loop `l` for at most `cap` iterations. Returns whether the unrolling is
     /// complete (always, in bounded mode: executions that would go on are cut off and the
     /// loop is recorded as bounded).
-    pub(crate) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
+    pub(super) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
         let start = self.budget.executed();

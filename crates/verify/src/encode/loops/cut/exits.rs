@@ -40,7 +40,7 @@ impl<'ctx> Slot<'ctx> {
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An edge out of the loop being cut (called from [`Encoder::add_edge`]).
-    pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
+    pub(in crate::encode) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
         let l = self.frames.innermost_cut().expect("a cut");
         let escapes = self.analysis.loops[l].escapes.clone();
         let vals: Vec<[Term<'ctx>; 2]> = escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
@@ -48,7 +48,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// A `return` executed under `pred`: inside a loop being cut, the thread leaves the loop.
-    pub(crate) fn returned(&mut self, pred: &[Bool<'ctx>; 2]) {
+    pub(in crate::encode) fn returned(&mut self, pred: &[Bool<'ctx>; 2]) {
         self.frames.add_return(pred);
     }
 

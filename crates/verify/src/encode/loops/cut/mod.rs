@@ -37,7 +37,7 @@ use z3::ast::{Ast, Bool};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Cuts loop `l` (see the module documentation).
-    pub(crate) fn cut_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
+    pub(in crate::encode::loops) fn cut_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
         let info = self.analysis.loops[l].clone();
