@@ -1,10 +1,7 @@
-//! What the encoder gives the verifier ([`Encoding`]): the background facts, the properties
-//! and their instances, Houdini's candidates and checks, the loops unrolled or cut.
+//! What the encoder gives the verifier ([`super::Encoding`] is made of parts that hold
+//! these): the threads' ids, the properties and their instances, Houdini's candidates and
+//! checks, the loops unrolled or cut.
 
-use super::frames::LoopFrames;
-use super::invariants::Invariants;
-use super::obligations::Obligations;
-use super::symbols::Symbols;
 use syncfix_kir::{AssertKind, InstId, LoopId, ObjectId, Scope, Span, VarId};
 use z3::ast::{Bool, BV};
 use z3::{Context, Solver};
@@ -179,26 +176,4 @@ pub struct CutLoop {
 /// of our queries: seconds become minutes).
 pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
     Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
-}
-
-/// The encoder's output, made of the encoder's parts as they are at the end: the launch's
-/// symbols and the background facts ([`Symbols`]), the properties and the instances they speak
-/// of ([`Obligations`]), Houdini's candidates and their checks ([`Invariants`]), the loops
-/// bounded and cut ([`LoopFrames`]). Outside the encoder they are read only.
-pub struct Encoding<'ctx> {
-    /// The assumptions that the properties' and checks' `ok` constants stand for.
-    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
-    /// The barrier variables, the launch's symbols, the facts every query needs (thread ids'
-    /// ranges and distinctness, launch sizes: a query's own solver starts from them), the
-    /// kernel's parameters.
-    pub(crate) symbols: Symbols<'ctx>,
-    /// The properties, the access, barrier and wait instances, the loop cuts' log facts.
-    pub(crate) obligations: Obligations<'ctx>,
-    /// The candidate invariants and their checks.
-    pub(crate) invariants: Invariants<'ctx>,
-    /// The loops unrolled to a bound and the loops cut.
-    pub(crate) frames: LoopFrames<'ctx>,
-    /// Solver calls made while encoding (unwinding checks), and their time.
-    pub solver_calls: u32,
-    pub solve_time: std::time::Duration,
 }

@@ -6,15 +6,21 @@
 //! unrolled completely (when an unwinding check proves that no further iteration exists) or
 //! cut at their head and proved with invariants ([`loops`]).
 //!
-//! The encoder is split by idea: [`state`] (what a loop can modify), [`control`]
-//! (predicates, edges, phis), [`scalar`] (operations on values), [`access`] (loads, stores,
-//! atomics and the memory models), [`race`] (race logs and checks), [`barrier`] (barriers and
-//! divergence); loops live in [`loops`]. What the encoder gives the verifier is
-//! [`encoding`] ([`Encoding`] and the instances, properties and candidates it holds).
+//! The encoder's methods are split by idea: [`control`] (predicates, edges, phis),
+//! [`scalar`] (operations on values), [`access`] (loads, stores, atomics and the memory
+//! models), [`race`] (race logs and checks), [`barrier`] (barriers and divergence),
+//! [`permission`] (barrier invariants' access checks); loops live in [`loops`].
 //!
-//! The modules that define the data the [`Encoder`] holds ([`state`], [`frames`],
-//! [`symbols`], [`encoding`]) import none of the modules that add methods to it, so no
-//! module imports one that imports it.
+//! The [`Encoder`] holds parts with one job each and private fields: [`symbols`] (the
+//! constants the encoding is made of), [`state`] (what a loop can modify), [`schedule`]
+//! (edges, predicates, position), [`obligations`] (properties and their instances),
+//! [`frames`] (the loops being executed and cut), [`invariants`] (Houdini's candidates),
+//! [`budget`] (limits and what was spent). What the encoder gives the verifier is the
+//! [`Encoding`], made of the final parts, and the types of [`encoding`] (the instances,
+//! properties and candidates they hold).
+//!
+//! The modules that define the parts and the output types import none of the modules that
+//! add methods to the [`Encoder`], nor this one, so no module imports one that imports it.
 
 mod access;
 mod barrier;
@@ -33,7 +39,7 @@ mod state;
 mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
-pub use encoding::{AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutLoop, Encoding, LogFact, PropKind, Property, WaitInstance};
+pub use encoding::{AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutLoop, LogFact, PropKind, Property, WaitInstance};
 
 use state::{Incoming, State};
 
@@ -52,6 +58,28 @@ use crate::{VerifyError, VerifyOptions};
 use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
 use z3::ast::{Bool, Dynamic};
 use z3::Context;
+
+/// The encoder's output, made of the encoder's parts as they are at the end: the launch's
+/// symbols and the background facts ([`Symbols`]), the properties and the instances they speak
+/// of ([`Obligations`]), Houdini's candidates and their checks ([`Invariants`]), the loops
+/// bounded and cut ([`LoopFrames`]). Outside the encoder they are read only.
+pub struct Encoding<'ctx> {
+    /// The assumptions that the properties' and checks' `ok` constants stand for.
+    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
+    /// The barrier variables, the launch's symbols, the facts every query needs (thread ids'
+    /// ranges and distinctness, launch sizes: a query's own solver starts from them), the
+    /// kernel's parameters.
+    pub(crate) symbols: Symbols<'ctx>,
+    /// The properties, the access, barrier and wait instances, the loop cuts' log facts.
+    pub(crate) obligations: Obligations<'ctx>,
+    /// The candidate invariants and their checks.
+    pub(crate) invariants: Invariants<'ctx>,
+    /// The loops unrolled to a bound and the loops cut.
+    pub(crate) frames: LoopFrames<'ctx>,
+    /// Solver calls made while encoding (unwinding checks), and their time.
+    pub solver_calls: u32,
+    pub solve_time: std::time::Duration,
+}
 
 /// Encodes one kernel ([`Encoder::run`]): the kernel and what the analyses found about it,
 /// and the parts the encoding is built in, each with one job and its own invariants
