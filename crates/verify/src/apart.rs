@@ -93,7 +93,7 @@ impl ApartSolver {
     /// 1 ms), for a verifier with `opts`.
     pub fn new(opts: &VerifyOptions) -> ApartSolver {
         ApartSolver {
-            cell: Some(Cell::new(Context::new(&Config::new()), crate::encode::new_solver)),
+            cell: Some(Cell::new(Context::new(&Config::new()), crate::encode::encoding::new_solver)),
             deadline: opts.deadline,
             cancel: opts.cancel.clone(),
         }
@@ -180,8 +180,10 @@ impl Detached {
     /// `asserted` (of the caller's context) asserted and `assumptions` translated, in a new
     /// context.
     pub fn new<'ctx>(asserted: &[&Bool<'ctx>], assumptions: &[Bool<'ctx>]) -> Detached {
-        let mut cell =
-            JobCell::new(Context::new(&Config::new()), |fresh| Prepared { solver: crate::encode::new_solver(fresh), assumptions: vec![] });
+        let mut cell = JobCell::new(Context::new(&Config::new()), |fresh| Prepared {
+            solver: crate::encode::encoding::new_solver(fresh),
+            assumptions: vec![],
+        });
         cell.with_dependent_mut(|fresh, p| {
             if let Some(first) = asserted.first() {
                 let all = if asserted.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), asserted) };

@@ -17,7 +17,7 @@
 //! assumptions left out hold in its model ([`Slice::holds_in`]); otherwise the caller solves
 //! again with every assumption ([`Assumptions::full`]).
 
-use crate::encode::LogUse;
+use crate::encode::encoding::LogUse;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 

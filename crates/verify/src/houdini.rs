@@ -2,7 +2,7 @@
 //! loop invariants that is inductive under a barrier assignment.
 //!
 //! A candidate is assumed at its loop's head while its literal is on, and checked on entry and
-//! at the end of an iteration ([`crate::encode::CandidateCheck`]). The checks are split by loop
+//! at the end of an iteration ([`crate::encode::encoding::CandidateCheck`]). The checks are split by loop
 //! ([`HoudiniGroup`]), each group on a solver of its own that holds the encoding's background
 //! and the disjunction of the group's checks, kept between rounds and between barrier
 //! assignments: a round is one incremental `check` under assumptions (the barrier
@@ -12,7 +12,7 @@
 //!
 //! Dropping a candidate weakens what other checks may assume, so the groups that can see its
 //! literal are solved again: a check's condition can only mention the candidates that existed
-//! when it was built ([`crate::encode::CandidateCheck::cands_before`]), so a group depends on
+//! when it was built ([`crate::encode::encoding::CandidateCheck::cands_before`]), so a group depends on
 //! the candidates below its largest such count, and only those are assumed when it is solved
 //! (an answer under fewer assumptions holds whatever the later candidates are). Candidates
 //! are made in schedule order, so dropping one of a later loop leaves the earlier loops'
@@ -63,9 +63,9 @@ impl<'ctx> HoudiniGroup<'ctx> {
     pub fn split(enc: &Encoding<'ctx>) -> Vec<HoudiniGroup<'ctx>> {
         let mut groups: Vec<HoudiniGroup<'ctx>> = vec![];
         let mut index: BTreeMap<(LoopId, LogUse), usize> = BTreeMap::new();
-        for (i, c) in enc.cand_checks.iter().enumerate() {
-            let l = enc.candidates[c.cand].loop_id;
-            let logs = enc.candidates[c.cand].logs;
+        for (i, c) in enc.invariants.checks().iter().enumerate() {
+            let l = enc.invariants.candidates()[c.cand].loop_id;
+            let logs = enc.invariants.candidates()[c.cand].logs;
             let g = *index.entry((l, logs)).or_insert_with(|| {
                 groups.push(HoudiniGroup {
                     loop_id: l,
@@ -95,13 +95,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if let Some(k) = self.invariants.get(assignment) {
             return Ok(k.clone());
         }
-        let n = self.enc.candidates.len();
+        let n = self.enc.invariants.candidates().len();
         let mut kept = vec![true; n];
         // Candidates over values are inductive or not whatever the barriers (they neither read
         // the logs nor see memory a barrier havocs): start from the ones kept before. Houdini
         // still checks every candidate it keeps, so the answer is inductive in any case.
         if let Some(v) = &self.value_invariants {
-            for (i, c) in self.enc.candidates.iter().enumerate() {
+            for (i, c) in self.enc.invariants.candidates().iter().enumerate() {
                 if c.over_values {
                     kept[i] = v[i];
                 }
@@ -119,7 +119,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.stats.houdini_time += start.elapsed();
         r?;
         if debug() {
-            for (c, k) in self.enc.candidates.iter().zip(&kept) {
+            for (c, k) in self.enc.invariants.candidates().iter().zip(&kept) {
                 eprintln!("houdini: loop {} {} {}", c.loop_id, if *k { "kept   " } else { "dropped" }, c.what);
             }
         }
@@ -146,13 +146,18 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         };
         while let Some(g) = next(&clean, &self.houdini_groups) {
             // A group none of whose candidates is kept has nothing to check.
-            if !self.houdini_groups[g].checks.iter().any(|&i| kept[self.enc.cand_checks[i].cand]) {
+            if !self.houdini_groups[g].checks.iter().any(|&i| kept[self.enc.invariants.checks()[i].cand]) {
                 clean[g] = true;
                 continue;
             }
             let below = self.houdini_groups[g].depends_below;
             let mut a = lits.to_vec();
-            a.extend(self.enc.candidates[..below].iter().zip(kept.iter()).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
+            a.extend(
+                self.enc.invariants.candidates()[..below]
+                    .iter()
+                    .zip(kept.iter())
+                    .map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }),
+            );
             match self.houdini_round(g, &a, kept)? {
                 None => clean[g] = true,
                 Some(lowest) => {
@@ -178,13 +183,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let ctx = self.ctx;
         let t0 = Instant::now();
         if self.houdini_groups[g].solver.is_none() {
-            let conds: Vec<Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| self.enc.cand_checks[i].cond.clone()).collect();
+            let conds: Vec<Bool<'ctx>> =
+                self.houdini_groups[g].checks.iter().map(|&i| self.enc.invariants.checks()[i].cond.clone()).collect();
             let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
-            let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.cand_checks[i].ok).collect();
+            let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.invariants.checks()[i].ok).collect();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
             let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp, None);
             let solver = ApartSolver::new(&self.opts);
-            let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).collect();
+            let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).collect();
             asserted.push(&disjunction);
             solver.assert(&asserted);
             let group = &mut self.houdini_groups[g];
@@ -291,11 +297,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let below = self.houdini_groups[g].depends_below;
         let round_kept: Vec<bool> = kept[..below].to_vec();
         for &i in &checks {
-            if !kept[self.enc.cand_checks[i].cand] {
+            if !kept[self.enc.invariants.checks()[i].cand] {
                 continue;
             }
-            let cond = self.enc.cand_checks[i].cond.clone();
-            let ok = self.enc.cand_checks[i].ok.clone();
+            let cond = self.enc.invariants.checks()[i].cond.clone();
+            let ok = self.enc.invariants.checks()[i].ok.clone();
             let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
             let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp, None);
             let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
@@ -304,11 +310,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 continue;
             }
             let cand_shape = {
-                let c = &self.enc.candidates[self.enc.cand_checks[i].cand];
+                let c = &self.enc.invariants.candidates()[self.enc.invariants.checks()[i].cand];
                 (c.loop_id, crate::seed::shape(&c.what))
             };
             if self.memo.known_undecided(Answered::Check(i), &key, &round_kept) || self.undecided_before.contains(&cand_shape) {
-                let cand = self.enc.cand_checks[i].cand;
+                let cand = self.enc.invariants.checks()[i].cand;
                 kept[cand] = false;
                 self.stats.houdini_unproved += 1;
                 self.stats.houdini_reused += 1;
@@ -318,13 +324,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let mut model = None;
             let mut refinements = 0;
             loop {
-                let mut asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(a).collect();
+                let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain(a).collect();
                 asserted.push(&cond);
                 let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
                 let t0 = Instant::now();
                 let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, None)?;
                 if debug() {
-                    let what = &self.enc.candidates[self.enc.cand_checks[i].cand].what;
+                    let what = &self.enc.invariants.candidates()[self.enc.invariants.checks()[i].cand].what;
                     eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));
                 }
                 let m = match answer {
@@ -340,11 +346,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         let key = if refinements == 0 { key.clone() } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
                         self.memo.record_undecided(Answered::Check(i), key, &round_kept);
                         self.undecided.insert(cand_shape.clone());
-                        let cand = self.enc.cand_checks[i].cand;
+                        let cand = self.enc.invariants.checks()[i].cand;
                         kept[cand] = false;
                         self.stats.houdini_unproved += 1;
                         if debug() {
-                            eprintln!("houdini:   drops {} (not decided within {:?})", self.enc.candidates[cand].what, CHECK_BUDGET);
+                            eprintln!(
+                                "houdini:   drops {} (not decided within {:?})",
+                                self.enc.invariants.candidates()[cand].what,
+                                CHECK_BUDGET
+                            );
                         }
                         note_drop(cand);
                         break;
@@ -379,12 +389,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn drop_violated(&mut self, g: usize, model: &z3::Model<'ctx>, kept: &mut [bool]) -> Result<usize, Verdict> {
         let mut dropped = vec![];
         for &i in &self.houdini_groups[g].checks {
-            let c = &self.enc.cand_checks[i];
+            let c = &self.enc.invariants.checks()[i];
             if kept[c.cand] && model.eval(&c.cond, true).and_then(|b| b.as_bool()).unwrap_or(false) {
                 kept[c.cand] = false;
                 dropped.push(c.cand);
                 if debug() {
-                    eprintln!("houdini:   drops {}", self.enc.candidates[c.cand].what);
+                    eprintln!("houdini:   drops {}", self.enc.invariants.candidates()[c.cand].what);
                 }
             }
         }

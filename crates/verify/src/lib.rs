@@ -20,7 +20,6 @@ mod cone;
 mod divide;
 mod encode;
 mod houdini;
-mod loops;
 mod memo;
 mod memory;
 mod options;
@@ -67,8 +66,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if !eq.is_empty() {
             why.push(format!("the equality abstraction of {}", eq.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")));
         }
-        let lines: Vec<String> = self.enc.cut.iter().filter_map(|c| c.header_span.in_main().map(|l| l.line.to_string())).collect();
-        if !self.enc.cut.is_empty() {
+        let lines: Vec<String> = self.enc.frames.cut().iter().filter_map(|c| c.header_span.in_main().map(|l| l.line.to_string())).collect();
+        if !self.enc.frames.cut().is_empty() {
             why.push(if lines.is_empty() {
                 "loops cut and proved with invariants".to_string()
             } else {
@@ -170,7 +169,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // the loop cuts' log facts.
         if let Some(path) = std::env::var_os("SYNCFIX_DUMP_SMT") {
             let solver = encode::new_solver(ctx);
-            for b in enc.background.iter().chain(enc.log_facts.iter().map(|f| &f.fact)) {
+            for b in enc.symbols.background().iter().chain(enc.obligations.log_facts().iter().map(|f| &f.fact)) {
                 solver.assert(b);
             }
             let _ = std::fs::write(path, solver.to_string());
@@ -179,11 +178,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             encode_time: start.elapsed().saturating_sub(enc.solve_time),
             solve_time: enc.solve_time,
             solver_calls: enc.solver_calls,
-            properties: enc.props.len(),
-            candidates: enc.candidates.len(),
-            access_instances: enc.accesses.len(),
-            barrier_instances: enc.barriers.len(),
-            cut_loops: enc.cut.len(),
+            properties: enc.obligations.props().len(),
+            candidates: enc.invariants.candidates().len(),
+            access_instances: enc.obligations.accesses().len(),
+            barrier_instances: enc.obligations.barriers().len(),
+            cut_loops: enc.frames.cut().len(),
             encodings: 1,
             sites_encoded: opts.active_sites.as_ref().map(|a| a.iter().filter(|&&x| x).count()),
             ..Stats::default()
@@ -199,7 +198,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 .insts
                 .values()
                 .any(|i| matches!(i.kind, syncfix_kir::InstKind::Assert { kind: syncfix_kir::AssertKind::BarrierInvariant, .. }));
-        let seed = opts.seeds.as_ref().and_then(|m| m.get(&kernel.name)).and_then(|s| s.kept_for(&enc.candidates));
+        let seed = opts.seeds.as_ref().and_then(|m| m.get(&kernel.name)).and_then(|s| s.kept_for(enc.invariants.candidates()));
         Ok(Verifier {
             seed,
             check_limit: None,
@@ -248,7 +247,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let wider: Vec<bool> = active.iter().enumerate().map(|(i, &a)| a || assignment.get(i).copied().unwrap_or(false)).collect();
         let mut opts = self.opts.clone();
         opts.active_sites = Some(std::sync::Arc::new(wider));
-        let fresh = Verifier::new(self.ctx, self.kernel, self.enc.vars.len(), &opts)?;
+        let fresh = Verifier::new(self.ctx, self.kernel, self.enc.symbols.vars().len(), &opts)?;
         let mut stats = std::mem::take(&mut self.stats);
         stats.encode_time += fresh.stats.encode_time;
         stats.solve_time += fresh.stats.solve_time;
@@ -279,7 +278,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// What Houdini kept under `assignment`, as a seed for another verification of the same
     /// kernel ([`VerifyOptions::seeds`]); `None` before a check of that assignment.
     pub fn houdini_seed(&self, assignment: &[bool]) -> Option<HoudiniSeed> {
-        self.invariants.get(assignment).map(|k| HoudiniSeed::of(&self.enc.candidates, k))
+        self.invariants.get(assignment).map(|k| HoudiniSeed::of(self.enc.invariants.candidates(), k))
     }
 
     /// Starts the Houdini of each later check of another assignment from the candidates it
@@ -311,7 +310,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
 
     /// Loops whose unrolling was cut at a bound: (loop head location, bound, reason).
     pub fn bounded_loops(&self) -> Vec<(Span, u32, String)> {
-        self.enc.bounded.iter().map(|b| (b.header_span.clone(), b.bound, b.reason.clone())).collect()
+        self.enc.frames.bounded().iter().map(|b| (b.header_span.clone(), b.bound, b.reason.clone())).collect()
     }
 
     /// The candidate invariants and whether Houdini kept each under the last assignment
@@ -319,11 +318,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     pub fn invariants(&self, assignment: &[bool]) -> Vec<(Span, String, bool)> {
         let kept = self.invariants.get(assignment);
         self.enc
-            .candidates
+            .invariants
+            .candidates()
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let span = self.enc.cut.iter().find(|x| x.loop_id == c.loop_id).map(|x| x.header_span.clone()).unwrap_or_default();
+                let span = self.enc.frames.cut().iter().find(|x| x.loop_id == c.loop_id).map(|x| x.header_span.clone()).unwrap_or_default();
                 (span, c.what.clone(), kept.is_some_and(|k| k[i]))
             })
             .collect()
@@ -373,7 +373,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let ctx = self.ctx;
         let lits: Vec<Bool<'ctx>> = self
             .enc
-            .vars
+            .symbols
+            .vars()
             .iter()
             .enumerate()
             .map(|(i, v)| if assignment.get(i).copied().unwrap_or(false) { v.clone() } else { v.not() })
@@ -385,7 +386,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         self.memo.assignment = assignment.to_vec();
         self.memo.kept = kept.clone();
         let mut base = lits;
-        base.extend(self.enc.candidates.iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
+        base.extend(self.enc.invariants.candidates().iter().zip(&kept).map(|(c, k)| if *k { c.lit.clone() } else { c.lit.not() }));
         self.stats.checks += 1;
         // One solver call per query, in schedule order; the first satisfiable one gives the
         // trace (see `query::split`).
@@ -394,7 +395,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         match r {
             Err(v) => v,
             Ok(SatResult::Unsat) => {
-                if self.enc.bounded.is_empty() {
+                if self.enc.frames.bounded().is_empty() {
                     Verdict::Verified
                 } else {
                     Verdict::NoErrorUpTo { bound: self.opts.loop_unwind.unwrap_or(0) }
@@ -402,7 +403,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             Ok(_) => match model {
                 Some(model) => {
-                    let exact = !self.abs.has_equality(self.kernel) && self.enc.cut.is_empty();
+                    let exact = !self.abs.has_equality(self.kernel) && self.enc.frames.cut().is_empty();
                     let props = self.sat_query.map(|q| self.queries[q].props.as_slice());
                     match trace::extract(ctx, self.kernel, &self.cfg, &self.enc, &model, props, assignment, exact) {
                         Some(t) => Verdict::Defect(Box::new(t)),

@@ -71,10 +71,11 @@ impl<'ctx> AnswerMemo<'ctx> {
     /// `formulas` or the background mention.
     pub fn key(&mut self, enc: &Encoding<'ctx>, facts: &[Bool<'ctx>], formulas: &[&Bool<'ctx>]) -> Key {
         if self.vars.is_none() {
-            let vars: TermMap<Dynamic<'ctx>, usize> = enc.vars.iter().enumerate().map(|(i, v)| (Dynamic::from_ast(v), i)).collect();
+            let vars: TermMap<Dynamic<'ctx>, usize> =
+                enc.symbols.vars().iter().enumerate().map(|(i, v)| (Dynamic::from_ast(v), i)).collect();
             let cand_lits: TermMap<Dynamic<'ctx>, usize> =
-                enc.candidates.iter().enumerate().map(|(i, c)| (Dynamic::from_ast(&c.lit), i)).collect();
-            let background: Vec<&Bool<'ctx>> = enc.background.iter().collect();
+                enc.invariants.candidates().iter().enumerate().map(|(i, c)| (Dynamic::from_ast(&c.lit), i)).collect();
+            let background: Vec<&Bool<'ctx>> = enc.symbols.background().iter().collect();
             let constants = crate::cone::constants(&background);
             let mut mentioned: Vec<usize> = constants.iter().filter_map(|c| vars.get(c).copied()).collect();
             mentioned.sort_unstable();

@@ -35,40 +35,40 @@ impl<'ctx> Query<'ctx> {
     /// `lit ∧ (one of the conditions of the properties in `props` holds)` (indices in schedule
     /// order): asserted on the query's solver.
     pub fn violated(&self, ctx: &'ctx Context, enc: &Encoding<'ctx>, props: std::ops::Range<usize>) -> Bool<'ctx> {
-        let conds: Vec<&Bool<'ctx>> = self.props[props].iter().map(|&i| &enc.props[i].cond).collect();
+        let conds: Vec<&Bool<'ctx>> = self.props[props].iter().map(|&i| &enc.obligations.props()[i].cond).collect();
         Bool::and(ctx, &[&self.lit, &crate::term::or(ctx, &conds)])
     }
 }
 
-/// Partitions `enc.props` into queries, in the order of their first property in the lock-step
+/// Partitions `enc.obligations.props()` into queries, in the order of their first property in the lock-step
 /// schedule (so the first satisfiable query holds the earliest violation that any model has:
 /// every earlier property is in an earlier query, found unsatisfiable before). With barrier
 /// variables the small parts are [`merged`], and a merged part may hold a property later than
 /// the next part's first: a repair's checks need a counterexample, not the earliest one.
 pub(crate) fn split<'ctx>(ctx: &'ctx Context, k: &Kernel, enc: &Encoding<'ctx>) -> Vec<Query<'ctx>> {
-    let mut barrier_pos: Vec<u32> = enc.barriers.iter().filter(|b| !b.ghost).map(|b| b.pos).collect();
+    let mut barrier_pos: Vec<u32> = enc.obligations.barriers().iter().filter(|b| !b.ghost).map(|b| b.pos).collect();
     barrier_pos.sort_unstable();
     // (interval, a race's object or none for the rest) -> (first position, properties).
     type Key = (usize, Option<ObjectId>);
     let mut parts: BTreeMap<Key, (u32, Vec<usize>)> = BTreeMap::new();
-    for (i, p) in enc.props.iter().enumerate() {
+    for (i, p) in enc.obligations.props().iter().enumerate() {
         let interval = barrier_pos.partition_point(|&b| b < p.pos);
         let object = match &p.kind {
-            PropKind::Race { check, .. } => Some(enc.accesses[*check].object),
+            PropKind::Race { check, .. } => Some(enc.obligations.accesses()[*check].object),
             _ => None,
         };
         let e = parts.entry((interval, object)).or_insert((p.pos, Vec::new()));
         e.0 = e.0.min(p.pos);
         e.1.push(i);
     }
-    let mut parts: Vec<(Key, (u32, Vec<usize>))> = if enc.vars.is_empty() { parts.into_iter().collect() } else { merged(parts) };
+    let mut parts: Vec<(Key, (u32, Vec<usize>))> = if enc.symbols.vars().is_empty() { parts.into_iter().collect() } else { merged(parts) };
     parts.sort_by_key(|(key, (first, _))| (*first, *key));
     parts
         .into_iter()
         .enumerate()
         .map(|(n, ((interval, object), (_, mut props)))| {
-            props.sort_by_key(|&i| (enc.props[i].pos, i));
-            let last = barrier_pos.partition_point(|&b| b < enc.props[*props.last().expect("a part has a property")].pos);
+            props.sort_by_key(|&i| (enc.obligations.props()[i].pos, i));
+            let last = barrier_pos.partition_point(|&b| b < enc.obligations.props()[*props.last().expect("a part has a property")].pos);
             let intervals = if last > interval { format!("intervals {interval}–{last}") } else { format!("interval {interval}") };
             let label = match object {
                 None => intervals,

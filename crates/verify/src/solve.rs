@@ -156,7 +156,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 } else {
                     let query = &self.queries[q];
                     let props: &[usize] = &query.props[sel.range()];
-                    let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
+                    let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.obligations.props()[i].cond).collect();
                     self.memo.key(&self.enc, &slice.facts, &conds)
                 };
                 let kept = self.memo.kept.clone();
@@ -233,7 +233,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // slower (GPUVerify's barrier_invariants/all_different: 1.1 s -> 3.3 s).
         let small = sel.range().len() <= SMALL_QUERY || slice.log_facts > 0;
         let violated = query.violated(ctx, enc, sel.range());
-        let mut asserted: Vec<&Bool<'ctx>> = enc.background.iter().chain(&slice.facts).collect();
+        let mut asserted: Vec<&Bool<'ctx>> = enc.symbols.background().iter().chain(&slice.facts).collect();
         let mut assumptions = vec![];
         if small {
             asserted.extend(base);
@@ -298,7 +298,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     // hand, narrowed as before.
                     _ => m = self.earliest(base, q).or(m),
                 }
-            } else if self.enc.vars.is_empty() {
+            } else if self.enc.symbols.vars().is_empty() {
                 // With barrier variables (a repair's checks) the model at hand stands: any
                 // counterexample teaches the repair a clause, and bisecting a merged query
                 // (`query::merged`) cost nbnxm's race-finding calls 3-8 s each.
@@ -512,7 +512,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         asserted.push(&violated);
         let call = apart::Detached::new(&asserted, &assumptions);
         let strict = self.strict_formula(q).map(|(slice, violated, rlimit)| {
-            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+            let asserted: Vec<&Bool<'ctx>> =
+                self.enc.symbols.background().iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
             (apart::Detached::new(&asserted, &[]), rlimit)
         });
         (Ahead::Sent(answered, key), Some((call, budget, strict)))
@@ -524,9 +525,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn slice_unless_known(&mut self, q: usize, sel: Sel) -> Option<(memo::Answered, cone::Slice<'ctx>, memo::Key)> {
         let query = &self.queries[q];
         let props: &[usize] = &query.props[sel.range()];
-        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].cond).collect();
-        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.props[i].ok).collect();
-        let stamp = props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+        let conds: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.obligations.props()[i].cond).collect();
+        let oks: Vec<&Bool<'ctx>> = props.iter().map(|&i| &self.enc.obligations.props()[i].ok).collect();
+        let stamp = props.iter().map(|&i| self.enc.obligations.props()[i].stamp).max().unwrap_or(0);
         let answered = memo::Answered::Query(q, sel.range().start, sel.range().end);
         let slice = self.enc.assumptions.borrow_mut().slice(&conds, &oks, query.logs, stamp, self.widened.get(&q));
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
@@ -564,8 +565,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     fn earliest(&mut self, base: &[Bool<'ctx>], q: usize) -> Option<z3::Model<'ctx>> {
         let props = &self.queries[q].props;
         // The prefix lengths that end at a position boundary, shortest first.
-        let ends: Vec<usize> =
-            (1..=props.len()).filter(|&n| n == props.len() || self.enc.props[props[n]].pos != self.enc.props[props[n - 1]].pos).collect();
+        let ends: Vec<usize> = (1..=props.len())
+            .filter(|&n| n == props.len() || self.enc.obligations.props()[props[n]].pos != self.enc.obligations.props()[props[n - 1]].pos)
+            .collect();
         // Invariant: the prefix `ends[hi]` is satisfiable, those before `ends[lo]` are not.
         let (mut lo, mut hi) = (0, ends.len() - 1);
         let mut model = None;

@@ -60,7 +60,7 @@ pub(crate) fn abstraction<'ctx>(
     type Offsets<'ctx> = Vec<(BV<'ctx>, u32)>;
     let mut groups: Vec<(AccessKind, Offsets<'ctx>, Offsets<'ctx>, crate::cone::TermSet<BV<'ctx>>)> = vec![];
     for &i in &query.props {
-        let PropKind::Race { check, logged, who, off2 } = &enc.props[i].kind else { return None };
+        let PropKind::Race { check, logged, who, off2 } = &enc.obligations.props()[i].kind else { return None };
         let g = match groups.iter().position(|g| g.0 == *logged) {
             Some(g) => g,
             None => {
@@ -69,7 +69,7 @@ pub(crate) fn abstraction<'ctx>(
             }
         };
         let (_, ones, twos, seen) = &mut groups[g];
-        twos.push((off2.clone(), enc.accesses[*check].width));
+        twos.push((off2.clone(), enc.obligations.accesses()[*check].width));
         logged_offsets(enc, who, seen, ones)?;
     }
     let mut relations = vec![];
@@ -91,10 +91,10 @@ pub(crate) fn abstraction<'ctx>(
         })?);
     }
     let relation = crate::term::or(ctx, &relations.iter().collect::<Vec<_>>());
-    let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &enc.props[i].ok).collect();
+    let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &enc.obligations.props()[i].ok).collect();
     let mut parts = vec![crate::term::or(ctx, &oks), relation];
     if shared {
-        parts.push(enc.same_group.clone());
+        parts.push(enc.symbols.same_group().clone());
     }
     Some(Bool::and(ctx, &parts.iter().collect::<Vec<_>>()))
 }
@@ -364,11 +364,11 @@ fn logged_offsets<'ctx>(
             continue;
         }
         if let Some(k) = t.as_u64() {
-            let a = enc.accesses.get(usize::try_from(k).ok()?)?;
+            let a = enc.obligations.accesses().get(usize::try_from(k).ok()?)?;
             out.push((a.off1.clone(), a.width));
             continue;
         }
-        if let Some(h) = enc.havocked_logs.get(&t) {
+        if let Some(h) = enc.obligations.havocked_logs().get(&t) {
             out.extend(h.earlier.iter().cloned());
             stack.extend(h.entry.clone());
             continue;

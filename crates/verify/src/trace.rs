@@ -135,24 +135,24 @@ pub(crate) fn extract<'ctx>(
 ) -> Option<Trace> {
     let _ = ctx;
     // The earliest violated property in the lock-step schedule, among those of the query
-    // that gave the model (`among`, indices into `enc.props`) when it is known.
+    // that gave the model (`among`, indices into `enc.obligations.props()`) when it is known.
     let prop = match among {
-        Some(among) => among.iter().map(|&i| &enc.props[i]).filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
-        None => enc.props.iter().filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
+        Some(among) => among.iter().map(|&i| &enc.obligations.props()[i]).filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
+        None => enc.obligations.props().iter().filter(|p| eval_bool(m, &p.cond)).min_by_key(|p| p.pos)?,
     };
     let threads: [ThreadIds; 2] = std::array::from_fn(|t| ThreadIds {
-        local: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].local[d]) as u32),
-        group: std::array::from_fn(|d| eval_bv(m, &enc.tid[t].group[d]) as u32),
-        block_dim: std::array::from_fn(|d| eval_bv(m, &enc.sizes[0][d]) as u32),
-        grid_dim: std::array::from_fn(|d| eval_bv(m, &enc.sizes[1][d]) as u32),
+        local: std::array::from_fn(|d| eval_bv(m, &enc.symbols.tid(t).local[d]) as u32),
+        group: std::array::from_fn(|d| eval_bv(m, &enc.symbols.tid(t).group[d]) as u32),
+        block_dim: std::array::from_fn(|d| eval_bv(m, &enc.symbols.sizes()[0][d]) as u32),
+        grid_dim: std::array::from_fn(|d| eval_bv(m, &enc.symbols.sizes()[1][d]) as u32),
     });
-    let same_group = eval_bool(m, &enc.same_group);
+    let same_group = eval_bool(m, enc.symbols.same_group());
     let reading = Reading { k, enc, m, assignment, threads, same_group };
     let disabled = |v: VarId| reading.disabled(v);
     let defect = match &prop.kind {
         PropKind::Race { check, logged, who, off2 } => reading.race(*check, *logged, who, off2)?,
         PropKind::Divergence { barrier } => {
-            let b = &enc.barriers[*barrier];
+            let b = &enc.obligations.barriers()[*barrier];
             Defect::Divergence { barrier: b.inst, span: k.insts[b.inst].span.clone(), var: b.var }
         }
         PropKind::Assert { inst, thread, kind, first_iteration } => Defect::Assertion {
@@ -174,7 +174,8 @@ pub(crate) fn extract<'ctx>(
         }
     };
     let params = enc
-        .params
+        .symbols
+        .params()
         .iter()
         .map(|(i, t)| {
             let v = match t {
@@ -187,7 +188,8 @@ pub(crate) fn extract<'ctx>(
     // GPURepair's clause for a failing assertion (§2.4): the disabled barriers of the trace,
     // those the failing thread reached before it (both threads, for the other defects).
     let reached = enc
-        .barriers
+        .obligations
+        .barriers()
         .iter()
         .filter(|b| b.pos < prop.pos)
         .filter(|b| match prop.kind {
@@ -216,7 +218,7 @@ pub const MAX_MEMORY_BYTES: usize = 1 << 16;
 /// byte first.
 fn initial_memory<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, upto: u32) -> Vec<(ObjectId, u64, u8)> {
     let mut bytes: BTreeMap<(ObjectId, u64), u8> = BTreeMap::new();
-    for r in enc.reads.iter().filter(|r| r.pos <= upto) {
+    for r in enc.obligations.reads().iter().filter(|r| r.pos <= upto) {
         if bytes.len() >= MAX_MEMORY_BYTES {
             break;
         }
@@ -299,16 +301,19 @@ impl<'ctx> Reading<'_, 'ctx> {
     /// (between them in this trace, `separating`; by loop level, `near`; any on their paths,
     /// `in_order`: GPURepair's clause, VMCAI 2021 §2.4). `None` when the log names no access.
     fn race(&self, check: usize, logged: crate::memory::AccessKind, who: &BV<'ctx>, off2: &BV<'ctx>) -> Option<Defect> {
-        let second = &self.enc.accesses[check];
+        let second = &self.enc.obligations.accesses()[check];
         let first_idx = eval_bv(self.m, who) as usize;
-        let first = self.enc.accesses.get(first_idx)?;
+        let first = self.enc.obligations.accesses().get(first_idx)?;
         let object = second.object;
         let shared = self.k.objects[object].space == Space::Shared;
         let mut separating = BTreeSet::new();
         let mut in_order = BTreeSet::new();
         // Loops enclosing both accesses, innermost first.
-        let common_order: Vec<usize> =
-            self.enc.access_loops[first_idx].iter().filter(|l| self.enc.access_loops[check].contains(l)).copied().collect();
+        let common_order: Vec<usize> = self.enc.obligations.access_loops()[first_idx]
+            .iter()
+            .filter(|l| self.enc.obligations.access_loops()[check].contains(l))
+            .copied()
+            .collect();
         // The first access later in the body than the second: an earlier iteration logged
         // it, and level k wraps round the k+1 innermost common loops. Otherwise level 0 is
         // the same iteration, and level k wraps round the k innermost (the trace cannot
@@ -316,18 +321,22 @@ impl<'ctx> Reading<'_, 'ctx> {
         let backwards = first.pos >= second.pos;
         let levels = if backwards { common_order.len().max(1) } else { common_order.len() + 1 };
         let mut near: Vec<BTreeSet<VarId>> = vec![BTreeSet::new(); levels];
-        let loops: BTreeSet<usize> = self.enc.access_loops[first_idx].iter().chain(self.enc.access_loops[check].iter()).copied().collect();
+        let loops: BTreeSet<usize> = self.enc.obligations.access_loops()[first_idx]
+            .iter()
+            .chain(self.enc.obligations.access_loops()[check].iter())
+            .copied()
+            .collect();
         // An asynchronous copy's access stays unordered by barriers until thread 1 waits
         // (OpenCL `wait_group_events`): a barrier orders it only after a wait that is on,
         // or that the barrier's own variable turns on (a wait-then-barrier candidate).
-        let own_wait = |v: VarId| self.enc.waits.iter().any(|w| w.var == Some(v));
+        let own_wait = |v: VarId| self.enc.obligations.waits().iter().any(|w| w.var == Some(v));
         let waited = |b: &crate::encode::BarrierInstance<'ctx>, v: VarId| {
             !first.async_copy
-                || self.enc.waits.iter().any(|w| {
+                || self.enc.obligations.waits().iter().any(|w| {
                     first.pos < w.pos && w.pos < b.pos && eval_bool(self.m, &w.pred1) && w.var.is_none_or(|x| x == v || !self.disabled(x))
                 })
         };
-        for b in &self.enc.barriers {
+        for b in self.enc.obligations.barriers() {
             let Some(v) = b.var else { continue };
             if !self.disabled(v) || !self.orders_statically(b, shared) {
                 continue;

@@ -11,16 +11,17 @@ use syncfix_kir::{InstId, LogKind, ObjectId, Operand, Pointer, Space};
 use z3::ast::{Array, Ast, Bool, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
         self.note_access(ptr.object, &off, bytes, pred);
         let vals: [BV<'ctx>; 2] = [self.read(0, ptr.object, &off[0], bytes), self.read(1, ptr.object, &off[1], bytes)];
-        let obj = &self.k.objects[ptr.object];
+        let obj = &self.kernel.objects[ptr.object];
         if obj.space != Space::Private && obj.init.is_none() {
+            let pos = self.schedule.position();
             for t in 0..2 {
                 let (off, val, pred) = (off[t].clone(), vals[t].clone(), pred[t].clone());
-                self.reads.push(super::ReadInstance { object: ptr.object, pos: self.pos, off, bytes, val, pred });
+                self.obligations.add_read(super::ReadInstance { object: ptr.object, pos, off, bytes, val, pred });
             }
         }
         for t in 0..2 {
@@ -30,7 +31,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.race(AccessAt { inst, kind: AccessKind::Read, object: ptr.object, external: false }, &off, bytes, &vals, &vals, pred);
     }
 
-    pub(crate) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn store(&mut self, inst: InstId, ptr: Pointer, value: Operand, bytes: u32, pred: &[Bool<'ctx>; 2]) {
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
         self.bounds(inst, ptr.object, &off, bytes, pred);
@@ -47,8 +48,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// A plain write to a repetition-free counter may give it any value: the values returned
     /// before need not differ from later ones.
-    pub(crate) fn plain_write(&mut self, o: ObjectId) {
-        if let Some(u) = self.st.used.get_mut(&o) {
+    pub(super) fn plain_write(&mut self, o: ObjectId) {
+        if let Some(u) = self.state.used.get_mut(&o) {
             u.window = u.entries.len();
             u.history_stale = true;
         }
@@ -59,7 +60,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// equality-abstracted array's other cells change arbitrarily (GPUVerify's
     /// warpsync/equality_abstraction_issue).
     fn warp_mates_write(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
-        if self.opts.warp_size.is_none() || !self.st.eq.contains_key(&o) {
+        if self.opts.warp_size.is_none() || !self.state.eq.contains_key(&o) {
             return;
         }
         let either = Bool::or(self.ctx, &[&pred[0], &pred[1]]);
@@ -68,20 +69,20 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Gives equality-abstracted object `o` arbitrary contents where `cond` holds (one copy
     /// for global memory, one per thread's group for shared memory).
-    pub(crate) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
-        let name = self.k.objects[o].name.clone();
-        let g = self.st.eq[&o][0].granule;
-        let shared = self.k.objects[o].space == Space::Shared;
-        let fa = self.fresh_mem(&name, g);
-        let fb = if shared { self.fresh_mem(&name, g) } else { fa.clone() };
-        let copies = self.st.eq.get_mut(&o).expect("equality array");
+    pub(super) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
+        let name = self.kernel.objects[o].name.clone();
+        let g = self.state.eq[&o][0].granule;
+        let shared = self.kernel.objects[o].space == Space::Shared;
+        let fa = self.symbols.fresh_mem(&name, g);
+        let fb = if shared { self.symbols.fresh_mem(&name, g) } else { fa.clone() };
+        let copies = self.state.eq.get_mut(&o).expect("equality array");
         copies[0].arr = cond.ite(&fa.arr, &copies[0].arr);
         copies[1].arr = cond.ite(&fb.arr, &copies[1].arr);
         copies[0].table = None;
         copies[1].table = None;
     }
 
-    pub(crate) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn atomic(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         self.constant_write(inst, ptr.object, pred);
         let off: [BV<'ctx>; 2] = std::array::from_fn(|t| self.bv(t, ptr.offset));
@@ -93,32 +94,35 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // arbitrary, as for every atomic.
         if self.abs.model(ptr.object) == Model::Private {
             for t in 0..2 {
-                let v = self.fresh_bv("atomic_private", bytes * 8);
+                let v = self.symbols.fresh_bv("atomic_private", bytes * 8);
                 self.write(t, ptr.object, &off[t], &v, bytes, &pred[t]);
             }
         }
         // The old value: arbitrary (atomically accessed arrays are adversarial) ...
-        let vals: [Term<'ctx>; 2] = [self.fresh_term("atomic", width), self.fresh_term("atomic", width)];
+        let vals: [Term<'ctx>; 2] = [self.symbols.fresh_term("atomic", width), self.symbols.fresh_term("atomic", width)];
         if self.abs.repetition_free[ptr.object] && width > 1 {
             // ... except that a repetition-free atomic never returns the same value twice at
             // one offset (Bardsley & Donaldson, NFM 2014 §4.2).
             // The two threads update one counter only when it is in global memory or they are
             // in one group (shared memory is per group).
             let z: [BV<'ctx>; 2] = std::array::from_fn(|t| vals[t].to_bv(ctx));
-            let one_copy =
-                if self.k.objects[ptr.object].space == Space::Shared { self.same_group.clone() } else { Bool::from_bool(ctx, true) };
+            let one_copy = if self.kernel.objects[ptr.object].space == Space::Shared {
+                self.symbols.same_group().clone()
+            } else {
+                Bool::from_bool(ctx, true)
+            };
             let mut facts: Vec<Bool<'ctx>> = vec![];
             let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));
-            let bits = self.an.value_bits[ptr.object];
-            let stale = self.st.used.get(&ptr.object).is_some_and(|u| u.history_stale);
+            let bits = self.analysis.value_bits[ptr.object];
+            let stale = self.state.used.get(&ptr.object).is_some_and(|u| u.history_stale);
             for t in 0..2 {
                 // Never returned before a loop cut either.
                 if let (Some(h), false) = (self.history_taken(t, ptr.object, &off[t], &z[t], bits), stale) {
                     facts.push(pred[t].implies(&h.not()));
                 }
             }
-            let used = self.st.used.entry(ptr.object).or_default();
+            let used = self.state.used.entry(ptr.object).or_default();
             for (u, ran, o, v) in used.entries[used.window..].iter() {
                 for t in 0..2 {
                     let mut same = vec![ran, &pred[t]];
@@ -134,7 +138,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 used.entries.push((t, pred[t].clone(), off[t].clone(), z[t].clone()));
             }
             for f in facts {
-                self.st.assume(&f);
+                self.state.assume(&f);
             }
         }
         for (t, v) in vals.into_iter().enumerate() {
@@ -143,7 +147,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// A read made by a specification: not an access (never logged or checked).
-    pub(crate) fn spec_load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn spec_load(&mut self, inst: InstId, ptr: Pointer, bytes: u32, width: u16, pred: &[Bool<'ctx>; 2]) {
         for t in 0..2 {
             let off = self.bv(t, ptr.offset);
             let raw = self.read(t, ptr.object, &off, bytes);
@@ -154,21 +158,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// `__atomic_has_taken_value(p, i, v)`: whether a repetition-free atomic returned `value`
     /// at `ptr` so far.
-    pub(crate) fn atomic_taken(&mut self, inst: InstId, ptr: Pointer, value: Operand, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn atomic_taken(&mut self, inst: InstId, ptr: Pointer, value: Operand, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         for t in 0..2 {
             let off = self.bv(t, ptr.offset);
             let v = self.bv(t, value);
-            let bits = self.an.value_bits[ptr.object];
+            let bits = self.analysis.value_bits[ptr.object];
             let before = self.history_taken(t, ptr.object, &off, &v, bits);
-            let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.st.used.get(&ptr.object) {
+            let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.state.used.get(&ptr.object) {
                 Some(used) if self.abs.repetition_free[ptr.object] => (
                     used.entries
                         .iter()
                         .map(|(u, ran, o, z)| {
                             let mut c = vec![ran.clone(), o._eq(&off), z._eq(&resize(&v, z.get_size()))];
-                            if *u != t && self.k.objects[ptr.object].space == Space::Shared {
-                                c.push(self.same_group.clone());
+                            if *u != t && self.kernel.objects[ptr.object].space == Space::Shared {
+                                c.push(self.symbols.same_group().clone());
                             }
                             crate::term::and(ctx, &c.iter().collect::<Vec<_>>())
                         })
@@ -183,7 +187,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             if unknown {
                 // No `used` map: nothing is known of what was taken.
-                let f = self.fresh_bool("atomic_taken");
+                let f = self.symbols.fresh_bool("atomic_taken");
                 taken = Bool::or(ctx, &[&taken, &f]);
             }
             self.define(t, inst, Term::B(taken), &pred[t]);
@@ -194,10 +198,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// history (None: nothing was forgotten).
     fn history_taken(&self, t: usize, o: ObjectId, off: &BV<'ctx>, value: &BV<'ctx>, bits: u32) -> Option<Bool<'ctx>> {
         let ctx = self.ctx;
-        let h = self.st.used.get(&o)?.history.clone()?;
-        let group = if self.k.objects[o].space == Space::Shared {
-            let g = &self.tid[t].group;
-            let [gx, gy, _] = &self.sizes[1];
+        let h = self.state.used.get(&o)?.history.clone()?;
+        let group = if self.kernel.objects[o].space == Space::Shared {
+            let g = &self.symbols.tid(t).group;
+            let [gx, gy, _] = &self.symbols.sizes()[1];
             g[0].bvadd(&g[1].bvmul(gx)).bvadd(&g[2].bvmul(&gx.bvmul(gy)))
         } else {
             BV::from_u64(ctx, 0, 32)
@@ -215,41 +219,41 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Thread `t` reads `bytes` bytes of object `o` at byte offset `off`.
-    pub(crate) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
+    pub(super) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
         let ctx = self.ctx;
         match self.abs.model(o) {
-            Model::Private => self.st.private[t][&o].read(ctx, off, bytes),
+            Model::Private => self.state.private[t][&o].read(ctx, off, bytes),
             Model::Equality => self.eq_copy(t, o).expect("equality array").read(ctx, off, bytes),
             Model::Adversarial => {
-                let name = format!("{}$read", self.k.objects[o].name);
-                self.fresh_bv(&name, bytes * 8)
+                let name = format!("{}$read", self.kernel.objects[o].name);
+                self.symbols.fresh_bv(&name, bytes * 8)
             }
         }
     }
 
     /// The equality-abstraction copy thread `t` uses for object `o`: thread 2 shares thread
     /// 1's copy of shared memory only when both are in the same group.
-    pub(crate) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
-        let [a, b] = self.st.eq.get(&o)?;
-        if t == 0 || self.k.objects[o].space != Space::Shared {
+    pub(super) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
+        let [a, b] = self.state.eq.get(&o)?;
+        if t == 0 || self.kernel.objects[o].space != Space::Shared {
             return Some(a.clone());
         }
-        Some(Mem { arr: self.same_group.ite(&a.arr, &b.arr), granule: a.granule, table: None })
+        Some(Mem { arr: self.symbols.same_group().ite(&a.arr, &b.arr), granule: a.granule, table: None })
     }
 
-    pub(crate) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
+    pub(super) fn write(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, v: &BV<'ctx>, bytes: u32, pred: &Bool<'ctx>) {
         let ctx = self.ctx;
         match self.abs.model(o) {
             Model::Private => {
-                let m = self.st.private[t].get_mut(&o).expect("private array");
+                let m = self.state.private[t].get_mut(&o).expect("private array");
                 let new = m.write(ctx, off, v, bytes);
                 m.arr = pred.ite(&new, &m.arr);
                 m.table = None;
             }
             Model::Equality => {
-                let shared = self.k.objects[o].space == Space::Shared;
-                let sg = self.same_group.clone();
-                let copies = self.st.eq.get_mut(&o).expect("equality array");
+                let shared = self.kernel.objects[o].space == Space::Shared;
+                let sg = self.symbols.same_group().clone();
+                let copies = self.state.eq.get_mut(&o).expect("equality array");
                 if t == 0 || !shared {
                     let new = copies[0].write(ctx, off, v, bytes);
                     copies[0].arr = pred.ite(&new, &copies[0].arr);
@@ -272,22 +276,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `__array_snapshot(dst, src)`: `dst`'s contents become `src`'s for each thread that
     /// executes it. When the two are modelled differently (or with different granules), `dst`
     /// gets arbitrary contents instead: an over-approximation.
-    pub(crate) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn array_snapshot(&mut self, dst: ObjectId, src: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         self.plain_write(dst);
         let same = self.abs.model(dst) == self.abs.model(src) && self.abs.granule[dst] == self.abs.granule[src];
-        let name = self.k.objects[dst].name.clone();
+        let name = self.kernel.objects[dst].name.clone();
         match self.abs.model(dst) {
             Model::Adversarial => {}
             Model::Private => {
                 for t in 0..2 {
                     let new = if same {
-                        self.st.private[t][&src].arr.clone()
+                        self.state.private[t][&src].arr.clone()
                     } else {
-                        let g = self.st.private[t][&dst].granule;
-                        self.fresh_mem(&name, g).arr
+                        let g = self.state.private[t][&dst].granule;
+                        self.symbols.fresh_mem(&name, g).arr
                     };
-                    let m = self.st.private[t].get_mut(&dst).expect("private array");
+                    let m = self.state.private[t].get_mut(&dst).expect("private array");
                     m.arr = pred[t].ite(&new, &m.arr);
                     m.table = None;
                 }
@@ -295,14 +299,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Equality => {
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
                 let sources: [Array<'ctx>; 2] = if same {
-                    let s = self.st.eq.get(&src).expect("equality array");
+                    let s = self.state.eq.get(&src).expect("equality array");
                     [s[0].arr.clone(), s[1].arr.clone()]
                 } else {
-                    let g = self.st.eq[&dst][0].granule;
-                    let f = self.fresh_mem(&name, g).arr;
+                    let g = self.state.eq[&dst][0].granule;
+                    let f = self.symbols.fresh_mem(&name, g).arr;
                     [f.clone(), f]
                 };
-                let copies = self.st.eq.get_mut(&dst).expect("equality array");
+                let copies = self.state.eq.get_mut(&dst).expect("equality array");
                 for (c, s) in copies.iter_mut().zip(sources) {
                     c.arr = either.ite(&s, &c.arr);
                     c.table = None;
@@ -313,37 +317,37 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// An external function's access (`__writes_to(p)`, `__reads_from(p)`): thread 1's log may
     /// now hold it at any offset; a write leaves the contents arbitrary.
-    pub(crate) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let access = AccessKind::of_log(kind);
-        if self.st.logs.contains_key(&o) {
-            let width = self.k.objects[o].elem_size.max(1);
+        if self.state.logs.contains_key(&o) {
+            let width = self.kernel.objects[o].elem_size.max(1);
             // An element of the array (GPUVerify's offsets are element indices).
-            let index = self.fresh_bv("external_index", 64);
+            let index = self.symbols.fresh_bv("external_index", 64);
             let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
-            let bits = self.st.logs[&o].read.value.get_size();
-            let value = self.fresh_bv("external_value", bits);
-            let changed = self.fresh_bool("external_changed");
+            let bits = self.state.logs[&o].read.value.get_size();
+            let value = self.symbols.fresh_bv("external_value", bits);
+            let changed = self.symbols.fresh_bool("external_changed");
             self.log_access(AccessAt { inst, kind: access, object: o, external: true }, &off, width, &value, &changed, &pred[0]);
         }
         if kind == LogKind::Write {
             self.plain_write(o);
-            if self.st.eq.contains_key(&o) {
-                let name = self.k.objects[o].name.clone();
-                let g = self.st.eq[&o][0].granule;
-                let fresh = self.fresh_mem(&name, g);
+            if self.state.eq.contains_key(&o) {
+                let name = self.kernel.objects[o].name.clone();
+                let g = self.state.eq[&o][0].granule;
+                let fresh = self.symbols.fresh_mem(&name, g);
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
-                for c in self.st.eq.get_mut(&o).expect("equality array").iter_mut() {
+                for c in self.state.eq.get_mut(&o).expect("equality array").iter_mut() {
                     c.arr = either.ite(&fresh.arr, &c.arr);
                     c.table = None;
                 }
             }
             if self.abs.model(o) == Model::Private {
-                let name = self.k.objects[o].name.clone();
+                let name = self.kernel.objects[o].name.clone();
                 for t in 0..2 {
-                    let g = self.st.private[t][&o].granule;
-                    let fresh = self.fresh_mem(&name, g);
-                    let m = self.st.private[t].get_mut(&o).expect("private array");
+                    let g = self.state.private[t][&o].granule;
+                    let fresh = self.symbols.fresh_mem(&name, g);
+                    let m = self.state.private[t].get_mut(&o).expect("private array");
                     m.arr = pred[t].ite(&fresh.arr, &m.arr);
                     m.table = None;
                 }
@@ -353,11 +357,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// `--check-array-bounds`: an access of `bytes` bytes at `off` must lie within its array,
     /// when the array's size is known.
-    pub(crate) fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn bounds(&mut self, inst: InstId, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
         if !self.opts.array_bounds {
             return;
         }
-        let obj = &self.k.objects[o];
+        let obj = &self.kernel.objects[o];
         if obj.dims.is_empty() || obj.dims.contains(&0) {
             return;
         }
@@ -367,19 +371,19 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let end = off[t].bvadd(&BV::from_u64(ctx, bytes as u64, 64));
             // Negative offsets wrap to large unsigned values, so one unsigned test suffices.
             let inside = Bool::and(ctx, &[&end.bvule(&BV::from_u64(ctx, size, 64)), &off[t].bvult(&BV::from_u64(ctx, size, 64))]);
-            let cond = Bool::and(ctx, &[&self.st.ok, &pred[t], &inside.not()]);
+            let cond = Bool::and(ctx, &[&self.state.ok, &pred[t], &inside.not()]);
             self.property(cond, PropKind::OutOfBounds { inst, thread: t, off: off[t].clone() });
         }
     }
 
     /// Writing constant memory is an error (GPUVerify: "possible attempt to modify constant
     /// memory").
-    pub(crate) fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
-        if self.k.objects[o].space != Space::Constant {
+    pub(super) fn constant_write(&mut self, inst: InstId, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+        if self.kernel.objects[o].space != Space::Constant {
             return;
         }
         for t in 0..2 {
-            let cond = Bool::and(self.ctx, &[&self.st.ok, &pred[t]]);
+            let cond = Bool::and(self.ctx, &[&self.state.ok, &pred[t]]);
             if !is_false(&cond) {
                 self.property(cond, PropKind::ConstantWrite { inst, thread: t });
             }

@@ -10,13 +10,14 @@
 //! are [`Encoder::tile_barrier`]: the block barrier's rules restricted to the pairs of one tile
 //! that the mask names.
 
+use super::symbols::linear_id;
 use super::{BarrierInstance, Encoder, PropKind};
 use crate::term::{and, bv_const, is_false, or, resize};
 use syncfix_kir::{Fences, Guard, InstId, ObjectId, Scope, Space, TileMask};
 use z3::ast::{Ast, Bool, BV};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, pred: &[Bool<'ctx>; 2]) {
         if !self.opts.site_active(bar.guard) {
             // A site left out: where it lies, for traces, and nothing else.
             let (lf, gf) = self.barrier_fences(bar);
@@ -30,12 +31,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let guard = self.barrier_guard(bar);
         let (lf, gf) = self.barrier_fences(bar);
         let scope_pair = match bar.scope {
-            Scope::Block => self.same_group.clone(),
+            Scope::Block => self.symbols.same_group().clone(),
             Scope::Grid => Bool::from_bool(ctx, true),
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
         // Barrier divergence: one thread of the pair reaches it, the other does not.
-        let div = and(ctx, &[&self.st.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
+        let div = and(ctx, &[&self.state.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
@@ -50,7 +51,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let first = Bool::and(ctx, &[&guard, &pred[0]]);
         let (clear_local, clear_global) = match bar.scope {
             Scope::Grid => (both.clone(), both.clone()),
-            Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, &self.same_group])),
+            Scope::Block => (Bool::and(ctx, &[&first, &local_both]), Bool::and(ctx, &[&both, &global_both, self.symbols.same_group()])),
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
         self.clear_logs(&clear_local, &clear_global);
@@ -64,7 +65,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let p1l = Bool::and(ctx, &[&pred[0], &lf[0]]);
                 let p2l = Bool::and(ctx, &[&pred[1], &lf[1]]);
                 let sh = Bool::and(ctx, &[&guard, &Bool::or(ctx, &[&p1l, &p2l])]);
-                let g = Bool::and(ctx, &[&both, &self.same_group, &Bool::or(ctx, &[&gf[0], &gf[1]])]);
+                let g = Bool::and(ctx, &[&both, self.symbols.same_group(), &Bool::or(ctx, &[&gf[0], &gf[1]])]);
                 (sh, g)
             }
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
@@ -76,7 +77,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn barrier_guard(&self, bar: &syncfix_kir::Barrier) -> Bool<'ctx> {
         match bar.guard {
             Guard::Always => Bool::from_bool(self.ctx, true),
-            Guard::Var(v) => self.vars[v.index()].clone(),
+            Guard::Var(v) => self.symbols.var(v).clone(),
         }
     }
 
@@ -108,10 +109,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         gf: &[Bool<'ctx>; 2],
         div: Option<Bool<'ctx>>,
     ) {
-        let idx = self.barriers.len();
-        self.barriers.push(BarrierInstance {
+        let idx = self.obligations.add_barrier(BarrierInstance {
             inst,
-            pos: self.pos,
+            pos: self.schedule.position(),
             var: match bar.guard {
                 Guard::Var(v) => Some(v),
                 Guard::Always => None,
@@ -120,7 +120,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             pred: pred.clone(),
             local1: lf[0].clone(),
             global1: gf[0].clone(),
-            loops: self.enclosing_loops(self.k.insts[inst].block),
+            loops: self.enclosing_loops(self.kernel.insts[inst].block),
             ghost: div.is_none(),
         });
         if let Some(div) = div {
@@ -131,10 +131,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Clears thread 1's logs of shared memory where `clear_local` holds and of global memory
     /// where `clear_global` holds.
     fn clear_logs(&mut self, clear_local: &Bool<'ctx>, clear_global: &Bool<'ctx>) {
-        let ids: Vec<ObjectId> = self.st.logs.keys().copied().collect();
+        let ids: Vec<ObjectId> = self.state.logs.keys().copied().collect();
         for o in ids {
-            let c = if self.k.objects[o].space == Space::Shared { clear_local } else { clear_global };
-            self.st.logs.get_mut(&o).expect("logs").clear(c);
+            let c = if self.kernel.objects[o].space == Space::Shared { clear_local } else { clear_global };
+            self.state.logs.get_mut(&o).expect("logs").clear(c);
         }
     }
 
@@ -142,10 +142,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// holds and of global memory where `havoc_global` holds (a barrier may let other threads'
     /// writes become visible).
     fn havoc_at_barrier(&mut self, havoc_shared: &Bool<'ctx>, havoc_global: &Bool<'ctx>) {
-        let eq_ids: Vec<ObjectId> = self.st.eq.keys().copied().collect();
+        let eq_ids: Vec<ObjectId> = self.state.eq.keys().copied().collect();
         for o in eq_ids {
-            let shared = self.k.objects[o].space == Space::Shared;
-            if self.k.objects[o].space == Space::Constant || !self.abs.written[o] {
+            let shared = self.kernel.objects[o].space == Space::Shared;
+            if self.kernel.objects[o].space == Space::Constant || !self.abs.written[o] {
                 continue;
             }
             let h = if shared { havoc_shared } else { havoc_global };
@@ -173,14 +173,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// (a warp vote, `__activemask()`), the threads' masks may differ, which is reported as
     /// divergence (sound: a real mismatch is undefined behaviour). Pairs of different tiles
     /// or blocks are not ordered, and never diverge on it.
-    pub(crate) fn tile_barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, size: u32, mask: TileMask, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn tile_barrier(&mut self, inst: InstId, bar: &syncfix_kir::Barrier, size: u32, mask: TileMask, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let tru = Bool::from_bool(ctx, true);
         let guard = self.barrier_guard(bar);
         let (lf, gf) = self.barrier_fences(bar);
         let lin = [self.linear_local_id(0), self.linear_local_id(1)];
         let size_bv = BV::from_u64(ctx, size.max(1) as u64, 32);
-        let same_tile = Bool::and(ctx, &[&self.same_group, &lin[0].bvudiv(&size_bv)._eq(&lin[1].bvudiv(&size_bv))]).simplify();
+        let same_tile = Bool::and(ctx, &[self.symbols.same_group(), &lin[0].bvudiv(&size_bv)._eq(&lin[1].bvudiv(&size_bv))]).simplify();
         let lane: [BV<'ctx>; 2] = std::array::from_fn(|t| lin[t].bvurem(&BV::from_u64(ctx, 32, 32)));
         // Whether mask `t` names the lane of thread `u`.
         let masks: Option<[BV<'ctx>; 2]> = match mask {
@@ -207,7 +207,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mismatch = and(ctx, &[&pred[0], &pred[1], &Bool::or(ctx, &[&waits[0], &waits[1]]), &same_mask.not()]);
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
-        let div = and(ctx, &[&self.st.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
+        let div = and(ctx, &[&self.state.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);
@@ -227,15 +227,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Thread `t`'s linear thread id in its block, `x + y*bx + z*bx*by` (32 bits): what warps
     /// and tiles are made of.
     fn linear_local_id(&self, t: usize) -> BV<'ctx> {
-        linear_id(&self.tid[t].local, &self.sizes[0]).simplify()
+        linear_id(&self.symbols.tid(t).local, &self.symbols.sizes()[0]).simplify()
     }
 }
-
-/// The linear id `x + y*bx + z*bx*by` of local ids `ids` in a block of `block` threads per
-/// dimension (32 bits): what warps and tiles are made of.
-pub(crate) fn linear_id<'ctx>(ids: &[BV<'ctx>; 3], block: &[BV<'ctx>; 3]) -> BV<'ctx> {
-    let (bx, by) = (&block[0], &block[1]);
-    ids[0].bvadd(&ids[1].bvmul(bx)).bvadd(&ids[2].bvmul(bx).bvmul(by))
-}
-
-use syncfix_kir::EntityRef;

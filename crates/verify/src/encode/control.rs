@@ -1,22 +1,15 @@
 //! Control: per-thread block predicates, edges and phis over the lock-step order
 //! (Collingbourne et al., ESOP 2013 §4: predicated execution of a reducible CFG).
 
+use super::state::Incoming;
 use super::Encoder;
 use crate::term::{const_term, is_false, or, Term};
 use crate::VerifyError;
 use syncfix_kir::{BlockId, InstId, InstKind, Item, Operand, Terminator};
 use z3::ast::Bool;
 
-/// An edge taken into a block: the per-thread edge predicates and the values of the target's
-/// phis along the edge.
-#[derive(Clone, Debug)]
-pub(crate) struct Incoming<'ctx> {
-    pub pred: [Bool<'ctx>; 2],
-    pub phis: Vec<(InstId, [Term<'ctx>; 2])>,
-}
-
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn exec_items(&mut self, items: &[Item]) -> Result<(), VerifyError> {
+    pub(super) fn exec_items(&mut self, items: &[Item]) -> Result<(), VerifyError> {
         for it in items {
             match *it {
                 Item::Block(b) => self.exec_block(b)?,
@@ -27,13 +20,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The per-thread disjunction of some edges' predicates.
-    pub(crate) fn join(&self, edges: &[Incoming<'ctx>]) -> [Bool<'ctx>; 2] {
+    pub(super) fn join(&self, edges: &[Incoming<'ctx>]) -> [Bool<'ctx>; 2] {
         std::array::from_fn(|t| crate::term::simplify_small(or(self.ctx, &edges.iter().map(|e| &e.pred[t]).collect::<Vec<_>>())))
     }
 
     /// The value of phi number `pi` of a block entered by `edges`, per thread: an `ite` over
     /// the edges' predicates.
-    pub(crate) fn phi_value(&self, edges: &[Incoming<'ctx>], pi: usize) -> [Term<'ctx>; 2] {
+    pub(super) fn phi_value(&self, edges: &[Incoming<'ctx>], pi: usize) -> [Term<'ctx>; 2] {
         std::array::from_fn(|t| {
             let mut val: Option<Term<'ctx>> = None;
             for e in edges.iter().rev() {
@@ -48,52 +41,49 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// The number of phis at the start of block `b`.
-    pub(crate) fn phi_count(&self, b: BlockId) -> usize {
-        self.k.blocks[b].insts.iter().take_while(|i| matches!(self.k.insts[**i].kind, InstKind::Phi { .. })).count()
+    pub(super) fn phi_count(&self, b: BlockId) -> usize {
+        self.kernel.blocks[b].insts.iter().take_while(|i| matches!(self.kernel.insts[**i].kind, InstKind::Phi { .. })).count()
     }
 
-    pub(crate) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
+    pub(super) fn exec_block(&mut self, b: BlockId) -> Result<(), VerifyError> {
         self.check_deadline()?;
-        let inc = self.incoming.remove(&b).unwrap_or_default();
-        self.block_pred.remove(&b);
+        let inc = self.schedule.take_incoming(b);
+        self.schedule.forget_predicate(b);
         if inc.is_empty() {
             return Ok(());
         }
         // A block control-equivalent to an executed dominator has its predicate
         // (`reconverge`): the same threads, without the formulas of what lies between.
-        let pred = match self.equiv[b].and_then(|a| self.block_pred.get(&a)) {
-            Some(p) => p.clone(),
+        let pred = match self.schedule.equivalent_predicate(b) {
+            Some(p) => p,
             None => self.join(&inc),
         };
-        self.block_pred.insert(b, pred.clone());
+        self.schedule.set_predicate(b, pred.clone());
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return Ok(());
         }
-        let blk = &self.k.blocks[b];
-        self.executed += blk.insts.len() as u64 + 1;
-        if self.executed > self.limits.max_instructions {
-            return Err(VerifyError::TooLarge(self.limits.max_instructions));
-        }
+        let blk = &self.kernel.blocks[b];
+        self.budget.execute(blk.insts.len() as u64 + 1)?;
         let n_phis = self.phi_count(b);
         for pi in 0..n_phis {
-            let inst = self.k.blocks[b].insts[pi];
+            let inst = self.kernel.blocks[b].insts[pi];
             let v = self.phi_value(&inc, pi);
             for (t, x) in v.into_iter().enumerate() {
                 self.define(t, inst, x, &pred[t]);
             }
         }
-        let insts = self.k.blocks[b].insts[n_phis..].to_vec();
+        let insts = self.kernel.blocks[b].insts[n_phis..].to_vec();
         for inst in insts {
-            self.pos += 1;
+            self.schedule.advance();
             self.exec_inst(inst, &pred)?;
         }
-        self.pos += 1;
+        self.schedule.advance();
         self.exec_term(b, &pred)
     }
 
     fn exec_term(&mut self, b: BlockId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
         let ctx = self.ctx;
-        match self.k.blocks[b].term.clone() {
+        match self.kernel.blocks[b].term.clone() {
             Terminator::Br(s) => self.contribute(b, s, pred.clone()),
             Terminator::CondBr { cond, then, els } => {
                 let c: [Bool<'ctx>; 2] = std::array::from_fn(|t| self.value(t, cond).to_bool(ctx));
@@ -118,7 +108,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                         targets.push(*s);
                     }
                 }
-                let w = self.k.width(value);
+                let w = self.kernel.width(value);
                 let hit = |t: usize, c: u128| v[t].eq(&const_term(ctx, c, w), ctx);
                 let mut any: [Vec<Bool<'ctx>>; 2] = [vec![], vec![]];
                 for s in targets {
@@ -142,7 +132,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Terminator::Unreachable => {
                 // Executions that reach this point are not considered.
                 let c = Bool::and(ctx, &[&pred[0].not(), &pred[1].not()]);
-                self.st.assume(&c);
+                self.state.assume(&c);
             }
         }
         Ok(())
@@ -150,21 +140,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Records the edge `from -> to` with per-thread predicates `pred`; the target's phis take
     /// their operands along the edge.
-    pub(crate) fn contribute(&mut self, from: BlockId, to: BlockId, pred: [Bool<'ctx>; 2]) {
+    pub(super) fn contribute(&mut self, from: BlockId, to: BlockId, pred: [Bool<'ctx>; 2]) {
         if is_false(&pred[0]) && is_false(&pred[1]) {
             return;
         }
         let mut phis = Vec::new();
-        let insts = self.k.blocks[to].insts.clone();
+        let insts = self.kernel.blocks[to].insts.clone();
         for inst in insts {
-            let InstKind::Phi { incoming } = &self.k.insts[inst].kind else { break };
+            let InstKind::Phi { incoming } = &self.kernel.insts[inst].kind else { break };
             let op = incoming.iter().find(|(b, _)| *b == from).map(|(_, o)| *o);
             let vals: [Term<'ctx>; 2] = match op {
                 Some(o) => std::array::from_fn(|t| self.value(t, o)),
                 // No operand for this predecessor: an arbitrary value (LLVM `undef`).
                 None => {
-                    let w = self.k.insts[inst].width;
-                    [self.fresh_term("phi_undef", w), self.fresh_term("phi_undef", w)]
+                    let w = self.kernel.insts[inst].width;
+                    [self.symbols.fresh_term("phi_undef", w), self.symbols.fresh_term("phi_undef", w)]
                 }
             };
             phis.push((inst, vals));
@@ -173,10 +163,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Adds an edge whose phi values are known.
-    pub(crate) fn add_edge(&mut self, from: BlockId, to: BlockId, e: Incoming<'ctx>) {
+    pub(super) fn add_edge(&mut self, from: BlockId, to: BlockId, e: Incoming<'ctx>) {
         // An edge leaving the loop being cut is an exit of its arbitrary iteration.
-        if let Some(frame) = self.cuts.last() {
-            let l = frame.l;
+        if let Some(l) = self.frames.innermost_cut() {
             if self.cfg.in_loop(from, l) && !self.cfg.in_loop(to, l) {
                 self.capture_exit(from, to, e);
                 return;
@@ -185,38 +174,38 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // A back edge of a loop being executed feeds that loop's next iteration.
         if let Some(l) = self.cfg.loop_of[to] {
             if self.cfg.loops[l].header == to && self.cfg.in_loop(from, l) {
-                self.back.entry(l).or_default().push(e);
+                self.schedule.add_back(l, e);
                 return;
             }
         }
-        self.incoming.entry(to).or_default().push(e);
+        self.schedule.add_incoming(to, e);
     }
 
     /// Defines the value of `inst` for thread `t`. A value used after the loop it is defined
     /// in keeps the value of the thread's last execution (`v := p ? e : v`).
-    pub(crate) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
-        let v = if self.an.escaping.contains(&inst) {
-            match self.st.env[t].get(&inst) {
+    pub(super) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
+        let v = if self.analysis.escaping.contains(&inst) {
+            match self.state.env[t].get(&inst) {
                 Some(old) => Term::ite(pred, &v, old, self.ctx),
                 None => v,
             }
         } else {
             v
         };
-        self.st.env[t].insert(inst, v);
+        self.state.env[t].insert(inst, v);
     }
 
     /// The current value of an operand for thread `t`.
-    pub(crate) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
+    pub(super) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
         match o {
             Operand::Const { width, bits } => const_term(self.ctx, bits, width),
-            Operand::Value(v) => match self.st.env[t].get(&v) {
+            Operand::Value(v) => match self.state.env[t].get(&v) {
                 Some(x) => x.clone(),
                 // A use with no executed definition: the thread does not execute here (both
                 // threads skipped the defining block), so any value will do; an arbitrary
                 // one, never a guess.
                 None => {
-                    let w = self.k.insts[v].width;
+                    let w = self.kernel.insts[v].width;
                     let name = format!("undefined!{}${}", v.as_u32(), t + 1);
                     if w == 1 {
                         Term::B(Bool::new_const(self.ctx, name))
@@ -228,7 +217,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn bv(&self, t: usize, o: Operand) -> z3::ast::BV<'ctx> {
+    pub(super) fn bv(&self, t: usize, o: Operand) -> z3::ast::BV<'ctx> {
         self.value(t, o).to_bv(self.ctx)
     }
 }

@@ -1,7 +1,10 @@
-//! What the encoder gives the verifier ([`Encoding`]): the background facts, the properties
-//! and their instances, Houdini's candidates and checks, the loops unrolled or cut.
+//! What the encoder gives the verifier ([`super::Encoding`] is made of parts that hold
+//! these): the threads' ids, the properties and their instances, Houdini's candidates and
+//! checks, the loops unrolled or cut.
 
-use super::*;
+use syncfix_kir::{AssertKind, InstId, LoopId, ObjectId, Scope, Span, VarId};
+use z3::ast::{Bool, BV};
+use z3::{Context, Solver};
 
 /// Symbolic ids of one thread (32-bit), per dimension.
 #[derive(Clone, Debug)]
@@ -95,7 +98,7 @@ pub struct Property<'ctx> {
     pub cond: Bool<'ctx>,
     pub pos: u32,
     pub kind: PropKind<'ctx>,
-    /// [`Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
+    /// [`super::Encoder::stamp`] when `cond` was built: it mentions no fresh constant made later.
     pub stamp: u32,
     /// The state's `ok` when `cond` was built (the assumptions it holds under).
     pub ok: Bool<'ctx>,
@@ -106,7 +109,7 @@ pub struct Property<'ctx> {
     pub strict: Option<Bool<'ctx>>,
 }
 
-/// A loop cut's facts about its race logs, `guard → facts` ([`Encoder::assert_log_fact`]).
+/// A loop cut's facts about its race logs, `guard → facts` ([`super::Encoder::assert_log_fact`]).
 /// `guard` is a fresh constant and is assumed only in the state after the cut's head: a
 /// formula that does not mention `guard` can set it false, and needs no such fact. (The
 /// slices of `cone` take them by object and stamp; these are for `SYNCFIX_DUMP_SMT`.)
@@ -164,7 +167,7 @@ pub struct Candidate<'ctx> {
 pub struct CandidateCheck<'ctx> {
     pub cand: usize,
     pub cond: Bool<'ctx>,
-    /// [`Encoder::stamp`] when `cond` was built.
+    /// [`super::Encoder::stamp`] when `cond` was built.
     pub stamp: u32,
     /// How many candidates existed when `cond` was built: `cond` can mention only their
     /// literals (a term cannot contain a constant made after it), so whether it can hold
@@ -186,42 +189,4 @@ pub struct CutLoop {
 /// of our queries: seconds become minutes).
 pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
     Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
-}
-
-/// The encoder's output: the background constraints, the properties and the candidates'
-/// checks.
-pub struct Encoding<'ctx> {
-    /// The assumptions that the properties' and checks' `ok` constants stand for.
-    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
-    /// The facts every query needs (thread ids' ranges and distinctness, launch sizes): a
-    /// query's own solver starts from them.
-    pub background: Vec<Bool<'ctx>>,
-    /// The loop cuts' facts about the race logs at their heads, each `logs_ok → facts` with
-    /// the stamp of its guard `logs_ok` (see [`LogFact`]).
-    pub log_facts: Vec<LogFact<'ctx>>,
-    /// What each loop cut's havocked log may hold, by its `who` constant (its log fact's
-    /// summary for [`crate::stride`]).
-    pub(crate) havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
-    pub vars: Vec<Bool<'ctx>>,
-    pub tid: [ThreadSyms<'ctx>; 2],
-    /// Block and grid sizes per dimension (constants, or symbols for `*`).
-    pub sizes: [[BV<'ctx>; 3]; 2],
-    pub same_group: Bool<'ctx>,
-    pub props: Vec<Property<'ctx>>,
-    pub candidates: Vec<Candidate<'ctx>>,
-    pub cand_checks: Vec<CandidateCheck<'ctx>>,
-    pub accesses: Vec<AccessInstance<'ctx>>,
-    /// The loads from shared and global memory without a known initializer, in schedule
-    /// order (for the trace's initial memory).
-    pub reads: Vec<ReadInstance<'ctx>>,
-    pub barriers: Vec<BarrierInstance<'ctx>>,
-    pub waits: Vec<WaitInstance<'ctx>>,
-    pub bounded: Vec<BoundedLoop>,
-    pub cut: Vec<CutLoop>,
-    pub params: Vec<(usize, Term<'ctx>)>,
-    /// Loops containing each access instance's instruction, innermost first.
-    pub access_loops: Vec<Vec<LoopId>>,
-    /// Solver calls made while encoding (unwinding checks), and their time.
-    pub solver_calls: u32,
-    pub solve_time: std::time::Duration,
 }

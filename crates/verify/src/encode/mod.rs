@@ -4,220 +4,120 @@
 //! lock-step order ([`syncfix_kir::Cfg`]) is executed by both threads under a per-thread
 //! predicate; a `phi` is an `ite` over the incoming edges' predicates. Loops are either
 //! unrolled completely (when an unwinding check proves that no further iteration exists) or
-//! cut at their head and proved with invariants ([`crate::loops`]).
+//! cut at their head and proved with invariants ([`loops`]).
 //!
-//! The encoder is split by idea: [`state`] (what a loop can modify), [`control`]
-//! (predicates, edges, phis), [`scalar`] (operations on values), [`access`] (loads, stores,
-//! atomics and the memory models), [`race`] (race logs and checks), [`barrier`] (barriers and
-//! divergence); loops live in [`crate::loops`]. What the encoder gives the verifier is
-//! [`encoding`] ([`Encoding`] and the instances, properties and candidates it holds).
+//! The encoder's methods are split by idea: [`control`] (predicates, edges, phis),
+//! [`scalar`] (operations on values), [`access`] (loads, stores, atomics and the memory
+//! models), [`race`] (race logs and checks), [`barrier`] (barriers and divergence),
+//! [`permission`] (barrier invariants' access checks); loops live in [`loops`].
+//!
+//! The [`Encoder`] holds parts with one job each and private fields: [`symbols`] (the
+//! constants the encoding is made of), [`state`] (what a loop can modify), [`schedule`]
+//! (edges, predicates, position), [`obligations`] (properties and their instances),
+//! [`frames`] (the loops being executed and cut), [`invariants`] (Houdini's candidates),
+//! [`budget`] (limits and what was spent). What the encoder gives the verifier is the
+//! [`Encoding`], made of the final parts, and the types of [`encoding`] (the instances,
+//! properties and candidates they hold).
+//!
+//! The modules that define the parts and the output types import none of the modules that
+//! add methods to the [`Encoder`], nor this one, so no module imports one that imports it.
 
 mod access;
 mod barrier;
+mod budget;
 mod control;
-mod encoding;
+pub(crate) mod encoding;
+mod frames;
+mod invariants;
+mod loops;
+mod obligations;
 mod permission;
 mod race;
 mod scalar;
-pub(crate) mod state;
+mod schedule;
+mod state;
+mod symbols;
 
 pub(crate) use encoding::{new_solver, HavockedLog, LogUse};
 pub use encoding::{
-    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CandidateCheck, CutLoop, Encoding, LogFact, PropKind, Property, ReadInstance,
-    ThreadSyms, WaitInstance,
+    AccessInstance, BarrierInstance, BoundedLoop, Candidate, CutLoop, LogFact, PropKind, Property, ReadInstance, WaitInstance,
 };
 
-pub(crate) use control::Incoming;
-pub(crate) use state::State;
+use state::{Incoming, State};
+
+use budget::Budget;
+use frames::LoopFrames;
+use invariants::Invariants;
+use obligations::Obligations;
+use schedule::Schedule;
+use symbols::Symbols;
 
 use crate::abstraction::{Abstraction, Model};
 use crate::analysis::Analysis;
 use crate::memory::{Logs, Mem};
-use crate::term::{and, or, Term};
-use crate::{Limits, VerifyError, VerifyOptions};
-use std::collections::BTreeMap;
-use std::time::Instant;
-use syncfix_kir::{AssertKind, BlockId, Cfg, InstId, Kernel, LoopId, ObjectId, Scope, Space, Span, VarId};
-use z3::ast::{Array, Ast, Bool, Dynamic, BV};
-use z3::{Context, FuncDecl, Solver, Sort};
+use crate::uniformity::Uniformity;
+use crate::{VerifyError, VerifyOptions};
+use syncfix_kir::{BlockId, Cfg, Kernel, LoopId, ObjectId, Space, Span};
+use z3::ast::{Bool, Dynamic};
+use z3::Context;
 
-/// The loop being executed, innermost last.
-#[derive(Clone, Debug)]
-pub(crate) struct LoopCtx {
-    /// The unrolled iteration, or `None` in a loop cut (an arbitrary iteration).
-    pub iter: Option<u32>,
-}
-
-/// Fresh constants; while loop bodies are encoded, those they create are recorded (a cut's
-/// ghost copy of an earlier iteration renames them).
-#[derive(Default)]
-pub(crate) struct Fresh<'ctx> {
-    n: u32,
-    pub frames: Vec<Vec<Dynamic<'ctx>>>,
-}
-
-pub(crate) struct Encoder<'ctx, 'k> {
-    pub ctx: &'ctx Context,
-    pub k: &'k Kernel,
-    pub cfg: &'k Cfg,
-    /// Per block, the dominator whose predicate it has (`reconverge`), and the predicates of
-    /// the blocks executed (the latest execution of each).
-    pub equiv: syncfix_kir::SecondaryMap<BlockId, Option<BlockId>>,
-    pub block_pred: BTreeMap<BlockId, [Bool<'ctx>; 2]>,
-    pub abs: &'k Abstraction,
-    pub opts: &'k VerifyOptions,
-    pub limits: Limits,
-    pub an: Analysis,
-    /// Uniformity across any two threads, and within a group.
-    pub un: crate::uniformity::Uniformity,
-    pub un_group: crate::uniformity::Uniformity,
-    /// The facts every solver holds ([`Encoding::background`]).
-    pub background: Vec<Bool<'ctx>>,
-    /// [`Encoding::log_facts`].
-    pub log_facts: Vec<LogFact<'ctx>>,
-    /// [`Encoding::havocked_logs`].
-    pub havocked_logs: crate::cone::TermMap<BV<'ctx>, HavockedLog<'ctx>>,
+/// The encoder's output, made of the encoder's parts as they are at the end: the launch's
+/// symbols and the background facts ([`Symbols`]), the properties and the instances they speak
+/// of ([`Obligations`]), Houdini's candidates and their checks ([`Invariants`]), the loops
+/// bounded and cut ([`LoopFrames`]). Outside the encoder they are read only.
+pub struct Encoding<'ctx> {
+    /// The assumptions that the properties' and checks' `ok` constants stand for.
+    pub(crate) assumptions: std::rc::Rc<std::cell::RefCell<crate::cone::Assumptions<'ctx>>>,
+    /// The barrier variables, the launch's symbols, the facts every query needs (thread ids'
+    /// ranges and distinctness, launch sizes: a query's own solver starts from them), the
+    /// kernel's parameters.
+    pub(crate) symbols: Symbols<'ctx>,
+    /// The properties, the access, barrier and wait instances, the loop cuts' log facts.
+    pub(crate) obligations: Obligations<'ctx>,
+    /// The candidate invariants and their checks.
+    pub(crate) invariants: Invariants<'ctx>,
+    /// The loops unrolled to a bound and the loops cut.
+    pub(crate) frames: LoopFrames<'ctx>,
+    /// Solver calls made while encoding (unwinding checks), and their time.
     pub solver_calls: u32,
     pub solve_time: std::time::Duration,
-    pub vars: Vec<Bool<'ctx>>,
-    pub tid: [ThreadSyms<'ctx>; 2],
-    /// Block and grid sizes per dimension (constants, or symbols for `*`).
-    pub sizes: [[BV<'ctx>; 3]; 2],
-    /// The kernel makes asynchronous copies (race logs may hold pending accesses).
-    pub has_async: bool,
-    pub same_group: Bool<'ctx>,
-    /// `--warp-sync`: both threads are in one warp.
-    pub same_warp: Option<Bool<'ctx>>,
-    pub params: BTreeMap<usize, Term<'ctx>>,
-    pub st: State<'ctx>,
-    pub incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
-    pub back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    pub cuts: Vec<crate::loops::CutFrame<'ctx>>,
-    pub loops: Vec<LoopCtx>,
-    pub props: Vec<Property<'ctx>>,
-    pub candidates: Vec<Candidate<'ctx>>,
-    pub cand_index: BTreeMap<(LoopId, String), usize>,
-    pub cand_checks: Vec<CandidateCheck<'ctx>>,
-    pub accesses: Vec<AccessInstance<'ctx>>,
-    pub reads: Vec<ReadInstance<'ctx>>,
-    pub access_loops: Vec<Vec<LoopId>>,
-    pub barriers: Vec<BarrierInstance<'ctx>>,
-    pub waits: Vec<WaitInstance<'ctx>>,
-    pub bounded: Vec<BoundedLoop>,
-    pub cut: Vec<CutLoop>,
-    pub pos: u32,
-    pub executed: u64,
-    pub fresh: Fresh<'ctx>,
-    pub ufs: BTreeMap<String, FuncDecl<'ctx>>,
-    pub deadline: Option<Instant>,
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-/// The launch's sizes (`[block, grid]`: constants, or GPUVerify's `*` as symbols the same for
-/// both threads) and the two threads' local and group ids (a dimension of size 1: zero).
-/// `only_intra_group`: both threads in one group.
-fn launch_symbols<'ctx>(ctx: &'ctx Context, l: syncfix_kir::Launch, only_intra_group: bool) -> ([[BV<'ctx>; 3]; 2], [ThreadSyms<'ctx>; 2]) {
-    let dims = |n: &str, t: usize, size: [u32; 3]| -> [BV<'ctx>; 3] {
-        std::array::from_fn(|d| {
-            if size[d] == 1 {
-                BV::from_u64(ctx, 0, 32)
-            } else {
-                BV::new_const(ctx, format!("{n}{}${}", ["x", "y", "z"][d], t + 1), 32)
-            }
-        })
-    };
-    let size = |n: &str, v: [u32; 3]| -> [BV<'ctx>; 3] {
-        std::array::from_fn(|d| match v[d] {
-            0 => BV::new_const(ctx, format!("{n}{}", ["x", "y", "z"][d]), 32),
-            v => BV::from_u64(ctx, v as u64, 32),
-        })
-    };
-    let sizes = [size("group_size_", l.block_dim), size("num_groups_", l.grid_dim)];
-    let local = [dims("local_id_", 0, l.block_dim), dims("local_id_", 1, l.block_dim)];
-    let group = if only_intra_group {
-        let g = dims("group_id_", 0, l.grid_dim);
-        [g.clone(), g]
-    } else {
-        [dims("group_id_", 0, l.grid_dim), dims("group_id_", 1, l.grid_dim)]
-    };
-    let [l1, l2] = local;
-    let [g1, g2] = group;
-    (sizes, [ThreadSyms { local: l1, group: g1 }, ThreadSyms { local: l2, group: g2 }])
-}
-
-/// The facts about the launch that every query assumes: each id below its size, symbolic
-/// sizes positive and within 32 bits of threads per dimension (GPUVerify's), CUDA's limits
-/// on a launch, global ids equal only for equal ids, and the two threads distinct; and the
-/// condition that both threads are in one group.
-fn launch_facts<'ctx>(
+/// Encodes one kernel ([`Encoder::run`]): the kernel and what the analyses found about it,
+/// and the parts the encoding is built in, each with one job and its own invariants
+/// ([`Symbols`], [`State`], [`Schedule`], [`Obligations`], [`LoopFrames`], [`Invariants`],
+/// [`Budget`]). Its methods, spread over this module's children by idea, execute the
+/// kernel's blocks, instructions and loops on them.
+pub(crate) struct Encoder<'ctx, 'k> {
     ctx: &'ctx Context,
-    k: &Kernel,
-    sizes: &[[BV<'ctx>; 3]; 2],
-    tid: &[ThreadSyms<'ctx>; 2],
-) -> (Vec<Bool<'ctx>>, Bool<'ctx>) {
-    let l = k.launch;
-    // Ranges and distinctness.
-    let mut bg: Vec<Bool<'ctx>> = Vec::new();
-    for t in tid {
-        for d in 0..3 {
-            if l.block_dim[d] != 1 {
-                bg.push(t.local[d].bvult(&sizes[0][d]));
-            }
-            if l.grid_dim[d] != 1 {
-                bg.push(t.group[d].bvult(&sizes[1][d]));
-            }
-        }
-    }
-    // Symbolic sizes: positive, and the grid's threads per dimension fit in 32 bits (or
-    // are the fixed global size), as GPUVerify assumes.
-    for d in 0..3 {
-        if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
-            let zero = BV::from_u64(ctx, 0, 32);
-            bg.push(sizes[0][d].bvugt(&zero));
-            bg.push(sizes[1][d].bvugt(&zero));
-            bg.push(sizes[0][d].bvmul_no_overflow(&sizes[1][d], false));
-            if l.global_dim[d] != 0 {
-                bg.push(sizes[0][d].bvmul(&sizes[1][d])._eq(&BV::from_u64(ctx, l.global_dim[d] as u64, 32)));
-            }
-        }
-    }
-    // CUDA's limits on a launch (Programming Guide, "Technical Specifications per Compute
-    // Capability", every capability since 2.0): at most 1024 threads per block, 1024 in x
-    // and y and 64 in z; at most 2^31 - 1 blocks in x and 65535 in y and z. A launch beyond
-    // them fails, so no kernel runs with such sizes. OpenCL's limits are the device's
-    // (`CL_DEVICE_MAX_WORK_GROUP_SIZE`): none is assumed there.
-    if k.language == syncfix_kir::Language::Cuda {
-        let c = |v: u64| BV::from_u64(ctx, v, 32);
-        for (d, (block, grid)) in [(1024, 0x7fff_ffff), (1024, 65535), (64, 65535)].into_iter().enumerate() {
-            if l.block_dim[d] == 0 {
-                bg.push(sizes[0][d].bvule(&c(block)));
-            }
-            if l.grid_dim[d] == 0 {
-                bg.push(sizes[1][d].bvule(&c(grid)));
-            }
-        }
-        if l.block_dim.contains(&0) {
-            // Each factor is at most 1024, so the product fits in 32 bits.
-            let threads = sizes[0][0].bvmul(&sizes[0][1]).bvmul(&sizes[0][2]);
-            bg.push(threads.bvule(&c(1024)));
-        }
-    }
-    // A fact about symbolic sizes that bit-vector solvers find hard (32-bit products):
-    // global ids `g * L + l` (as the front end builds them) of two threads are equal only
-    // when their group and local ids are (`l < L` and no overflow, both asserted above).
-    for d in 0..3 {
-        if l.block_dim[d] == 0 || l.grid_dim[d] == 0 {
-            let gid = |t: &ThreadSyms<'ctx>| t.group[d].bvmul(&sizes[0][d]).bvadd(&t.local[d]);
-            let same_ids = Bool::and(ctx, &[&tid[0].group[d]._eq(&tid[1].group[d]), &tid[0].local[d]._eq(&tid[1].local[d])]);
-            bg.push(gid(&tid[0])._eq(&gid(&tid[1])).implies(&same_ids));
-        }
-    }
-    let same: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].group[d]._eq(&tid[1].group[d])).collect();
-    let same_group = and(ctx, &same.iter().collect::<Vec<_>>()).simplify();
-    let mut differ: Vec<Bool<'ctx>> = (0..3).map(|d| tid[0].local[d]._eq(&tid[1].local[d]).not()).collect();
-    differ.push(same_group.not());
-    bg.push(or(ctx, &differ.iter().collect::<Vec<_>>()));
-    (bg, same_group)
+    /// The kernel encoded, its lock-step order, its memory models and the options.
+    kernel: &'k Kernel,
+    cfg: &'k Cfg,
+    abs: &'k Abstraction,
+    opts: &'k VerifyOptions,
+    /// What the static analyses found: the loops' modsets, phis and exits, the values the
+    /// race logs depend on ([`Analysis`]).
+    analysis: Analysis,
+    /// Uniformity across any two threads, and within a group (group ids count as uniform:
+    /// what barrier divergence needs).
+    uniformity: Uniformity,
+    uniformity_in_group: Uniformity,
+    /// The kernel makes asynchronous copies (race logs may hold pending accesses).
+    has_async: bool,
+    /// The constants the encoding is made of (barrier variables, launch, parameters, fresh ones).
+    symbols: Symbols<'ctx>,
+    /// The two threads' values, memory, race logs and assumptions at the current point.
+    state: State<'ctx>,
+    /// The edges pending, the blocks' predicates, the schedule position.
+    schedule: Schedule<'ctx>,
+    /// The properties to check and the instances they speak of.
+    obligations: Obligations<'ctx>,
+    /// The loops being executed and cut, and those bounded or cut.
+    frames: LoopFrames<'ctx>,
+    /// Houdini's candidate invariants and their checks.
+    invariants: Invariants<'ctx>,
+    /// The limits, the deadline, and what the encoding spent.
+    budget: Budget,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -229,163 +129,89 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         num_vars: usize,
         opts: &'k VerifyOptions,
     ) -> Self {
-        let vars = (0..num_vars).map(|i| Bool::new_const(ctx, format!("b{i}"))).collect();
-        let (sizes, tid) = launch_symbols(ctx, k.launch, opts.only_intra_group);
-        let (background, same_group) = launch_facts(ctx, k, &sizes, &tid);
-        let same_warp = opts.warp_size.filter(|w| *w > 0).map(|w| {
-            // Warps are runs of `w` consecutive linear local ids (x fastest).
-            let lin = |t: &ThreadSyms<'ctx>| barrier::linear_id(&t.local, &sizes[0]);
-            let wv = BV::from_u64(ctx, w as u64, 32);
-            let same = lin(&tid[0]).bvudiv(&wv)._eq(&lin(&tid[1]).bvudiv(&wv));
-            Bool::and(ctx, &[&same_group, &same]).simplify()
-        });
-        let an = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
+        let symbols = Symbols::new(ctx, k, num_vars, opts);
+        let analysis = Analysis::compute(k, cfg, abs, &|g| opts.site_active(g));
         let multi_group = !opts.only_intra_group && k.multi_block();
-        let un = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, multi_group);
-        // Uniform within a group: group ids count as uniform (what barrier divergence needs).
-        let un_group = crate::uniformity::Uniformity::compute(k, cfg, abs, &an, false);
+        let uniformity = Uniformity::compute(k, cfg, abs, &analysis, multi_group);
+        let uniformity_in_group = Uniformity::compute(k, cfg, abs, &analysis, false);
         Encoder {
             ctx,
-            k,
+            kernel: k,
             cfg,
-            equiv: crate::reconverge::control_equivalent(k, cfg),
-            block_pred: BTreeMap::new(),
             abs,
             opts,
-            limits: opts.limits,
-            an,
-            un,
-            un_group,
-            background,
-            log_facts: Vec::new(),
-            havocked_logs: Default::default(),
-            solver_calls: 0,
-            solve_time: std::time::Duration::ZERO,
-            vars,
-            tid,
-            sizes,
+            analysis,
+            uniformity,
+            uniformity_in_group,
             has_async: k.insts.values().any(|i| matches!(i.kind, syncfix_kir::InstKind::AsyncPending { .. })),
-            same_group,
-            same_warp,
-            params: BTreeMap::new(),
-            st: State::new(Bool::from_bool(ctx, true), Default::default()),
-            incoming: BTreeMap::new(),
-            back: BTreeMap::new(),
-            cuts: Vec::new(),
-            loops: Vec::new(),
-            props: Vec::new(),
-            candidates: Vec::new(),
-            cand_index: BTreeMap::new(),
-            cand_checks: Vec::new(),
-            accesses: Vec::new(),
-            reads: Vec::new(),
-            access_loops: Vec::new(),
-            barriers: Vec::new(),
-            waits: Vec::new(),
-            bounded: Vec::new(),
-            cut: Vec::new(),
-            pos: 0,
-            executed: 0,
-            fresh: Fresh::default(),
-            ufs: BTreeMap::new(),
-            deadline: opts.deadline,
-            cancel: opts.cancel.clone(),
+            symbols,
+            state: State::new(Bool::from_bool(ctx, true), Default::default()),
+            schedule: Schedule::new(crate::reconverge::control_equivalent(k, cfg)),
+            obligations: Obligations::default(),
+            frames: LoopFrames::default(),
+            invariants: Invariants::default(),
+            budget: Budget::new(opts),
         }
     }
 
     /// Encodes the whole kernel.
     pub(crate) fn run(mut self) -> Result<Encoding<'ctx>, VerifyError> {
-        self.init_params();
+        self.symbols.init_params(self.kernel);
         self.init_memory();
         self.init_permissions();
         let t = Bool::from_bool(self.ctx, true);
-        self.incoming.insert(self.k.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
+        self.schedule.set_incoming(self.kernel.entry, vec![Incoming { pred: [t.clone(), t], phis: vec![] }]);
         let order = self.cfg.top_order.clone();
         self.exec_items(&order)?;
-        let params: Vec<(usize, Term<'ctx>)> = self.params.into_iter().collect();
+        let (solver_calls, solve_time) = self.budget.spent();
         Ok(Encoding {
-            assumptions: self.st.asm.clone(),
-            background: self.background,
-            log_facts: self.log_facts,
-            havocked_logs: self.havocked_logs,
-            vars: self.vars,
-            tid: self.tid,
-            sizes: self.sizes,
-            same_group: self.same_group,
-            props: self.props,
-            candidates: self.candidates,
-            cand_checks: self.cand_checks,
-            accesses: self.accesses,
-            reads: self.reads,
-            barriers: self.barriers,
-            waits: self.waits,
-            bounded: self.bounded,
-            cut: self.cut,
-            params,
-            access_loops: self.access_loops,
-            solver_calls: self.solver_calls,
-            solve_time: self.solve_time,
+            assumptions: self.state.asm.clone(),
+            symbols: self.symbols,
+            obligations: self.obligations,
+            invariants: self.invariants,
+            frames: self.frames,
+            solver_calls,
+            solve_time,
         })
     }
 
     /// Errors with [`VerifyError::Timeout`] once the deadline has passed or the caller has
     /// cancelled ([`crate::VerifyOptions::cancel`]).
-    pub(crate) fn check_deadline(&self) -> Result<(), VerifyError> {
-        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-            return Err(VerifyError::Timeout);
-        }
-        match self.deadline {
-            Some(d) if Instant::now() >= d => Err(VerifyError::Timeout),
-            _ => Ok(()),
-        }
-    }
-
-    /// The kernel's scalar parameters: one constant each, shared by both threads (never
-    /// renamed by a loop cut's ghost copy).
-    fn init_params(&mut self) {
-        for (index, p) in self.k.params.iter().enumerate() {
-            if let syncfix_kir::ParamKind::Scalar { width } = p.kind {
-                let v = if width == 1 {
-                    Term::B(Bool::new_const(self.ctx, p.name.as_str()))
-                } else {
-                    Term::V(BV::new_const(self.ctx, p.name.as_str(), width as u32))
-                };
-                self.params.insert(index, v);
-            }
-        }
+    pub(super) fn check_deadline(&self) -> Result<(), VerifyError> {
+        self.budget.check_deadline()
     }
 
     fn init_memory(&mut self) {
         let ctx = self.ctx;
-        for (o, obj) in self.k.objects.iter() {
+        for (o, obj) in self.kernel.objects.iter() {
             let g = self.abs.granule[o];
             match self.abs.model(o) {
                 Model::Private => {
-                    let shared = obj.uniform.then(|| self.fresh_mem(&obj.name, g));
+                    let shared = obj.uniform.then(|| self.symbols.fresh_mem(&obj.name, g));
                     for t in 0..2 {
                         let m = match &shared {
                             Some(m) => m.clone(),
-                            None => self.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
+                            None => self.symbols.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
                         };
-                        self.st.private[t].insert(o, m);
+                        self.state.private[t].insert(o, m);
                     }
                 }
                 Model::Equality if obj.init.is_some() => {
                     let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
                     let a = Mem::initialised(ctx, g, cells, !self.abs.written[o]);
-                    self.st.eq.insert(o, [a.clone(), a]);
+                    self.state.eq.insert(o, [a.clone(), a]);
                 }
                 Model::Equality => {
-                    let a = self.fresh_mem(&obj.name, g);
-                    let b = if obj.space == Space::Shared { self.fresh_mem(&obj.name, g) } else { a.clone() };
-                    self.st.eq.insert(o, [a, b]);
+                    let a = self.symbols.fresh_mem(&obj.name, g);
+                    let b = if obj.space == Space::Shared { self.symbols.fresh_mem(&obj.name, g) } else { a.clone() };
+                    self.state.eq.insert(o, [a, b]);
                 }
                 Model::Adversarial => {}
             }
             let checked = self.opts.check_arrays.as_ref().is_none_or(|names| names.contains(&obj.name));
             if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
-                let bits = self.an.value_bits[o];
-                self.st.logs.insert(o, Logs::new(ctx, bits));
+                let bits = self.analysis.value_bits[o];
+                self.state.logs.insert(o, Logs::new(ctx, bits));
             }
         }
     }
@@ -394,116 +220,33 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `guard`, a fresh constant made with stamp `stamp` ([`Encoding::log_facts`]).
     /// `own`: the havocked log fields the facts describe (they join the guard's class of the
     /// cone of influence, `cone`; the log before the loop and the ghost iteration do not).
-    pub(crate) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
+    pub(super) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
-        self.st.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
-        self.log_facts.push(LogFact { fact });
-    }
-
-    /// A count of the fresh constants made so far: a formula built now mentions none made
-    /// later (never reset, not even when an unrolling is undone, so the names stay unique).
-    pub(crate) fn stamp(&self) -> u32 {
-        self.fresh.n
-    }
-
-    // ---- fresh constants -------------------------------------------------------------
-
-    pub(crate) fn record(&mut self, d: Dynamic<'ctx>) {
-        if let Some(f) = self.fresh.frames.last_mut() {
-            f.push(d);
-        }
-    }
-
-    fn fresh_name(&mut self, prefix: &str) -> String {
-        self.fresh.n += 1;
-        format!("{prefix}!{}", self.fresh.n)
-    }
-
-    /// A fresh Boolean constant.
-    pub(crate) fn fresh_bool(&mut self, prefix: &str) -> Bool<'ctx> {
-        let name = self.fresh_name(prefix);
-        let b = Bool::new_const(self.ctx, name);
-        self.record(Dynamic::from_ast(&b));
-        b
-    }
-
-    /// A fresh bit-vector constant of `bits` bits.
-    pub(crate) fn fresh_bv(&mut self, prefix: &str, bits: u32) -> BV<'ctx> {
-        let name = self.fresh_name(prefix);
-        let v = BV::new_const(self.ctx, name, bits);
-        self.record(Dynamic::from_ast(&v));
-        v
-    }
-
-    /// A fresh value of an instruction's width (a Boolean for width 1).
-    pub(crate) fn fresh_term(&mut self, prefix: &str, width: u16) -> Term<'ctx> {
-        if width == 1 {
-            Term::B(self.fresh_bool(prefix))
-        } else {
-            Term::V(self.fresh_bv(prefix, width as u32))
-        }
-    }
-
-    /// A fresh array with arbitrary contents.
-    pub(crate) fn fresh_mem(&mut self, name: &str, granule: u32) -> Mem<'ctx> {
-        let name = self.fresh_name(name);
-        let dom = Sort::bitvector(self.ctx, 64);
-        let rng = Sort::bitvector(self.ctx, granule * 8);
-        let arr = Array::new_const(self.ctx, name, &dom, &rng);
-        self.record(Dynamic::from_ast(&arr));
-        Mem { arr, granule, table: None }
-    }
-
-    /// A fresh constant of `d`'s sort.
-    pub(crate) fn fresh_like(&mut self, d: &Dynamic<'ctx>, prefix: &str) -> Dynamic<'ctx> {
-        let name = self.fresh_name(prefix);
-        let g = FuncDecl::new(self.ctx, name, &[], &d.get_sort()).apply(&[]);
-        self.record(g.clone());
-        g
-    }
-
-    /// Starts recording the fresh constants created from here on.
-    pub(crate) fn push_fresh_frame(&mut self) {
-        self.fresh.frames.push(Vec::new());
-    }
-
-    /// Stops recording; returns what this frame recorded (the enclosing frame keeps them too).
-    pub(crate) fn pop_fresh_frame(&mut self) -> Vec<Dynamic<'ctx>> {
-        let f = self.fresh.frames.pop().unwrap_or_default();
-        if let Some(outer) = self.fresh.frames.last_mut() {
-            outer.extend(f.iter().cloned());
-        }
-        f
+        self.state.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
+        self.obligations.add_log_fact(LogFact { fact });
     }
 
     // ---- properties ------------------------------------------------------------------
 
     /// Records a property unless its condition is trivially false.
-    pub(crate) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
+    pub(super) fn property(&mut self, cond: Bool<'ctx>, kind: PropKind<'ctx>) {
         self.property_tolerant(cond, None, kind);
     }
 
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
-    pub(crate) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
-        // Race conditions hold the logs, which grow with the kernel: only small ones are
-        // simplified (see `term::is_false`).
-        let cond = crate::term::simplify_small(cond);
-        if !crate::term::is_false(&cond) {
-            let stamp = self.stamp();
-            let strict = strict.map(crate::term::simplify_small);
-            self.props.push(Property { cond, pos: self.pos, kind, stamp, ok: self.st.ok.clone(), strict });
-        }
+    pub(super) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
+        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.state.ok);
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop
     /// (or outside loops).
-    pub(crate) fn first_iteration(&self) -> bool {
-        self.loops.last().is_none_or(|c| c.iter == Some(0))
+    pub(super) fn first_iteration(&self) -> bool {
+        self.frames.first_iteration()
     }
 
     /// The loops (innermost first) that contain block `b`.
-    pub(crate) fn enclosing_loops(&self, b: BlockId) -> Vec<LoopId> {
+    pub(super) fn enclosing_loops(&self, b: BlockId) -> Vec<LoopId> {
         let mut v = vec![];
         let mut l = self.cfg.loop_of[b];
         while let Some(x) = l {
@@ -516,9 +259,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Where loop `header`'s loop is in the source: the first of its header block's
     /// instructions (and terminator) with a line, in the main file if one is there (clang
     /// gives phis and compiler-made instructions line 0).
-    pub(crate) fn header_span(&self, header: BlockId) -> Span {
-        let blk = &self.k.blocks[header];
-        let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.k.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
+    pub(super) fn header_span(&self, header: BlockId) -> Span {
+        let blk = &self.kernel.blocks[header];
+        let spans: Vec<&Span> = blk.insts.iter().map(|i| &self.kernel.insts[*i].span).chain(std::iter::once(&blk.term_span)).collect();
         let has_line = |s: &&&Span| s.frames.iter().any(|l| l.line > 0);
         spans
             .iter()

@@ -14,20 +14,14 @@
 //! counts them all as accessed (a missed violation is possible after a cut loop, a false
 //! alarm is not).
 
+use super::state::Witness;
 use super::Encoder;
 use crate::term::Term;
 use syncfix_kir::{AssertKind, BinOp, InstId, InstKind, ObjectId, Operand};
 use z3::ast::{Ast, Bool, BV};
 
-/// The witness of one object: a byte offset and whether neither thread accessed it yet.
-#[derive(Clone, Debug)]
-pub(crate) struct Witness<'ctx> {
-    pub na: BV<'ctx>,
-    pub unaccessed: Bool<'ctx>,
-}
-
 /// The objects that barrier invariants read (spec loads feeding a barrier invariant).
-pub(crate) fn checked_objects(k: &syncfix_kir::Kernel) -> std::collections::BTreeSet<ObjectId> {
+pub(super) fn checked_objects(k: &syncfix_kir::Kernel) -> std::collections::BTreeSet<ObjectId> {
     let mut out = std::collections::BTreeSet::new();
     let mut stack: Vec<InstId> = k
         .insts
@@ -61,57 +55,57 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// A fresh witness for `o` where `start` holds (a new interval), else the old one.
     fn fresh_witness(&mut self, o: ObjectId, start: &Bool<'ctx>) {
         let ctx = self.ctx;
-        let name = self.k.objects[o].name.clone();
-        let na = self.fresh_bv(&format!("{name}.not_accessed"), 64);
+        let name = self.kernel.objects[o].name.clone();
+        let na = self.symbols.fresh_bv(&format!("{name}.not_accessed"), 64);
         let t = Bool::from_bool(ctx, true);
-        let w = match self.st.perm.get(&o) {
+        let w = match self.state.perm.get(&o) {
             Some(old) => Witness { na: start.ite(&na, &old.na), unaccessed: start.ite(&t, &old.unaccessed).simplify() },
             None => Witness { na, unaccessed: t },
         };
-        self.st.perm.insert(o, w);
+        self.state.perm.insert(o, w);
     }
 
     /// At the kernel's entry.
-    pub(crate) fn init_permissions(&mut self) {
+    pub(super) fn init_permissions(&mut self) {
         if !self.opts.barrier_access_checks {
             return;
         }
         let t = Bool::from_bool(self.ctx, true);
-        for o in checked_objects(self.k) {
+        for o in checked_objects(self.kernel) {
             self.fresh_witness(o, &t);
         }
     }
 
     /// A barrier passed where `passed` holds starts a new interval.
-    pub(crate) fn permissions_at_barrier(&mut self, passed: &Bool<'ctx>) {
-        let ids: Vec<ObjectId> = self.st.perm.keys().copied().collect();
+    pub(super) fn permissions_at_barrier(&mut self, passed: &Bool<'ctx>) {
+        let ids: Vec<ObjectId> = self.state.perm.keys().copied().collect();
         for o in ids {
             self.fresh_witness(o, passed);
         }
     }
 
     /// A loop cut: what earlier iterations accessed is unknown; counted as accessed.
-    pub(crate) fn permissions_at_cut(&mut self) {
+    pub(super) fn permissions_at_cut(&mut self) {
         let f = Bool::from_bool(self.ctx, false);
-        for w in self.st.perm.values_mut() {
+        for w in self.state.perm.values_mut() {
             w.unaccessed = f.clone();
         }
     }
 
     /// An access (or a permission) of `bytes` bytes at `off` by the enabled threads.
-    pub(crate) fn note_access(&mut self, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn note_access(&mut self, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
-        let Some(w) = self.st.perm.get(&o).cloned() else { return };
+        let Some(w) = self.state.perm.get(&o).cloned() else { return };
         let hit: Vec<Bool<'ctx>> = (0..2).map(|t| Bool::and(ctx, &[&pred[t], &covers(&w.na, &off[t], bytes)])).collect();
         let any = Bool::or(ctx, &[&hit[0], &hit[1]]);
         let unaccessed = Bool::and(ctx, &[&w.unaccessed, &any.not()]).simplify();
-        self.st.perm.insert(o, Witness { na: w.na, unaccessed });
+        self.state.perm.insert(o, Witness { na: w.na, unaccessed });
     }
 
     /// The access check of barrier invariant `inst` (condition `cond`) of the enabled threads.
-    pub(crate) fn check_barrier_invariant_reads(&mut self, inst: InstId, cond: Operand, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn check_barrier_invariant_reads(&mut self, inst: InstId, cond: Operand, pred: &[Bool<'ctx>; 2]) {
         let Operand::Value(v) = cond else { return };
-        if self.st.perm.is_empty() {
+        if self.state.perm.is_empty() {
             return;
         }
         let ctx = self.ctx;
@@ -120,10 +114,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let mut budget = 4096usize;
             self.relevant_reads(t, v, Bool::from_bool(ctx, true), &mut reads, &mut budget);
             for (r, guard) in reads {
-                let InstKind::SpecLoad { ptr, width } = self.k.insts[r].kind else { continue };
-                let Some(w) = self.st.perm.get(&ptr.object).cloned() else { continue };
+                let InstKind::SpecLoad { ptr, width } = self.kernel.insts[r].kind else { continue };
+                let Some(w) = self.state.perm.get(&ptr.object).cloned() else { continue };
                 let off = self.bv(t, ptr.offset);
-                let viol = Bool::and(ctx, &[&self.st.ok, &pred[t], &guard, &w.unaccessed, &covers(&w.na, &off, width)]);
+                let viol = Bool::and(ctx, &[&self.state.ok, &pred[t], &guard, &w.unaccessed, &covers(&w.na, &off, width)]);
                 self.property(
                     viol,
                     super::PropKind::Assert { inst, thread: t, kind: AssertKind::BarrierInvariantAccess, first_iteration: false },
@@ -140,7 +134,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         *budget -= 1;
         let ctx = self.ctx;
-        let kind = &self.k.insts[v].kind;
+        let kind = &self.kernel.insts[v].kind;
         let truthy = |me: &Self, o: Operand| -> Bool<'ctx> {
             match me.value(t, o) {
                 Term::B(b) => b,

@@ -5,24 +5,24 @@
 use super::{AccessInstance, Encoder, PropKind, WaitInstance};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false};
-use syncfix_kir::{EntityRef, Guard, InstId, ObjectId, Space};
+use syncfix_kir::{Guard, InstId, ObjectId, Space};
 use z3::ast::{Ast, Bool, BV};
 
 /// Which access an instance is: its instruction, kind and object, and whether an external
 /// (specified) function makes it.
 #[derive(Copy, Clone)]
-pub(crate) struct AccessAt {
-    pub inst: InstId,
-    pub kind: AccessKind,
-    pub object: ObjectId,
-    pub external: bool,
+pub(super) struct AccessAt {
+    pub(super) inst: InstId,
+    pub(super) kind: AccessKind,
+    pub(super) object: ObjectId,
+    pub(super) external: bool,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Records an access instance and lets thread 1 log it (when `pred1` holds and the
     /// nondeterministic choice says so): `width` bytes at byte offset `off1`, value `val1`.
     /// Returns the instance's index.
-    pub(crate) fn log_access(
+    pub(super) fn log_access(
         &mut self,
         at: AccessAt,
         off1: &BV<'ctx>,
@@ -33,11 +33,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) -> u32 {
         let AccessAt { inst, kind, object: o, external } = at;
         let ctx = self.ctx;
-        let who = self.accesses.len() as u32;
-        let value_bits = self.st.logs[&o].read.value.get_size();
-        self.accesses.push(AccessInstance {
+        let value_bits = self.state.logs[&o].read.value.get_size();
+        let access = AccessInstance {
             inst,
-            pos: self.pos,
+            pos: self.schedule.position(),
             kind,
             object: o,
             external,
@@ -45,21 +44,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             width,
             val1: crate::term::resize(val1, value_bits),
             pred1: pred1.clone(),
-            assumed: self.st.assumed.len(),
+            assumed: self.state.assumed.len(),
             async_copy: false,
-        });
-        let loops = self.enclosing_loops(self.k.insts[inst].block);
-        self.access_loops.push(loops);
-        let choose = self.fresh_bool("log");
+        };
+        let loops = self.enclosing_loops(self.kernel.insts[inst].block);
+        let who = self.obligations.add_access(access, loops);
+        let choose = self.symbols.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
-        let logs = self.st.logs.get_mut(&o).expect("logs");
+        let logs = self.state.logs.get_mut(&o).expect("logs");
         logs.get_mut(kind).log(&cond, off1, width, val1, changed1, who);
         who
     }
 
     /// Thread 1 logs the access; thread 2's access is checked against the logs. Per thread:
     /// the byte offset, the value written (or read) and the cell's old value, the predicate.
-    pub(crate) fn race(
+    pub(super) fn race(
         &mut self,
         at: AccessAt,
         off: &[BV<'ctx>; 2],
@@ -70,14 +69,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let AccessAt { inst, kind, object: o, .. } = at;
         let ctx = self.ctx;
-        if !self.st.logs.contains_key(&o) {
+        if !self.state.logs.contains_key(&o) {
             return;
         }
         let changed = vals[0]._eq(&old[0]).not();
         let who = self.log_access(AccessAt { inst, kind, object: o, external: false }, &off[0], bytes, &vals[0], &changed, &pred[0]);
         let benign = self.opts.benign_tolerance;
-        let shared = self.k.objects[o].space == Space::Shared;
-        let logs = self.st.logs.get_mut(&o).expect("logs");
+        let shared = self.kernel.objects[o].space == Space::Shared;
+        let logs = self.state.logs.get_mut(&o).expect("logs");
         if kind == AccessKind::Write && benign {
             // Thread 2 overwrote the cell of thread 1's logged write itself.
             let w = &mut logs.write;
@@ -103,10 +102,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // Every access of an element-granular object has its width and an aligned offset:
             // two overlap exactly when their offsets are equal (far cheaper for the solver
             // than the interval test).
-            let overlap = if self.an.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
-            let mut parts: Vec<Bool<'ctx>> = vec![self.st.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
+            let overlap = if self.analysis.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
+            let mut parts: Vec<Bool<'ctx>> = vec![self.state.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
             if shared {
-                parts.push(self.same_group.clone());
+                parts.push(self.symbols.same_group().clone());
             }
             let mut strict = None;
             if benign {
@@ -129,8 +128,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // Warp-synchronous execution: two threads of one warp are in step after every
         // instruction, so what thread 1 logged no longer conflicts with thread 2.
-        if let Some(same_warp) = self.same_warp.clone() {
-            if let Some(logs) = self.st.logs.get_mut(&o) {
+        if let Some(same_warp) = self.symbols.same_warp().cloned() {
+            if let Some(logs) = self.state.logs.get_mut(&o) {
                 logs.clear(&same_warp);
             }
         }
@@ -138,11 +137,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Thread 1's access just made to `o` (its last access instance) is an asynchronous
     /// copy's: if it is the logged one, barriers leave it until thread 1's next wait.
-    pub(crate) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
-        let Some(who) = self.accesses.iter().rposition(|a| a.object == o) else { return };
-        self.accesses[who].async_copy = true;
-        let Some(logs) = self.st.logs.get_mut(&o) else { return };
+        let Some(who) = self.obligations.mark_async_copy(o) else { return };
+        let Some(logs) = self.state.logs.get_mut(&o) else { return };
         for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = logs.get_mut(kind);
             let it = Bool::and(ctx, &[&pred[0], &l.has, &l.who._eq(&BV::from_u64(ctx, who as u64, 32))]);
@@ -151,17 +149,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// `wait_group_events` by thread 1, when `guard` is on: its pending copies are complete.
-    pub(crate) fn async_wait(&mut self, guard: Guard, pred: &[Bool<'ctx>; 2]) {
+    pub(super) fn async_wait(&mut self, guard: Guard, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let (var, on) = match guard {
             Guard::Always => (None, pred[0].clone()),
-            Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], &self.vars[v.index()]])),
+            Guard::Var(v) => (Some(v), Bool::and(ctx, &[&pred[0], self.symbols.var(v)])),
         };
-        self.waits.push(WaitInstance { pos: self.pos, var, pred1: pred[0].clone() });
+        self.obligations.add_wait(WaitInstance { pos: self.schedule.position(), var, pred1: pred[0].clone() });
         if !self.opts.site_active(guard) {
             return;
         }
-        for logs in self.st.logs.values_mut() {
+        for logs in self.state.logs.values_mut() {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let l = logs.get_mut(kind);
                 l.pending = Bool::and(ctx, &[&l.pending, &on.not()]).simplify();

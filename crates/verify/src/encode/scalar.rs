@@ -9,29 +9,28 @@ use crate::term::{const_term, resize, Term};
 use crate::VerifyError;
 use syncfix_kir::{AssertKind, BinOp, Builtin, CastOp, CmpPred, InstId, InstKind, LogKind, LogQuery, Operand};
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{FuncDecl, Sort};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
+    pub(super) fn exec_inst(&mut self, inst: InstId, pred: &[Bool<'ctx>; 2]) -> Result<(), VerifyError> {
         let ctx = self.ctx;
-        let i = &self.k.insts[inst];
+        let i = &self.kernel.insts[inst];
         let width = i.width;
         match i.kind.clone() {
             InstKind::Param { index } => self.param(inst, index, width, pred),
             InstKind::Builtin(b) => {
                 let v: [Term<'ctx>; 2] = std::array::from_fn(|t| {
                     let v = match b {
-                        Builtin::LocalId(d) => self.tid[t].local[d as usize].clone(),
-                        Builtin::GroupId(d) => self.tid[t].group[d as usize].clone(),
-                        Builtin::LocalSize(d) => self.sizes[0][d as usize].clone(),
-                        Builtin::NumGroups(d) => self.sizes[1][d as usize].clone(),
+                        Builtin::LocalId(d) => self.symbols.tid(t).local[d as usize].clone(),
+                        Builtin::GroupId(d) => self.symbols.tid(t).group[d as usize].clone(),
+                        Builtin::LocalSize(d) => self.symbols.sizes()[0][d as usize].clone(),
+                        Builtin::NumGroups(d) => self.symbols.sizes()[1][d as usize].clone(),
                     };
                     Term::V(resize(&v, width as u32))
                 });
                 self.define_both(inst, v, pred);
             }
             InstKind::Havoc => {
-                let v = [self.fresh_term("havoc", width), self.fresh_term("havoc", width)];
+                let v = [self.symbols.fresh_term("havoc", width), self.symbols.fresh_term("havoc", width)];
                 self.define_both(inst, v, pred);
             }
             InstKind::Bin { op, lhs, rhs } => {
@@ -97,16 +96,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// The kernel's scalar parameter `index` (`width` bits): one constant for both threads.
     fn param(&mut self, inst: InstId, index: usize, width: u16, pred: &[Bool<'ctx>; 2]) {
-        let ctx = self.ctx;
-        let v = match self.params.get(&index) {
-            Some(v) => v.clone(),
-            None => {
-                let name = self.k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}"));
-                let v = if width == 1 { Term::B(Bool::new_const(ctx, name)) } else { Term::V(BV::new_const(ctx, name, width as u32)) };
-                self.params.insert(index, v.clone());
-                v
-            }
-        };
+        let k = self.kernel;
+        let v = self.symbols.param(index, width, || k.params.get(index).map(|p| p.name.clone()).unwrap_or_else(|| format!("param{index}")));
         self.define_both(inst, [v.clone(), v], pred);
     }
 
@@ -123,7 +114,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 })
                 .collect();
             let refs: Vec<&dyn Ast<'ctx>> = vals.iter().map(|v| v as &dyn Ast<'ctx>).collect();
-            let r = self.ufs[&f].apply(&refs);
+            let r = self.symbols.apply(&f, &refs);
             if width == 1 {
                 Term::B(r.as_bool().expect("bool range"))
             } else {
@@ -138,7 +129,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     fn assert_inst(&mut self, inst: InstId, cond: Operand, kind: AssertKind, global: bool, pred: &[Bool<'ctx>; 2]) {
         if kind == AssertKind::LoopInvariant && self.in_cut_header(inst) {
             // Checked on entry and at the end of each iteration by the cut, and
-            // assumed at the head (crate::loops).
+            // assumed at the head (crate::encode::loops).
             return;
         }
         let first_iteration = self.first_iteration();
@@ -162,7 +153,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let ctx = self.ctx;
         // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
-        let v = match self.st.logs.get(&object) {
+        let v = match self.state.logs.get(&object) {
             Some(logs) => {
                 let l = logs.get(crate::memory::AccessKind::of_log(kind));
                 match query {
@@ -188,16 +179,15 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // (`__requires(width == 1920)` substituted; under an implication `width`
         // stayed symbolic, and the SDK's shfl_vertical_shfl's invariants over
         // `% width` took Z3 59 s).
-        let at_entry = self.props.is_empty()
-            && self.cand_checks.is_empty()
-            && self.cut.is_empty()
-            && self.bounded.is_empty()
+        let at_entry = self.obligations.no_properties()
+            && self.invariants.no_checks()
+            && self.frames.none_inexact()
             && pred.iter().all(|p| p.as_bool() == Some(true));
         for c in cs {
             if at_entry {
-                self.background.push(c.clone());
+                self.symbols.add_background(c.clone());
             }
-            self.st.assume(&c);
+            self.state.assume(&c);
         }
     }
 
@@ -210,7 +200,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An assertion (or a pre-/postcondition, invariant, null-pointer check): violated by an
     /// enabled thread for which `cond` is false; a `global` one whenever either thread is
     /// enabled.
-    pub(crate) fn assertion(
+    pub(super) fn assertion(
         &mut self,
         inst: InstId,
         cond: Operand,
@@ -225,34 +215,24 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         for t in 0..threads {
             let c = self.value(t, cond).to_bool(ctx);
             let on = if global { &either } else { &pred[t] };
-            let viol = Bool::and(ctx, &[&self.st.ok, on, &c.not()]);
+            let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
             self.property(viol, PropKind::Assert { inst, thread: t, kind, first_iteration });
         }
     }
 
     /// How many threads a specification over `cond` is about: only thread 1 when it reads
     /// the race log (which is thread 1's).
-    pub(crate) fn threads_for(&self, cond: Operand) -> usize {
+    pub(super) fn threads_for(&self, cond: Operand) -> usize {
         match cond {
-            Operand::Value(v) if self.an.log_dependent.contains(&v) => 1,
+            Operand::Value(v) if self.analysis.log_dependent.contains(&v) => 1,
             _ => 2,
         }
     }
 
     /// The uninterpreted function for `func` (declared once); returns its cache key.
     fn uf(&mut self, func: &str, args: &[Operand], width: u16) -> String {
-        let ctx = self.ctx;
-        let widths: Vec<u16> = args.iter().map(|a| self.k.width(*a)).collect();
-        let key = format!("{func}:{widths:?}:{width}");
-        if self.ufs.contains_key(&key) {
-            return key;
-        }
-        let sort = |w: u16| if w == 1 { Sort::bool(ctx) } else { Sort::bitvector(ctx, w as u32) };
-        let dom: Vec<Sort<'ctx>> = widths.iter().map(|w| sort(*w)).collect();
-        let dom_refs: Vec<&Sort<'ctx>> = dom.iter().collect();
-        let f = FuncDecl::new(ctx, key.clone(), &dom_refs, &sort(width));
-        self.ufs.insert(key.clone(), f);
-        key
+        let widths: Vec<u16> = args.iter().map(|a| self.kernel.width(*a)).collect();
+        self.symbols.uninterpreted(func, &widths, width)
     }
 
     /// `lhs op rhs` for thread `t` when `op` divides by a constant, without a divider circuit
@@ -275,14 +255,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             },
         };
         let Term::V(x) = self.value(t, lhs) else { return None };
-        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.fresh_bv("quotient", w))?;
+        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.symbols.fresh_bv("quotient", w))?;
         if let Some(def) = def {
-            self.st.assume(&def);
+            self.state.assume(&def);
         }
         Some(Term::V(r))
     }
 
-    pub(crate) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
+    pub(super) fn cast(&self, op: CastOp, a: Term<'ctx>, width: u16) -> Term<'ctx> {
         let ctx = self.ctx;
         match (op, width) {
             (CastOp::Trunc, 1) => Term::B(a.to_bv(ctx).extract(0, 0)._eq(&BV::from_u64(ctx, 1, 1))),
@@ -292,7 +272,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn bin(&self, op: BinOp, a: Term<'ctx>, b: Term<'ctx>) -> Term<'ctx> {
+    pub(super) fn bin(&self, op: BinOp, a: Term<'ctx>, b: Term<'ctx>) -> Term<'ctx> {
         let ctx = self.ctx;
         if let (Term::B(x), Term::B(y)) = (&a, &b) {
             match op {
@@ -325,7 +305,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
     }
 
-    pub(crate) fn cmp(&self, p: CmpPred, a: &Term<'ctx>, b: &Term<'ctx>) -> Bool<'ctx> {
+    pub(super) fn cmp(&self, p: CmpPred, a: &Term<'ctx>, b: &Term<'ctx>) -> Bool<'ctx> {
         let ctx = self.ctx;
         match p {
             CmpPred::Eq => return a.eq(b, ctx),

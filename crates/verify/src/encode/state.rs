@@ -14,49 +14,64 @@ use syncfix_kir::{InstId, ObjectId};
 use z3::ast::{Bool, BV};
 use z3::FuncDecl;
 
+/// An edge taken into a block: the per-thread edge predicates and the values of the target's
+/// phis along the edge.
+#[derive(Clone, Debug)]
+pub(super) struct Incoming<'ctx> {
+    pub(super) pred: [Bool<'ctx>; 2],
+    pub(super) phis: Vec<(InstId, [Term<'ctx>; 2])>,
+}
+
+/// The witness of one object: a byte offset and whether neither thread accessed it yet.
+#[derive(Clone, Debug)]
+pub(super) struct Witness<'ctx> {
+    pub(super) na: BV<'ctx>,
+    pub(super) unaccessed: Bool<'ctx>,
+}
+
 /// Values returned so far by repetition-free atomics on one object (NFM 2014 §4.2).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Used<'ctx> {
+pub(super) struct Used<'ctx> {
     /// (thread, executed, byte offset, value) of each atomic execution so far.
-    pub entries: Vec<(usize, Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
+    pub(super) entries: Vec<(usize, Bool<'ctx>, BV<'ctx>, BV<'ctx>)>,
     /// Entries before this index were returned before a plain write to the object (which may
     /// give its cells any value): new values need not differ from them.
-    pub window: usize,
+    pub(super) window: usize,
     /// What was returned before a loop cut forgot the entries: `history(group, offset,
     /// value)` (group 0 for global memory; shared memory has one counter per group).
-    pub history: Option<Rc<FuncDecl<'ctx>>>,
+    pub(super) history: Option<Rc<FuncDecl<'ctx>>>,
     /// Values in `history` need not differ from new ones (a plain write came after them).
-    pub history_stale: bool,
+    pub(super) history_stale: bool,
 }
 
 /// The per-thread values, memory, race logs and assumptions at one schedule point.
 #[derive(Clone, Debug)]
-pub(crate) struct State<'ctx> {
+pub(super) struct State<'ctx> {
     /// The current value of each instruction for thread 1 and thread 2.
-    pub env: [BTreeMap<InstId, Term<'ctx>>; 2],
+    pub(super) env: [BTreeMap<InstId, Term<'ctx>>; 2],
     /// Equality-abstracted objects: thread 1's copy and thread 2's (the same for global
     /// memory; shared memory has one copy per group).
-    pub eq: BTreeMap<ObjectId, [Mem<'ctx>; 2]>,
+    pub(super) eq: BTreeMap<ObjectId, [Mem<'ctx>; 2]>,
     /// Private objects, per thread (a uniform one shares its array).
-    pub private: [BTreeMap<ObjectId, Mem<'ctx>>; 2],
+    pub(super) private: [BTreeMap<ObjectId, Mem<'ctx>>; 2],
     /// Thread 1's race logs, per checked object.
-    pub logs: BTreeMap<ObjectId, Logs<'ctx>>,
+    pub(super) logs: BTreeMap<ObjectId, Logs<'ctx>>,
     /// History of repetition-free atomics, per object.
-    pub used: BTreeMap<ObjectId, Used<'ctx>>,
+    pub(super) used: BTreeMap<ObjectId, Used<'ctx>>,
     /// Barrier-invariant access witnesses, per object a barrier invariant reads.
-    pub perm: BTreeMap<ObjectId, super::permission::Witness<'ctx>>,
+    pub(super) perm: BTreeMap<ObjectId, Witness<'ctx>>,
     /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
     /// violated only by executions that satisfy the assumptions before it.
-    pub ok: Bool<'ctx>,
+    pub(super) ok: Bool<'ctx>,
     /// The assumptions made so far, one by one (`ok` is their conjunction): a loop cut's ghost
     /// copy of an earlier iteration holds those its body made before the logged access.
-    pub assumed: Vec<Bool<'ctx>>,
+    pub(super) assumed: Vec<Bool<'ctx>>,
     /// Every assumption of the encoding, shared by all states (`ok` is one of its constants).
-    pub asm: Rc<RefCell<Assumptions<'ctx>>>,
+    pub(super) asm: Rc<RefCell<Assumptions<'ctx>>>,
 }
 
 impl<'ctx> State<'ctx> {
-    pub fn new(ok: Bool<'ctx>, asm: Rc<RefCell<Assumptions<'ctx>>>) -> Self {
+    pub(super) fn new(ok: Bool<'ctx>, asm: Rc<RefCell<Assumptions<'ctx>>>) -> Self {
         State {
             env: [BTreeMap::new(), BTreeMap::new()],
             eq: BTreeMap::new(),
@@ -72,7 +87,7 @@ impl<'ctx> State<'ctx> {
 
     /// Adds an assumption: `ok` becomes the constant of its definition
     /// ([`Assumptions::assume`]), or false.
-    pub fn assume(&mut self, c: &Bool<'ctx>) {
+    pub(super) fn assume(&mut self, c: &Bool<'ctx>) {
         self.assumed.push(c.clone());
         let c = c.simplify();
         match c.as_bool() {

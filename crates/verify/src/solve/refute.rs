@@ -34,10 +34,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         };
         let t_abs = t0.elapsed();
         let refuted = abstraction.is_some_and(|f| {
-            let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i].ok).collect();
-            let stamp = query.props.iter().map(|&i| self.enc.props[i].stamp).max().unwrap_or(0);
+            let oks: Vec<&Bool<'ctx>> = query.props.iter().map(|&i| &self.enc.obligations.props()[i].ok).collect();
+            let stamp = query.props.iter().map(|&i| self.enc.obligations.props()[i].stamp).max().unwrap_or(0);
             let slice = self.enc.assumptions.borrow_mut().slice(&[&f], &oks, encode::LogUse::None, stamp, None);
-            let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain([&f]).collect();
+            let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain([&f]).collect();
             let rlimit = rlimit_within(&self.opts, STRIDE_BUDGET);
             let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, true, None);
             matches!(answer, Ok(Some((SatResult::Unsat, _))))
@@ -74,7 +74,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     pub(super) fn refuted_without_values(&mut self, base: &[Bool<'ctx>], q: usize) -> bool {
         let Some((slice, violated, rlimit)) = self.strict_formula(q) else { return false };
         let t0 = Instant::now();
-        let asserted: Vec<&Bool<'ctx>> = self.enc.background.iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
+        let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
         let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], Some(rlimit), true, None);
         let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
         if refuted {
@@ -93,7 +93,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// slice, its `base` and the disjunction.
     pub(super) fn strict_formula(&mut self, q: usize) -> Option<(cone::Slice<'ctx>, Bool<'ctx>, u32)> {
         let query = &self.queries[q];
-        let props: Vec<&Property<'ctx>> = query.props.iter().map(|&i| &self.enc.props[i]).collect();
+        let props: Vec<&Property<'ctx>> = query.props.iter().map(|&i| &self.enc.obligations.props()[i]).collect();
         if props.iter().all(|p| p.strict.is_none()) {
             return None;
         }

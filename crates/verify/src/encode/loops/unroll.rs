@@ -4,16 +4,19 @@
 //! exact. The check is skipped when the loop-head predicates are unchanged (the same threads
 //! go round again) or constant.
 
-use crate::encode::{BoundedLoop, Encoder, Incoming, LoopCtx, State};
+use crate::encode::frames::FramesMark;
+use crate::encode::invariants::InvariantsMark;
+use crate::encode::obligations::ObligationsMark;
+use crate::encode::schedule::ScheduleMark;
+use crate::encode::{BoundedLoop, Encoder, State};
 use crate::term::{is_false, or};
 use crate::VerifyError;
-use std::collections::BTreeMap;
-use syncfix_kir::{BlockId, LoopId};
+use syncfix_kir::LoopId;
 use z3::ast::{Ast, Bool};
 use z3::SatResult;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Mode {
+pub(super) enum Mode {
     /// `--loop-unwind=N`: stop after N iterations and say so (never a proof).
     Bounded,
     /// Unroll completely within the limits, or report that the loop is too long.
@@ -21,71 +24,48 @@ pub(crate) enum Mode {
 }
 
 /// Everything an unrolling attempt may change, to undo it.
-pub(crate) struct Snapshot<'ctx> {
+pub(super) struct Snapshot<'ctx> {
     st: State<'ctx>,
-    incoming: BTreeMap<BlockId, Vec<Incoming<'ctx>>>,
-    back: BTreeMap<LoopId, Vec<Incoming<'ctx>>>,
-    cuts: Vec<super::CutFrame<'ctx>>,
-    lens: [usize; 8],
-    pos: u32,
+    schedule: ScheduleMark<'ctx>,
+    frames: FramesMark<'ctx>,
+    obligations: ObligationsMark,
+    invariants: InvariantsMark,
     executed: u64,
-    frames: Vec<usize>,
+    fresh: Vec<usize>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
-    pub(crate) fn snapshot(&self) -> Snapshot<'ctx> {
+    pub(super) fn snapshot(&self) -> Snapshot<'ctx> {
         Snapshot {
-            st: self.st.clone(),
-            incoming: self.incoming.clone(),
-            back: self.back.clone(),
-            cuts: self.cuts.clone(),
-            lens: [
-                self.props.len(),
-                self.cand_checks.len(),
-                self.candidates.len(),
-                self.accesses.len(),
-                self.access_loops.len(),
-                self.barriers.len(),
-                self.bounded.len(),
-                self.cut.len(),
-            ],
-            pos: self.pos,
-            executed: self.executed,
-            frames: self.fresh.frames.iter().map(|f| f.len()).collect(),
+            st: self.state.clone(),
+            schedule: self.schedule.mark(),
+            frames: self.frames.mark(),
+            obligations: self.obligations.mark(),
+            invariants: self.invariants.mark(),
+            executed: self.budget.executed(),
+            fresh: self.symbols.frames_mark(),
         }
     }
 
-    pub(crate) fn restore(&mut self, s: Snapshot<'ctx>) {
-        self.st = s.st;
-        self.incoming = s.incoming;
-        self.back = s.back;
-        self.cuts = s.cuts;
-        let [props, checks, cands, accesses, access_loops, barriers, bounded, cut] = s.lens;
-        self.props.truncate(props);
-        self.cand_checks.truncate(checks);
-        self.candidates.truncate(cands);
-        self.cand_index.retain(|_, i| *i < cands);
-        self.accesses.truncate(accesses);
-        self.access_loops.truncate(access_loops);
-        self.barriers.truncate(barriers);
-        self.bounded.truncate(bounded);
-        self.cut.truncate(cut);
-        self.pos = s.pos;
-        self.executed = s.executed;
-        for (f, n) in self.fresh.frames.iter_mut().zip(s.frames) {
-            f.truncate(n);
-        }
+    pub(super) fn restore(&mut self, s: Snapshot<'ctx>) {
+        self.state = s.st;
+        self.schedule.restore(s.schedule);
+        self.frames.restore(s.frames);
+        self.obligations.truncate(s.obligations);
+        self.invariants.truncate(s.invariants);
+        self.budget.rewind(s.executed);
+        self.symbols.forget_since(s.fresh);
     }
 
     /// Unrolls loop `l` for at most `cap` iterations. Returns whether the unrolling is
     /// complete (always, in bounded mode: executions that would go on are cut off and the
     /// loop is recorded as bounded).
-    pub(crate) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
+    pub(super) fn unroll(&mut self, l: LoopId, cap: u32, mode: Mode) -> Result<bool, VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
-        let start = self.executed;
-        let calls = self.solver_calls;
-        self.loops.push(LoopCtx { iter: Some(0) });
+        let start = self.budget.executed();
+        let calls = self.budget.solver_calls();
+        self.frames.enter(Some(0));
         let order = self.cfg.loop_order[l].clone();
         let mut iter = 0u32;
         // Iterations with a nested loop cut that were found possible without asking the
@@ -96,34 +76,32 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // GPUVerify's inference_tests/strided_invariant_2 took 19 s instead of 0.2 s.)
         let mut unasked = 0u32;
         let complete = loop {
-            if let Some(c) = self.loops.last_mut() {
-                c.iter = Some(iter);
-            }
+            self.frames.set_iteration(iter);
             let entry: [Bool<'ctx>; 2] = {
-                let inc = self.incoming.get(&header).cloned().unwrap_or_default();
+                let inc = self.schedule.incoming(header);
                 self.join(&inc)
             };
-            let cuts_before = self.cut.len();
+            let cuts_before = self.frames.cut_count();
             if let Err(e) = self.exec_items(&order) {
-                self.loops.pop();
+                self.frames.leave();
                 return Err(e);
             }
             iter += 1;
-            let back = self.back.remove(&l).unwrap_or_default();
+            let back = self.schedule.take_back(l);
             let p: [Bool<'ctx>; 2] = std::array::from_fn(|t| or(ctx, &back.iter().map(|b| &b.pred[t]).collect::<Vec<_>>()).simplify());
             if is_false(&p[0]) && is_false(&p[1]) {
                 break true;
             }
             if mode == Mode::Attempt
-                && (self.executed - start > self.limits.max_unroll_instructions
-                    || self.solver_calls - calls + unasked >= self.limits.max_unwind_checks)
+                && (self.budget.executed() - start > self.budget.limits().max_unroll_instructions
+                    || self.budget.solver_calls() - calls + unasked >= self.budget.limits().max_unwind_checks)
             {
                 break false;
             }
             let again = Bool::or(ctx, &[&p[0], &p[1]]);
             let possible = if iter >= cap || (p[0] == entry[0] && p[1] == entry[1]) {
                 // The same threads go round again: no need to ask the solver.
-                if self.cut.len() > cuts_before {
+                if self.frames.cut_count() > cuts_before {
                     unasked += 1;
                 }
                 true
@@ -139,10 +117,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
                 // violates one left out is checked again with more of them. In a context of
                 // its own (`apart`).
-                let mut slice = self.st.asm.borrow_mut().slice(&[&again], &[&self.st.ok], crate::encode::LogUse::None, self.stamp(), None);
+                let mut slice = self.state.asm.borrow_mut().slice(
+                    &[&again],
+                    &[&self.state.ok],
+                    crate::encode::LogUse::None,
+                    self.symbols.stamp(),
+                    None,
+                );
                 let solver = crate::apart::ApartSolver::new(self.opts);
-                let mut asserted: Vec<&Bool<'ctx>> = self.background.iter().chain(&slice.facts).collect();
-                asserted.push(&self.st.ok);
+                let mut asserted: Vec<&Bool<'ctx>> = self.symbols.background().iter().chain(&slice.facts).collect();
+                asserted.push(&self.state.ok);
                 asserted.push(&again);
                 solver.assert(&asserted);
                 let t0 = std::time::Instant::now();
@@ -152,21 +136,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let mut refinements = 0;
                 while let Ok(Some((SatResult::Sat, Some(m)))) = &answer {
                     let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, &mut stats, facts);
-                    let wider = self.st.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
+                    let wider = self.state.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
                     let Some(w) = wider else { break };
                     solver.assert(&w.facts.iter().collect::<Vec<_>>());
                     slice = w;
                     refinements += 1;
                     answer = solver.check(ctx, opts, &mut stats, &[], None, false, None);
                 }
-                self.solver_calls += stats.solver_calls;
+                self.budget.add_solver_calls(stats.solver_calls);
                 // An answer other than unsat (Z3 gave up) lets the unrolling go on.
                 let r = match answer {
                     Ok(Some((r, _))) => r,
                     Err(crate::Verdict::Timeout) => return Err(VerifyError::Timeout),
                     _ => SatResult::Unknown,
                 };
-                self.solve_time += t0.elapsed();
+                self.budget.add_solve_time(t0.elapsed());
                 if std::env::var_os("SYNCFIX_DEBUG_UNWIND").is_some() {
                     eprintln!("unwind: loop {l} iteration {iter} took {:.3}s: {r:?}", t0.elapsed().as_secs_f64());
                 }
@@ -180,18 +164,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     break false;
                 }
                 let span = self.header_span(header);
-                self.bounded.push(BoundedLoop { header_span: span, bound: cap, reason: format!("loop unwinding bound {cap} reached") });
+                self.frames.add_bounded(BoundedLoop {
+                    header_span: span,
+                    bound: cap,
+                    reason: format!("loop unwinding bound {cap} reached"),
+                });
                 // Executions that would run another iteration are cut off.
-                self.st.assume(&again.not());
+                self.state.assume(&again.not());
                 break true;
             }
             // Next iteration: the back edges enter the header.
             for b in self.cfg.loops[l].blocks.iter() {
-                self.incoming.remove(b);
+                self.schedule.take_incoming(*b);
             }
-            self.incoming.insert(header, back);
+            self.schedule.set_incoming(header, back);
         };
-        self.loops.pop();
+        self.frames.leave();
         Ok(complete)
     }
 }

@@ -12,30 +12,30 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Havocs the memory loop `l` may write: its written objects, and every written
     /// equality-abstracted object when it contains a barrier.
     pub(super) fn havoc_memory(&mut self, l: LoopId) {
-        let info = &self.an.loops[l];
+        let info = &self.analysis.loops[l];
         let mut objs: Vec<ObjectId> = info.written.iter().copied().collect();
         if info.has_barrier {
-            objs.extend(self.st.eq.keys().copied().filter(|o| self.abs.written[*o] && self.k.objects[*o].space != Space::Constant));
+            objs.extend(self.state.eq.keys().copied().filter(|o| self.abs.written[*o] && self.kernel.objects[*o].space != Space::Constant));
         }
         objs.sort();
         objs.dedup();
         for o in objs {
-            let name = self.k.objects[o].name.clone();
+            let name = self.kernel.objects[o].name.clone();
             let g = self.abs.granule[o];
-            if self.st.eq.contains_key(&o) {
-                let a = self.fresh_mem(&name, g);
-                let b = if self.k.objects[o].space == Space::Shared { self.fresh_mem(&name, g) } else { a.clone() };
-                self.st.eq.insert(o, [a, b]);
+            if self.state.eq.contains_key(&o) {
+                let a = self.symbols.fresh_mem(&name, g);
+                let b = if self.kernel.objects[o].space == Space::Shared { self.symbols.fresh_mem(&name, g) } else { a.clone() };
+                self.state.eq.insert(o, [a, b]);
             }
-            if self.st.private[0].contains_key(&o) {
-                if self.k.objects[o].uniform {
-                    let m = self.fresh_mem(&name, g);
-                    self.st.private[0].insert(o, m.clone());
-                    self.st.private[1].insert(o, m);
+            if self.state.private[0].contains_key(&o) {
+                if self.kernel.objects[o].uniform {
+                    let m = self.symbols.fresh_mem(&name, g);
+                    self.state.private[0].insert(o, m.clone());
+                    self.state.private[1].insert(o, m);
                 } else {
                     for t in 0..2 {
-                        let m = self.fresh_mem(&format!("{name}${}", t + 1), g);
-                        self.st.private[t].insert(o, m);
+                        let m = self.symbols.fresh_mem(&format!("{name}${}", t + 1), g);
+                        self.state.private[t].insert(o, m);
                     }
                 }
             }
@@ -43,16 +43,20 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     pub(super) fn fresh_log(&mut self, o: ObjectId, kind: AccessKind, bits: u32) -> Log<'ctx> {
-        let n = format!("{}.{}", self.k.objects[o].name, kind.name());
+        let n = format!("{}.{}", self.kernel.objects[o].name, kind.name());
         Log {
-            has: self.fresh_bool(&format!("{n}.has")),
-            off: self.fresh_bv(&format!("{n}.off"), 64),
-            width: self.fresh_bv(&format!("{n}.width"), 32),
-            value: self.fresh_bv(&format!("{n}.value"), bits),
-            changed: self.fresh_bool(&format!("{n}.changed")),
-            who: self.fresh_bv(&format!("{n}.who"), 32),
+            has: self.symbols.fresh_bool(&format!("{n}.has")),
+            off: self.symbols.fresh_bv(&format!("{n}.off"), 64),
+            width: self.symbols.fresh_bv(&format!("{n}.width"), 32),
+            value: self.symbols.fresh_bv(&format!("{n}.value"), bits),
+            changed: self.symbols.fresh_bool(&format!("{n}.changed")),
+            who: self.symbols.fresh_bv(&format!("{n}.who"), 32),
             // Only kernels with asynchronous copies have pending accesses.
-            pending: if self.has_async { self.fresh_bool(&format!("{n}.pending")) } else { z3::ast::Bool::from_bool(self.ctx, false) },
+            pending: if self.has_async {
+                self.symbols.fresh_bool(&format!("{n}.pending"))
+            } else {
+                z3::ast::Bool::from_bool(self.ctx, false)
+            },
         }
     }
 
@@ -66,7 +70,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // The assumptions the body made before each access, as a chain of conjunctions (a
         // nested loop's invariants at its head, its exit: what a ghost iteration keeps of them).
         let mut made: Vec<Bool<'ctx>> = vec![Bool::from_bool(ctx, true)];
-        for c in self.st.assumed.get(assumed_lo..).unwrap_or(&[]) {
+        for c in self.state.assumed.get(assumed_lo..).unwrap_or(&[]) {
             let last = made.last().expect("non-empty").clone();
             made.push(if last.as_bool() == Some(true) { c.clone() } else { Bool::and(ctx, &[&last, c]) });
         }
@@ -84,7 +88,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut earlier: Vec<Bool<'ctx>> = vec![];
         let mut offsets: Vec<(BV<'ctx>, u32)> = vec![];
         for i in lo..hi {
-            let a = &self.accesses[i];
+            let a = self.obligations.access(i);
             if a.object != o || a.kind != kind {
                 continue;
             }
@@ -114,7 +118,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if own.iter().any(|x| x == d) {
                     continue;
                 }
-                let g = self.fresh_like(d, "ghost");
+                let g = self.symbols.fresh_like(d, "ghost");
                 pairs.push((d.clone(), g));
             }
             let refs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
@@ -123,7 +127,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             body.substitute(&refs)
         };
-        self.havocked_logs.insert(
+        self.obligations.add_havocked_log(
             h.who.clone(),
             crate::encode::HavockedLog { entry: (p.has.as_bool() != Some(false)).then(|| p.who.clone()), earlier: offsets },
         );

@@ -23,11 +23,10 @@
 mod exits;
 mod havoc;
 
-pub(crate) use exits::CutFrame;
 use exits::{ExitForm, Slot};
 
 use super::head::View;
-use crate::encode::{CutLoop, Encoder, Incoming, LoopCtx};
+use crate::encode::{CutLoop, Encoder, Incoming};
 use crate::memory::AccessKind;
 use crate::term::{and, is_false, or, Term};
 use crate::VerifyError;
@@ -38,22 +37,22 @@ use z3::ast::{Ast, Bool};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Cuts loop `l` (see the module documentation).
-    pub(crate) fn cut_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
+    pub(in crate::encode::loops) fn cut_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
         let ctx = self.ctx;
         let header = self.cfg.loops[l].header;
-        let info = self.an.loops[l].clone();
-        let entry_edges = self.incoming.remove(&header).unwrap_or_default();
+        let info = self.analysis.loops[l].clone();
+        let entry_edges = self.schedule.take_incoming(header);
         let entry = self.join(&entry_edges);
         if entry_edges.is_empty() || (is_false(&entry[0]) && is_false(&entry[1])) {
             return Ok(());
         }
-        self.pos += 1;
-        self.cut.push(CutLoop { loop_id: l, header_span: self.header_span(header) });
+        self.schedule.advance();
+        self.frames.add_cut(CutLoop { loop_id: l, header_span: self.header_span(header) });
         let n_phis = info.phis.len();
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
 
         // The logs and objects the loop may change.
-        let logged: Vec<ObjectId> = self.st.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
+        let logged: Vec<ObjectId> = self.state.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
         let log_kinds: Vec<(ObjectId, AccessKind)> =
             logged.iter().flat_map(|o| [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| (*o, k))).collect();
         let cands = self.loop_candidates(l, &entry_phis, &log_kinds);
@@ -66,24 +65,24 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.check_candidates(&cands, &entry_view, &entry, &t);
 
         // Havoc the loop's modset.
-        self.push_fresh_frame();
+        self.symbols.push_fresh_frame();
         self.permissions_at_cut();
-        let pre_logs = self.st.logs.clone();
+        let pre_logs = self.state.logs.clone();
         let (pred, phis) = self.havocked_head(l, &entry);
         self.havoc_memory(l);
         for &o in &logged {
-            let bits = self.an.value_bits[o];
+            let bits = self.analysis.value_bits[o];
             let fresh = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| self.fresh_log(o, k, bits));
             let [read, write, atomic] = fresh;
-            self.st.logs.insert(o, crate::memory::Logs { read, write, atomic });
+            self.state.logs.insert(o, crate::memory::Logs { read, write, atomic });
         }
-        let head_logs = self.st.logs.clone();
+        let head_logs = self.state.logs.clone();
         for &o in &info.atomic_objects {
-            let bits = self.an.value_bits[o];
-            let name = format!("{}.taken!{l}.{}", self.k.objects[o].name, self.cut.len());
+            let bits = self.analysis.value_bits[o];
+            let name = format!("{}.taken!{l}.{}", self.kernel.objects[o].name, self.frames.cut_count());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
-            self.st.used.insert(
+            self.state.used.insert(
                 o,
                 crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false },
             );
@@ -101,32 +100,32 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         for (c, f) in &cands {
             let holds = self.eval_form(f, &head, &entry);
-            head_facts.push(self.candidates[*c].lit.implies(&holds));
+            head_facts.push(self.invariants.lit(*c).implies(&holds));
         }
         for f in &head_facts {
-            self.st.assume(f);
+            self.state.assume(f);
         }
         // The logs' facts need the body's accesses: stated after the body, through `logs_ok`.
-        let logs_ok = self.fresh_bool(&format!("loop{l}.logs"));
-        let logs_ok_stamp = self.stamp();
-        self.st.assume(&logs_ok);
-        let assumed_lo = self.st.assumed.len();
+        let logs_ok = self.symbols.fresh_bool(&format!("loop{l}.logs"));
+        let logs_ok_stamp = self.symbols.stamp();
+        self.state.assume(&logs_ok);
+        let assumed_lo = self.state.assumed.len();
 
         // The arbitrary iteration.
-        let acc_lo = self.accesses.len();
-        self.cuts.push(CutFrame { l, exits: vec![], returns: vec![] });
-        self.loops.push(LoopCtx { iter: None });
+        let acc_lo = self.obligations.access_count();
+        self.frames.push_cut(l);
+        self.frames.enter(None);
         let header_phis: Vec<(InstId, [Term<'ctx>; 2])> = info.phis.iter().copied().zip(phis.iter().cloned()).collect();
-        self.incoming.insert(header, vec![Incoming { pred: pred.clone(), phis: header_phis }]);
+        self.schedule.set_incoming(header, vec![Incoming { pred: pred.clone(), phis: header_phis }]);
         let order = self.cfg.loop_order[l].clone();
         let r = self.exec_items(&order);
-        self.loops.pop();
-        let frame = self.cuts.pop().expect("the cut's frame");
+        self.frames.leave();
+        let frame = self.frames.pop_cut();
         r?;
-        let acc_hi = self.accesses.len();
+        let acc_hi = self.obligations.access_count();
 
         // The end of the iteration.
-        let back = self.back.remove(&l).unwrap_or_default();
+        let back = self.schedule.take_back(l);
         let again = self.join(&back);
         // A thread's header phis keep their values once it left the loop (as GPUVerify's
         // variables do): a user's invariant may speak of the threads that left.
@@ -143,11 +142,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mut slots = self.slots(l, &frame);
         self.assume_exits(l, &slots, &pred, &entry, &phis);
         // Candidates on the exits: both threads leave by the same exit, with the same values.
-        let exit_cands = if self.opts.infer && !self.un.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
+        let exit_cands = if self.opts.infer && !self.uniformity.uniform_loop[l] { self.exit_candidates(l, &slots) } else { vec![] };
         for (c, f) in &exit_cands {
             let holds = self.eval_exit_form(f, &slots, &entry);
-            let lit = self.candidates[*c].lit.clone();
-            self.st.assume(&lit.implies(&holds));
+            let lit = self.invariants.lit(*c).clone();
+            self.state.assume(&lit.implies(&holds));
         }
         // The end state of the slots.
         for s in &mut slots {
@@ -163,7 +162,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.check_exit_candidates(&exit_cands, &slots, &entry, &goes_round);
         }
         // The logs at the head.
-        let body_fresh = self.pop_fresh_frame();
+        let body_fresh = self.symbols.pop_fresh_frame();
         let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
         for &o in &logged {
             let mut facts = vec![];
@@ -188,32 +187,32 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// analysis); within a group, the same for threads of one group.
     fn havocked_head(&mut self, l: LoopId, entry: &[Bool<'ctx>; 2]) -> ([Bool<'ctx>; 2], Vec<[Term<'ctx>; 2]>) {
         let ctx = self.ctx;
-        let info_phis = self.an.loops[l].phis.clone();
-        let uniform = self.un.uniform_loop[l];
-        let uniform_in_group = self.un_group.uniform_loop[l];
+        let info_phis = self.analysis.loops[l].phis.clone();
+        let uniform = self.uniformity.uniform_loop[l];
+        let uniform_in_group = self.uniformity_in_group.uniform_loop[l];
         let pred: [Bool<'ctx>; 2] = if uniform {
-            let h = self.fresh_bool(&format!("loop{l}.active"));
+            let h = self.symbols.fresh_bool(&format!("loop{l}.active"));
             std::array::from_fn(|t| Bool::and(ctx, &[&h, &entry[t]]).simplify())
         } else if uniform_in_group {
-            let h = [self.fresh_bool(&format!("loop{l}.active$1")), self.fresh_bool(&format!("loop{l}.active$2"))];
-            let h2 = self.same_group.ite(&h[0], &h[1]);
+            let h = [self.symbols.fresh_bool(&format!("loop{l}.active$1")), self.symbols.fresh_bool(&format!("loop{l}.active$2"))];
+            let h2 = self.symbols.same_group().ite(&h[0], &h[1]);
             [Bool::and(ctx, &[&h[0], &entry[0]]).simplify(), Bool::and(ctx, &[&h2, &entry[1]]).simplify()]
         } else {
-            std::array::from_fn(|t| self.fresh_bool(&format!("loop{l}.active${}", t + 1)))
+            std::array::from_fn(|t| self.symbols.fresh_bool(&format!("loop{l}.active${}", t + 1)))
         };
         let phis: Vec<[Term<'ctx>; 2]> = info_phis
             .iter()
             .map(|&p| {
-                let w = self.k.insts[p].width;
-                if self.un.is_uniform(p) {
-                    let v = self.fresh_term(&format!("{p}"), w);
+                let w = self.kernel.insts[p].width;
+                if self.uniformity.is_uniform(p) {
+                    let v = self.symbols.fresh_term(&format!("{p}"), w);
                     [v.clone(), v]
-                } else if self.un_group.is_uniform(p) {
-                    let v = [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)];
-                    let v2 = Term::ite(&self.same_group, &v[0], &v[1], ctx);
+                } else if self.uniformity_in_group.is_uniform(p) {
+                    let v = [self.symbols.fresh_term(&format!("{p}$1"), w), self.symbols.fresh_term(&format!("{p}$2"), w)];
+                    let v2 = Term::ite(self.symbols.same_group(), &v[0], &v[1], ctx);
                     [v[0].clone(), v2]
                 } else {
-                    [self.fresh_term(&format!("{p}$1"), w), self.fresh_term(&format!("{p}$2"), w)]
+                    [self.symbols.fresh_term(&format!("{p}$1"), w), self.symbols.fresh_term(&format!("{p}$2"), w)]
                 }
             })
             .collect();
@@ -227,8 +226,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// carrying the same uniform values.
     fn assume_exits(&mut self, l: LoopId, slots: &[Slot<'ctx>], pred: &[Bool<'ctx>; 2], entry: &[Bool<'ctx>; 2], phis: &[[Term<'ctx>; 2]]) {
         let ctx = self.ctx;
-        let info_phis = self.an.loops[l].phis.clone();
-        let (uniform, uniform_in_group) = (self.un.uniform_loop[l], self.un_group.uniform_loop[l]);
+        let info_phis = self.analysis.loops[l].phis.clone();
+        let (uniform, uniform_in_group) = (self.uniformity.uniform_loop[l], self.uniformity_in_group.uniform_loop[l]);
         // A thread that left earlier carried its (kept) header phi values.
         for s in slots {
             let Some(x) = &s.exit else { continue };
@@ -237,7 +236,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if let Some(pi) = info_phis.iter().position(|p| p == v) {
                     for t in 0..2 {
                         let f = s.left[t].implies(&s.values[i][t].eq(&phis[pi][t], ctx));
-                        self.st.assume(&f);
+                        self.state.assume(&f);
                     }
                 }
             }
@@ -253,7 +252,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
             for f in facts {
-                self.st.assume(&f);
+                self.state.assume(&f);
             }
         }
         // A uniform loop: both threads that entered leave by the same exit, carrying the same
@@ -261,9 +260,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if uniform || uniform_in_group {
             let mut both = Bool::and(ctx, &[&entry[0], &entry[1]]);
             if !uniform {
-                both = Bool::and(ctx, &[&both, &self.same_group]);
+                both = Bool::and(ctx, &[&both, self.symbols.same_group()]);
             }
-            let un = if uniform { &self.un } else { &self.un_group };
+            let un = if uniform { &self.uniformity } else { &self.uniformity_in_group };
             let mut facts = vec![];
             for s in slots {
                 facts.push(both.implies(&s.left[0].iff(&s.left[1])));
@@ -271,7 +270,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     let ops = self.slot_operands(l, x);
                     let mut left = Bool::and(ctx, &[&s.left[0], &s.left[1]]);
                     if !uniform {
-                        left = Bool::and(ctx, &[&left, &self.same_group]);
+                        left = Bool::and(ctx, &[&left, self.symbols.same_group()]);
                     }
                     for (i, o) in ops.iter().enumerate() {
                         if matches!(o, Operand::Const { .. }) || matches!(o, Operand::Value(v) if un.is_uniform(*v)) {
@@ -281,7 +280,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             }
             for f in facts {
-                self.st.assume(&f);
+                self.state.assume(&f);
             }
         }
     }
@@ -292,9 +291,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// left by it.
     fn leave_cut_loop(&mut self, l: LoopId, slots: Vec<Slot<'ctx>>, again: &[Bool<'ctx>; 2], back_phis: &[[Term<'ctx>; 2]]) {
         let ctx = self.ctx;
-        let (info_phis, escapes) = (self.an.loops[l].phis.clone(), self.an.loops[l].escapes.clone());
+        let (info_phis, escapes) = (self.analysis.loops[l].phis.clone(), self.analysis.loops[l].escapes.clone());
         // After the loop: this iteration was the last one.
-        self.st.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
+        self.state.assume(&Bool::and(ctx, &[&again[0].not(), &again[1].not()]));
         for (i, &v) in escapes.iter().enumerate() {
             for t in 0..2 {
                 let mut val: Option<Term<'ctx>> = None;
@@ -311,7 +310,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     val = Some(back_phis[pi][t].clone());
                 }
                 if let Some(x) = val {
-                    self.st.env[t].insert(v, x);
+                    self.state.env[t].insert(v, x);
                 }
             }
         }

@@ -16,29 +16,27 @@ mod cut;
 mod head;
 mod unroll;
 
-pub(crate) use cut::CutFrame;
-
 use crate::encode::Encoder;
 use crate::VerifyError;
 use syncfix_kir::{InstId, LoopId};
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Executes loop `l`: unrolled, or cut.
-    pub(crate) fn exec_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
+    pub(super) fn exec_loop(&mut self, l: LoopId) -> Result<(), VerifyError> {
         self.check_deadline()?;
         if let Some(n) = self.opts.loop_unwind {
             // Bug-finding mode: at most `n` iterations, never a proof.
             self.unroll(l, n, unroll::Mode::Bounded)?;
             return Ok(());
         }
-        let info = &self.an.loops[l];
+        let info = &self.analysis.loops[l];
         let has_user_invariant = info.specs.iter().any(|(_, candidate)| !candidate);
         // A loop whose exits depend on more than constants, launch sizes and ids may run for
         // any number of iterations: cut it at once. So is a loop with a user invariant (the
         // invariant must be inductive, as in GPUVerify).
         if info.bounded_by_launch && !has_user_invariant {
             let snap = self.snapshot();
-            match self.unroll(l, self.limits.max_unwind, unroll::Mode::Attempt) {
+            match self.unroll(l, self.budget.limits().max_unwind, unroll::Mode::Attempt) {
                 Ok(true) => return Ok(()),
                 Ok(false) | Err(VerifyError::TooLarge(_)) => self.restore(snap),
                 Err(e) => return Err(e),
@@ -49,8 +47,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// Whether `inst` stands in the header of a loop being cut (its invariants are handled
     /// by the cut, not checked where they stand).
-    pub(crate) fn in_cut_header(&self, inst: InstId) -> bool {
-        let b = self.k.insts[inst].block;
-        self.cuts.iter().any(|f| self.cfg.loops[f.l].header == b)
+    pub(super) fn in_cut_header(&self, inst: InstId) -> bool {
+        let b = self.kernel.insts[inst].block;
+        self.frames.cutting().any(|l| self.cfg.loops[l].header == b)
     }
 }

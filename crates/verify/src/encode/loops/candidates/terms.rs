@@ -9,8 +9,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn thread_offsets(&self, l: LoopId, object: ObjectId, kind: AccessKind) -> Vec<BV<'ctx>> {
         let mut out: Vec<BV<'ctx>> = vec![];
         for &b in &self.cfg.loops[l].blocks {
-            for &i in &self.k.blocks[b].insts {
-                let ptr = match (&self.k.insts[i].kind, kind) {
+            for &i in &self.kernel.blocks[b].insts {
+                let ptr = match (&self.kernel.insts[i].kind, kind) {
                     (InstKind::Load { ptr, .. }, AccessKind::Read) | (InstKind::Store { ptr, .. }, AccessKind::Write) => ptr,
                     (InstKind::Atomic { ptr, .. }, AccessKind::Atomic) => ptr,
                     _ => continue,
@@ -40,16 +40,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Operand::Const { width, bits } => return Some(const_term(self.ctx, bits, width)),
             Operand::Value(i) => i,
         };
-        let inst = &self.k.insts[i];
+        let inst = &self.kernel.insts[i];
         let width = inst.width;
         Some(match &inst.kind {
-            InstKind::Param { index } => self.params.get(index)?.clone(),
+            InstKind::Param { index } => self.symbols.known_param(*index)?.clone(),
             InstKind::Builtin(b) => {
                 let v = match b {
-                    syncfix_kir::Builtin::LocalId(d) => self.tid[t].local[*d as usize].clone(),
-                    syncfix_kir::Builtin::GroupId(d) => self.tid[t].group[*d as usize].clone(),
-                    syncfix_kir::Builtin::LocalSize(d) => self.sizes[0][*d as usize].clone(),
-                    syncfix_kir::Builtin::NumGroups(d) => self.sizes[1][*d as usize].clone(),
+                    syncfix_kir::Builtin::LocalId(d) => self.symbols.tid(t).local[*d as usize].clone(),
+                    syncfix_kir::Builtin::GroupId(d) => self.symbols.tid(t).group[*d as usize].clone(),
+                    syncfix_kir::Builtin::LocalSize(d) => self.symbols.sizes()[0][*d as usize].clone(),
+                    syncfix_kir::Builtin::NumGroups(d) => self.symbols.sizes()[1][*d as usize].clone(),
                 };
                 Term::V(crate::term::resize(&v, width as u32))
             }
@@ -70,8 +70,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// How header phi `phi` of loop `l` changes along the back edges (a guess: the
     /// candidates it suggests are checked).
     pub(super) fn step_of(&self, l: LoopId, phi: InstId) -> Step {
-        let InstKind::Phi { incoming } = &self.k.insts[phi].kind else { return Step::Other };
-        let w = self.k.insts[phi].width;
+        let InstKind::Phi { incoming } = &self.kernel.insts[phi].kind else { return Step::Other };
+        let w = self.kernel.insts[phi].width;
         let mut steps = vec![];
         for (b, o) in incoming {
             if !self.cfg.in_loop(*b, l) {
@@ -105,7 +105,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if depth == 0 {
             return None;
         }
-        match &self.k.insts[v].kind {
+        match &self.kernel.insts[v].kind {
             InstKind::Cast { arg, .. } => self.offset_from(*arg, phi, w, depth - 1),
             InstKind::Bin { op: BinOp::Add, lhs, rhs } => match (self.const_of(*lhs, 8), self.const_of(*rhs, 8)) {
                 (_, Some(c)) => self.offset_from(*lhs, phi, w, depth - 1).map(|k| k.wrapping_add(c) & mask),
@@ -122,17 +122,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// `s` when `o` is `phi + s` (through casts) for a value `s` defined outside loop `l`.
     pub(super) fn added_value(&self, l: LoopId, o: Operand, phi: InstId) -> Option<Operand> {
         let Operand::Value(v) = o else { return None };
-        match &self.k.insts[v].kind {
+        match &self.kernel.insts[v].kind {
             InstKind::Cast { arg, .. } => self.added_value(l, *arg, phi),
             InstKind::Bin { op: BinOp::Add, lhs, rhs } => {
-                let w = self.k.insts[phi].width;
+                let w = self.kernel.insts[phi].width;
                 // The step is the same in every iteration: computed before the loop, or from
                 // the thread's ids, the launch sizes, parameters and constants only (clang
                 // reads `gridDim.x` again in the loop of a grid-stride loop).
                 let same = |o: Operand| self.outside(l, o) || self.invariant_term(0, o, 0).is_some();
-                if self.offset_from(*lhs, phi, w, 4) == Some(0) && same(*rhs) && self.k.width(*rhs) == w {
+                if self.offset_from(*lhs, phi, w, 4) == Some(0) && same(*rhs) && self.kernel.width(*rhs) == w {
                     Some(*rhs)
-                } else if self.offset_from(*rhs, phi, w, 4) == Some(0) && same(*lhs) && self.k.width(*lhs) == w {
+                } else if self.offset_from(*rhs, phi, w, 4) == Some(0) && same(*lhs) && self.kernel.width(*lhs) == w {
                     Some(*lhs)
                 } else {
                     None
@@ -152,12 +152,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if depth == 0 {
             return None;
         }
-        let w = self.k.insts[v].width as u32;
+        let w = self.kernel.insts[v].width as u32;
         let mask = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
-        let r = match &self.k.insts[v].kind {
+        let r = match &self.kernel.insts[v].kind {
             InstKind::Cast { op, arg } => {
                 let a = self.const_of(*arg, depth - 1)?;
-                let aw = self.k.width(*arg) as u32;
+                let aw = self.kernel.width(*arg) as u32;
                 match op {
                     CastOp::SExt if aw < 128 && (a >> (aw - 1)) & 1 == 1 => a | !((1u128 << aw) - 1),
                     _ => a,
@@ -191,8 +191,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if depth == 0 {
             return None;
         }
-        let is_phi = |x: &Operand| self.offset_from(*x, phi, self.k.insts[phi].width, 4) == Some(0);
-        match &self.k.insts[v].kind {
+        let is_phi = |x: &Operand| self.offset_from(*x, phi, self.kernel.insts[phi].width, 4) == Some(0);
+        match &self.kernel.insts[v].kind {
             InstKind::Cast { arg, .. } => self.halves_or_doubles(*arg, phi, depth - 1),
             InstKind::Bin { op: BinOp::Mul, lhs, rhs }
                 if (is_phi(lhs) && self.const_of(*rhs, 8) == Some(2)) || (is_phi(rhs) && self.const_of(*lhs, 8) == Some(2)) =>
@@ -210,11 +210,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Comparisons in the exit conditions of loop `l` between a header phi (possibly cast, or
     /// its next value) and a value defined outside the loop: (phi, cast, other, signed).
     pub(super) fn guard_comparisons(&self, l: LoopId) -> Vec<(InstId, Option<(CastOp, u16)>, Operand, bool)> {
-        let info = &self.an.loops[l];
+        let info = &self.analysis.loops[l];
         let mut out = vec![];
         let mut seen = BTreeSet::new();
         for &b in &self.cfg.loops[l].blocks {
-            let blk = &self.k.blocks[b];
+            let blk = &self.kernel.blocks[b];
             if !blk.term.successors().iter().any(|s| !self.cfg.in_loop(*s, l)) {
                 continue;
             }
@@ -229,7 +229,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 if !seen.insert(v) {
                     continue;
                 }
-                match &self.k.insts[v].kind {
+                match &self.kernel.insts[v].kind {
                     InstKind::Bin { op: BinOp::And | BinOp::Or | BinOp::Xor, lhs, rhs } => {
                         work.push(*lhs);
                         work.push(*rhs);
@@ -257,8 +257,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if phis.contains(&v) {
             return Some((v, None));
         }
-        match &self.k.insts[v].kind {
-            InstKind::Cast { op, arg: Operand::Value(a) } if phis.contains(a) => Some((*a, Some((*op, self.k.insts[v].width)))),
+        match &self.kernel.insts[v].kind {
+            InstKind::Cast { op, arg: Operand::Value(a) } if phis.contains(a) => Some((*a, Some((*op, self.kernel.insts[v].width)))),
             InstKind::Bin { op: BinOp::Add | BinOp::Sub, lhs: Operand::Value(a), rhs } if phis.contains(a) && rhs.as_const().is_some() => {
                 let _ = l;
                 Some((*a, None))
@@ -271,7 +271,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn outside(&self, l: LoopId, o: Operand) -> bool {
         match o {
             Operand::Const { .. } => true,
-            Operand::Value(v) => !self.cfg.in_loop(self.k.insts[v].block, l),
+            Operand::Value(v) => !self.cfg.in_loop(self.kernel.insts[v].block, l),
         }
     }
 }

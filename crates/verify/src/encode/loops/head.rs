@@ -11,17 +11,17 @@ use z3::ast::Bool;
 
 /// A user's invariant or candidate at a loop head, evaluated on one state.
 #[derive(Clone, Debug)]
-pub(crate) struct SpecValue<'ctx> {
-    pub inst: InstId,
-    pub candidate: bool,
-    pub global: bool,
+pub(super) struct SpecValue<'ctx> {
+    pub(super) inst: InstId,
+    pub(super) candidate: bool,
+    pub(super) global: bool,
     /// The condition for each thread it is about (only thread 1 for one over the race log).
-    pub cond: Vec<Bool<'ctx>>,
+    pub(super) cond: Vec<Bool<'ctx>>,
 }
 
 impl<'ctx> SpecValue<'ctx> {
     /// The spec holds for every thread it is about that is in the loop.
-    pub fn holds(&self, ctx: &'ctx z3::Context, pred: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
+    pub(super) fn holds(&self, ctx: &'ctx z3::Context, pred: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
         let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
         let parts: Vec<Bool<'ctx>> =
             self.cond.iter().enumerate().map(|(t, c)| (if self.global { &either } else { &pred[t] }).implies(c)).collect();
@@ -32,12 +32,12 @@ impl<'ctx> SpecValue<'ctx> {
 /// A loop's head state: which threads are in the loop, the header phis, and the user's
 /// specs evaluated on it (logs and memory are the encoder's current state).
 #[derive(Clone, Debug)]
-pub(crate) struct View<'ctx> {
-    pub pred: [Bool<'ctx>; 2],
-    pub phis: Vec<[Term<'ctx>; 2]>,
-    pub specs: Vec<SpecValue<'ctx>>,
+pub(super) struct View<'ctx> {
+    pub(super) pred: [Bool<'ctx>; 2],
+    pub(super) phis: Vec<[Term<'ctx>; 2]>,
+    pub(super) specs: Vec<SpecValue<'ctx>>,
     /// The condition to stay in the loop, when the header can be evaluated again.
-    pub guard: Option<[Bool<'ctx>; 2]>,
+    pub(super) guard: Option<[Bool<'ctx>; 2]>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -51,23 +51,23 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         phis: &[[Term<'ctx>; 2]],
     ) -> Result<(Vec<SpecValue<'ctx>>, Option<[Bool<'ctx>; 2]>), VerifyError> {
         let ctx = self.ctx;
-        let info = self.an.loops[l].clone();
+        let info = self.analysis.loops[l].clone();
         let guard = info.guard.clone().filter(|_| self.opts.infer);
         if info.specs.is_empty() && guard.is_none() {
             return Ok((vec![], None));
         }
         if let (Some(i), false) = (info.impure_prefix, info.specs.is_empty()) {
-            let file = std::path::Path::new(&self.k.files[syncfix_kir::FileId::MAIN].path);
+            let file = std::path::Path::new(&self.kernel.files[syncfix_kir::FileId::MAIN].path);
             let file = file.file_name().map_or_else(|| file.display().to_string(), |f| f.to_string_lossy().into_owned());
-            let at = self.k.insts[i].span.in_main().map(|l| format!("{file}:{}:{}", l.line, l.col)).unwrap_or(file);
+            let at = self.kernel.insts[i].span.in_main().map(|l| format!("{file}:{}:{}", l.line, l.col)).unwrap_or(file);
             return Err(VerifyError::Unsupported(format!(
                 "the invariants of the loop at {at} stay unproved: they depend on a memory access or call at the loop's head, which cannot be evaluated on entry to the loop"
             )));
         }
-        let saved = self.st.env.clone();
+        let saved = self.state.env.clone();
         for (pi, &phi) in info.phis.iter().enumerate() {
             for t in 0..2 {
-                self.st.env[t].insert(phi, phis[pi][t].clone());
+                self.state.env[t].insert(phi, phis[pi][t].clone());
             }
         }
         let insts = match &guard {
@@ -76,7 +76,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         };
         let mut out = vec![];
         for inst in insts {
-            match self.k.insts[inst].kind.clone() {
+            match self.kernel.insts[inst].kind.clone() {
                 InstKind::Assert { cond, global, kind: AssertKind::LoopInvariant } => {
                     let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
                     let c = (0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect();
@@ -100,7 +100,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             })
         });
-        self.st.env = saved;
+        self.state.env = saved;
         Ok((out, stay))
     }
 
@@ -112,7 +112,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let either = Bool::or(ctx, &[&v.pred[0], &v.pred[1]]);
             for (t, c) in s.cond.iter().enumerate() {
                 let on = if s.global { &either } else { &v.pred[t] };
-                let viol = Bool::and(ctx, &[&self.st.ok, on, &c.not()]);
+                let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
                 self.property(viol, PropKind::Assert { inst: s.inst, thread: t, kind: AssertKind::LoopInvariant, first_iteration });
             }
         }

@@ -3,29 +3,11 @@
 //! thread left by, in an earlier iteration or this one, with the values it carried, and the
 //! candidates about them.
 
+use crate::encode::frames::{CutFrame, Exit};
 use crate::encode::{Encoder, Incoming};
 use crate::term::{or, Term};
 use syncfix_kir::{BlockId, InstKind, LoopId, Operand};
 use z3::ast::{Ast, Bool};
-
-/// An edge leaving the loop being cut, taken in its arbitrary iteration.
-#[derive(Clone, Debug)]
-pub(crate) struct Exit<'ctx> {
-    pub(super) from: BlockId,
-    pub(super) to: BlockId,
-    pub(super) edge: Incoming<'ctx>,
-    /// The values of the loop's escaping values ([`crate::analysis::LoopInfo::escapes`]) when
-    /// the edge was taken.
-    pub(super) escapes: Vec<[Term<'ctx>; 2]>,
-}
-
-/// The loop being cut: the exits and returns of its arbitrary iteration.
-#[derive(Clone, Debug)]
-pub(crate) struct CutFrame<'ctx> {
-    pub l: LoopId,
-    pub(super) exits: Vec<Exit<'ctx>>,
-    pub(super) returns: Vec<[Bool<'ctx>; 2]>,
-}
 
 /// Which exit a thread left the loop by (or that it returned), and the values it carried.
 pub(super) struct Slot<'ctx> {
@@ -58,18 +40,16 @@ impl<'ctx> Slot<'ctx> {
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An edge out of the loop being cut (called from [`Encoder::add_edge`]).
-    pub(crate) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
-        let l = self.cuts.last().expect("a cut").l;
-        let escapes = self.an.loops[l].escapes.clone();
+    pub(in crate::encode) fn capture_exit(&mut self, from: BlockId, to: BlockId, edge: Incoming<'ctx>) {
+        let l = self.frames.innermost_cut().expect("a cut");
+        let escapes = self.analysis.loops[l].escapes.clone();
         let vals: Vec<[Term<'ctx>; 2]> = escapes.iter().map(|v| std::array::from_fn(|t| self.value(t, Operand::Value(*v)))).collect();
-        self.cuts.last_mut().expect("a cut").exits.push(Exit { from, to, edge, escapes: vals });
+        self.frames.add_exit(Exit { from, to, edge, escapes: vals });
     }
 
     /// A `return` executed under `pred`: inside a loop being cut, the thread leaves the loop.
-    pub(crate) fn returned(&mut self, pred: &[Bool<'ctx>; 2]) {
-        if let Some(f) = self.cuts.last_mut() {
-            f.returns.push(pred.clone());
-        }
+    pub(in crate::encode) fn returned(&mut self, pred: &[Bool<'ctx>; 2]) {
+        self.frames.add_return(pred);
     }
 
     /// The operands an exit carries: the target's phi operands along the edge, then the
@@ -79,12 +59,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             .edge
             .phis
             .iter()
-            .map(|(inst, _)| match &self.k.insts[*inst].kind {
+            .map(|(inst, _)| match &self.kernel.insts[*inst].kind {
                 InstKind::Phi { incoming } => incoming.iter().find(|(b, _)| *b == x.from).map(|(_, o)| *o).unwrap_or(Operand::Value(*inst)),
                 _ => Operand::Value(*inst),
             })
             .collect();
-        ops.extend(self.an.loops[l].escapes.iter().map(|v| Operand::Value(*v)));
+        ops.extend(self.analysis.loops[l].escapes.iter().map(|v| Operand::Value(*v)));
         ops
     }
 
@@ -94,24 +74,27 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         let mut out = vec![];
         for (i, x) in frame.exits.iter().enumerate() {
-            let left = [self.fresh_bool(&format!("loop{l}.exit{i}$1")), self.fresh_bool(&format!("loop{l}.exit{i}$2"))];
+            let left = [self.symbols.fresh_bool(&format!("loop{l}.exit{i}$1")), self.symbols.fresh_bool(&format!("loop{l}.exit{i}$2"))];
             let widths: Vec<u16> = x
                 .edge
                 .phis
                 .iter()
-                .map(|(inst, _)| self.k.insts[*inst].width)
-                .chain(self.an.loops[l].escapes.iter().map(|v| self.k.insts[*v].width))
+                .map(|(inst, _)| self.kernel.insts[*inst].width)
+                .chain(self.analysis.loops[l].escapes.iter().map(|v| self.kernel.insts[*v].width))
                 .collect();
             let values = widths
                 .iter()
                 .map(|w| {
-                    [self.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w), self.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w)]
+                    [
+                        self.symbols.fresh_term(&format!("loop{l}.exit{i}.value$1"), *w),
+                        self.symbols.fresh_term(&format!("loop{l}.exit{i}.value$2"), *w),
+                    ]
                 })
                 .collect();
             out.push(Slot { left, values, now: x.edge.pred.clone(), exit: Some(x.clone()) });
         }
         if !frame.returns.is_empty() {
-            let left = [self.fresh_bool(&format!("loop{l}.returned$1")), self.fresh_bool(&format!("loop{l}.returned$2"))];
+            let left = [self.symbols.fresh_bool(&format!("loop{l}.returned$1")), self.symbols.fresh_bool(&format!("loop{l}.returned$2"))];
             let now = std::array::from_fn(|t| or(ctx, &frame.returns.iter().map(|r| &r[t]).collect::<Vec<_>>()).simplify());
             out.push(Slot { left, values: vec![], now, exit: None });
         }

@@ -20,7 +20,7 @@
 //! the havocked state and the end-of-iteration state.
 
 use super::head::View;
-use crate::encode::{Candidate, CandidateCheck, Encoder, LogUse};
+use crate::encode::{Encoder, LogUse};
 use crate::memory::AccessKind;
 use crate::term::{const_term, is_false, Term};
 use std::collections::BTreeSet;
@@ -31,7 +31,7 @@ mod terms;
 
 /// A candidate's formula.
 #[derive(Clone, Debug)]
-pub(crate) enum Form<'ctx> {
+pub(super) enum Form<'ctx> {
     /// Both threads that entered the loop are in it, or neither (`same_group`: when both are
     /// in one group).
     PredEq { same_group: bool },
@@ -82,34 +82,27 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// every encoding of the loop).
     /// `logs`: the race logs it reads ([`Candidate::logs`]); over values when none
     /// ([`Candidate::over_values`]).
-    pub(crate) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
-        if let Some(&i) = self.cand_index.get(&(l, what.clone())) {
-            return i;
-        }
-        let lit = Bool::new_const(self.ctx, format!("cand!{}", self.candidates.len()));
-        self.candidates.push(Candidate { lit, loop_id: l, what: what.clone(), over_values: logs == LogUse::None, logs });
-        let i = self.candidates.len() - 1;
-        self.cand_index.insert((l, what), i);
-        i
+    pub(super) fn candidate(&mut self, l: LoopId, what: String, logs: LogUse) -> usize {
+        self.invariants.candidate(self.ctx, l, what, logs)
     }
 
     /// The candidates of loop `l` over its header state, given the phis' entry values.
-    pub(crate) fn loop_candidates(
+    pub(super) fn loop_candidates(
         &mut self,
         l: LoopId,
         entry_phis: &[[Term<'ctx>; 2]],
         logs: &[(ObjectId, AccessKind)],
     ) -> Vec<(usize, Form<'ctx>)> {
         let mut out: Vec<(String, Form<'ctx>)> = vec![];
-        let info = self.an.loops[l].clone();
+        let info = self.analysis.loops[l].clone();
         if !self.opts.infer {
             return vec![];
         }
-        let multi_group = !self.opts.only_intra_group && self.k.multi_block();
+        let multi_group = !self.opts.only_intra_group && self.kernel.multi_block();
         // Uniformity between the threads matters for barriers in the loop (GPUVerify
         // generates these candidates only for loops with barriers).
         let relational = info.has_barrier;
-        if relational && !self.un.uniform_loop[l] {
+        if relational && !self.uniformity.uniform_loop[l] {
             out.push(("loop predicate uniform".into(), Form::PredEq { same_group: false }));
             if multi_group {
                 out.push(("loop predicate uniform in a group".into(), Form::PredEq { same_group: true }));
@@ -118,7 +111,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let guards = self.guard_comparisons(l);
         for (pi, &phi) in info.phis.iter().enumerate() {
             let name = format!("{phi}");
-            if relational && !self.un.is_uniform(phi) {
+            if relational && !self.uniformity.is_uniform(phi) {
                 out.push((format!("{name} uniform"), Form::PhiEq { phi: pi, same_group: false }));
                 if multi_group {
                     out.push((format!("{name} uniform in a group"), Form::PhiEq { phi: pi, same_group: true }));
@@ -126,7 +119,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             // Data that only flows into stored values: nothing to prove about it
             // (`analysis::relevant_values`).
-            if self.k.insts[phi].width <= 1 || !self.an.relevant.contains(&phi) {
+            if self.kernel.insts[phi].width <= 1 || !self.analysis.relevant.contains(&phi) {
                 continue;
             }
             let init = entry_phis[pi].clone();
@@ -135,7 +128,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             }
             self.step_candidates(l, pi, phi, &init, relational, &mut out);
             for (cast, other, signed) in guards.iter().filter(|g| g.0 == phi).map(|g| (g.1, g.2, g.3)) {
-                let w = cast.map_or(self.k.insts[phi].width, |c| c.1);
+                let w = cast.map_or(self.kernel.insts[phi].width, |c| c.1);
                 let rhs: [Term<'ctx>; 2] = std::array::from_fn(|t| self.value(t, other));
                 let ops: &[CmpPred] = if signed {
                     &[CmpPred::Sle, CmpPred::Sge, CmpPred::Slt, CmpPred::Sgt]
@@ -161,7 +154,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             for (b, sb) in &steps {
                 if matches!(sa, Step::Double)
                     && matches!(sb, Step::Half)
-                    && self.k.insts[info.phis[*a]].width == self.k.insts[info.phis[*b]].width
+                    && self.kernel.insts[info.phis[*a]].width == self.kernel.insts[info.phis[*b]].width
                 {
                     let prod: [Term<'ctx>; 2] =
                         std::array::from_fn(|t| Term::V(entry_phis[*a][t].to_bv(self.ctx).bvmul(&entry_phis[*b][t].to_bv(self.ctx))));
@@ -211,7 +204,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let name = format!("{phi}");
         match self.step_of(l, phi) {
             Step::Add(c) => {
-                let w = self.k.insts[phi].width;
+                let w = self.kernel.insts[phi].width;
                 let k = const_term(self.ctx, c, w);
                 out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
                 let neg = self.neg(c, w);
@@ -249,7 +242,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// alone; pushed to `out` as (name, form).
     fn log_candidates(&mut self, l: LoopId, logs: &[(ObjectId, AccessKind)], out: &mut Vec<(String, Form<'ctx>)>) {
         for &(o, kind) in logs {
-            out.push((format!("no {} of {} logged", kind.name(), self.k.objects[o].name), Form::NoLog { object: o, kind }));
+            out.push((format!("no {} of {} logged", kind.name(), self.kernel.objects[o].name), Form::NoLog { object: o, kind }));
         }
         // GPUVerify's `accessedOffsetIsThreadLocalId` family (RaceInstrumenter),
         // generalised: what the logging thread logged in an earlier iteration is at an
@@ -261,7 +254,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if offsets.is_empty() {
                 continue;
             }
-            let name = &self.k.objects[o].name;
+            let name = &self.kernel.objects[o].name;
             if offsets.len() > 1 {
                 for off in &offsets {
                     out.push((
@@ -275,7 +268,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     }
 
     /// Evaluates a candidate on a head view (the current state's logs).
-    pub(crate) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
+    pub(super) fn eval_form(&self, f: &Form<'ctx>, v: &View<'ctx>, entry: &[Bool<'ctx>; 2]) -> Bool<'ctx> {
         let ctx = self.ctx;
         let both = Bool::and(ctx, &[&v.pred[0], &v.pred[1]]);
         // A per-thread formula, for each thread in the loop (only thread 1 under
@@ -291,7 +284,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Form::PredEq { same_group } => {
                 let mut ante = vec![entry[0].clone(), entry[1].clone()];
                 if *same_group {
-                    ante.push(self.same_group.clone());
+                    ante.push(self.symbols.same_group().clone());
                 }
                 let refs: Vec<&Bool<'ctx>> = ante.iter().collect();
                 Bool::and(ctx, &refs).implies(&v.pred[0].iff(&v.pred[1]))
@@ -299,7 +292,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Form::PhiEq { phi, same_group } => {
                 let mut ante = both.clone();
                 if *same_group {
-                    ante = Bool::and(ctx, &[&ante, &self.same_group]);
+                    ante = Bool::and(ctx, &[&ante, self.symbols.same_group()]);
                 }
                 ante.implies(&v.phis[*phi][0].eq(&v.phis[*phi][1], ctx))
             }
@@ -350,11 +343,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
                 None => Bool::from_bool(ctx, true),
             },
-            Form::NoLog { object, kind } => match self.st.logs.get(object) {
+            Form::NoLog { object, kind } => match self.state.logs.get(object) {
                 Some(l) => l.get(*kind).has.not(),
                 None => Bool::from_bool(ctx, true),
             },
-            Form::LogAt { object, kind, offsets } => match self.st.logs.get(object) {
+            Form::LogAt { object, kind, offsets } => match self.state.logs.get(object) {
                 Some(l) => {
                     let l = l.get(*kind);
                     let bits = l.off.get_size();
@@ -381,16 +374,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Houdini's check of candidate `c` where `guard` holds: violated when the candidate is
     /// on and `holds` is false (none when that cannot be).
     pub(super) fn check_candidate(&mut self, c: usize, holds: &Bool<'ctx>, guard: &Bool<'ctx>) {
-        let lit = self.candidates[c].lit.clone();
-        let cond = Bool::and(self.ctx, &[&self.st.ok, guard, &lit, &holds.not()]).simplify();
+        let lit = self.invariants.lit(c).clone();
+        let cond = Bool::and(self.ctx, &[&self.state.ok, guard, &lit, &holds.not()]).simplify();
         if !is_false(&cond) {
-            self.cand_checks.push(CandidateCheck {
-                cand: c,
-                cond,
-                cands_before: self.candidates.len(),
-                stamp: self.stamp(),
-                ok: self.st.ok.clone(),
-            });
+            self.invariants.add_check(c, cond, self.symbols.stamp(), &self.state.ok);
         }
     }
 }
