@@ -122,6 +122,16 @@ fn chosen_elements(k: &Kernel, memory: &[(syncfix_kir::ObjectId, u64, u8)]) -> V
         .collect()
 }
 
+/// Marks `f` (a race or a divergence without a replay) possible because it could not be
+/// replayed: `why`.
+pub(crate) fn not_replayed(f: &mut Finding, why: &str) {
+    if let Finding::Race { replay, .. } | Finding::Divergence { replay, .. } = f {
+        if replay.is_none() {
+            *replay = Some(Box::new(possible(why)));
+        }
+    }
+}
+
 fn possible(why: &str) -> Replay {
     Replay { confirmed: false, witness: None, reason: Some(why.to_string()), harness: None }
 }

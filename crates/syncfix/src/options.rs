@@ -315,7 +315,8 @@ pub struct Options {
 /// ([`Options::progress`]): the front end's notes (a launch read from the host code, host
 /// bodies left out, a header stubbed), published as soon as the front end ends, each once, in
 /// their order; for `verify`, the file's kernels and each kernel's report and times as soon
-/// as its verdict is in (before the replay of its finding), so that a caller whose watchdog
+/// as its verdict is in (before the replay of its finding, which is marked possible: no time
+/// was left to replay it), so that a caller whose watchdog
 /// ends the call at its limit prints the verdicts already reached instead of losing them.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -348,7 +349,13 @@ impl Progress {
     /// Publishes the report of the `i`th kernel and adds its times.
     pub(crate) fn add_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Timings) {
         if let Some(slot) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get_mut(i) {
-            slot.1 = Some(report.clone());
+            // A caller reads this report only when its watchdog ended the call before the
+            // replays: its race or divergence is then marked possible, for that reason.
+            let mut report = report.clone();
+            for f in &mut report.findings {
+                crate::confirm::not_replayed(f, "no time was left before the time limit to replay it");
+            }
+            slot.1 = Some(report);
         }
         self.timings.lock().unwrap_or_else(|e| e.into_inner()).add(timings);
     }
@@ -530,6 +537,11 @@ impl Stages {
 
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Whether the call's time limit has passed.
+    pub(crate) fn deadline_passed(&self) -> bool {
+        self.verify.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 }
 

@@ -178,8 +178,18 @@ fn replay_findings(reports: &mut [KernelReport], pending: Vec<Option<(Kernel, sy
         Ok(f)
     });
     for ((i, _, _), f) in todo.iter().zip(replayed) {
-        let Ok(f) = f else { continue };
         let r = &mut reports[*i];
+        // A replay that could not run (the time limit or a cancellation came first) still
+        // marks its finding possible, with the reason.
+        let f = f.unwrap_or_else(|e| {
+            let why = match e {
+                StageError::Cancelled if !opts.deadline_passed() => "the call was cancelled before it could be replayed",
+                _ => "no time was left before the time limit to replay it",
+            };
+            let mut f = r.findings[0].clone();
+            crate::confirm::not_replayed(&mut f, why);
+            f
+        });
         match f.replay() {
             // `--confirmed-only`: a finding the replay did not confirm is not reported; the
             // kernel is not verified either.
