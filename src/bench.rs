@@ -13,7 +13,7 @@ use crate::runner::{self, Plan};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
-use syncfix::verdict::Stats;
+use syncfix::Stats;
 use syncfix::Status;
 
 #[derive(Args, Debug)]
@@ -44,7 +44,8 @@ struct KernelBench {
     stats: Stats,
     /// Whole-process: `(seconds - clang_baseline) / clang_baseline`, when the baseline is known.
     ratio: Option<f64>,
-    /// In-process: `stats.total_ms / stats.clang_baseline_ms`, when both are known.
+    /// In-process: `stats.total_ms / stats.clang_baseline_ms`, when both are known (the JSON's
+    /// names of `Stats::total` and `Stats::clang_baseline`).
     in_process_ratio: Option<f64>,
 }
 
@@ -70,16 +71,16 @@ struct BenchJson {
     kernels: Vec<KernelBench>,
 }
 
+/// Milliseconds (unrounded: the figures printed).
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
 fn totals(kernels: &[KernelBench]) -> Totals {
     let mut t = Totals { kernels: kernels.len(), ..Totals::default() };
     for k in kernels {
         t.sum.add(&k.stats);
     }
-    let s = &mut t.sum;
-    for x in [&mut s.clang_ms, &mut s.lowering_ms, &mut s.encoding_ms, &mut s.houdini_ms, &mut s.solving_ms, &mut s.total_ms] {
-        *x = (*x * 1e3).round() / 1e3;
-    }
-    s.clang_baseline_ms = s.clang_baseline_ms.map(|x| (x * 1e3).round() / 1e3);
     t.median_ratio = runner::median(kernels.iter().filter_map(|k| k.ratio).collect());
     t.median_in_process_ratio = runner::median(kernels.iter().filter_map(|k| k.in_process_ratio).collect());
     t
@@ -96,12 +97,12 @@ pub fn run(a: &BenchArgs) -> u8 {
         let line = format!(
             "{:<12} {:8.1} ms (clang {:.1}, lowering {:.1}, encoding {:.1}, solving {:.1}); plain clang {} {}",
             runner::status_text(&r.verdict),
-            s.total_ms,
-            s.clang_ms,
-            s.lowering_ms,
-            s.encoding_ms,
-            s.solving_ms,
-            s.clang_baseline_ms.map(|b| format!("{b:.1} ms")).unwrap_or_else(|| "-".into()),
+            ms(s.total),
+            ms(s.clang),
+            ms(s.frontend.saturating_sub(s.clang)),
+            ms(s.encode),
+            ms(s.solve),
+            s.clang_baseline.map(|b| format!("{:.1} ms", ms(b))).unwrap_or_else(|| "-".into()),
             r.job.rel
         );
         (line, false)
@@ -115,8 +116,8 @@ pub fn run(a: &BenchArgs) -> u8 {
         .map(|r| {
             let s = r.verdict.stats.clone();
             let round = |x: f64| (x * 100.0).round() / 100.0;
-            let baseline = s.clang_baseline_ms.filter(|b| *b > 0.0);
-            let in_process_ratio = baseline.filter(|_| s.total_ms > 0.0).map(|b| round(s.total_ms / b));
+            let baseline = s.clang_baseline.map(ms).filter(|b| *b > 0.0);
+            let in_process_ratio = baseline.filter(|_| !s.total.is_zero()).map(|b| round(ms(s.total) / b));
             let ratio = baseline.map(|b| round((r.seconds * 1e3 - b).max(0.0) / b));
             KernelBench {
                 path: r.job.rel.clone(),
@@ -134,19 +135,19 @@ pub fn run(a: &BenchArgs) -> u8 {
     println!(
         "{} kernels: clang {:.1}s, lowering {:.1}s, encoding {:.1}s, houdini {:.1}s, solving {:.1}s; {:.1}s in all in syncfix",
         t.kernels,
-        s.clang_ms / 1e3,
-        s.lowering_ms / 1e3,
-        s.encoding_ms / 1e3,
-        s.houdini_ms / 1e3,
-        s.solving_ms / 1e3,
-        s.total_ms / 1e3
+        s.clang.as_secs_f64(),
+        s.frontend.saturating_sub(s.clang).as_secs_f64(),
+        s.encode.as_secs_f64(),
+        s.houdini.as_secs_f64(),
+        s.solve.as_secs_f64(),
+        s.total.as_secs_f64()
     );
     println!(
         "{} verifier calls, {} solver calls, {} Houdini rounds; plain clang-19 compiles {:.1}s; median syncfix/clang ratio {:.2} whole-process, {:.2} in-process",
         s.verifier_calls,
         s.solver_calls,
         s.houdini_rounds,
-        s.clang_baseline_ms.unwrap_or(0.0) / 1e3,
+        s.clang_baseline.unwrap_or_default().as_secs_f64(),
         t.median_ratio,
         t.median_in_process_ratio
     );

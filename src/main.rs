@@ -159,7 +159,7 @@ fn main() -> ExitCode {
             let message = PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
             let elapsed = started.elapsed();
             if command == "verify" {
-                let stats = syncfix::verdict::Stats::of(&Default::default(), elapsed);
+                let stats = syncfix::Stats::default().with_total(elapsed);
                 output::print_verdict(format, &syncfix::verdict::Verdict::error(&file, "internal", on_panic, &message, stats));
             } else {
                 output::print_repair(

@@ -6,7 +6,8 @@ use crate::render;
 use std::path::Path;
 use std::time::Instant;
 use syncfix::exit;
-use syncfix::verdict::{RepairSummary, Stats, Verdict};
+use syncfix::verdict::{RepairSummary, Verdict};
+use syncfix::Stats;
 use syncfix::{Encoding, ErrorReport, Language};
 
 /// Prints a `verify` failure (the message on stderr; in a machine format, its verdict of
@@ -16,10 +17,7 @@ pub fn fail(format: Format, file: &str, e: ErrorReport, started: Instant) -> u8 
     if !e.message.ends_with('\n') {
         eprintln!();
     }
-    print_verdict(
-        format,
-        &Verdict::error(file, e.stage.name(), e.exit_code, &e.message, Stats::of(&Default::default(), started.elapsed())),
-    );
+    print_verdict(format, &Verdict::error(file, e.stage.name(), e.exit_code, &e.message, Stats::default().with_total(started.elapsed())));
     e.exit_code
 }
 
@@ -67,7 +65,7 @@ pub fn print_json(v: &impl serde::Serialize) {
     }
 }
 
-pub fn print_stats(t: &syncfix::Timings) {
+pub fn print_stats(t: &syncfix::Stats) {
     eprintln!(
         "syncfix: stats: frontend {:.3}s (clang {:.3}s), encode {:.3}s, solve {:.3}s (houdini {:.3}s), verifier calls {}, solver calls {}, houdini rounds {}, barrier variables {}{}, repair iterations {}, clauses {}",
         t.frontend.as_secs_f64(),

@@ -17,7 +17,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncfix::process::RunError;
 use syncfix::testsuite::{parse_header, Header};
-use syncfix::verdict::{Stats, Verdict};
+use syncfix::verdict::Verdict;
+use syncfix::Stats;
 use syncfix::Status;
 
 /// A kernel to run.

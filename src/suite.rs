@@ -344,7 +344,7 @@ pub fn run(a: &SuiteArgs) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use syncfix::verdict::Stats;
+    use syncfix::Stats;
 
     fn verdict(status: Status, exit_code: u8) -> Verdict {
         let mut v = Verdict::timeout("k.cu", exit_code, "", Stats::default());

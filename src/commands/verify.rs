@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syncfix::exit;
-use syncfix::verdict::{Stats, Verdict};
-use syncfix::{KernelReport, Language, Options, Progress, Status, Timings};
+use syncfix::verdict::Verdict;
+use syncfix::{KernelReport, Language, Options, Progress, Stats, Status};
 
 /// What is printed when the watchdog ends a run at its time limit: the front end's notes,
 /// then, when the front end had ended, the verdict of each kernel reached so far (the others
@@ -30,7 +30,7 @@ fn timeout_result(s: &Summary, started: Instant, progress: &Progress) -> u8 {
     }
     say(s.format, &render::trailer(render::Counts { timeouts: 1, ..Default::default() }));
     eprintln!("syncfix: verification timed out; {TIMEOUT_HINT}");
-    let stats = Stats::of(&Default::default(), started.elapsed());
+    let stats = Stats::default().with_total(started.elapsed());
     print_verdict(s.format, &Verdict::timeout(&s.file, exit::TIMEOUT, "the time limit was reached", stats));
     exit::TIMEOUT
 }
@@ -101,13 +101,7 @@ pub fn run_with(a: &VerifyArgs, started: Instant, harness: Option<&Path>) -> u8 
 /// the stats when asked, and for `replay --emit-harness` writes the harness; returns the exit
 /// code.
 /// `times`: the run's wall-clock time and, for `--bench-clang`, a plain clang compile's.
-fn print_result(
-    s: &Summary,
-    reports: &[KernelReport],
-    timings: &Timings,
-    times: (Duration, Option<Duration>),
-    harness: Option<&Path>,
-) -> u8 {
+fn print_result(s: &Summary, reports: &[KernelReport], timings: &Stats, times: (Duration, Option<Duration>), harness: Option<&Path>) -> u8 {
     let (format, file, lang) = (s.format, &s.file, s.lang);
     if s.launch_from_host {
         crate::output::symbolic_sizes_warning(file, reports.iter().map(|r| (r.kernel.as_str(), r.notes.as_slice())));
@@ -191,8 +185,8 @@ fn print_result(
         }
     }
     if format != Format::Text {
-        let mut stats = Stats::of(timings, times.0);
-        stats.clang_baseline_ms = times.1.map(|d| (d.as_secs_f64() * 1e6).round() / 1e3);
+        let mut stats = timings.clone().with_total(times.0);
+        stats.clang_baseline = times.1;
         print_verdict(format, &Verdict::of_reports(file, reports, stats, code));
     }
     code

@@ -2,7 +2,7 @@
 //! verdict (for diagnostics) and the quick fix (text edits), and errors come as an
 //! [`ErrorReport`]. The language server (`syncfix lsp`) is built on it.
 
-use crate::verdict::{RepairSummary, Stats, TextEdit, Verdict};
+use crate::verdict::{RepairSummary, TextEdit, Verdict};
 use crate::Status;
 use crate::{ErrorReport, Options};
 use serde::Serialize;
@@ -82,7 +82,7 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     let (reports, timings) = crate::verify(path, text, &opts)?;
     let any_defect = reports.iter().any(|r| r.status.is_defect());
     let code = crate::Status::exit_code(reports.iter().map(|r| r.status));
-    let verdict = Verdict::of_reports(&file, &reports, Stats::of(&timings, started.elapsed()), code);
+    let verdict = Verdict::of_reports(&file, &reports, timings.clone().with_total(started.elapsed()), code);
     if opts.cancelled() {
         return Err(ErrorReport::cancelled());
     }

@@ -36,6 +36,7 @@ mod report;
 mod results;
 pub mod sarif;
 mod source;
+mod stats;
 pub mod testsuite;
 mod text;
 pub mod verdict;
@@ -50,9 +51,10 @@ pub use options::{
 };
 pub use report::{AccessDesc, Check, Finding, Location, LoopIteration, Replay, ThreadDesc, Witness};
 pub use results::{
-    Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, Timings, VerifierCallInfo,
+    Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, VerifierCallInfo,
 };
 pub use source::{decode_source, encode_source, Encoding, SourceError};
+pub use stats::Stats;
 
 use error::StageError;
 use options::Stages;
@@ -78,7 +80,7 @@ fn finish<T>(r: Result<T, StageError>, opts: &Stages, path: &Path, text: &str) -
 /// Errors: clang's ([`ErrorStage::Clang`]), the front end's ([`ErrorStage::FrontEnd`]: an
 /// unsupported construct, named with its line), a bad annotation ([`ErrorStage::VcGen`]),
 /// the time limit, a cancellation, a bug ([`ErrorStage::Internal`]).
-pub fn verify(path: &Path, text: &str, opts: &Options) -> Result<(Vec<KernelReport>, Timings), ErrorReport> {
+pub fn verify(path: &Path, text: &str, opts: &Options) -> Result<(Vec<KernelReport>, Stats), ErrorReport> {
     let st = opts.stages(Instant::now());
     finish(pipeline::verify(path, text, &st), &st, path, text)
 }

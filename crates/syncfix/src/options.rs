@@ -324,7 +324,7 @@ pub struct Progress {
     /// The kernels the front end compiled, in the file's order, each with its report once
     /// its verdict is in.
     kernels: std::sync::Mutex<Vec<(String, Option<crate::KernelReport>)>>,
-    timings: std::sync::Mutex<crate::Timings>,
+    timings: std::sync::Mutex<crate::Stats>,
 }
 
 impl Progress {
@@ -337,17 +337,17 @@ impl Progress {
     }
 
     /// The times and counters of the kernels whose verdict is in, and the front end's.
-    pub fn timings(&self) -> crate::Timings {
+    pub fn timings(&self) -> crate::Stats {
         self.timings.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    pub(crate) fn set_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Timings) {
+    pub(crate) fn set_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Stats) {
         *self.kernels.lock().unwrap_or_else(|e| e.into_inner()) = names.into_iter().map(|n| (n, None)).collect();
         self.timings.lock().unwrap_or_else(|e| e.into_inner()).add(front_end);
     }
 
     /// Publishes the report of the `i`th kernel and adds its times.
-    pub(crate) fn add_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Timings) {
+    pub(crate) fn add_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Stats) {
         if let Some(slot) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get_mut(i) {
             // A caller reads this report only when its watchdog ended the call before the
             // replays: its race or divergence is then marked possible, for that reason.
@@ -523,13 +523,13 @@ impl Stages {
         }
     }
 
-    pub(crate) fn publish_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Timings) {
+    pub(crate) fn publish_kernels(&self, names: impl IntoIterator<Item = String>, front_end: &crate::Stats) {
         if let Some(p) = &self.progress {
             p.set_kernels(names, front_end);
         }
     }
 
-    pub(crate) fn publish_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Timings) {
+    pub(crate) fn publish_report(&self, i: usize, report: &crate::KernelReport, timings: &crate::Stats) {
         if let Some(p) = &self.progress {
             p.add_report(i, report, timings);
         }

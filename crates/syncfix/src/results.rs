@@ -3,7 +3,7 @@
 
 use crate::report::Finding;
 use crate::text::TextEdit;
-use std::time::Duration;
+use crate::Stats;
 
 /// The verdict on a kernel (and on a file: its first defect, else unknown, timeout, bounded,
 /// verified): the one status of the library, the JSON verdict, SARIF and the editor.
@@ -105,103 +105,6 @@ impl Status {
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// Per-stage times and counters (for the benchmark).
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Timings {
-    /// The whole front end, `clang` included.
-    pub frontend: Duration,
-    /// The clang-19 processes.
-    pub clang: Duration,
-    pub encode: Duration,
-    /// Every solver call, `houdini` included.
-    pub solve: Duration,
-    pub houdini: Duration,
-    /// Solver calls on a kernel's full encoding.
-    pub verifier_calls: u32,
-    /// Every solver call (unwinding checks and Houdini's included).
-    pub solver_calls: u32,
-    pub houdini_rounds: u32,
-    /// Queries the verifier calls solved (the properties split by barrier interval and
-    /// object, one solver call each), and the slowest: its label and time.
-    pub queries: u32,
-    pub slowest_query: Option<(String, Duration)>,
-    /// Solver calls repeated with every assumption of the kernel, because the model of the
-    /// call with those of its cone of influence only broke one left out.
-    pub cone_fallbacks: u32,
-    /// Candidate loop invariants dropped because their check ran past its budget.
-    pub houdini_unproved: u32,
-    /// Houdini's checks answered from an earlier barrier assignment's instead of solved.
-    pub houdini_reused: u32,
-    /// Queries answered from an earlier barrier assignment's instead of solved.
-    pub queries_reused: u32,
-    /// Race queries refuted by the stride of their offsets instead of solved pair by pair.
-    pub queries_by_stride: u32,
-    /// Race queries refuted with the benign-race tolerance left out (no two accesses can
-    /// overlap) instead of solved with the values of the accesses.
-    pub queries_without_values: u32,
-    /// Kernels whose Houdini started from what a repair's verifier kept (the
-    /// re-verification of the patched source), and of those, the ones checked again from
-    /// every candidate because the verdict under the seed was not verified.
-    pub houdini_seeded: u32,
-    pub seed_fallbacks: u32,
-    pub barrier_vars: usize,
-    /// Of those, the sites the repair's clauses named (the only ones it could enable), and
-    /// whether a later trace named sites the first did not.
-    pub sites_considered: usize,
-    pub sites_widened: bool,
-    /// Of those, the sites the repair's verifier encoded (the user's barriers, and each one a
-    /// candidate turned on), and how many times it
-    /// encoded the kernel.
-    pub sites_encoded: usize,
-    pub encodings: u32,
-    pub repair_iterations: u32,
-    pub clauses: usize,
-}
-
-impl Timings {
-    /// Adds the times and solver counters of `t` (not the repair's counters).
-    pub fn add(&mut self, t: &Timings) {
-        self.frontend += t.frontend;
-        self.clang += t.clang;
-        self.encode += t.encode;
-        self.solve += t.solve;
-        self.houdini += t.houdini;
-        self.verifier_calls += t.verifier_calls;
-        self.solver_calls += t.solver_calls;
-        self.houdini_rounds += t.houdini_rounds;
-        self.queries += t.queries;
-        self.cone_fallbacks += t.cone_fallbacks;
-        self.houdini_unproved += t.houdini_unproved;
-        self.houdini_reused += t.houdini_reused;
-        self.queries_reused += t.queries_reused;
-        self.queries_by_stride += t.queries_by_stride;
-        self.queries_without_values += t.queries_without_values;
-        self.houdini_seeded += t.houdini_seeded;
-        self.seed_fallbacks += t.seed_fallbacks;
-        self.note_slowest(&t.slowest_query);
-    }
-
-    /// Adds the repair's counters of `t` (those [`Timings::add`] leaves out).
-    pub fn add_repair(&mut self, t: &Timings) {
-        self.barrier_vars += t.barrier_vars;
-        self.sites_considered += t.sites_considered;
-        self.sites_widened |= t.sites_widened;
-        self.sites_encoded += t.sites_encoded;
-        self.encodings += t.encodings;
-        self.repair_iterations += t.repair_iterations;
-        self.clauses += t.clauses;
-    }
-
-    /// Keeps `q` as the slowest query if it took longer than the one kept.
-    pub fn note_slowest(&mut self, q: &Option<(String, Duration)>) {
-        if let Some((label, took)) = q {
-            if self.slowest_query.as_ref().is_none_or(|(_, s)| took > s) {
-                self.slowest_query = Some((label.clone(), *took));
-            }
-        }
     }
 }
 
@@ -396,7 +299,7 @@ pub struct RepairReport {
     /// around it, or an early return moved past it (the user's barrier moved, or a place made
     /// for a new one).
     pub restructured: usize,
-    pub timings: Timings,
+    pub timings: Stats,
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
     /// The front end's notes on the file (`syncfix: note:` lines; see

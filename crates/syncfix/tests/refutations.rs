@@ -23,7 +23,7 @@ fn structure_of_arrays(n: u32, stride: u32, skew: u32) -> String {
 
 /// Verifies CUDA source `src` under `opts`, asserts that it verified, and returns the timings
 /// (for the stride refutations counted).
-fn verified_timings(src: &str, opts: &syncfix::Options) -> syncfix::Timings {
+fn verified_timings(src: &str, opts: &syncfix::Options) -> syncfix::Stats {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), Language::Cuda, src);
     let (reports, timings) = syncfix::verify(&path, src, opts).unwrap();

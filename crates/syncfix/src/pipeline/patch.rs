@@ -6,7 +6,8 @@ use super::verify::verify;
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::Finding;
-use crate::results::{Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status, Timings};
+use crate::results::{Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status};
+use crate::Stats;
 use std::path::Path;
 use syncfix_fix::Change;
 use syncfix_frontend::driver::{Compiled, FrontendError};
@@ -20,7 +21,7 @@ pub(super) fn fix_and_reverify(
     opts: &Stages,
     compiled: &Compiled,
     (outcomes, meta): (Vec<(String, KernelOutcome)>, Meta),
-    mut timings: Timings,
+    mut timings: Stats,
 ) -> Result<RepairReport, StageError> {
     let mut bounded = outcomes.iter().filter(|(_, o)| o.status.succeeded()).filter_map(|(_, o)| o.bounded).max();
     let failure = outcomes.iter().map(|(_, o)| &o.status).find(|s| !s.succeeded()).cloned();
@@ -230,7 +231,7 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
 }
 
 impl RepairReport {
-    fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Timings) -> Self {
+    fn failed(status: RepairStatus, findings: Vec<Finding>, timings: Stats) -> Self {
         RepairReport {
             status,
             kernels: vec![],

@@ -9,7 +9,8 @@ use super::{each_kernel, unique};
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::{describe, Finding};
-use crate::results::{RepairReport, RepairStatus, Timings};
+use crate::results::{RepairReport, RepairStatus};
+use crate::Stats;
 use std::path::Path;
 use std::time::Instant;
 use syncfix_fix::Change;
@@ -162,7 +163,7 @@ fn sites_encoded_first(inst: &Instrumented) -> Vec<bool> {
 }
 
 /// Repairs (or audits) one kernel: its changes, or why it has none.
-fn repair_kernel(k: &Kernel, opts: &Stages, mode: Mode, timings: &mut Timings, meta: &mut Meta) -> Result<KernelOutcome, StageError> {
+fn repair_kernel(k: &Kernel, opts: &Stages, mode: Mode, timings: &mut Stats, meta: &mut Meta) -> Result<KernelOutcome, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
     syncfix_verify::interruptible(&ctx, opts.cancel.as_ref(), || repair_kernel_in(&ctx, k, opts, mode, timings, meta))
 }
@@ -172,7 +173,7 @@ fn repair_kernel_in(
     k: &Kernel,
     opts: &Stages,
     mode: Mode,
-    timings: &mut Timings,
+    timings: &mut Stats,
     meta: &mut Meta,
 ) -> Result<KernelOutcome, StageError> {
     let inst = instrument(k, &opts.instrument);
@@ -354,11 +355,11 @@ fn repair_compiled(
     t0: Instant,
     mode: Mode,
 ) -> Result<(RepairReport, Vec<(StmtId, bool)>), StageError> {
-    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
+    let mut timings = Stats { frontend: t0.elapsed(), clang: compiled.tool_time, ..Stats::default() };
     let mut meta: Meta = Default::default();
     let mut outcomes = vec![];
     let results = each_kernel(&compiled.kernels, opts, |_, k| {
-        let (mut t, mut m) = (Timings::default(), Meta::default());
+        let (mut t, mut m) = (Stats::default(), Meta::default());
         repair_kernel(k, opts, mode, &mut t, &mut m).map(|o| (o, t, m))
     });
     for (k, r) in compiled.kernels.iter().zip(results) {
@@ -383,7 +384,7 @@ fn repair_compiled(
     Ok((report, splits))
 }
 
-fn add_stats(t: &mut Timings, v: &Verifier<'_, '_>, s: &RepairStats) {
+fn add_stats(t: &mut Stats, v: &Verifier<'_, '_>, s: &RepairStats) {
     add_verifier_stats(t, &v.stats);
     t.solve += s.solver_time;
     t.repair_iterations += s.iterations;

@@ -5,7 +5,8 @@ use super::each_kernel;
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::{describe, Finding};
-use crate::results::{KernelReport, Status, Timings};
+use crate::results::{KernelReport, Status};
+use crate::Stats;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use syncfix_frontend::driver::{compile_each, FrontendError};
@@ -15,22 +16,22 @@ use syncfix_verify::{Verdict, Verifier, VerifyError};
 
 /// GPUVerify's verdict for every kernel of a file. Past the deadline the front end fails with
 /// [`FrontendError::Timeout`] and a kernel's status is [`Status::Timeout`].
-pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<KernelReport>, Timings), StageError> {
+pub(crate) fn verify(path: &Path, text: &str, opts: &Stages) -> Result<(Vec<KernelReport>, Stats), StageError> {
     let t0 = Instant::now();
     // One kernel that the front end cannot lower does not stop the others of the file: its
     // verdict is unknown, with the construct and its line.
     let compiled = compile_each(path, text, &opts.frontend)?;
     opts.publish_notes(compiled.kernel_notes.iter().flatten());
-    let mut timings = Timings { frontend: t0.elapsed(), clang: compiled.tool_time, ..Timings::default() };
+    let mut timings = Stats { frontend: t0.elapsed(), clang: compiled.tool_time, ..Stats::default() };
     let failed = failed_reports(&compiled.failed);
     let names = compiled.kernels.iter().map(|k| k.name.clone()).chain(failed.iter().map(|r| r.kernel.clone()));
     opts.publish_kernels(names, &timings);
     for (i, r) in failed.iter().enumerate() {
-        opts.publish_report(compiled.kernels.len() + i, r, &Timings::default());
+        opts.publish_report(compiled.kernels.len() + i, r, &Stats::default());
     }
     let mut out = vec![];
     let results = each_kernel(&compiled.kernels, opts, |i, k| {
-        let mut t = Timings::default();
+        let mut t = Stats::default();
         let (mut report, replay) = verify_kernel(k, opts, &mut t)?;
         report.notes = compiled.kernel_notes.get(i).cloned().unwrap_or_default();
         // The verdict without its replay, for a caller whose watchdog ends the call first.
@@ -73,12 +74,12 @@ pub(crate) fn clang_baseline(path: &Path, text: &str, opts: &Stages) -> Result<D
     Ok(syncfix_frontend::driver::clang_baseline(path, text, &opts.frontend)?)
 }
 
-fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<Reported, StageError> {
+fn verify_kernel(k: &Kernel, opts: &Stages, timings: &mut Stats) -> Result<Reported, StageError> {
     let ctx = z3::Context::new(&z3::Config::new());
     syncfix_verify::interruptible(&ctx, opts.cancel.as_ref(), || verify_kernel_in(&ctx, k, opts, timings))
 }
 
-fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Timings) -> Result<Reported, StageError> {
+fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut Stats) -> Result<Reported, StageError> {
     let inst = instrument(k, &InstrumentConfig::verify_only());
     let encoding = Instant::now();
     let mut v = match Verifier::new(ctx, &inst.kernel, inst.vars.len(), &opts.verify) {
@@ -100,7 +101,7 @@ fn verify_kernel_in(ctx: &z3::Context, k: &Kernel, opts: &Stages, timings: &mut 
     Ok(report_of(&inst.kernel, verdict, opts))
 }
 
-pub(super) fn add_verifier_stats(t: &mut Timings, s: &syncfix_verify::Stats) {
+pub(super) fn add_verifier_stats(t: &mut Stats, s: &syncfix_verify::Stats) {
     t.encode += s.encode_time;
     t.solve += s.solve_time;
     t.houdini += s.houdini_time;

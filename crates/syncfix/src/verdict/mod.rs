@@ -6,13 +6,12 @@
 //! documents every field with one example per status; a change of meaning bumps the version.
 
 use crate::report::{AccessDesc, Check, Finding, Location, ThreadDesc};
-use crate::{KernelReport, Status, Timings};
+use crate::{KernelReport, Stats, Status};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 mod repair;
 pub use crate::text::{TextEdit, TextPoint, TextRange};
-pub use repair::{ChangeSummary, KernelRepairSummary, RepairStatsSummary, RepairSummary, ReplayedDefect, REPAIR_SCHEMA};
+pub use repair::{ChangeSummary, KernelRepairSummary, RepairSummary, ReplayedDefect, REPAIR_SCHEMA};
 
 /// The schema's name and version, the value of [`Verdict::schema`].
 pub const SCHEMA: &str = "syncfix.verdict/1";
@@ -192,67 +191,6 @@ pub struct ErrorInfo {
     pub exit_code: u8,
     /// The message as printed on stderr.
     pub message: String,
-}
-
-/// Per-stage times (milliseconds) and counters of a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
-    /// In the clang-19 processes.
-    pub clang_ms: f64,
-    /// The rest of the front end: reading clang's AST and the IR, lowering to KIR.
-    pub lowering_ms: f64,
-    /// Building the SMT encodings.
-    pub encoding_ms: f64,
-    /// Houdini's solver calls (part of `solving_ms`).
-    pub houdini_ms: f64,
-    /// Every solver call.
-    pub solving_ms: f64,
-    /// The whole run, from the start of the process.
-    pub total_ms: f64,
-    /// Check-sat calls on a kernel's full encoding.
-    pub verifier_calls: u32,
-    /// Every check-sat call: verifier calls, unwinding checks, Houdini's.
-    pub solver_calls: u32,
-    pub houdini_rounds: u32,
-    /// The benchmark's baseline (`--bench-clang`): one plain clang-19 compile of the kernel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clang_baseline_ms: Option<f64>,
-}
-
-pub(crate) fn ms(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
-}
-
-impl Stats {
-    /// Adds `s` (for totals over runs; a missing baseline counts as zero).
-    pub fn add(&mut self, s: &Stats) {
-        self.clang_ms += s.clang_ms;
-        self.lowering_ms += s.lowering_ms;
-        self.encoding_ms += s.encoding_ms;
-        self.houdini_ms += s.houdini_ms;
-        self.solving_ms += s.solving_ms;
-        self.total_ms += s.total_ms;
-        self.verifier_calls += s.verifier_calls;
-        self.solver_calls += s.solver_calls;
-        self.houdini_rounds += s.houdini_rounds;
-        self.clang_baseline_ms = Some(self.clang_baseline_ms.unwrap_or(0.0) + s.clang_baseline_ms.unwrap_or(0.0));
-    }
-
-    /// The stats of a run that took `total` in all.
-    pub fn of(t: &Timings, total: Duration) -> Stats {
-        Stats {
-            clang_ms: ms(t.clang),
-            lowering_ms: ms(t.frontend.saturating_sub(t.clang)),
-            encoding_ms: ms(t.encode),
-            houdini_ms: ms(t.houdini),
-            solving_ms: ms(t.solve),
-            total_ms: ms(total),
-            verifier_calls: t.verifier_calls,
-            solver_calls: t.solver_calls,
-            houdini_rounds: t.houdini_rounds,
-            clang_baseline_ms: None,
-        }
-    }
 }
 
 impl Verdict {

@@ -2,7 +2,6 @@
 //! `syncfix audit --format json` print, schema [`REPAIR_SCHEMA`] (GPURepair's summary file, as
 //! data): how the run ended, each kernel, each change, the edits and the statistics.
 
-use super::ms;
 use crate::text::TextEdit;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -50,7 +49,7 @@ pub struct RepairSummary {
     /// failing kernel's, and `edits` hold the changes of the kernels repaired.
     #[serde(default)]
     pub kernels: Vec<KernelRepairSummary>,
-    pub stats: RepairStatsSummary,
+    pub stats: crate::Stats,
 }
 
 /// One kernel of a [`RepairSummary`].
@@ -151,38 +150,6 @@ pub struct ChangeSummary {
     pub loop_depth: u32,
 }
 
-/// The counters of a repair or audit run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RepairStatsSummary {
-    /// Check-sat calls on a full encoding (the repair loop's and the re-verification's).
-    pub verifier_calls: u32,
-    pub solver_calls: u32,
-    pub repair_iterations: u32,
-    pub clauses: usize,
-    pub barrier_variables: usize,
-    /// The barrier variables the repair's clauses named: the sites where the races are, the
-    /// only ones it could enable.
-    #[serde(default)]
-    pub sites_considered: usize,
-    /// A later trace named sites the first did not.
-    #[serde(default)]
-    pub sites_widened: bool,
-    /// The sites the repair's verifier encoded (the user's barriers and those a candidate
-    /// turned on), and how many times it encoded the kernel.
-    #[serde(default)]
-    pub sites_encoded: usize,
-    #[serde(default)]
-    pub encodings: u32,
-    /// Kernels whose re-verification started Houdini from the invariants the repair's
-    /// verifier kept, and of those, the ones checked again from every candidate.
-    #[serde(default)]
-    pub reverify_seeded: u32,
-    #[serde(default)]
-    pub reverify_seed_fallbacks: u32,
-    /// The whole run, from the start of the process.
-    pub total_ms: f64,
-}
-
 impl RepairSummary {
     /// The summary of a run that ended before a result: `status` is `error` (the command line,
     /// the file, the front end; `reason` says which and why) or `timeout`.
@@ -202,20 +169,7 @@ impl RepairSummary {
             notes: vec![],
             findings: vec![],
             kernels: vec![],
-            stats: RepairStatsSummary {
-                verifier_calls: 0,
-                solver_calls: 0,
-                repair_iterations: 0,
-                clauses: 0,
-                barrier_variables: 0,
-                sites_considered: 0,
-                sites_widened: false,
-                sites_encoded: 0,
-                encodings: 0,
-                reverify_seeded: 0,
-                reverify_seed_fallbacks: 0,
-                total_ms: ms(total),
-            },
+            stats: crate::Stats::default().with_total(total),
         }
     }
 
@@ -224,7 +178,6 @@ impl RepairSummary {
     pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
         let (status, reason) = repair_status_name(&report.status);
         let applicability = report.level();
-        let t = &report.timings;
         RepairSummary {
             reason,
             bound: report.bounded,
@@ -254,20 +207,7 @@ impl RepairSummary {
             patch,
             notes: report.notes.clone(),
             findings: report.findings.iter().map(|f| f.headline()).collect(),
-            stats: RepairStatsSummary {
-                verifier_calls: t.verifier_calls,
-                solver_calls: t.solver_calls,
-                repair_iterations: t.repair_iterations,
-                clauses: t.clauses,
-                barrier_variables: t.barrier_vars,
-                sites_considered: t.sites_considered,
-                sites_widened: t.sites_widened,
-                sites_encoded: t.sites_encoded,
-                encodings: t.encodings,
-                reverify_seeded: t.houdini_seeded,
-                reverify_seed_fallbacks: t.seed_fallbacks,
-                total_ms: ms(total),
-            },
+            stats: report.timings.clone().with_total(total),
             ..RepairSummary::failure(command, file, status, "", exit_code, total)
         }
     }
