@@ -214,21 +214,32 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
                 m.judge().unwrap_or(Outcome::Possible(why))
             }
         };
-        let mut changed = vec![];
+        let mut changed: Vec<String> = vec![];
         if !model_memory && !input.memory.is_empty() {
-            changed.push("the memory the model chose left out (zeros)");
+            changed.push("the memory the model chose left out (zeros)".into());
         }
         match fill {
             Fill::Zero => {}
-            Fill::Small => changed.push("memory filled with 0, 1, 2, ... by word"),
-            Fill::Pattern => changed.push("memory filled with a pseudo-random pattern"),
+            Fill::Small => changed.push("memory filled with 0, 1, 2, ... by word".into()),
+            Fill::Pattern => changed.push("memory filled with a pseudo-random pattern".into()),
         }
         if use_small {
-            changed.push("the model's large arguments made 64");
+            changed.push("the model's large arguments made 64".into());
         }
         match outcome {
             Outcome::Confirmed(mut w) => {
                 w.params = params.clone();
+                if !use_small {
+                    let took = now.elapsed();
+                    let probe = Probe { input, target, cfg: &cfg, ipdom: &ipdom, fill, model_memory, took };
+                    if let Some((smaller, shrunk)) = probe.shrink(&params) {
+                        for (i, from) in &smaller {
+                            let name = k.params.get(*i).map_or("?", |p| p.name.as_str());
+                            changed.push(format!("`{name}` made as small as still reproduces it, from the model's {from}"));
+                        }
+                        w = shrunk;
+                    }
+                }
                 w.search = if changed.is_empty() { None } else { Some(changed.join(", ")) };
                 return Outcome::Confirmed(w);
             }
@@ -246,6 +257,97 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
         why.push_str(&format!(" (also tried: {})", tried.join("; ")));
     }
     Outcome::Possible(why)
+}
+
+/// At most this many runs are spent making a confirmed defect's arguments small.
+const MAX_PROBES: u32 = 48;
+
+/// A run of one defect's replay with other scalar arguments (the rest as the confirming run
+/// had them), to make a confirmed defect's arguments as small as still reproduce it.
+struct Probe<'a, 'i> {
+    input: &'a Input<'i>,
+    target: &'a Target,
+    cfg: &'a Cfg,
+    ipdom: &'a [usize],
+    fill: Fill,
+    model_memory: bool,
+    /// How long the confirming run took.
+    took: Duration,
+}
+
+impl Probe<'_, '_> {
+    /// The witness of a run with `params`, if it reproduces the defect within a few times
+    /// the confirming run's time (and the input's deadline).
+    fn run(&self, params: &[(usize, u128)]) -> Option<Witness> {
+        let now = Instant::now();
+        let budget = (self.took * 4).max(Duration::from_millis(20));
+        let deadline = (now + budget).min(self.input.deadline);
+        if now >= deadline {
+            return None;
+        }
+        let run = Run { params, fill: self.fill, model_memory: self.model_memory, deadline, budget };
+        let mut m = Machine::new(self.input, &run, self.cfg, self.ipdom, self.target);
+        m.run().ok()?;
+        match m.judge()? {
+            Outcome::Confirmed(mut w) => {
+                w.params = params.to_vec();
+                Some(w)
+            }
+            Outcome::Possible(_) => None,
+        }
+    }
+
+    /// Each scalar argument of `params` (in order) replaced by the value nearest zero, between
+    /// zero and it, with which the defect still happens (a bisection, each step a run: the
+    /// smallest such value when the defect happens for every value beyond a threshold, as
+    /// `n > 100` does). Returns the arguments changed (index, the model's value) and the
+    /// witness of the last run with the smaller values; `None` when none changed.
+    fn shrink(&self, params: &[(usize, u128)]) -> Option<(Vec<(usize, u128)>, Witness)> {
+        let k = self.input.kernel;
+        let mut current = params.to_vec();
+        let mut witness = None;
+        let mut changed = vec![];
+        let mut probes = 0;
+        for j in 0..current.len() {
+            let (i, v) = current[j];
+            let Some(ParamKind::Scalar { width }) = k.params.get(i).map(|p| &p.kind) else { continue };
+            let width = *width;
+            let s = value::signed(v, width);
+            if s.abs() <= 1 || width > 64 {
+                continue;
+            }
+            let bits = |x: i128| (x as u128) & value::mask(width);
+            let with = |x: i128, probes: &mut u32| {
+                *probes += 1;
+                let mut p = current.clone();
+                p[j].1 = bits(x);
+                self.run(&p)
+            };
+            // The defect happens at `hi`; not at `lo` (once `lo` is tried).
+            let (mut lo, mut hi) = (0i128, s);
+            let mut best = None;
+            if let Some(w) = with(0, &mut probes) {
+                hi = 0;
+                best = Some(w);
+            }
+            while (hi - lo).abs() > 1 && probes < MAX_PROBES && Instant::now() < self.input.deadline {
+                let mid = lo + (hi - lo) / 2;
+                match with(mid, &mut probes) {
+                    Some(w) => {
+                        hi = mid;
+                        best = Some(w);
+                    }
+                    None => lo = mid,
+                }
+            }
+            if let Some(w) = best {
+                changed.push((i, v));
+                current[j].1 = bits(hi);
+                witness = Some(w);
+            }
+        }
+        witness.map(|w| (changed, w))
+    }
 }
 
 /// The model's scalar arguments with each large one (as unsigned and as signed number of
@@ -478,6 +580,53 @@ block0:
                 assert!(!w.model_memory, "{w:?}");
                 assert_eq!(w.search.as_deref(), Some("the memory the model chose left out (zeros)"));
                 assert_eq!(w.offset, Some(0));
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn a_confirmed_defects_arguments_are_made_as_small_as_still_reproduce_it() {
+        // Every thread writes `A[0]` when `n > 100`; the model chose n = 1000000, and a signed
+        // `m` of -5000 plays no part (it becomes 0).
+        let text = "kernel k (Cuda) block_dim=[64, 1, 1] grid_dim=[1, 1, 1]
+  param 0 A: ptr obj0
+  param 1 n: i32
+  param 2 m: i32
+  obj0 A: global elem 4
+block0:
+  v0:i32 = param 1
+  v1:i1 = cmp.sgt v0, 100:i32
+  br v1, block1, block2
+block1:
+  v2:i32 = local_id.x
+  store.4 obj0[0:i64], v2
+  br block2
+block2:
+  ret
+";
+        let k = syncfix_kir::parse(text).unwrap();
+        let store = inst_of(&k, |i| matches!(i, InstKind::Store { .. }));
+        let t = |x: u32| ThreadId { local: [x, 0, 0], group: [0, 0, 0] };
+        let target = Target::Race { object: ObjectId::new(0), insts: [store, store], threads: [t(1), t(0)], offset: 0 };
+        let input = Input {
+            kernel: &k,
+            assignment: &[],
+            block_dim: [64, 1, 1],
+            grid_dim: [1, 1, 1],
+            groups: vec![[0, 0, 0]],
+            params: vec![(1, 1_000_000), (2, (-5000i32) as u32 as u128)],
+            memory: vec![],
+            deadline: Instant::now() + Duration::from_secs(10),
+            max_steps: 1_000_000,
+            warp_sync: None,
+        };
+        match replay(&input, &target) {
+            Outcome::Confirmed(w) => {
+                assert_eq!(w.params, vec![(1, 101), (2, 0)]);
+                let search = w.search.unwrap();
+                assert!(search.contains("`n` made as small as still reproduces it, from the model's 1000000"), "{search}");
+                assert!(search.contains("`m` made as small"), "{search}");
             }
             o => panic!("{o:?}"),
         }
