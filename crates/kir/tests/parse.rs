@@ -318,123 +318,7 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
                     Operand::Value(cands[p % cands.len()])
                 }
             };
-            let obj = ObjectId::new(r.picks[3] as usize % 3);
-            let ptr = Pointer { object: obj, offset: pick(1, 64) };
-            let bytes = (w / 8).max(1) as u32;
-            let (kind, width) = match r.tag {
-                0 => (InstKind::Param { index: 1 }, 32),
-                1 => (InstKind::Builtin(Builtin::LocalId((r.picks[0] % 3) as u8)), 32),
-                2 => (InstKind::Builtin(Builtin::GroupId((r.picks[0] % 3) as u8)), 32),
-                3 => (InstKind::Havoc, w),
-                4..=8 => {
-                    let ops = [
-                        BinOp::Add,
-                        BinOp::Sub,
-                        BinOp::Mul,
-                        BinOp::UDiv,
-                        BinOp::SDiv,
-                        BinOp::URem,
-                        BinOp::SRem,
-                        BinOp::Shl,
-                        BinOp::LShr,
-                        BinOp::AShr,
-                        BinOp::And,
-                        BinOp::Or,
-                        BinOp::Xor,
-                    ];
-                    (InstKind::Bin { op: ops[r.picks[2] as usize % ops.len()], lhs: pick(0, w), rhs: pick(1, w) }, w)
-                }
-                9 | 10 => {
-                    let preds = [
-                        CmpPred::Eq,
-                        CmpPred::Ne,
-                        CmpPred::Ult,
-                        CmpPred::Ule,
-                        CmpPred::Ugt,
-                        CmpPred::Uge,
-                        CmpPred::Slt,
-                        CmpPred::Sle,
-                        CmpPred::Sgt,
-                        CmpPred::Sge,
-                    ];
-                    (InstKind::Cmp { pred: preds[r.picks[2] as usize % preds.len()], lhs: pick(0, w), rhs: pick(1, w) }, 1)
-                }
-                11 => (InstKind::Cast { op: CastOp::ZExt, arg: pick(0, 8) }, w.max(8)),
-                12 => (InstKind::Cast { op: CastOp::SExt, arg: pick(0, 1) }, w),
-                13 => (InstKind::Cast { op: CastOp::Trunc, arg: pick(0, 128) }, w),
-                14 => (InstKind::Select { cond: pick(0, 1), then: pick(1, w), els: pick(2, w) }, w),
-                15 => {
-                    let incoming =
-                        (0..(r.picks[2] % 3)).map(|i| (BlockId::new((r.picks[i as usize] as usize) % n), pick(i as usize, w))).collect();
-                    (InstKind::Phi { incoming }, w)
-                }
-                16 => (InstKind::Float { func: format!("fma.{w}#{}", r.picks[2] % 4), args: vec![pick(0, w), pick(1, 32)] }, w),
-                17 => (InstKind::Load { ptr, width: bytes }, w),
-                18 => (InstKind::Store { ptr, value: pick(0, w), width: bytes }, 0),
-                19 => {
-                    let ops =
-                        [AtomicOp::Xchg, AtomicOp::Add, AtomicOp::UMax, AtomicOp::FSub, AtomicOp::CmpXchg, AtomicOp::Other, AtomicOp::Dec];
-                    let args = (0..r.picks[2] % 3).map(|i| pick(i as usize, w)).collect();
-                    (InstKind::Atomic { op: ops[r.picks[0] as usize % ops.len()], ptr, args, width: bytes }, w)
-                }
-                20..=22 => {
-                    let fences = match r.picks[0] % 5 {
-                        0 => Fences::Dynamic(pick(1, 32)),
-                        p => Fences::Const { local: p & 1 == 1, global: p & 2 == 2 },
-                    };
-                    let guard = if r.picks[1] % 2 == 0 { Guard::Always } else { Guard::Var(VarId::new(r.picks[2] as usize % 50)) };
-                    let origin = match r.picks[3] % 3 {
-                        0 => BarrierOrigin::Candidate,
-                        1 => BarrierOrigin::Existing { stmt: None },
-                        _ => BarrierOrigin::Existing { stmt: Some(StmtId::new(r.picks[2] as usize % 20)) },
-                    };
-                    let scope = if r.tag == 22 { Scope::Grid } else { Scope::Block };
-                    (InstKind::Barrier(Barrier { scope, fences, guard, origin }), 0)
-                }
-                23 => (
-                    InstKind::Anchor(Anchor {
-                        stmt: StmtId::new(r.picks[0] as usize % 20),
-                        split: r.picks[1] % 2 == 0,
-                        end: r.picks[1] % 3 == 0,
-                        step: (r.picks[1] % 5) as u32 * 4,
-                    }),
-                    0,
-                ),
-                24 => {
-                    let kinds = [
-                        AssertKind::Assertion,
-                        AssertKind::Precondition,
-                        AssertKind::Postcondition,
-                        AssertKind::LoopInvariant,
-                        AssertKind::BarrierInvariant,
-                        AssertKind::NullPointer,
-                    ];
-                    (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2] % 2 == 0 }, 0)
-                }
-                25 => (InstKind::Assume { cond: pick(0, 1) }, 0),
-                26 => (InstKind::Candidate { cond: pick(0, 1) }, 0),
-                27 => (InstKind::Enabled, 1),
-                28 => (InstKind::Other { arg: pick(0, w) }, w),
-                29 => (InstKind::Old { arg: pick(0, w) }, w),
-                30 => {
-                    let kind = [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3];
-                    let has = r.picks[1] % 2 == 0;
-                    (
-                        InstKind::LogQuery { object: obj, kind, query: if has { LogQuery::Has } else { LogQuery::OffsetBytes } },
-                        if has { 1 } else { 64 },
-                    )
-                }
-                31 => (InstKind::SpecLoad { ptr, width: bytes }, w),
-                32 => {
-                    (InstKind::External { object: obj, kind: [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3] }, 0)
-                }
-                33 => (InstKind::AtomicTaken { ptr, value: pick(0, 32) }, 1),
-                36 => (InstKind::AsyncPending { object: obj }, 0),
-                37 => (InstKind::AsyncWait { guard: Guard::Always }, 0),
-                35 => (InstKind::Permission { ptr, width: bytes }, 0),
-                34 => (InstKind::Snapshot { dst: obj, src: ObjectId::new(r.picks[0] as usize % 3) }, 0),
-                _ => (InstKind::Bin { op: BinOp::Add, lhs: pick(0, w), rhs: pick(1, w) }, w),
-            };
+            let (kind, width) = instruction(r, &pick, n);
             let span = match r.span {
                 None => Span::default(),
                 Some((inlined, line, col)) => {
@@ -467,6 +351,125 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
         }
     }
     k
+}
+
+/// The instruction of recipe `r` and its width (0: no value), its operands chosen by `pick`
+/// (operand number, width) and its branch targets among `n` blocks.
+fn instruction(r: &Recipe, pick: &dyn Fn(usize, u16) -> Operand, n: usize) -> (InstKind, u16) {
+    let w = r.width;
+    let obj = ObjectId::new(r.picks[3] as usize % 3);
+    let ptr = Pointer { object: obj, offset: pick(1, 64) };
+    let bytes = (w / 8).max(1) as u32;
+    match r.tag {
+        0 => (InstKind::Param { index: 1 }, 32),
+        1 => (InstKind::Builtin(Builtin::LocalId((r.picks[0] % 3) as u8)), 32),
+        2 => (InstKind::Builtin(Builtin::GroupId((r.picks[0] % 3) as u8)), 32),
+        3 => (InstKind::Havoc, w),
+        4..=8 => {
+            let ops = [
+                BinOp::Add,
+                BinOp::Sub,
+                BinOp::Mul,
+                BinOp::UDiv,
+                BinOp::SDiv,
+                BinOp::URem,
+                BinOp::SRem,
+                BinOp::Shl,
+                BinOp::LShr,
+                BinOp::AShr,
+                BinOp::And,
+                BinOp::Or,
+                BinOp::Xor,
+            ];
+            (InstKind::Bin { op: ops[r.picks[2] as usize % ops.len()], lhs: pick(0, w), rhs: pick(1, w) }, w)
+        }
+        9 | 10 => {
+            let preds = [
+                CmpPred::Eq,
+                CmpPred::Ne,
+                CmpPred::Ult,
+                CmpPred::Ule,
+                CmpPred::Ugt,
+                CmpPred::Uge,
+                CmpPred::Slt,
+                CmpPred::Sle,
+                CmpPred::Sgt,
+                CmpPred::Sge,
+            ];
+            (InstKind::Cmp { pred: preds[r.picks[2] as usize % preds.len()], lhs: pick(0, w), rhs: pick(1, w) }, 1)
+        }
+        11 => (InstKind::Cast { op: CastOp::ZExt, arg: pick(0, 8) }, w.max(8)),
+        12 => (InstKind::Cast { op: CastOp::SExt, arg: pick(0, 1) }, w),
+        13 => (InstKind::Cast { op: CastOp::Trunc, arg: pick(0, 128) }, w),
+        14 => (InstKind::Select { cond: pick(0, 1), then: pick(1, w), els: pick(2, w) }, w),
+        15 => {
+            let incoming = (0..(r.picks[2] % 3)).map(|i| (BlockId::new((r.picks[i as usize] as usize) % n), pick(i as usize, w))).collect();
+            (InstKind::Phi { incoming }, w)
+        }
+        16 => (InstKind::Float { func: format!("fma.{w}#{}", r.picks[2] % 4), args: vec![pick(0, w), pick(1, 32)] }, w),
+        17 => (InstKind::Load { ptr, width: bytes }, w),
+        18 => (InstKind::Store { ptr, value: pick(0, w), width: bytes }, 0),
+        19 => {
+            let ops = [AtomicOp::Xchg, AtomicOp::Add, AtomicOp::UMax, AtomicOp::FSub, AtomicOp::CmpXchg, AtomicOp::Other, AtomicOp::Dec];
+            let args = (0..r.picks[2] % 3).map(|i| pick(i as usize, w)).collect();
+            (InstKind::Atomic { op: ops[r.picks[0] as usize % ops.len()], ptr, args, width: bytes }, w)
+        }
+        20..=22 => {
+            let fences = match r.picks[0] % 5 {
+                0 => Fences::Dynamic(pick(1, 32)),
+                p => Fences::Const { local: p & 1 == 1, global: p & 2 == 2 },
+            };
+            let guard = if r.picks[1] % 2 == 0 { Guard::Always } else { Guard::Var(VarId::new(r.picks[2] as usize % 50)) };
+            let origin = match r.picks[3] % 3 {
+                0 => BarrierOrigin::Candidate,
+                1 => BarrierOrigin::Existing { stmt: None },
+                _ => BarrierOrigin::Existing { stmt: Some(StmtId::new(r.picks[2] as usize % 20)) },
+            };
+            let scope = if r.tag == 22 { Scope::Grid } else { Scope::Block };
+            (InstKind::Barrier(Barrier { scope, fences, guard, origin }), 0)
+        }
+        23 => (
+            InstKind::Anchor(Anchor {
+                stmt: StmtId::new(r.picks[0] as usize % 20),
+                split: r.picks[1] % 2 == 0,
+                end: r.picks[1] % 3 == 0,
+                step: (r.picks[1] % 5) as u32 * 4,
+            }),
+            0,
+        ),
+        24 => {
+            let kinds = [
+                AssertKind::Assertion,
+                AssertKind::Precondition,
+                AssertKind::Postcondition,
+                AssertKind::LoopInvariant,
+                AssertKind::BarrierInvariant,
+                AssertKind::NullPointer,
+            ];
+            (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2] % 2 == 0 }, 0)
+        }
+        25 => (InstKind::Assume { cond: pick(0, 1) }, 0),
+        26 => (InstKind::Candidate { cond: pick(0, 1) }, 0),
+        27 => (InstKind::Enabled, 1),
+        28 => (InstKind::Other { arg: pick(0, w) }, w),
+        29 => (InstKind::Old { arg: pick(0, w) }, w),
+        30 => {
+            let kind = [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3];
+            let has = r.picks[1] % 2 == 0;
+            (
+                InstKind::LogQuery { object: obj, kind, query: if has { LogQuery::Has } else { LogQuery::OffsetBytes } },
+                if has { 1 } else { 64 },
+            )
+        }
+        31 => (InstKind::SpecLoad { ptr, width: bytes }, w),
+        32 => (InstKind::External { object: obj, kind: [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3] }, 0),
+        33 => (InstKind::AtomicTaken { ptr, value: pick(0, 32) }, 1),
+        36 => (InstKind::AsyncPending { object: obj }, 0),
+        37 => (InstKind::AsyncWait { guard: Guard::Always }, 0),
+        35 => (InstKind::Permission { ptr, width: bytes }, 0),
+        34 => (InstKind::Snapshot { dst: obj, src: ObjectId::new(r.picks[0] as usize % 3) }, 0),
+        _ => (InstKind::Bin { op: BinOp::Add, lhs: pick(0, w), rhs: pick(1, w) }, w),
+    }
 }
 
 proptest! {
