@@ -308,7 +308,6 @@ fn build(recipes: &[Vec<Recipe>], terms: &[(u8, u16, u16)]) -> Kernel {
     for (b, rs) in recipes.iter().enumerate() {
         let b = BlockId::new(b);
         for r in rs {
-            let w = r.width;
             let pick = |i: usize, width: u16| -> Operand {
                 let cands: Vec<InstId> = values.iter().filter(|(_, vw)| *vw == width).map(|(v, _)| *v).collect();
                 let p = r.picks[i] as usize;
@@ -419,7 +418,7 @@ fn instruction(r: &Recipe, pick: &dyn Fn(usize, u16) -> Operand, n: usize) -> (I
                 0 => Fences::Dynamic(pick(1, 32)),
                 p => Fences::Const { local: p & 1 == 1, global: p & 2 == 2 },
             };
-            let guard = if r.picks[1] % 2 == 0 { Guard::Always } else { Guard::Var(VarId::new(r.picks[2] as usize % 50)) };
+            let guard = if r.picks[1].is_multiple_of(2) { Guard::Always } else { Guard::Var(VarId::new(r.picks[2] as usize % 50)) };
             let origin = match r.picks[3] % 3 {
                 0 => BarrierOrigin::Candidate,
                 1 => BarrierOrigin::Existing { stmt: None },
@@ -431,8 +430,8 @@ fn instruction(r: &Recipe, pick: &dyn Fn(usize, u16) -> Operand, n: usize) -> (I
         23 => (
             InstKind::Anchor(Anchor {
                 stmt: StmtId::new(r.picks[0] as usize % 20),
-                split: r.picks[1] % 2 == 0,
-                end: r.picks[1] % 3 == 0,
+                split: r.picks[1].is_multiple_of(2),
+                end: r.picks[1].is_multiple_of(3),
                 step: (r.picks[1] % 5) as u32 * 4,
             }),
             0,
@@ -446,7 +445,7 @@ fn instruction(r: &Recipe, pick: &dyn Fn(usize, u16) -> Operand, n: usize) -> (I
                 AssertKind::BarrierInvariant,
                 AssertKind::NullPointer,
             ];
-            (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2] % 2 == 0 }, 0)
+            (InstKind::Assert { cond: pick(0, 1), kind: kinds[r.picks[1] as usize % kinds.len()], global: r.picks[2].is_multiple_of(2) }, 0)
         }
         25 => (InstKind::Assume { cond: pick(0, 1) }, 0),
         26 => (InstKind::Candidate { cond: pick(0, 1) }, 0),
@@ -455,7 +454,7 @@ fn instruction(r: &Recipe, pick: &dyn Fn(usize, u16) -> Operand, n: usize) -> (I
         29 => (InstKind::Old { arg: pick(0, w) }, w),
         30 => {
             let kind = [LogKind::Read, LogKind::Write, LogKind::Atomic][r.picks[0] as usize % 3];
-            let has = r.picks[1] % 2 == 0;
+            let has = r.picks[1].is_multiple_of(2);
             (
                 InstKind::LogQuery { object: obj, kind, query: if has { LogQuery::Has } else { LogQuery::OffsetBytes } },
                 if has { 1 } else { 64 },
