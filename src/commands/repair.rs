@@ -102,6 +102,23 @@ fn run_repair_like(
             );
         }
     }
+    // The inserted barriers that order only defects a replay did not confirm.
+    for k in &report.kernels {
+        if k.possible_only.is_empty() || !matches!(k.status, syncfix::RepairStatus::Repaired) {
+            continue;
+        }
+        let who = if report.kernels.len() > 1 { format!("kernel `{}`: ", k.kernel) } else { String::new() };
+        let lines: Vec<String> = k.possible_only.iter().map(|l| l.to_string()).collect();
+        eprintln!(
+            "syncfix: note: {who}the barrier{} inserted at line{} {} order{} only races or divergences that a replay on concrete threads did not confirm: review {}, {} may order what cannot happen",
+            if lines.len() == 1 { "" } else { "s" },
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join(", "),
+            if lines.len() == 1 { "s" } else { "" },
+            if lines.len() == 1 { "it" } else { "them" },
+            if lines.len() == 1 { "it" } else { "they" },
+        );
+    }
     if c.verbose {
         let several = report.kernels.len() > 1;
         for k in &report.kernels {

@@ -126,6 +126,11 @@ pub struct RepairStats {
     /// A clause after the first named a site the first did not: the set considered grew
     /// beyond the first race's sites.
     pub widened: bool,
+    /// Each counterexample a clause was learnt from, in order, with the barrier variables its
+    /// clauses ask to enable (the sites that would order its race or divergence): so that a
+    /// caller can replay the traces and say which inserted barriers order only defects a
+    /// replay did not confirm (issue 29).
+    pub learnt: Vec<(Trace, Vec<VarId>)>,
 }
 
 /// One verifier call of the repair loop (issue 28: where the time goes).
@@ -495,6 +500,11 @@ impl Phi {
                         self.clauses.len(),
                         if n == 1 { "" } else { "s" }
                     ));
+                }
+                let sites: BTreeSet<VarId> =
+                    self.clauses[before..].iter().flat_map(|c| c.0.iter().filter(|l| l.positive).map(|l| l.var)).collect();
+                if !sites.is_empty() {
+                    stats.learnt.push(((*t).clone(), sites.into_iter().collect()));
                 }
                 self.traces.resize(self.clauses.len(), t);
                 None

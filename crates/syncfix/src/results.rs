@@ -240,6 +240,11 @@ pub struct KernelRepair {
     /// its replay on concrete threads ([`Finding::replay`]): whether the barriers inserted
     /// order a race that was confirmed, or only a possible one.
     pub defect: Option<Finding>,
+    /// The lines (1-based) of the barriers inserted for this kernel that order only races or
+    /// divergences a replay on concrete threads did not confirm: every counterexample whose
+    /// clause names the site was replayed and none was reproduced. A barrier to review: it
+    /// may order a race that cannot happen.
+    pub possible_only: Vec<u32>,
 }
 
 /// One verifier call of a repair or audit (issue 28: where the time goes).

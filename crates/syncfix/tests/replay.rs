@@ -123,3 +123,22 @@ fn a_race_through_a_value_the_replay_cannot_compute_is_possible() {
     let why = r.reason.unwrap();
     assert!(why.contains("cannot compute") && why.contains("line 3"), "{why}");
 }
+
+#[test]
+fn a_repair_says_which_inserted_barriers_order_only_races_the_replay_did_not_confirm() {
+    let repaired = |src: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
+        let path = write(dir.path(), Language::Cuda, src);
+        let r = syncfix::repair(&path, src, &opts).expect("repairs");
+        assert!(matches!(r.kernels[0].status, syncfix::RepairStatus::Repaired), "{:?}", r.status);
+        r.kernels[0].possible_only.clone()
+    };
+    // `x` is the thread's own index, read back from `p`, which the verifier abstracts: the
+    // race it reports on `s` cannot happen, and the barrier before line 8 orders only it.
+    let spurious = "__global__ void k(int *A) {\n  __shared__ int p[64];\n  __shared__ int s[64];\n  p[threadIdx.x] = threadIdx.x;\n  __syncthreads();\n  int x = p[threadIdx.x];\n  s[threadIdx.x] = 2;\n  A[threadIdx.x] = s[x];\n}\n";
+    assert_eq!(repaired(spurious), vec![8]);
+    // A neighbour's element: the race is real, and its barrier is not listed.
+    let real = "__global__ void k(int *A) {\n  __shared__ int s[64];\n  s[threadIdx.x] = A[threadIdx.x];\n  A[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n";
+    assert_eq!(repaired(real), Vec::<u32>::new());
+}

@@ -156,6 +156,7 @@ fn kernel_repairs(
                 calls: o.calls.clone(),
                 undecided: o.undecided.clone(),
                 defect: o.defect.clone(),
+                possible_only: o.possible_only.clone(),
             }
         })
         .collect()

@@ -12,11 +12,11 @@ use crate::report::{describe, Finding};
 use crate::results::{RepairReport, RepairStatus};
 use crate::Stats;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use syncfix_fix::Change;
 use syncfix_frontend::driver::{compile, Compiled};
 use syncfix_instrument::{instrument, Instrumented, SiteKind};
-use syncfix_kir::{EntityRef, Kernel, Scope, StmtId};
+use syncfix_kir::{EntityRef, Kernel, Scope, StmtId, VarId};
 use syncfix_repair::repair::{audit_from, repair_from as repair_loop, Outcome, RepairStats, VerifierCall};
 use syncfix_verify::{Verdict, Verifier, VerifyError};
 
@@ -102,6 +102,9 @@ pub(super) struct KernelOutcome {
     /// The race or divergence of the kernel as written that the repair started from, with
     /// its replay (issue 29).
     pub(super) defect: Option<Finding>,
+    /// The lines of the barriers inserted that order only races or divergences a replay did
+    /// not confirm (every trace whose clause names the site was replayed, none confirmed).
+    pub(super) possible_only: Vec<u32>,
 }
 
 impl KernelOutcome {
@@ -119,6 +122,7 @@ impl KernelOutcome {
             seed: None,
             splits: vec![],
             defect: None,
+            possible_only: vec![],
         }
     }
 }
@@ -254,6 +258,10 @@ fn repair_kernel_in(
     add_stats(timings, &v, &stats);
     let log = stats.log.clone();
     let calls = stats.calls.iter().map(|c| call_info(&inst, c)).collect();
+    let repaired_assignment = match &outcome {
+        Outcome::Repaired { assignment, .. } => Some(assignment.clone()),
+        _ => None,
+    };
     let outcome = match outcome {
         Outcome::Repaired { assignment, bounded, .. } => {
             let (c, kept) = changes_of(&inst, &assignment);
@@ -277,6 +285,7 @@ fn repair_kernel_in(
                 seed,
                 splits: vec![],
                 defect: None,
+                possible_only: vec![],
             }
         }
         Outcome::AssertionFailure(t) => KernelOutcome::without_changes(RepairStatus::AssertionFailure, vec![describe(&inst.kernel, &t)]),
@@ -313,7 +322,56 @@ fn repair_kernel_in(
     splits.dedup();
     let undecided =
         stats.undecided.iter().map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0 as u32).collect();
-    Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, ..outcome })
+    let possible_only = match &outcome.status {
+        RepairStatus::Repaired => possible_only(&inst, &stats, repaired_assignment.as_deref().unwrap_or(&[]), opts),
+        _ => vec![],
+    };
+    Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, possible_only, ..outcome })
+}
+
+/// The longest the replays of a repair's traces run in all (and at most a twentieth of the
+/// time left), to say which inserted barriers order only defects a replay did not confirm.
+const REPLAY_TRACES_IN_REPAIR: Duration = Duration::from_secs(2);
+
+/// The lines of the barriers that `assignment` inserts (on, and not the kernel's own) which
+/// order only races or divergences that a replay did not confirm: every trace the repair
+/// learnt a clause from that names the site is replayed (within [`REPLAY_TRACES_IN_REPAIR`]
+/// in all) and none was confirmed. A site named by a trace left unreplayed is not listed.
+fn possible_only(inst: &Instrumented, stats: &RepairStats, assignment: &[bool], opts: &Stages) -> Vec<u32> {
+    let original = inst.original_assignment();
+    let inserted: Vec<VarId> =
+        (0..assignment.len()).filter(|&v| assignment[v] && !original.get(v).copied().unwrap_or(false)).map(VarId::new).collect();
+    if inserted.is_empty() || stats.learnt.is_empty() {
+        return vec![];
+    }
+    let left = opts.repair.deadline.map_or(REPLAY_TRACES_IN_REPAIR, |d| d.saturating_duration_since(Instant::now()) / 20);
+    let deadline = Instant::now() + left.min(REPLAY_TRACES_IN_REPAIR);
+    // By trace: confirmed (Some(true)), not (Some(false)), or not replayed (None).
+    let confirmed: Vec<Option<bool>> = stats
+        .learnt
+        .iter()
+        .map(|(t, _)| {
+            if Instant::now() >= deadline {
+                return None;
+            }
+            let mut f = describe(&inst.kernel, t);
+            crate::confirm::confirm(&inst.kernel, t, &mut f, Some(deadline), opts.verify.warp_size, false);
+            let r = f.replay()?;
+            let ran_out = r.reason.as_deref().is_some_and(|w| w.starts_with("no time was left"));
+            (!ran_out).then_some(r.confirmed)
+        })
+        .collect();
+    let mut lines: Vec<u32> = inserted
+        .into_iter()
+        .filter(|v| {
+            let mut naming = stats.learnt.iter().zip(&confirmed).filter(|((_, sites), _)| sites.contains(v)).map(|(_, c)| *c).peekable();
+            naming.peek().is_some() && naming.all(|c| c == Some(false))
+        })
+        .map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
 }
 
 /// A verifier call of the repair loop as the report gives it: its sites by line.

@@ -78,6 +78,10 @@ pub struct KernelRepairSummary {
     /// message, and whether a replay on concrete threads confirmed it (`reason`: why not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defect: Option<ReplayedDefect>,
+    /// The lines of the barriers inserted that order only races or divergences a replay did
+    /// not confirm ([`crate::KernelRepair::possible_only`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub possible_only: Vec<u32>,
 }
 
 /// A defect and its replay (issue 29).
@@ -196,6 +200,7 @@ impl RepairSummary {
                         log: k.log.clone(),
                         calls: k.calls.clone(),
                         undecided: k.undecided.clone(),
+                        possible_only: k.possible_only.clone(),
                         defect: k.defect.as_ref().and_then(|f| {
                             let r = f.replay()?;
                             Some(ReplayedDefect { message: f.headline(), confirmed: r.confirmed, reason: r.reason.clone() })
