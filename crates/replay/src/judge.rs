@@ -53,17 +53,20 @@ impl<'a> Machine<'a> {
         match self.target {
             Target::Divergence { barrier } => {
                 let &(_, w, o) = self.divergences.iter().find(|(at, _, _)| at == barrier)?;
-                Some(Outcome::Confirmed(Witness {
+                Some(Outcome::Confirmed(Box::new(Witness {
                     threads: [self.threads[w].id, self.threads[o].id],
                     offset: None,
                     iterations: [vec![], vec![]],
                     trace_threads: false,
                     params: vec![],
                     search: None,
+                    block_dim: self.input.block_dim,
+                    grid_dim: self.input.grid_dim,
+                    groups: self.input.groups.clone(),
                     fill: self.run.fill,
                     model_memory: self.run.model_memory,
                     extents: self.extents(),
-                }))
+                })))
             }
             Target::Race { object, threads, offset, .. } => {
                 let space = self.k.objects[*object].space;
@@ -103,17 +106,20 @@ impl<'a> Machine<'a> {
                     }
                 }
                 match best {
-                    Some((rank, a, b, byte)) => Some(Outcome::Confirmed(Witness {
+                    Some((rank, a, b, byte)) => Some(Outcome::Confirmed(Box::new(Witness {
                         threads: [self.threads[a.thread].id, self.threads[b.thread].id],
                         offset: Some(byte),
                         iterations: [a.iters.clone(), b.iters.clone()],
                         trace_threads: rank >= 2,
                         params: vec![],
                         search: None,
+                        block_dim: self.input.block_dim,
+                        grid_dim: self.input.grid_dim,
+                        groups: self.input.groups.clone(),
                         fill: self.run.fill,
                         model_memory: self.run.model_memory,
                         extents: self.extents(),
-                    })),
+                    }))),
                     None if tainted != 0 => Some(Outcome::Possible(format!(
                         "the accesses meet in the replay only through {}, which the replay cannot compute",
                         self.taint_source(tainted)

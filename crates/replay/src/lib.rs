@@ -106,7 +106,7 @@ pub enum Target {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// The replay reproduced the defect.
-    Confirmed(Witness),
+    Confirmed(Box<Witness>),
     /// It did not; why, in a sentence for the user.
     Possible(String),
 }
@@ -126,6 +126,11 @@ pub struct Witness {
     pub params: Vec<(usize, u128)>,
     /// What the search changed from the model's inputs, in words (`None`: nothing).
     pub search: Option<String>,
+    /// The launch of that run: threads per block and blocks per grid (the trace's, or made
+    /// small where the kernel leaves them symbolic), and the blocks run.
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub groups: Vec<[u32; 3]>,
     /// How memory the model does not give started in that run.
     pub fill: Fill,
     /// Whether that run started from the memory the model chose ([`Input::memory`]; the
@@ -237,7 +242,11 @@ pub fn replay(input: &Input<'_>, target: &Target) -> Outcome {
                             let name = k.params.get(*i).map_or("?", |p| p.name.as_str());
                             changed.push(format!("`{name}` made as small as still reproduces it, from the model's {from}"));
                         }
-                        w = shrunk;
+                        *w = shrunk;
+                    }
+                    if let Some((small, what)) = probe.shrink_launch(&w.params) {
+                        changed.extend(what);
+                        *w = small;
                     }
                 }
                 w.search = if changed.is_empty() { None } else { Some(changed.join(", ")) };
@@ -279,6 +288,11 @@ impl Probe<'_, '_> {
     /// The witness of a run with `params`, if it reproduces the defect within a few times
     /// the confirming run's time (and the input's deadline).
     fn run(&self, params: &[(usize, u128)]) -> Option<Witness> {
+        self.run_on(self.input, params)
+    }
+
+    /// [`Probe::run`] on `input` (the launch changed).
+    fn run_on(&self, input: &Input<'_>, params: &[(usize, u128)]) -> Option<Witness> {
         let now = Instant::now();
         let budget = (self.took * 4).max(Duration::from_millis(20));
         let deadline = (now + budget).min(self.input.deadline);
@@ -286,12 +300,12 @@ impl Probe<'_, '_> {
             return None;
         }
         let run = Run { params, fill: self.fill, model_memory: self.model_memory, deadline, budget };
-        let mut m = Machine::new(self.input, &run, self.cfg, self.ipdom, self.target);
+        let mut m = Machine::new(input, &run, self.cfg, self.ipdom, self.target);
         m.run().ok()?;
         match m.judge()? {
             Outcome::Confirmed(mut w) => {
                 w.params = params.to_vec();
-                Some(w)
+                Some(*w)
             }
             Outcome::Possible(_) => None,
         }
@@ -347,6 +361,79 @@ impl Probe<'_, '_> {
             }
         }
         witness.map(|w| (changed, w))
+    }
+
+    /// The launch made small where the kernel leaves it symbolic (GPUVerify's `*`, which the
+    /// model may have made huge): the grid's symbolic dimensions cut to the blocks run (their
+    /// ids made 0, and 1 for the second block where the two differ), then each symbolic block
+    /// dimension bisected between 1 and its size for the smallest that still reproduces the
+    /// defect. Returns the witness of the last run that did and what changed, in words; `None`
+    /// when nothing could be made smaller.
+    fn shrink_launch(&self, params: &[(usize, u128)]) -> Option<(Witness, Vec<String>)> {
+        let k = self.input.kernel;
+        let symbolic = |given: [u32; 3], d: usize| given[d] == 0 && k.launch.global_dim[d] == 0;
+        let (mut block, mut grid, mut groups) = (self.input.block_dim, self.input.grid_dim, self.input.groups.clone());
+        let with = |block: [u32; 3], grid: [u32; 3], groups: &[[u32; 3]]| {
+            let input = Input {
+                kernel: k,
+                assignment: self.input.assignment,
+                block_dim: block,
+                grid_dim: grid,
+                groups: groups.to_vec(),
+                params: self.input.params.clone(),
+                memory: self.input.memory.clone(),
+                deadline: self.input.deadline,
+                max_steps: self.input.max_steps,
+                warp_sync: self.input.warp_sync,
+            };
+            self.run_on(&input, params)
+        };
+        let (mut witness, mut changed) = (None, vec![]);
+        let dims = ["x", "y", "z"];
+        let (mut small_grid, mut small_groups) = (grid, groups.clone());
+        let mut cut = vec![];
+        for d in (0..3).filter(|&d| symbolic(k.launch.grid_dim, d) && grid[d] as usize > groups.len()) {
+            let apart = groups.len() == 2 && groups[0][d] != groups[1][d];
+            for (i, g) in small_groups.iter_mut().enumerate() {
+                g[d] = if apart { i as u32 } else { 0 };
+            }
+            small_grid[d] = if apart { 2 } else { 1 };
+            cut.push(format!("gridDim.{} = {}, from the model's {}", dims[d], small_grid[d], grid[d]));
+        }
+        if !cut.is_empty() {
+            if let Some(w) = with(block, small_grid, &small_groups) {
+                (grid, groups) = (small_grid, small_groups);
+                witness = Some(w);
+                changed.push(format!("the grid made small: {}", cut.join("; ")));
+            }
+        }
+        let mut probes = 0;
+        for d in 0..3 {
+            if !symbolic(k.launch.block_dim, d) || block[d] <= 1 {
+                continue;
+            }
+            let (mut lo, mut hi) = (0u32, block[d]);
+            let mut best = None;
+            while hi - lo > 1 && probes < MAX_PROBES && Instant::now() < self.input.deadline {
+                let mid = lo + (hi - lo) / 2;
+                probes += 1;
+                let mut b = block;
+                b[d] = mid;
+                match with(b, grid, &groups) {
+                    Some(w) => {
+                        hi = mid;
+                        best = Some(w);
+                    }
+                    None => lo = mid,
+                }
+            }
+            if let Some(w) = best {
+                changed.push(format!("blockDim.{} made {}, from the model's {}", dims[d], hi, block[d]));
+                block[d] = hi;
+                witness = Some(w);
+            }
+        }
+        witness.map(|w| (w, changed))
     }
 }
 

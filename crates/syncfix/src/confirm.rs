@@ -52,7 +52,6 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         max_steps: MAX_STEPS,
         warp_sync,
     };
-    let desc = |id: ThreadId| ThreadDesc { local: id.local, group: id.group, block_dim: input.block_dim, grid_dim: input.grid_dim };
     // An access an external (specified) function makes has no code to run.
     let external = matches!(&t.defect, Defect::Race(r) if r.first.external);
     let outcome = if external {
@@ -61,19 +60,29 @@ pub(crate) fn confirm(k: &Kernel, t: &Trace, f: &mut Finding, deadline: Option<I
         syncfix_replay::replay(&input, &target)
     };
     let witness = match &outcome {
-        Outcome::Confirmed(w) => Some(w),
+        Outcome::Confirmed(w) => Some(&**w),
         Outcome::Possible(_) => None,
     };
     let made = emit_harness.then(|| {
         let params = witness.map_or(&t.params, |w| &w.params);
         let memory: &[_] = if witness.is_none_or(|w| w.model_memory) { &input.memory } else { &[] };
-        harness(k, &k.main_file().path, &headline, input.grid_dim, input.block_dim, params, witness, memory, input.groups.len() as u64)
+        // The launch of the run that reproduced it (made small where the kernel leaves it
+        // symbolic), else the trace's.
+        let (grid, block, ran) =
+            witness.map_or((input.grid_dim, input.block_dim, input.groups.len()), |w| (w.grid_dim, w.block_dim, w.groups.len()));
+        harness(k, &k.main_file().path, &headline, grid, block, params, witness, memory, ran as u64)
     });
     let mut r = match outcome {
         Outcome::Confirmed(w) => Replay {
             confirmed: true,
+            // The threads as the run that reproduced it launched them.
             witness: Some(Box::new(Witness {
-                threads: [desc(w.threads[0]), desc(w.threads[1])],
+                threads: w.threads.map(|id: ThreadId| ThreadDesc {
+                    local: id.local,
+                    group: id.group,
+                    block_dim: w.block_dim,
+                    grid_dim: w.grid_dim,
+                }),
                 trace_threads: w.trace_threads,
                 element: match (&t.defect, w.offset) {
                     (Defect::Race(r), Some(o)) => {

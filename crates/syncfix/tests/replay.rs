@@ -142,3 +142,15 @@ fn a_repair_says_which_inserted_barriers_order_only_races_the_replay_did_not_con
     let real = "__global__ void k(int *A) {\n  __shared__ int s[64];\n  s[threadIdx.x] = A[threadIdx.x];\n  A[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n";
     assert_eq!(repaired(real), Vec::<u32>::new());
 }
+
+#[test]
+fn a_symbolic_launch_is_made_small_in_the_witness() {
+    // Any launch (`*`): thread pairs 2t, 2t + 1 share an element. The model may choose huge
+    // sizes; the witness is the smallest launch that still has the race: one block of two.
+    let src = "__global__ void k(int *A) {\n  A[blockIdx.x * blockDim.x + threadIdx.x / 2] = threadIdx.x;\n}\n";
+    let (_, r) = replayed(src, 0, 0);
+    assert!(r.confirmed, "{r:?}");
+    let w = r.witness.unwrap();
+    assert_eq!((w.threads[0].block_dim[0], w.threads[0].grid_dim[0]), (2, 1), "{w:?}");
+    assert_eq!(w.element.as_deref(), Some("A[0]"));
+}
