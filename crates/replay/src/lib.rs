@@ -507,6 +507,11 @@ block0:
     }
 
     fn run(k: &Kernel, assignment: &[bool], target: &Target) -> Outcome {
+        run_on(k, assignment, vec![], target)
+    }
+
+    /// Replays `target` on one block of 64 threads, with `memory` as the model's.
+    fn run_on(k: &Kernel, assignment: &[bool], memory: Vec<(ObjectId, u64, u8)>, target: &Target) -> Outcome {
         let input = Input {
             kernel: k,
             assignment,
@@ -514,7 +519,7 @@ block0:
             grid_dim: [1, 1, 1],
             groups: vec![[0, 0, 0]],
             params: vec![],
-            memory: vec![],
+            memory,
             deadline: Instant::now() + Duration::from_secs(10),
             max_steps: 1_000_000,
             warp_sync: None,
@@ -598,28 +603,12 @@ block2:
         syncfix_kir::parse(text).unwrap()
     }
 
-    fn run_with_memory(k: &Kernel, memory: Vec<(ObjectId, u64, u8)>, target: &Target) -> Outcome {
-        let input = Input {
-            kernel: k,
-            assignment: &[],
-            block_dim: [64, 1, 1],
-            grid_dim: [1, 1, 1],
-            groups: vec![[0, 0, 0]],
-            params: vec![],
-            memory,
-            deadline: Instant::now() + Duration::from_secs(10),
-            max_steps: 1_000_000,
-            warp_sync: None,
-        };
-        replay(&input, target)
-    }
-
     #[test]
     fn the_first_run_starts_from_the_memory_the_model_chose() {
         // The model: word 5 of `A` is 7, every other word 0 (thread 5 skips the barrier).
         let k = barrier_on_input();
         let barrier = inst_of(&k, |i| matches!(i, InstKind::Barrier(_)));
-        match run_with_memory(&k, vec![(ObjectId::new(0), 20, 7)], &Target::Divergence { barrier }) {
+        match run_on(&k, &[], vec![(ObjectId::new(0), 20, 7)], &Target::Divergence { barrier }) {
             Outcome::Confirmed(w) => {
                 assert!(w.model_memory && w.search.is_none(), "{w:?}");
                 assert_eq!(w.threads[1].local[0], 5, "{w:?}");
@@ -632,7 +621,7 @@ block2:
     fn without_the_models_memory_the_search_fills_memory() {
         let k = barrier_on_input();
         let barrier = inst_of(&k, |i| matches!(i, InstKind::Barrier(_)));
-        match run_with_memory(&k, vec![], &Target::Divergence { barrier }) {
+        match run_on(&k, &[], vec![], &Target::Divergence { barrier }) {
             Outcome::Confirmed(w) => assert!(w.search.as_deref().is_some_and(|s| s.contains("memory filled")), "{w:?}"),
             o => panic!("{o:?}"),
         }
@@ -662,7 +651,7 @@ block0:
         let t = |x: u32| ThreadId { local: [x, 0, 0], group: [0, 0, 0] };
         let target = Target::Race { object: ObjectId::new(1), insts: [store, store], threads: [t(1), t(0)], offset: 0 };
         let identity = (0..64u64).map(|w| (ObjectId::new(0), 4 * w, w as u8)).collect();
-        match run_with_memory(&k, identity, &target) {
+        match run_on(&k, &[], identity, &target) {
             Outcome::Confirmed(w) => {
                 assert!(!w.model_memory, "{w:?}");
                 assert_eq!(w.search.as_deref(), Some("the memory the model chose left out (zeros)"));

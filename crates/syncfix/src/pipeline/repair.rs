@@ -320,13 +320,17 @@ fn repair_kernel_in(
         .collect();
     splits.sort_by_key(|&(s, existing)| (!existing, s));
     splits.dedup();
-    let undecided =
-        stats.undecided.iter().map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0 as u32).collect();
+    let undecided = stats.undecided.iter().map(|&v| site_line(&inst, v)).collect();
     let possible_only = match &outcome.status {
         RepairStatus::Repaired => possible_only(&inst, &stats, repaired_assignment.as_deref().unwrap_or(&[]), opts),
         _ => vec![],
     };
     Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, possible_only, ..outcome })
+}
+
+/// The line (1-based) of barrier variable `v`'s site in the kernel's file.
+fn site_line(inst: &Instrumented, v: VarId) -> u32 {
+    inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0
 }
 
 /// The longest the replays of a repair's traces run in all (and at most a twentieth of the
@@ -367,7 +371,7 @@ fn possible_only(inst: &Instrumented, stats: &RepairStats, assignment: &[bool], 
             let mut naming = stats.learnt.iter().zip(&confirmed).filter(|((_, sites), _)| sites.contains(v)).map(|(_, c)| *c).peekable();
             naming.peek().is_some() && naming.all(|c| c == Some(false))
         })
-        .map(|v| inst.kernel.main_file().line_col(inst.site_offset(&inst.vars[v.index()])).0)
+        .map(|v| site_line(inst, v))
         .collect();
     lines.sort_unstable();
     lines.dedup();
