@@ -205,29 +205,9 @@ fn repair_kernel_in(
     // What an audit keeps for the re-verification of its patch: the front end and a check
     // like this one (from Houdini's invariants, so usually shorter).
     let reserve = checked.elapsed() * 3 / 2;
-    match (&first, mode) {
-        (Verdict::Verified, Mode::Repair) => {
-            add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::without_changes(RepairStatus::NoChange, vec![]));
-        }
-        (Verdict::NoErrorUpTo { bound }, Mode::Repair) => {
-            add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome { bounded: Some(*bound), ..KernelOutcome::without_changes(RepairStatus::NoChange, vec![]) });
-        }
-        (Verdict::Defect(t), Mode::Audit) => {
-            add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::without_changes(RepairStatus::NotVerified, vec![describe(&inst.kernel, t)]));
-        }
-        (Verdict::Unknown(r), _) => {
-            add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::without_changes(RepairStatus::Unknown(r.clone()), vec![]));
-        }
-        (Verdict::Timeout, _) => {
-            // What was done before the limit (Houdini's rounds, the queries) stays in `--stats`.
-            add_verifier_stats(timings, &v.stats);
-            return Ok(KernelOutcome::without_changes(RepairStatus::Timeout, vec![]));
-        }
-        _ => {}
+    if let Some(ended) = ended_as_written(&inst, &first, mode) {
+        add_verifier_stats(timings, &v.stats);
+        return Ok(ended);
     }
     let mut first_defect = None;
     let (outcome, stats) = match first {
@@ -305,9 +285,37 @@ fn repair_kernel_in(
         Outcome::Unknown(r) => KernelOutcome::without_changes(RepairStatus::Unknown(r), vec![]),
         Outcome::Timeout => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
     };
-    // Where every site that would order a race diverges: those sites as places to restructure,
-    // the user's barriers first (moving one out of its conditional keeps the
-    // code's own synchronisation).
+    let splits = restructure_sites(&inst, &stats);
+    let undecided = stats.undecided.iter().map(|&v| site_line(&inst, v)).collect();
+    let possible_only = match &outcome.status {
+        RepairStatus::Repaired => possible_only(&inst, &stats, repaired_assignment.as_deref().unwrap_or(&[]), opts),
+        _ => vec![],
+    };
+    Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, possible_only, ..outcome })
+}
+
+/// How a kernel's repair (or audit) ends on the check of the kernel as written, if it ends
+/// there: `repair` leaves a verified kernel alone, `audit` judges only a verified kernel's
+/// barriers, and an unknown answer or a timeout ends both. `None`: the repair or audit goes
+/// on.
+fn ended_as_written(inst: &Instrumented, first: &Verdict, mode: Mode) -> Option<KernelOutcome> {
+    Some(match (first, mode) {
+        (Verdict::Verified, Mode::Repair) => KernelOutcome::without_changes(RepairStatus::NoChange, vec![]),
+        (Verdict::NoErrorUpTo { bound }, Mode::Repair) => {
+            KernelOutcome { bounded: Some(*bound), ..KernelOutcome::without_changes(RepairStatus::NoChange, vec![]) }
+        }
+        (Verdict::Defect(t), Mode::Audit) => KernelOutcome::without_changes(RepairStatus::NotVerified, vec![describe(&inst.kernel, t)]),
+        (Verdict::Unknown(r), _) => KernelOutcome::without_changes(RepairStatus::Unknown(r.clone()), vec![]),
+        // What was done before the limit (Houdini's rounds, the queries) stays in `--stats`.
+        (Verdict::Timeout, _) => KernelOutcome::without_changes(RepairStatus::Timeout, vec![]),
+        _ => return None,
+    })
+}
+
+/// Where every site that would order a race diverges: those sites as places to restructure
+/// (`(statement, whether it is the user's barrier)`), the user's barriers first (moving one
+/// out of its conditional keeps the code's own synchronisation).
+fn restructure_sites(inst: &Instrumented, stats: &RepairStats) -> Vec<(StmtId, bool)> {
     let mut splits: Vec<(StmtId, bool)> = stats
         .divergent
         .iter()
@@ -320,12 +328,7 @@ fn repair_kernel_in(
         .collect();
     splits.sort_by_key(|&(s, existing)| (!existing, s));
     splits.dedup();
-    let undecided = stats.undecided.iter().map(|&v| site_line(&inst, v)).collect();
-    let possible_only = match &outcome.status {
-        RepairStatus::Repaired => possible_only(&inst, &stats, repaired_assignment.as_deref().unwrap_or(&[]), opts),
-        _ => vec![],
-    };
-    Ok(KernelOutcome { log, calls, splits, undecided, defect: first_defect, possible_only, ..outcome })
+    splits
 }
 
 /// The line (1-based) of barrier variable `v`'s site in the kernel's file.
