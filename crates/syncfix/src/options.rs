@@ -7,10 +7,10 @@
 
 use crate::Config;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use syncfix_options::{Annotations, SourceOptions};
 
 /// The kernel language.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -69,19 +69,6 @@ impl Launch {
     }
 }
 
-/// Which source-level annotations count (GPUVerify's `--no-annotations`, `--only-requires`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Annotations {
-    /// Every `__requires`, `__ensures`, `__invariant`, `__assert`...
-    #[default]
-    All,
-    /// Only `__requires` (`--only-requires`).
-    OnlyRequires,
-    /// None (`--no-annotations`).
-    Ignore,
-}
-
 /// How shared arrays' values are abstracted (GPUVerify's abstractions, Betts et al., TOPLAS
 /// 2015 §4.3; ARCHITECTURE.md, "crates/verify").
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,37 +92,6 @@ pub enum Solver {
     Mhs,
     /// `--maxsat`: the weighted partial MaxSAT optimum every iteration.
     MaxSat,
-}
-
-/// How the source is read: the preprocessor, clang, which kernels and annotations.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SourceOptions {
-    /// `-D` definitions (`NAME` or `NAME=VALUE`).
-    pub defines: Vec<String>,
-    /// `-I` include directories.
-    pub include_dirs: Vec<PathBuf>,
-    /// Extra arguments for clang (`--clang-opt`).
-    pub clang_args: Vec<String>,
-    /// `--kernel=NAME`: only this kernel (a name, a template instantiation, or its symbol).
-    pub kernel: Option<String>,
-    pub annotations: Annotations,
-    /// `--invariants-as-candidates`: the user's invariants are only candidates.
-    pub invariants_as_candidates: bool,
-    /// `--no-inline`: each device function with a contract is also checked on its own.
-    pub modular: bool,
-    /// `--kernel-args=K,v1,...`: kernel K's scalar parameters (`None`: unconstrained).
-    pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
-    /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
-    pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
-    /// No launch size was given: each kernel is verified with the configurations the host
-    /// code launches it with (`k<<<grid, block>>>`), where their sizes are compile-time
-    /// constants; a size that is not constant, or a kernel nothing launches, keeps
-    /// [`Options::launch`]. Each launch taken is said in [`crate::KernelReport::notes`].
-    pub launch_from_host: bool,
-    /// The CUDA toolkit whose headers CUDA code is compiled with (`--cuda-path`; see
-    /// [`crate::find_cuda_toolkit`]); `None`: syncfix's own stand-ins for its headers.
-    pub cuda_toolkit: Option<PathBuf>,
 }
 
 /// The verifier's knobs (GPUVerify's flags and syncfix's limits).
@@ -413,22 +369,8 @@ impl Options {
             frontend: syncfix_frontend::driver::FrontendOptions {
                 language: self.language.map(Language::stage),
                 launch: self.launch.stage(),
-                defines: s.defines.clone(),
-                include_dirs: s.include_dirs.clone(),
-                clang_args: s.clang_args.clone(),
-                kernel: s.kernel.clone(),
-                annotations: match s.annotations {
-                    Annotations::All => syncfix_frontend::driver::Annotations::All,
-                    Annotations::OnlyRequires => syncfix_frontend::driver::Annotations::OnlyRequires,
-                    Annotations::Ignore => syncfix_frontend::driver::Annotations::Ignore,
-                },
-                invariants_as_candidates: s.invariants_as_candidates,
-                kernel_args: s.kernel_args.clone(),
-                kernel_arrays: s.kernel_arrays.clone(),
+                source: s.clone(),
                 deadline,
-                modular: s.modular,
-                launch_from_host: s.launch_from_host,
-                cuda_toolkit: s.cuda_toolkit.clone(),
             },
             verify: syncfix_verify::VerifyOptions {
                 abstraction: match v.abstraction {

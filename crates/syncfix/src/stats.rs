@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// Per-stage times and counters of a run: what `--stats` prints, the JSON's `stats` (of the
-/// verdict and of a repair or audit, through [`StatsJson`]: times in milliseconds, every
+/// verdict and of a repair or audit, through `StatsJson`: times in milliseconds, every
 /// counter by name), the benchmark's figures, and what the library's calls return.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(into = "StatsJson", from = "StatsJson")]

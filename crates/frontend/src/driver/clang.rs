@@ -150,7 +150,7 @@ impl Setup {
         let scratch = Scratch::new().map_err(|e| FrontendError::Tool(format!("cannot create a temporary directory: {e}")))?;
         let clang = tool("SYNCFIX_CLANG", "clang");
         // The options that decide how the prelude compiles; `-I` paths do not.
-        let toolkit = opts.cuda_toolkit.as_ref().filter(|_| language == Language::Cuda);
+        let toolkit = opts.source.cuda_toolkit.as_ref().filter(|_| language == Language::Cuda);
         let mut args: Vec<String> = match language {
             // A real toolkit: its headers through clang's CUDA wrapper, libdevice still left
             // out (its functions stay calls, which the lowering models); LLVM's passes off so
@@ -212,10 +212,10 @@ impl Setup {
         // One optimisation level for the precompiled prelude and both compilations (it decides
         // `__OPTIMIZE__`, which a precompiled header must agree on; OpenCL's default is -O2).
         args.push("-O0".into());
-        for d in &opts.defines {
+        for d in &opts.source.defines {
             args.push(format!("-D{d}"));
         }
-        args.extend(opts.clang_args.iter().cloned());
+        args.extend(opts.source.clang_args.iter().cloned());
         let mut headers: Vec<(String, String)> =
             if toolkit.is_some() { crate::prelude::toolkit_headers() } else { crate::prelude::headers(language) }
                 .iter()
@@ -251,17 +251,17 @@ impl Setup {
         let prelude = inc.join(headers.last().map_or("", |h| h.0.as_str()));
         let src_dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }).unwrap_or(Path::new("."));
         let src_dir = src_dir.canonicalize().unwrap_or_else(|_| src_dir.to_path_buf());
-        let n = args.len() - opts.clang_args.len();
+        let n = args.len() - opts.source.clang_args.len();
         let mut common: Vec<String> = args[..n].to_vec();
         common.push(format!("-I{}", inc.display()));
         // clang runs in the scratch folder: a relative `-I` (and a relative path after `-I`,
         // `-isystem`, `-iquote`, `-idirafter` or `-include` in `--clang-opt`) means what it
         // means to clang run where syncfix runs, so it is made absolute from there.
-        for i in &opts.include_dirs {
+        for i in &opts.source.include_dirs {
             common.push(format!("-I{}", absolute(i).display()));
         }
         common.push(format!("-I{}", src_dir.display()));
-        common.extend(absolute_paths(&opts.clang_args));
+        common.extend(absolute_paths(&opts.source.clang_args));
         Ok(Setup {
             scratch,
             language,

@@ -14,7 +14,7 @@ use syncfix_kir::Launch;
 /// `opts.launch` alone (no note) when the user gave launch sizes or nothing launches it.
 pub(super) fn of_kernel(sites: &[LaunchSite], symbol: &str, opts: &FrontendOptions, path: &Path) -> Vec<(Launch, Option<String>)> {
     let mine: Vec<&LaunchSite> = sites.iter().filter(|s| s.kernel_symbol == symbol).collect();
-    if !opts.launch_from_host || mine.is_empty() {
+    if !opts.source.launch_from_host || mine.is_empty() {
         return vec![(opts.launch, None)];
     }
     // Distinct configurations, with the lines that launch each.
@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn distinct_constant_launches_are_each_verified_and_a_covered_one_is_not() {
         let mut opts = FrontendOptions::new(Launch::new([0; 3], [0; 3]));
-        opts.launch_from_host = true;
+        opts.source.launch_from_host = true;
         let sites = [
             site([Some(256), Some(1), Some(1)], [Some(64), Some(1), Some(1)], 71),
             site([Some(256), Some(1), Some(1)], [Some(64), Some(1), Some(1)], 80),
@@ -96,9 +96,9 @@ mod tests {
         assert_eq!(got[1].0.grid_dim, [0, 1, 1]);
         assert!(got[1].1.as_deref().unwrap().starts_with("blockDim=128, gridDim=* taken from the launch at main.cu:90 (`*`"));
         // Flags given, or no launch of this kernel: the options' launch.
-        opts.launch_from_host = false;
+        opts.source.launch_from_host = false;
         assert_eq!(of_kernel(&sites, "_Z1kPi", &opts, Path::new("main.cu")), vec![(opts.launch, None)]);
-        opts.launch_from_host = true;
+        opts.source.launch_from_host = true;
         assert_eq!(of_kernel(&sites, "_Z1jPi", &opts, Path::new("main.cu")), vec![(opts.launch, None)]);
         // A launch with no constant size at all gives no note.
         let unknown = [site([None; 3], [None; 3], 7)];

@@ -136,7 +136,7 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
     // 3. Each kernel to KIR.
     let mapper = Mapper { dir: dir.display().to_string(), file_name: file_name.clone(), marked: &marked };
     let mut kernels = vec![];
-    let chosen = choose_kernels(path, language, &ast, opts.kernel.as_deref())?;
+    let chosen = choose_kernels(path, language, &ast, opts.source.kernel.as_deref())?;
     let names_globals = ast
         .vars
         .iter()
@@ -152,8 +152,8 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
     let kernel_ir_names: Vec<String> =
         ast.functions.iter().filter(|f| f.is_kernel && !f.is_template_pattern()).map(|f| ir_name(language, f)).collect();
     let mut chosen: Vec<(Chosen, bool)> = chosen.into_iter().map(|c| (c, false)).collect();
-    if opts.modular {
-        chosen.extend(with_contracts(language, &ast, &module, opts.kernel.as_deref()).into_iter().map(|c| (c, true)));
+    if opts.source.modular {
+        chosen.extend(with_contracts(language, &ast, &module, opts.source.kernel.as_deref()).into_iter().map(|c| (c, true)));
     }
     let file_notes = fallback.notes(&path.display().to_string());
     let several = chosen.len() > 1;
@@ -171,7 +171,7 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
             kernels: kernel_ir_names.clone(),
         };
         let named = |k: &String| crate::names::names_kernel(k, &f.name, &ir_name);
-        let param_values = opts.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let param_values = opts.source.kernel_args.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         // Values for the scalar (not pointer or array) parameters, in order: no more than
         // there are.
         let scalars: Vec<&str> = f.params.iter().filter(|(_, t)| !t.contains('*') && !t.contains('[')).map(|(n, _)| n.as_str()).collect();
@@ -185,7 +185,7 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
                 if scalars.is_empty() { String::new() } else { format!(" ({})", scalars.join(", ")) }
             )));
         }
-        let array_sizes = opts.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let array_sizes = opts.source.kernel_arrays.iter().rev().find(|(k, _)| named(k)).map(|(_, v)| v.clone()).unwrap_or_default();
         let launches = if modular { vec![(opts.launch, None)] } else { launches::of_kernel(&ast.launches, &ir_name, opts, path) };
         for (launch, note) in launches {
             let input = LowerInput {
@@ -199,8 +199,8 @@ fn compile_kernels(path: &Path, text: &str, opts: &FrontendOptions, each: bool) 
                 main_file: SourceFile::new(path.display().to_string(), Some(original.to_string())),
                 known_files: vec![SourceFile::new(setup.prelude.display().to_string(), setup.headers.last().map(|h| h.1.to_string()))],
                 stmts: ast.stmts.clone(),
-                annotations: opts.annotations,
-                invariants_as_candidates: opts.invariants_as_candidates,
+                annotations: opts.source.annotations,
+                invariants_as_candidates: opts.source.invariants_as_candidates,
                 param_values: param_values.clone(),
                 array_sizes: array_sizes.clone(),
                 gep_offsets: &gep_offsets,

@@ -3,10 +3,11 @@
 //! [`Compiled`], and the language of a file.
 
 use crate::ast::AstInfo;
-use crate::lower::{Annotations, LowerError, Stage};
+use crate::lower::{LowerError, Stage};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use syncfix_kir::{Kernel, Language, Launch, Loc};
+pub use syncfix_options::SourceOptions;
 
 /// Options of the front end.
 #[derive(Clone, Debug)]
@@ -14,36 +15,13 @@ pub struct FrontendOptions {
     /// The source language; `None` decides by the file extension (`.cl` is OpenCL).
     pub language: Option<Language>,
     pub launch: Launch,
-    /// `-D` definitions (`NAME` or `NAME=VALUE`) and `-I` include directories.
-    pub defines: Vec<String>,
-    pub include_dirs: Vec<PathBuf>,
-    /// Extra arguments for clang (`--clang-opt`).
-    pub clang_args: Vec<String>,
-    /// Only this kernel (by source name), if given.
-    pub kernel: Option<String>,
-    /// Which source-level annotations count (`--no-annotations`, `--only-requires`).
-    pub annotations: Annotations,
-    /// `--invariants-as-candidates`: user invariants are only candidates (unchecked).
-    pub invariants_as_candidates: bool,
-    /// `--kernel-args=K,v1,...`: values of kernel K's scalar parameters (`None`: `*`).
-    pub kernel_args: Vec<(String, Vec<Option<u128>>)>,
-    /// `--kernel-arrays=K,s1,...`: sizes in bytes of kernel K's pointer parameters.
-    pub kernel_arrays: Vec<(String, Vec<Option<u64>>)>,
+    /// How the source is read: definitions, include directories, clang's arguments, the
+    /// kernel, annotations, `--kernel-args`, `--no-inline`, launches from the host code, the
+    /// CUDA toolkit (the facade's options as they are).
+    pub source: SourceOptions,
     /// `--timeout`: clang and opt are killed at this instant, and the front end then fails
     /// with [`FrontendError::Timeout`].
     pub deadline: Option<Instant>,
-    /// `--no-inline`: besides the kernels, each device function of the main file that has a
-    /// contract (`__requires`, `__ensures`) is checked on its own against it, as GPUVerify
-    /// checks procedures modularly (see [`crate::lower::LowerInput::modular`]). Its callers
-    /// still inline it.
-    pub modular: bool,
-    /// No launch size was given: each kernel's launch is taken from the host code's launches
-    /// of it where their sizes are compile-time constants (each distinct configuration one
-    /// kernel of [`Compiled::kernels`]), else it stays [`FrontendOptions::launch`].
-    pub launch_from_host: bool,
-    /// The CUDA toolkit whose headers CUDA code is compiled with (`--cuda-path`, found by
-    /// [`find_cuda_toolkit`]); `None`: syncfix's own headers stand in for the toolkit's.
-    pub cuda_toolkit: Option<PathBuf>,
 }
 
 /// The CUDA toolkit as clang finds one: `explicit` (`--cuda-path=DIR`), else `$CUDA_PATH`,
@@ -75,22 +53,7 @@ pub fn find_cuda_toolkit(explicit: Option<&Path>) -> Result<Option<PathBuf>, Str
 impl FrontendOptions {
     /// Defaults for a launch: language by extension, every annotation honoured.
     pub fn new(launch: Launch) -> FrontendOptions {
-        FrontendOptions {
-            language: None,
-            launch,
-            defines: vec![],
-            include_dirs: vec![],
-            clang_args: vec![],
-            kernel: None,
-            annotations: Annotations::All,
-            invariants_as_candidates: false,
-            kernel_args: vec![],
-            kernel_arrays: vec![],
-            deadline: None,
-            modular: false,
-            launch_from_host: false,
-            cuda_toolkit: None,
-        }
+        FrontendOptions { language: None, launch, source: SourceOptions::default(), deadline: None }
     }
 }
 

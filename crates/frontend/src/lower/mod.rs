@@ -98,14 +98,8 @@ pub struct Names {
 }
 
 /// Which source-level annotations the front end honours (GPUVerify's `--no-annotations`,
-/// `--only-requires`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum Annotations {
-    #[default]
-    All,
-    OnlyRequires,
-    Ignore,
-}
+/// `--only-requires`): declared once, in `syncfix-options`.
+pub use syncfix_options::Annotations;
 
 /// Everything the lowering needs besides the module.
 pub struct LowerInput<'a> {
