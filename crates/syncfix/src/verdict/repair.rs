@@ -110,24 +110,14 @@ fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>)
 }
 
 fn change_summary(file: &str, c: &crate::ChangeInfo, bounded: bool) -> ChangeSummary {
-    // The change's own applicability, in the levels of the fix's (Ruff's).
-    use crate::Applicability as A;
-    let applicability = if bounded {
-        A::Bounded
-    } else if matches!(c.kind, "remove" | "split-conditional" | "delay-return") {
-        A::Unsafe
-    } else if c.scope == "grid" {
-        A::CooperativeLaunch
-    } else {
-        A::Safe
-    };
+    let applicability = if bounded { crate::Applicability::Bounded } else { c.applicability() };
     ChangeSummary {
-        kind: c.kind.into(),
+        kind: c.kind.name().into(),
         applicability,
         file: file.into(),
         line: c.line,
         barrier: c.barrier.clone(),
-        scope: c.scope.into(),
+        scope: c.scope.name().into(),
         weight: c.weight,
         loop_depth: c.loop_depth,
     }
