@@ -455,6 +455,36 @@ impl RepairStatus {
     pub fn succeeded(&self) -> bool {
         matches!(self, RepairStatus::Repaired | RepairStatus::NoChange)
     }
+
+    /// The name in the JSON's `status` and SARIF: `repaired`, `no-change`, `not-verified`,
+    /// `assertion`, `other-error`, `unrepairable`, `unknown`, `timeout` or `not-reverified`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RepairStatus::Repaired => "repaired",
+            RepairStatus::NoChange => "no-change",
+            RepairStatus::NotVerified => "not-verified",
+            RepairStatus::AssertionFailure => "assertion",
+            RepairStatus::OtherError => "other-error",
+            RepairStatus::Unrepairable(_) => "unrepairable",
+            RepairStatus::Unknown(_) => "unknown",
+            RepairStatus::Timeout => "timeout",
+            RepairStatus::NotReverified(_) => "not-reverified",
+        }
+    }
+
+    /// Why, in a sentence, for every status but [`RepairStatus::Repaired`] and
+    /// [`RepairStatus::NoChange`] (`None`): the variant's own reason, else a fixed one. The
+    /// JSON's `reason`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            RepairStatus::Repaired | RepairStatus::NoChange => None,
+            RepairStatus::NotVerified => Some("the kernel does not verify"),
+            RepairStatus::AssertionFailure => Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it"),
+            RepairStatus::OtherError => Some("a defect that barriers cannot repair"),
+            RepairStatus::Unrepairable(r) | RepairStatus::Unknown(r) | RepairStatus::NotReverified(r) => Some(r),
+            RepairStatus::Timeout => Some("the time limit (--timeout) was reached"),
+        }
+    }
 }
 
 impl RepairReport {

@@ -93,22 +93,6 @@ pub struct ReplayedDefect {
     pub reason: Option<String>,
 }
 
-/// A repair status's name in [`RepairSummary::status`] and the reason it carries.
-fn repair_status_name(s: &crate::RepairStatus) -> (&'static str, Option<String>) {
-    use crate::RepairStatus as R;
-    match s {
-        R::Repaired => ("repaired", None),
-        R::NoChange => ("no-change", None),
-        R::NotVerified => ("not-verified", Some("the kernel does not verify".to_string())),
-        R::AssertionFailure => ("assertion", Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it".to_string())),
-        R::OtherError => ("other-error", Some("a defect that barriers cannot repair".to_string())),
-        R::Unrepairable(r) => ("unrepairable", Some(r.clone())),
-        R::Unknown(r) => ("unknown", Some(r.clone())),
-        R::Timeout => ("timeout", Some("the time limit (--timeout) was reached".to_string())),
-        R::NotReverified(r) => ("not-reverified", Some(r.clone())),
-    }
-}
-
 fn change_summary(file: &str, c: &crate::ChangeInfo, bounded: bool) -> ChangeSummary {
     let applicability = if bounded { crate::Applicability::Bounded } else { c.applicability() };
     ChangeSummary {
@@ -170,7 +154,7 @@ impl RepairSummary {
     /// The summary of `report` (`command`: `repair` or `audit`), with the diff `patch` and
     /// the run's `exit_code` and `total` time.
     pub fn of(command: &str, file: &str, report: &crate::RepairReport, patch: Option<String>, exit_code: u8, total: Duration) -> Self {
-        let (status, reason) = repair_status_name(&report.status);
+        let (status, reason) = (report.status.name(), report.status.reason().map(str::to_string));
         let applicability = report.level();
         RepairSummary {
             reason,
@@ -180,22 +164,19 @@ impl RepairSummary {
             kernels: report
                 .kernels
                 .iter()
-                .map(|k| {
-                    let (status, reason) = repair_status_name(&k.status);
-                    KernelRepairSummary {
-                        kernel: k.kernel.clone(),
-                        status: status.into(),
-                        reason,
-                        changes: k.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
-                        log: k.log.clone(),
-                        calls: k.calls.clone(),
-                        undecided: k.undecided.clone(),
-                        possible_only: k.possible_only.clone(),
-                        defect: k.defect.as_ref().and_then(|f| {
-                            let r = f.replay()?;
-                            Some(ReplayedDefect { message: f.headline(), confirmed: r.confirmed, reason: r.reason.clone() })
-                        }),
-                    }
+                .map(|k| KernelRepairSummary {
+                    kernel: k.kernel.clone(),
+                    status: k.status.name().into(),
+                    reason: k.status.reason().map(str::to_string),
+                    changes: k.changes.iter().map(|c| change_summary(file, c, report.bounded.is_some())).collect(),
+                    log: k.log.clone(),
+                    calls: k.calls.clone(),
+                    undecided: k.undecided.clone(),
+                    possible_only: k.possible_only.clone(),
+                    defect: k.defect.as_ref().and_then(|f| {
+                        let r = f.replay()?;
+                        Some(ReplayedDefect { message: f.headline(), confirmed: r.confirmed, reason: r.reason.clone() })
+                    }),
                 })
                 .collect(),
             edits: report.edits.clone(),
