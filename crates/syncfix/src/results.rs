@@ -151,9 +151,10 @@ impl KernelReport {
     }
 }
 
-/// How a repair ended (GPURepair's outcomes).
-#[derive(Clone, Debug, serde::Serialize)]
-#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
+/// How a repair ended (GPURepair's outcomes). In the JSON ([`crate::verdict::RepairSummary`]),
+/// the string `status` ([`RepairStatus::name`]) and, for all but `repaired` and `no-change`, a
+/// `reason` ([`RepairStatus::reason`]).
+#[derive(Clone, Debug)]
 pub enum RepairStatus {
     /// The kernel needs no change: it verifies as written (`repair`), or every barrier is
     /// needed (`audit`).
@@ -214,8 +215,9 @@ impl std::fmt::Display for Applicability {
     }
 }
 
-/// One kernel's part of a repair or audit.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One kernel's part of a repair or audit (the JSON's `kernels[]`, serialised with its report:
+/// [`crate::verdict::RepairSummary`]).
+#[derive(Clone, Debug)]
 pub struct KernelRepair {
     pub kernel: String,
     /// How this kernel's repair ended: [`RepairStatus::Repaired`] when the fix holds changes
@@ -275,7 +277,11 @@ pub struct VerifierCallInfo {
 /// that were repaired, re-verified on the patched text, while [`RepairReport::status`] is the
 /// first failing kernel's (so the exit code says that the file is not fully repaired) and
 /// [`RepairReport::kernels`] says which kernel ended how.
-#[derive(Clone, Debug, serde::Serialize)]
+///
+/// Serialised as schema `syncfix.repair/1` without the run's fields
+/// ([`crate::verdict::RepairSummary`] adds them: the command, the file, the exit code, the
+/// diff).
+#[derive(Clone, Debug)]
 pub struct RepairReport {
     /// [`RepairStatus::Repaired`] when every kernel verifies with the fix and some change
     /// was made; otherwise the first failing kernel's status (or [`RepairStatus::NoChange`]).
@@ -319,8 +325,9 @@ pub struct RepairReport {
     pub changes: Vec<ChangeInfo>,
 }
 
-/// One change of a fix, as plain data (for `--format json`, SARIF and editors).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// One change of a fix, as plain data (for `--format json`, SARIF and editors; serialised with
+/// its report: [`crate::verdict::RepairSummary`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChangeInfo {
     /// What the change does.
     pub kind: ChangeKind,
@@ -441,7 +448,7 @@ impl std::fmt::Display for BarrierScope {
 }
 
 /// A barrier statement that a fix removes.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Removal {
     /// 1-based line of the statement in the user's file.
     pub line: u32,
