@@ -540,8 +540,9 @@ pub struct Site {
     /// `before` (a new barrier before the statement), `split` (between the read and the write
     /// of the assignment), `existing` (the user's barrier statement itself).
     pub kind: &'static str,
-    /// `block` or `grid` (`tile` never occurs: tile barriers get no site).
-    pub scope: &'static str,
+    /// The threads the barrier would order: a block, the grid, or a warp (a CUDA block of more
+    /// than one warp, unless `--no-warp-barriers`).
+    pub scope: BarrierScope,
     /// The memory the barrier would order: `local`, `global`, `local+global` (CUDA's barriers
     /// order both; an OpenCL site is offered with each), or `dynamic` (a user's barrier whose
     /// flags are computed at run time).
