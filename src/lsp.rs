@@ -450,7 +450,7 @@ fn analyse(
     let mut actions = vec![];
     if let Some(fix) = analysis.fix {
         if fix.command == "audit" {
-            for c in fix.summary.changes.iter().filter(|c| c.kind == "remove") {
+            for c in fix.report.changes.iter().filter(|c| c.kind == syncfix::ChangeKind::Remove) {
                 let mut d = diagnostic(
                     line_range(text, c.line.saturating_sub(1)),
                     lsp::DiagnosticSeverity::HINT,

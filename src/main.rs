@@ -164,7 +164,7 @@ fn main() -> ExitCode {
             } else {
                 output::print_repair(
                     format,
-                    &syncfix::verdict::RepairSummary::failure(command, &file, "error", &message, on_panic, elapsed),
+                    &syncfix::verdict::RepairSummary::failure(command, &file, syncfix::Status::Error, &message, on_panic, elapsed),
                 );
             }
             on_panic

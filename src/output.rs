@@ -8,7 +8,7 @@ use std::time::Instant;
 use syncfix::exit;
 use syncfix::verdict::{RepairSummary, Verdict};
 use syncfix::Stats;
-use syncfix::{Encoding, ErrorReport, Language};
+use syncfix::{Encoding, ErrorReport, Language, Status};
 
 /// Prints a `verify` failure (the message on stderr; in a machine format, its verdict of
 /// status `error` on stdout) and returns its exit code.
@@ -24,7 +24,7 @@ pub fn fail(format: Format, file: &str, e: ErrorReport, started: Instant) -> u8 
 /// A `repair` or `audit` run that failed before a result: the message on stderr and, in a
 /// machine format, a summary of status `error` (or `timeout`) on stdout.
 pub fn fail_repair_like(format: Format, what: &str, file: &str, e: ErrorReport, started: Instant) -> u8 {
-    let status = if e.exit_code == exit::TIMEOUT { "timeout" } else { "error" };
+    let status = if e.exit_code == exit::TIMEOUT { Status::Timeout } else { Status::Error };
     print_repair(format, &RepairSummary::failure(what, file, status, &e.message, e.exit_code, started.elapsed()));
     fail(Format::Text, "", e, started)
 }

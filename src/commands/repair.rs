@@ -47,7 +47,14 @@ fn run_repair_like(
             // A JSON or SARIF consumer gets its one object, as on every other way out.
             print_repair(
                 format,
-                &syncfix::verdict::RepairSummary::failure(what, &file, "timeout", &timed_out(what), exit::TIMEOUT, started.elapsed()),
+                &syncfix::verdict::RepairSummary::failure(
+                    what,
+                    &file,
+                    syncfix::Status::Timeout,
+                    &timed_out(what),
+                    exit::TIMEOUT,
+                    started.elapsed(),
+                ),
             );
             exit::TIMEOUT
         });
@@ -251,7 +258,7 @@ pub fn audit(a: &AuditArgs, started: Instant) -> u8 {
             }
         }
     };
-    print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &report, patch, code, started.elapsed()));
+    print_repair(format, &syncfix::verdict::RepairSummary::of("audit", &file, &report, patch.as_deref(), code, started.elapsed()));
     code
 }
 pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
@@ -281,7 +288,10 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
         // repaired as a whole anyway, and its exit code says so below.
         match write_fix(a, &report, &text, encoding, &mut patch) {
             Err(code) if code != exit::NOT_ALL_VERIFIED => {
-                print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
+                print_repair(
+                    format,
+                    &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch.as_deref(), code, started.elapsed()),
+                );
                 return code;
             }
             _ => {}
@@ -349,7 +359,7 @@ pub fn repair(a: &RepairArgs, started: Instant) -> u8 {
             }
         }
     };
-    print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch, code, started.elapsed()));
+    print_repair(format, &syncfix::verdict::RepairSummary::of("repair", &file, &report, patch.as_deref(), code, started.elapsed()));
     code
 }
 

@@ -2,8 +2,8 @@
 //! verdict (for diagnostics) and the quick fix (text edits), and errors come as an
 //! [`ErrorReport`]. The language server (`syncfix lsp`) is built on it.
 
-use crate::verdict::{RepairSummary, TextEdit, Verdict};
-use crate::Status;
+use crate::verdict::{TextEdit, Verdict};
+use crate::{ChangeKind, RepairReport, RepairStatus, Status};
 use crate::{ErrorReport, Options};
 use serde::Serialize;
 use std::path::Path;
@@ -31,12 +31,13 @@ pub struct QuickFix {
     pub title: String,
     /// `repair` or `audit`.
     pub command: String,
-    /// The fix's level ([`RepairSummary::applicability`]).
+    /// The fix's level ([`RepairReport::level`]).
     pub applicability: crate::Applicability,
     /// Non-overlapping edits of the analysed text, in its order.
     pub edits: Vec<TextEdit>,
-    /// The whole result, as `--format json` prints it (each change with its line and weight).
-    pub summary: RepairSummary,
+    /// The whole result: each kernel's status, each change with its line and weight (serialised
+    /// as `--format json` prints it, without the run's fields).
+    pub report: RepairReport,
 }
 
 /// Verifies `text` (the kernel file `path` as the editor holds it: the file on disk is not
@@ -98,15 +99,21 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
     let run = if command == "repair" { crate::repair } else { crate::audit };
     opts.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let report = run(path, text, &opts)?;
-    let summary = RepairSummary::of(command, &file, &report, None, 0, started.elapsed());
+    let repaired = matches!(report.status, RepairStatus::Repaired);
+    if command == "repair" && !repaired {
+        analysis.note = report.status.reason().map(str::to_string);
+    }
     // A fix of some kernels beside one that failed is still offered (its edits re-verified),
     // and `note` says what is left.
-    if !summary.edits.is_empty() {
-        let n = summary.changes.len();
-        let repaired: Vec<String> = summary.kernels.iter().filter(|k| k.status == "repaired").map(|k| format!("`{}`", k.kernel)).collect();
-        let title = if command == "repair" && summary.status != "repaired" {
-            format!("Insert barriers in {} (syncfix repair: {n} change{}, re-verified)", repaired.join(", "), if n == 1 { "" } else { "s" })
-        } else if command == "repair" && summary.changes.iter().any(|c| matches!(c.kind.as_str(), "split-conditional" | "delay-return")) {
+    if !report.edits.is_empty() {
+        let n = report.changes.len();
+        let fixed: Vec<String> =
+            report.kernels.iter().filter(|k| matches!(k.status, RepairStatus::Repaired)).map(|k| format!("`{}`", k.kernel)).collect();
+        let title = if command == "repair" && !repaired {
+            format!("Insert barriers in {} (syncfix repair: {n} change{}, re-verified)", fixed.join(", "), if n == 1 { "" } else { "s" })
+        } else if command == "repair"
+            && report.changes.iter().any(|c| matches!(c.kind, ChangeKind::SplitConditional | ChangeKind::DelayReturn))
+        {
             format!(
                 "Restructure so that every thread reaches the barrier (syncfix repair: {n} change{}, re-verified)",
                 if n == 1 { "" } else { "s" }
@@ -119,13 +126,10 @@ pub fn analyse_with(path: &Path, text: &str, opts: &Options, on_verdict: &mut dy
         analysis.fix = Some(QuickFix {
             title,
             command: command.into(),
-            applicability: summary.applicability.unwrap_or(crate::Applicability::Safe),
-            edits: summary.edits.clone(),
-            summary: summary.clone(),
+            applicability: report.level().unwrap_or(crate::Applicability::Safe),
+            edits: report.edits.clone(),
+            report,
         });
-    }
-    if command == "repair" && summary.status != "repaired" {
-        analysis.note = summary.reason.clone();
     }
     Ok(analysis)
 }

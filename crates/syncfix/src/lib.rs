@@ -51,7 +51,8 @@ pub use options::{
 };
 pub use report::{AccessDesc, Check, Finding, Location, LoopIteration, Replay, ThreadDesc, Witness};
 pub use results::{
-    Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status, VerifierCallInfo,
+    Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status,
+    VerifierCallInfo,
 };
 pub use source::{decode_source, encode_source, Encoding, SourceError};
 pub use stats::Stats;

@@ -151,9 +151,10 @@ impl KernelReport {
     }
 }
 
-/// How a repair ended (GPURepair's outcomes).
-#[derive(Clone, Debug, serde::Serialize)]
-#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
+/// How a repair ended (GPURepair's outcomes). In the JSON ([`crate::verdict::RepairSummary`]),
+/// the string `status` ([`RepairStatus::name`]) and, for all but `repaired` and `no-change`, a
+/// `reason` ([`RepairStatus::reason`]).
+#[derive(Clone, Debug)]
 pub enum RepairStatus {
     /// The kernel needs no change: it verifies as written (`repair`), or every barrier is
     /// needed (`audit`).
@@ -214,8 +215,9 @@ impl std::fmt::Display for Applicability {
     }
 }
 
-/// One kernel's part of a repair or audit.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One kernel's part of a repair or audit (the JSON's `kernels[]`, serialised with its report:
+/// [`crate::verdict::RepairSummary`]).
+#[derive(Clone, Debug)]
 pub struct KernelRepair {
     pub kernel: String,
     /// How this kernel's repair ended: [`RepairStatus::Repaired`] when the fix holds changes
@@ -275,7 +277,11 @@ pub struct VerifierCallInfo {
 /// that were repaired, re-verified on the patched text, while [`RepairReport::status`] is the
 /// first failing kernel's (so the exit code says that the file is not fully repaired) and
 /// [`RepairReport::kernels`] says which kernel ended how.
-#[derive(Clone, Debug, serde::Serialize)]
+///
+/// Serialised as schema `syncfix.repair/1` without the run's fields
+/// ([`crate::verdict::RepairSummary`] adds them: the command, the file, the exit code, the
+/// diff).
+#[derive(Clone, Debug)]
 pub struct RepairReport {
     /// [`RepairStatus::Repaired`] when every kernel verifies with the fix and some change
     /// was made; otherwise the first failing kernel's status (or [`RepairStatus::NoChange`]).
@@ -319,26 +325,18 @@ pub struct RepairReport {
     pub changes: Vec<ChangeInfo>,
 }
 
-/// One change of a fix, as plain data (for `--format json` and editors).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// One change of a fix, as plain data (for `--format json`, SARIF and editors; serialised with
+/// its report: [`crate::verdict::RepairSummary`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChangeInfo {
-    /// `insert` (a barrier before a statement), `insert-split` (between the read and the write
-    /// of an assignment, through a temporary), `insert-step` (inside a `memcpy` call, which is
-    /// printed as a copy in steps), `insert-end`, `insert-wait` (OpenCL
-    /// `wait_group_events` for pending asynchronous copies, then a barrier unless it stands
-    /// before the user's; `barrier` holds the statements), `remove`, `upgrade` (an OpenCL
-    /// barrier's flags rewritten; `barrier` is the new statement), `split-conditional` (the
-    /// `if` at `line` split in two; `barrier` is the user's barrier moved between the halves,
-    /// empty when the place between them takes a new barrier; weight 0) or `delay-return` (the
-    /// early return at `line` moved past the barrier, or past the loop that holds it, the
-    /// statements before it guarded).
-    pub kind: &'static str,
+    /// What the change does.
+    pub kind: ChangeKind,
     /// 1-based line of the statement the change is anchored to.
     pub line: u32,
     /// The barrier statement inserted, or the statement removed, as text.
     pub barrier: String,
-    /// `warp`, `block` or `grid`.
-    pub scope: &'static str,
+    /// The threads the barrier orders.
+    pub scope: BarrierScope,
     /// GPURepair's weight of the barrier variable (`sw*lw^depth + gw*[grid]`, GPURepair,
     /// VMCAI 2021, §2.3).
     pub weight: u64,
@@ -346,8 +344,111 @@ pub struct ChangeInfo {
     pub loop_depth: u32,
 }
 
+impl ChangeInfo {
+    /// This change's own applicability, in the levels of the fix's (Ruff's):
+    /// [`Applicability::Unsafe`] for a removal or a restructuring,
+    /// [`Applicability::CooperativeLaunch`] for a grid barrier, else [`Applicability::Safe`] (a
+    /// block or warp barrier inserted, fences strengthened, a wait). Never
+    /// [`Applicability::Bounded`]: a fix found with a loop bound is bounded as a whole
+    /// ([`RepairReport::bounded`]), and so is each of its changes in the JSON.
+    pub fn applicability(&self) -> Applicability {
+        match (self.kind, self.scope) {
+            (ChangeKind::Remove | ChangeKind::SplitConditional | ChangeKind::DelayReturn, _) => Applicability::Unsafe,
+            (_, BarrierScope::Grid) => Applicability::CooperativeLaunch,
+            _ => Applicability::Safe,
+        }
+    }
+}
+
+/// What a change of a fix does ([`ChangeInfo::kind`]); its name in the JSON is the kebab-case
+/// one ([`ChangeKind::name`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// `insert`: a barrier before a statement.
+    Insert,
+    /// `insert-split`: a barrier between the read and the write of an assignment, through a
+    /// temporary.
+    InsertSplit,
+    /// `insert-step`: a barrier inside a `memcpy` call, which is printed as a copy in steps.
+    InsertStep,
+    /// `insert-end`: a barrier at the end of a loop body, before its `}`.
+    InsertEnd,
+    /// `insert-wait`: OpenCL `wait_group_events` for the asynchronous copies pending there,
+    /// then a barrier unless it stands before the user's ([`ChangeInfo::barrier`] holds the
+    /// statements).
+    InsertWait,
+    /// `remove`: the user's barrier statement removed.
+    Remove,
+    /// `upgrade`: an OpenCL barrier's flags rewritten in place ([`ChangeInfo::barrier`] is the
+    /// new statement).
+    Upgrade,
+    /// `split-conditional`: the `if` at [`ChangeInfo::line`] split in two;
+    /// [`ChangeInfo::barrier`] is the user's barrier moved between the halves, empty when the
+    /// place between them takes a new barrier; weight 0.
+    SplitConditional,
+    /// `delay-return`: the early return at [`ChangeInfo::line`] moved past the barrier, or past
+    /// the loop that holds it, the statements before it guarded.
+    DelayReturn,
+}
+
+impl ChangeKind {
+    /// The name in JSON and SARIF (`insert`, `insert-split`, `insert-step`, `insert-end`,
+    /// `insert-wait`, `remove`, `upgrade`, `split-conditional`, `delay-return`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::Insert => "insert",
+            ChangeKind::InsertSplit => "insert-split",
+            ChangeKind::InsertStep => "insert-step",
+            ChangeKind::InsertEnd => "insert-end",
+            ChangeKind::InsertWait => "insert-wait",
+            ChangeKind::Remove => "remove",
+            ChangeKind::Upgrade => "upgrade",
+            ChangeKind::SplitConditional => "split-conditional",
+            ChangeKind::DelayReturn => "delay-return",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The threads a barrier orders; its name in the JSON is the lowercase one
+/// ([`BarrierScope::name`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierScope {
+    /// The lanes of one warp (`__syncwarp();`).
+    Warp,
+    /// A block (CUDA) or work-group (OpenCL): `__syncthreads();`, `barrier(...)`.
+    Block,
+    /// The whole grid (`cooperative_groups::this_grid().sync();`): the launch must be
+    /// cooperative.
+    Grid,
+}
+
+impl BarrierScope {
+    /// The name in JSON and SARIF (`warp`, `block`, `grid`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierScope::Warp => "warp",
+            BarrierScope::Block => "block",
+            BarrierScope::Grid => "grid",
+        }
+    }
+}
+
+impl std::fmt::Display for BarrierScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A barrier statement that a fix removes.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Removal {
     /// 1-based line of the statement in the user's file.
     pub line: u32,
@@ -360,6 +461,36 @@ impl RepairStatus {
     /// [`RepairStatus::NoChange`].
     pub fn succeeded(&self) -> bool {
         matches!(self, RepairStatus::Repaired | RepairStatus::NoChange)
+    }
+
+    /// The name in the JSON's `status` and SARIF: `repaired`, `no-change`, `not-verified`,
+    /// `assertion`, `other-error`, `unrepairable`, `unknown`, `timeout` or `not-reverified`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RepairStatus::Repaired => "repaired",
+            RepairStatus::NoChange => "no-change",
+            RepairStatus::NotVerified => "not-verified",
+            RepairStatus::AssertionFailure => "assertion",
+            RepairStatus::OtherError => "other-error",
+            RepairStatus::Unrepairable(_) => "unrepairable",
+            RepairStatus::Unknown(_) => "unknown",
+            RepairStatus::Timeout => "timeout",
+            RepairStatus::NotReverified(_) => "not-reverified",
+        }
+    }
+
+    /// Why, in a sentence, for every status but [`RepairStatus::Repaired`] and
+    /// [`RepairStatus::NoChange`] (`None`): the variant's own reason, else a fixed one. The
+    /// JSON's `reason`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            RepairStatus::Repaired | RepairStatus::NoChange => None,
+            RepairStatus::NotVerified => Some("the kernel does not verify"),
+            RepairStatus::AssertionFailure => Some("an assertion fails even with a barrier at every candidate site (statement boundaries, loop heads, branches, calls); no barrier placement syncfix considers repairs it"),
+            RepairStatus::OtherError => Some("a defect that barriers cannot repair"),
+            RepairStatus::Unrepairable(r) | RepairStatus::Unknown(r) | RepairStatus::NotReverified(r) => Some(r),
+            RepairStatus::Timeout => Some("the time limit (--timeout) was reached"),
+        }
     }
 }
 
@@ -409,8 +540,9 @@ pub struct Site {
     /// `before` (a new barrier before the statement), `split` (between the read and the write
     /// of the assignment), `existing` (the user's barrier statement itself).
     pub kind: &'static str,
-    /// `block` or `grid` (`tile` never occurs: tile barriers get no site).
-    pub scope: &'static str,
+    /// The threads the barrier would order: a block, the grid, or a warp (a CUDA block of more
+    /// than one warp, unless `--no-warp-barriers`).
+    pub scope: BarrierScope,
     /// The memory the barrier would order: `local`, `global`, `local+global` (CUDA's barriers
     /// order both; an OpenCL site is offered with each), or `dynamic` (a user's barrier whose
     /// flags are computed at run time).
@@ -418,6 +550,35 @@ pub struct Site {
     pub depth: u32,
     pub weight: u64,
     pub in_callee: bool,
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::{BarrierScope, ChangeKind};
+
+    #[test]
+    fn the_json_names_are_the_serde_names() {
+        use ChangeKind as K;
+        let kinds = [
+            K::Insert,
+            K::InsertSplit,
+            K::InsertStep,
+            K::InsertEnd,
+            K::InsertWait,
+            K::Remove,
+            K::Upgrade,
+            K::SplitConditional,
+            K::DelayReturn,
+        ];
+        for k in kinds {
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.name()));
+            assert_eq!(serde_json::from_str::<ChangeKind>(&format!("\"{k}\"")).unwrap(), k);
+        }
+        for s in [BarrierScope::Warp, BarrierScope::Block, BarrierScope::Grid] {
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.name()));
+            assert_eq!(serde_json::from_str::<BarrierScope>(&format!("\"{s}\"")).unwrap(), s);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! The types are `serde-sarif`'s, generated from the OASIS schema.
 
 use crate::verdict::{Access, Defect, RepairSummary, TextEdit, TextRange, Verdict};
-use crate::Status;
+use crate::{RepairReport, RepairStatus, Status};
 use serde_sarif::sarif as s;
 
 /// The schema URI written in `$schema`.
@@ -269,80 +269,92 @@ fn region(e: &TextEdit) -> s::Region {
 /// `inconclusive` result; an error is a failed invocation.
 pub fn of_repair(r: &RepairSummary) -> s::Sarif {
     let mut results = vec![];
-    match r.status.as_str() {
-        "repaired" => {
-            let rule = if r.command == "audit" { "unneeded-barrier" } else { "missing-barrier" };
-            let mut lines: Vec<String> = r.changes.iter().map(|c| format!("{} `{}` at line {}", c.kind, c.barrier, c.line)).collect();
-            lines.dedup();
-            let proof = match r.bound {
-                Some(n) => format!("no error in the patched kernel up to {n} loop iterations (not a proof)"),
-                None => "the patched kernel verifies".into(),
-            };
-            let text = format!("{}; {proof}", lines.join("; "));
-            let locations: Vec<s::Location> = r
-                .changes
-                .iter()
-                .map(|c| location(&c.file, Some(c.line), None, None, Some(format!("{} `{}`", c.kind, c.barrier))))
-                .collect();
-            let change = s::ArtifactChange::builder()
-                .artifact_location(artifact(&r.file))
-                .replacements(
-                    r.edits
-                        .iter()
-                        .map(|e| {
-                            s::Replacement::builder()
-                                .deleted_region(region(e))
-                                .inserted_content(s::ArtifactContent::builder().text(e.replacement.clone()).build())
-                                .build()
-                        })
-                        .collect::<Vec<_>>(),
-                )
-                .build();
-            let fix = s::Fix::builder()
-                .description(message(format!(
-                    "{} ({})",
-                    if r.command == "audit" { "remove the barriers" } else { "repair the synchronisation" },
-                    r.applicability.map_or("safe", |a| a.name())
-                )))
-                .artifact_changes(vec![change])
-                .build();
-            let result = s::Result::builder()
-                .message(message(text))
-                .rule_id(rule)
-                .level(if r.command == "audit" { s::ResultLevel::Warning } else { s::ResultLevel::Error })
-                .kind(s::ResultKind::Fail)
-                .locations(locations)
-                .fixes(vec![fix])
-                .build();
-            results.push(result);
-        }
-        "assertion" | "other-error" | "unrepairable" | "not-verified" => {
-            let mut text = r.reason.clone().unwrap_or_default();
-            if !r.findings.is_empty() {
-                text = format!("{text} ({})", r.findings.join("; "));
+    let mut notes: Vec<(String, &str)> = vec![];
+    // The message of a run that failed: an error, or a patch that did not re-verify.
+    let mut error = None;
+    match r.outcome {
+        Ok(report) => {
+            let reason = report.status.reason().unwrap_or_default().to_string();
+            match &report.status {
+                RepairStatus::Repaired => results.push(fix_result(r, report)),
+                RepairStatus::AssertionFailure | RepairStatus::OtherError | RepairStatus::Unrepairable(_) | RepairStatus::NotVerified => {
+                    let mut text = reason;
+                    if !report.findings.is_empty() {
+                        let headlines: Vec<String> = report.findings.iter().map(|f| f.headline()).collect();
+                        text = format!("{text} ({})", headlines.join("; "));
+                    }
+                    let not_verified = matches!(report.status, RepairStatus::NotVerified);
+                    let mut res = s::Result::builder()
+                        .message(message(text))
+                        .rule_id(if not_verified { "inconclusive" } else { "unrepairable" })
+                        .level(s::ResultLevel::Error)
+                        .kind(s::ResultKind::Fail)
+                        .locations(vec![location(r.file, None, None, None, None)])
+                        .build();
+                    if not_verified {
+                        res.level = Some(s::ResultLevel::None);
+                        res.kind = Some(s::ResultKind::Open);
+                    }
+                    results.push(res);
+                }
+                RepairStatus::Unknown(_) | RepairStatus::Timeout => results.push(open_result(r.file, reason)),
+                RepairStatus::NotReverified(_) => error = Some(reason),
+                RepairStatus::NoChange => {}
             }
-            let rule = if r.status == "not-verified" { "inconclusive" } else { "unrepairable" };
-            let mut res = s::Result::builder()
-                .message(message(text))
-                .rule_id(rule)
-                .level(s::ResultLevel::Error)
-                .kind(s::ResultKind::Fail)
-                .locations(vec![location(&r.file, None, None, None, None)])
-                .build();
-            if rule == "inconclusive" {
-                res.level = Some(s::ResultLevel::None);
-                res.kind = Some(s::ResultKind::Open);
-            }
-            results.push(res);
+            notes.extend(report.notes.iter().map(|n| (n.clone(), "note")));
         }
-        "unknown" | "timeout" => results.push(open_result(&r.file, r.reason.clone().unwrap_or_default())),
-        _ => {}
+        Err((Status::Timeout, reason)) => results.push(open_result(r.file, reason.trim_end().to_string())),
+        Err((_, reason)) => error = Some(reason.trim_end().to_string()),
     }
-    let mut notes: Vec<(String, &str)> = r.notes.iter().map(|n| (n.clone(), "note")).collect();
-    let errored = matches!(r.status.as_str(), "error" | "not-reverified");
-    if errored {
-        notes.push((r.reason.clone().unwrap_or_default(), "error"));
+    let ok = error.is_none() && successful(r.exit_code);
+    if let Some(e) = error {
+        notes.push((e, "error"));
     }
-    let ok = !errored && successful(r.exit_code);
     log(run(results, vec![invocation(r.exit_code, ok, notes)]))
+}
+
+/// The result of a repair or audit that changes the file: one location per change, the whole
+/// change as the fix.
+fn fix_result(r: &RepairSummary, report: &RepairReport) -> s::Result {
+    let audit = r.command == "audit";
+    let mut lines: Vec<String> = report.changes.iter().map(|c| format!("{} `{}` at line {}", c.kind, c.barrier, c.line)).collect();
+    lines.dedup();
+    let proof = match report.bounded {
+        Some(n) => format!("no error in the patched kernel up to {n} loop iterations (not a proof)"),
+        None => "the patched kernel verifies".into(),
+    };
+    let text = format!("{}; {proof}", lines.join("; "));
+    let locations: Vec<s::Location> =
+        report.changes.iter().map(|c| location(r.file, Some(c.line), None, None, Some(format!("{} `{}`", c.kind, c.barrier)))).collect();
+    let change = s::ArtifactChange::builder()
+        .artifact_location(artifact(r.file))
+        .replacements(
+            report
+                .edits
+                .iter()
+                .map(|e| {
+                    s::Replacement::builder()
+                        .deleted_region(region(e))
+                        .inserted_content(s::ArtifactContent::builder().text(e.replacement.clone()).build())
+                        .build()
+                })
+                .collect::<Vec<_>>(),
+        )
+        .build();
+    let fix = s::Fix::builder()
+        .description(message(format!(
+            "{} ({})",
+            if audit { "remove the barriers" } else { "repair the synchronisation" },
+            report.level().map_or("safe", |a| a.name())
+        )))
+        .artifact_changes(vec![change])
+        .build();
+    s::Result::builder()
+        .message(message(text))
+        .rule_id(if audit { "unneeded-barrier" } else { "missing-barrier" })
+        .level(if audit { s::ResultLevel::Warning } else { s::ResultLevel::Error })
+        .kind(s::ResultKind::Fail)
+        .locations(locations)
+        .fixes(vec![fix])
+        .build()
 }

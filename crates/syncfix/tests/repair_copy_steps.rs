@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use syncfix::{Applicability, Language, RepairStatus};
+use syncfix::{Applicability, ChangeKind, Language, RepairStatus};
 
 /// A struct of 6 bytes (GPUVerify's CUDA/memcpy/fail_overstep): each thread copies 12 bytes
 /// from its own element on, so its second element is its neighbour's first.
@@ -22,7 +22,7 @@ fn an_overlapping_copy_is_done_in_steps_with_a_barrier_where_the_overlap_begins(
     let patched = r.patched.clone().expect("a patched kernel");
     let want = "typedef struct {\n  short x;\n  short y;\n  char z;\n} s_t;\n\n__global__ void k(s_t *in, s_t *out) {\n  {\n    char *dst = (char *)(&out[threadIdx.x]);\n    const char *src = (const char *)(&in[threadIdx.x]);\n    memcpy(dst, src, 6);\n    __syncthreads();\n    memcpy(dst + 6, src + 6, 6);\n  }\n}\n";
     assert_eq!(patched, want, "patched:\n{patched}");
-    assert_eq!(r.changes.iter().map(|c| (c.kind, c.line)).collect::<Vec<_>>(), [("insert-step", 8)]);
+    assert_eq!(r.changes.iter().map(|c| (c.kind, c.line)).collect::<Vec<_>>(), [(ChangeKind::InsertStep, 8)]);
     // The same bytes are copied, in two calls: a safe fix, and a note on the other way out.
     assert_eq!(r.applicability, Some(Applicability::Safe));
     assert!(
@@ -107,7 +107,7 @@ fn a_copy_into_a_shared_tile_in_a_loop_steps_by_whole_elements() {
         "{patched}"
     );
     assert!(patched.contains("tile[t].z;\n    __syncthreads();\n  }"), "{patched}");
-    assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), ["insert-step"]);
+    assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), [ChangeKind::InsertStep]);
     starts(verdict_with(&patched, &opts), "verified");
 }
 

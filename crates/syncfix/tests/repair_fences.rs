@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use syncfix::{Language, RepairStatus};
+use syncfix::{ChangeKind, Language, RepairStatus};
 
 /// The barriers the repair of `src` inserts (the added lines, trimmed), or the status.
 fn inserted(src: &str, local: u32, groups: u32) -> Result<Vec<String>, String> {
@@ -59,7 +59,7 @@ fn an_asynchronous_copy_in_flight_is_repaired_by_a_wait_before_the_barrier() {
     let r = repair_with(src, &options(Language::OpenCl, [64, 1, 1], [128, 1, 1]));
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!(r.waited, 1, "{:?}", r.changes);
-    let c = r.changes.iter().find(|c| c.kind == "insert-wait").expect("a wait");
+    let c = r.changes.iter().find(|c| c.kind == ChangeKind::InsertWait).expect("a wait");
     assert_eq!((c.line, c.barrier.as_str()), (5, "wait_group_events(1, &handle); barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"));
 }
 
@@ -84,7 +84,7 @@ fn a_barrier_whose_fences_are_too_weak_is_upgraded_in_place() {
     let r = repair_with(src, &options(Language::OpenCl, [16, 1, 1], [2, 1, 1]));
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!((r.upgraded, r.removed), (1, 0), "{:?}", r.changes);
-    let up = r.changes.iter().find(|c| c.kind == "upgrade").expect("an upgrade");
+    let up = r.changes.iter().find(|c| c.kind == ChangeKind::Upgrade).expect("an upgrade");
     assert_eq!((up.line, up.barrier.as_str()), (5, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"));
     let patched = r.patched.clone().unwrap();
     assert_eq!(patched.lines().nth(4).map(str::trim), Some("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"), "{patched}");

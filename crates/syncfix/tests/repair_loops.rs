@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use syncfix::{Language, Options, RepairStatus};
+use syncfix::{ChangeKind, Language, Options, RepairStatus};
 
 /// The lines of `patched` that are barrier statements.
 fn barrier_lines(patched: &str) -> Vec<usize> {
@@ -114,7 +114,7 @@ fn the_end_of_a_loop_body_is_a_barrier_site() {
     let opts = options(Language::OpenCl, [32, 1, 1], [32, 1, 1]);
     let r = repair_with(src, &opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
-    assert!(r.changes.iter().any(|c| c.kind == "insert-end"), "{:?}", r.changes);
+    assert!(r.changes.iter().any(|c| c.kind == ChangeKind::InsertEnd), "{:?}", r.changes);
     let patched = r.patched.expect("a patched kernel");
     let lines: Vec<&str> = patched.lines().map(str::trim).collect();
     let b = lines.iter().enumerate().skip(4).find(|(_, l)| **l == "barrier(CLK_LOCAL_MEM_FENCE);").map(|(i, _)| i).expect("a new barrier");

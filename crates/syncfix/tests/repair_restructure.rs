@@ -6,12 +6,12 @@
 mod common;
 
 use common::*;
-use syncfix::{Applicability, Language, RepairStatus};
+use syncfix::{Applicability, ChangeKind, Language, RepairStatus};
 
 /// Repairs `src`, checks that the repair splits a conditional and that its patched text is
 /// `want` and verifies; returns the report's change kinds.
 #[track_caller]
-fn repaired_as(src: &str, opts: &syncfix::Options, want: &str) -> Vec<&'static str> {
+fn repaired_as(src: &str, opts: &syncfix::Options, want: &str) -> Vec<ChangeKind> {
     let r = repair_with(src, opts);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}\n{:?}", r.status, r.findings);
     let patched = r.patched.clone().expect("a patched kernel");
@@ -40,7 +40,7 @@ fn a_barrier_in_a_divergent_conditional_moves_out_of_it() {
     let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    __syncthreads();\n    A[idx] = temp;\n  }\n}\n";
     let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  int temp;\n  if (idx % 2 == 0) {\n    temp = A[idx + 2];\n  }\n  __syncthreads();\n  if (idx % 2 == 0) {\n    A[idx] = temp;\n  }\n}\n";
     let kinds = repaired_as(src, &cuda32(), want);
-    assert_eq!(kinds, ["split-conditional"]);
+    assert_eq!(kinds, [ChangeKind::SplitConditional]);
     let r = repair_with(src, &cuda32());
     assert_eq!(r.changes[0].line, 3);
     assert_eq!(r.changes[0].barrier, "__syncthreads();");
@@ -55,7 +55,7 @@ fn without_a_barrier_the_split_makes_the_place_for_a_new_one() {
     let src = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  if (idx % 2 == 0) {\n    int temp = A[idx + 2];\n    A[idx] = temp;\n  }\n}\n";
     let want = "__global__ void k(int *A) {\n  unsigned idx = threadIdx.x;\n  int temp;\n  if (idx % 2 == 0) {\n    temp = A[idx + 2];\n  }\n  __syncthreads();\n  if (idx % 2 == 0) {\n    A[idx] = temp;\n  }\n}\n";
     let kinds = repaired_as(src, &cuda32(), want);
-    assert_eq!(kinds, ["split-conditional", "insert"]);
+    assert_eq!(kinds, [ChangeKind::SplitConditional, ChangeKind::Insert]);
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn an_early_return_moves_past_the_barrier_it_made_some_threads_skip() {
     let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  __syncthreads();\n  out[t] = tile[(t + 1) % n];\n}\n";
     let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
     let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
-    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    assert_eq!(repaired_as(src, &opts, want), [ChangeKind::DelayReturn]);
     let r = repair_with(src, &opts);
     assert!(r.notes[0].contains("the early return `if (t >= n) return;` now follows `__syncthreads();`"), "{:?}", r.notes);
 }
@@ -156,7 +156,7 @@ fn an_early_return_in_braces_with_declarations_the_rest_uses() {
     let want = "__kernel void k(__global float *out, __global const float *in, __local float *s, int n) {\n  int t = get_local_id(0);\n  float v;\n  if (!(t >= n)) {\n    v = in[t];\n    s[t] = v;\n  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  if (t >= n) {\n    return;\n  }\n  out[t] = s[(t + 1) % n] + v;\n}\n";
     let mut opts = options(Language::OpenCl, [64, 1, 1], [1, 1, 1]);
     opts.verifier.abstraction = syncfix::Abstraction::Equality;
-    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    assert_eq!(repaired_as(src, &opts, want), [ChangeKind::DelayReturn]);
 }
 
 #[test]
@@ -168,7 +168,7 @@ fn an_early_return_before_a_loop_with_barriers_moves_past_the_loop() {
     let src = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  int sum = 0;\n  for (int b = 0; b < 4; ++b) {\n    tile[t] = in[b * 64 + t];\n    __syncthreads();\n    int v = tile[63 - t];\n    __syncthreads();\n    sum += v;\n  }\n  out[t] = sum;\n}\n";
     let want = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  int sum;\n  if (!(t >= n)) {\n    sum = 0;\n  }\n  for (int b = 0; b < 4; ++b) {\n    if (!(t >= n)) {\n      tile[t] = in[b * 64 + t];\n    }\n    __syncthreads();\n    int v;\n    if (!(t >= n)) {\n      v = tile[63 - t];\n    }\n    __syncthreads();\n    if (!(t >= n)) {\n      sum += v;\n    }\n  }\n  if (t >= n) return;\n  out[t] = sum;\n}\n";
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    assert_eq!(repaired_as(src, &opts, want), [ChangeKind::DelayReturn]);
     let r = repair_with(src, &opts);
     assert!(r.notes[0].contains("now follows the loop at line 6, whose statements are guarded by `!(t >= n)`"), "{:?}", r.notes);
     // A header that reads memory would be run by the threads that returned: not restructured,
@@ -185,7 +185,7 @@ fn past_nested_loops_the_loops_own_counters_run_for_every_thread() {
     let src = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  int acc = 0;\n  for (int i = 0; i < 2; ++i) {\n    int j = 0;\n    while (j < 3) {\n      tile[t] = in[(i * 3 + j) * 64 + t];\n      __syncthreads();\n      acc += tile[63 - t];\n      __syncthreads();\n      j++;\n    }\n  }\n  out[t] = acc;\n}\n";
     let want = "__global__ void k(const int *in, int *out, int n) {\n  __shared__ int tile[64];\n  int t = threadIdx.x;\n  int acc;\n  if (!(t >= n)) {\n    acc = 0;\n  }\n  for (int i = 0; i < 2; ++i) {\n    int j = 0;\n    while (j < 3) {\n      if (!(t >= n)) {\n        tile[t] = in[(i * 3 + j) * 64 + t];\n      }\n      __syncthreads();\n      if (!(t >= n)) {\n        acc += tile[63 - t];\n      }\n      __syncthreads();\n      j++;\n    }\n  }\n  if (t >= n) return;\n  out[t] = acc;\n}\n";
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
-    assert_eq!(repaired_as(src, &opts, want), ["delay-return"]);
+    assert_eq!(repaired_as(src, &opts, want), [ChangeKind::DelayReturn]);
     let src = src.replace("      j++;", "      j = in[j] + 1;");
     unrepaired_because(&src, &opts, true, "`j = in[j] + 1;` changes a variable of the loop's header");
 }
@@ -195,7 +195,7 @@ fn without_a_barrier_an_early_return_moves_down_to_make_a_place_for_one() {
     let src = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (t >= n) return;\n  tile[t] = in[t];\n  out[t] = tile[(t + 1) % n];\n}\n";
     let want = "__global__ void shift(float *out, const float *in, int n) {\n  __shared__ float tile[256];\n  int t = threadIdx.x;\n  if (!(t >= n)) {\n    tile[t] = in[t];\n  }\n  __syncthreads();\n  if (t >= n) return;\n  out[t] = tile[(t + 1) % n];\n}\n";
     let opts = options(Language::Cuda, [256, 1, 1], [1, 1, 1]);
-    assert_eq!(repaired_as(src, &opts, want), ["delay-return", "insert"]);
+    assert_eq!(repaired_as(src, &opts, want), [ChangeKind::DelayReturn, ChangeKind::Insert]);
 }
 
 #[test]
@@ -204,5 +204,5 @@ fn an_early_return_on_a_value_read_from_memory_is_decided_before_the_barrier() {
     // writes, so it is evaluated where it was, into a bool.
     let src = "__global__ void k(float *out, const int *skip) {\n  __shared__ float tile[64];\n  int t = threadIdx.x;\n  if (skip[t] != 0) return;\n  tile[t] = 1.0f;\n  __syncthreads();\n  out[t] = tile[(t + 1) % 64];\n}\n";
     let want = "__global__ void k(float *out, const int *skip) {\n  __shared__ float tile[64];\n  int t = threadIdx.x;\n  bool cond = skip[t] != 0;\n  if (!cond) {\n    tile[t] = 1.0f;\n  }\n  __syncthreads();\n  if (cond) return;\n  out[t] = tile[(t + 1) % 64];\n}\n";
-    assert_eq!(repaired_as(src, &options(Language::Cuda, [64, 1, 1], [1, 1, 1]), want), ["delay-return"]);
+    assert_eq!(repaired_as(src, &options(Language::Cuda, [64, 1, 1], [1, 1, 1]), want), [ChangeKind::DelayReturn]);
 }

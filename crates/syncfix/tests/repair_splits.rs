@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use syncfix::{Abstraction, Language, RepairStatus};
+use syncfix::{Abstraction, ChangeKind, Language, RepairStatus};
 
 #[test]
 fn a_read_modify_write_racing_with_itself_is_split() {
@@ -23,7 +23,7 @@ fn a_read_modify_write_racing_with_itself_is_split() {
         patched,
         "__kernel void foo(__local short *p) {\n  short tmp = p[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n  p[0] = tmp + 1;\n}\n"
     );
-    assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), ["insert-split"]);
+    assert_eq!(r.changes.iter().map(|c| c.kind).collect::<Vec<_>>(), [ChangeKind::InsertSplit]);
     starts(verdict_with(&patched, &opts), "verified");
     // Adversarially, the threads may write different values: no barrier can help.
     opts.verifier.abstraction = Abstraction::Adversarial;

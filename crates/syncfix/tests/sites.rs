@@ -2,7 +2,7 @@
 //! boundaries, existing barriers, grid and warp twins; weights sw*lw^depth + gw*grid.
 
 use std::path::Path;
-use syncfix::{Language, Launch, Options, RepairOptions};
+use syncfix::{BarrierScope, Language, Launch, Options, RepairOptions};
 
 fn sites(src: &str, lang: Language, block: u32, grid: u32, cfg: RepairOptions) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
@@ -119,8 +119,8 @@ fn multi_block_cuda_kernels_get_grid_twins() {
     opts.language = Some(Language::Cuda);
     opts.repair.warp_barriers = false;
     opts.verifier.only_intra_group = true;
-    let intra: Vec<&str> = syncfix::sites(&path, src, &opts).unwrap().iter().map(|s| s.scope).collect();
-    assert_eq!(intra, ["block", "block"]);
+    let intra: Vec<BarrierScope> = syncfix::sites(&path, src, &opts).unwrap().iter().map(|s| s.scope).collect();
+    assert_eq!(intra, [BarrierScope::Block, BarrierScope::Block]);
     // OpenCL has no grid barrier.
     let cl = "__kernel void k(__global int *A) {\n  int t = A[get_global_id(0) + 1];\n  A[get_global_id(0)] = t;\n}\n";
     assert!(!sites(cl, Language::OpenCl, 32, 4, RepairOptions::default()).iter().any(|x| x.contains("grid")));

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use syncfix::{Language, Launch, Options, RepairStatus};
+use syncfix::{BarrierScope, ChangeKind, Language, Launch, Options, RepairStatus};
 
 const DIVERGENCE: &str = "barrier may be reached by non-uniform control flow";
 
@@ -169,7 +169,10 @@ fn repair_inserts_a_warp_barrier_where_the_race_lies_within_one_warp() {
     let r = repair(&exchange("", "t ^ 1"), 64, 1);
     assert!(matches!(r.status, RepairStatus::Repaired), "{:?}", r.status);
     assert_eq!((r.inserted, r.removed), (1, 0));
-    assert_eq!(r.changes.iter().map(|c| (c.kind, c.scope, c.barrier.as_str())).collect::<Vec<_>>(), [("insert", "warp", "__syncwarp();")]);
+    assert_eq!(
+        r.changes.iter().map(|c| (c.kind, c.scope, c.barrier.as_str())).collect::<Vec<_>>(),
+        [(ChangeKind::Insert, BarrierScope::Warp, "__syncwarp();")]
+    );
     let patched = r.patched.expect("a patched kernel");
     assert!(patched.contains("__syncwarp();") && !patched.contains("__syncthreads();"), "{patched}");
     // The patched kernel verifies.

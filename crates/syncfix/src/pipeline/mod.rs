@@ -17,7 +17,7 @@ pub(crate) use verify::{clang_baseline, verify};
 
 use crate::error::StageError;
 use crate::options::Stages;
-use crate::results::Site;
+use crate::results::{BarrierScope, Site};
 use crate::text::{TextEdit, TextPoint};
 use std::path::Path;
 use syncfix_frontend::driver::compile;
@@ -43,9 +43,9 @@ pub(crate) fn sites(path: &Path, text: &str, opts: &Stages) -> Result<Vec<Site>,
                     SiteKind::Existing => "existing",
                 },
                 scope: match v.scope {
-                    Scope::Block => "block",
-                    Scope::Grid => "grid",
-                    Scope::Tile { .. } => "warp",
+                    Scope::Block => BarrierScope::Block,
+                    Scope::Grid => BarrierScope::Grid,
+                    Scope::Tile { .. } => BarrierScope::Warp,
                 },
                 fences: match v.fences {
                     syncfix_kir::Fences::Const { local: true, global: false } => "local",

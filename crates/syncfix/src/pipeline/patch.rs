@@ -6,10 +6,12 @@ use super::verify::verify;
 use crate::error::StageError;
 use crate::options::Stages;
 use crate::report::Finding;
-use crate::results::{Applicability, ChangeInfo, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status};
+use crate::results::{
+    Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status,
+};
 use crate::Stats;
 use std::path::Path;
-use syncfix_fix::Change;
+use syncfix_fix::{BarrierText, Change};
 use syncfix_frontend::driver::{Compiled, FrontendError};
 use syncfix_kir::StmtId;
 
@@ -103,7 +105,8 @@ pub(super) fn fix_and_reverify(
         }
     }
     let changes = infos_of(&changes, &meta, compiled, text);
-    let removals = changes.iter().filter(|c| c.kind == "remove").map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
+    let removals =
+        changes.iter().filter(|c| c.kind == ChangeKind::Remove).map(|c| Removal { line: c.line, text: c.barrier.clone() }).collect();
     Ok(RepairReport {
         status: status_or(RepairStatus::Repaired),
         kernels: kernels_of(&outcomes),
@@ -203,25 +206,25 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
                 | Change::InsertStep { barrier, .. }
                 | Change::InsertEnd { barrier, .. } => (
                     match c {
-                        Change::InsertSplit { .. } => "insert-split",
-                        Change::InsertStep { .. } => "insert-step",
-                        Change::InsertEnd { .. } => "insert-end",
-                        _ => "insert",
+                        Change::InsertSplit { .. } => ChangeKind::InsertSplit,
+                        Change::InsertStep { .. } => ChangeKind::InsertStep,
+                        Change::InsertEnd { .. } => ChangeKind::InsertEnd,
+                        _ => ChangeKind::Insert,
                     },
                     barrier.text().to_string(),
-                    barrier.scope_name(),
+                    scope_of(*barrier),
                 ),
                 Change::Remove { .. } => (
-                    "remove",
+                    ChangeKind::Remove,
                     range.and_then(|r| text.get(r.start..r.end)).unwrap_or("").trim().to_string(),
-                    if grid { "grid" } else { "block" },
+                    if grid { BarrierScope::Grid } else { BarrierScope::Block },
                 ),
-                Change::Upgrade { barrier, .. } => ("upgrade", barrier.text().to_string(), "block"),
+                Change::Upgrade { barrier, .. } => (ChangeKind::Upgrade, barrier.text().to_string(), BarrierScope::Block),
                 Change::InsertWait { stmt, barrier } => {
                     let events = compiled.ast.stmts.pending_events(text, *stmt).unwrap_or_default();
                     let waits = events.iter().map(|e| e.wait());
                     let all: Vec<String> = waits.chain(barrier.map(|b| b.text().to_string())).collect();
-                    ("insert-wait", all.join(" "), "block")
+                    (ChangeKind::InsertWait, all.join(" "), BarrierScope::Block)
                 }
             };
             (start, ChangeInfo { kind, line, barrier, scope, weight, loop_depth })
@@ -229,6 +232,15 @@ fn infos_of(changes: &[Change], meta: &Meta, compiled: &Compiled, text: &str) ->
         .collect();
     infos.sort_by_key(|(start, _)| *start);
     infos.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The threads `b` orders.
+fn scope_of(b: BarrierText) -> BarrierScope {
+    match b {
+        BarrierText::CudaWarp => BarrierScope::Warp,
+        BarrierText::CudaGrid => BarrierScope::Grid,
+        BarrierText::CudaBlock | BarrierText::OpenClBlock | BarrierText::OpenClLocal | BarrierText::OpenClGlobal => BarrierScope::Block,
+    }
 }
 
 impl RepairReport {

@@ -10,7 +10,7 @@
 use super::repair::{repair_text, Mode};
 use crate::error::StageError;
 use crate::options::Stages;
-use crate::results::{Applicability, ChangeInfo, RepairReport, RepairStatus};
+use crate::results::{Applicability, BarrierScope, ChangeInfo, ChangeKind, RepairReport, RepairStatus};
 use std::path::Path;
 use syncfix_frontend::driver::{Compiled, FrontendError};
 use syncfix_kir::StmtId;
@@ -107,10 +107,13 @@ fn report_on_original(
         }
     };
     let change = ChangeInfo {
-        kind: split.kind.name(),
+        kind: match split.kind {
+            syncfix_fix::RestructureKind::SplitConditional => ChangeKind::SplitConditional,
+            syncfix_fix::RestructureKind::DelayReturn => ChangeKind::DelayReturn,
+        },
         line: first,
         barrier: split.moved_barrier.clone().unwrap_or_default(),
-        scope: "block",
+        scope: BarrierScope::Block,
         weight: 0,
         loop_depth: 0,
     };

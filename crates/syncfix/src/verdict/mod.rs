@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod repair;
 pub use crate::text::{TextEdit, TextPoint, TextRange};
-pub use repair::{ChangeSummary, KernelRepairSummary, RepairSummary, ReplayedDefect, REPAIR_SCHEMA};
+pub use repair::{RepairSummary, REPAIR_SCHEMA};
 
 /// The schema's name and version, the value of [`Verdict::schema`].
 pub const SCHEMA: &str = "syncfix.verdict/1";
