@@ -371,7 +371,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let end = off[t].bvadd(&BV::from_u64(ctx, bytes as u64, 64));
             // Negative offsets wrap to large unsigned values, so one unsigned test suffices.
             let inside = Bool::and(ctx, &[&end.bvule(&BV::from_u64(ctx, size, 64)), &off[t].bvult(&BV::from_u64(ctx, size, 64))]);
-            let cond = Bool::and(ctx, &[&self.state.ok, &pred[t], &inside.not()]);
+            let cond = Bool::and(ctx, &[self.state.ok(), &pred[t], &inside.not()]);
             self.property(cond, PropKind::OutOfBounds { inst, thread: t, off: off[t].clone() });
         }
     }
@@ -383,7 +383,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             return;
         }
         for t in 0..2 {
-            let cond = Bool::and(self.ctx, &[&self.state.ok, &pred[t]]);
+            let cond = Bool::and(self.ctx, &[self.state.ok(), &pred[t]]);
             if !is_false(&cond) {
                 self.property(cond, PropKind::ConstantWrite { inst, thread: t });
             }

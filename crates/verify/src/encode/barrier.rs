@@ -36,7 +36,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Scope::Tile { .. } => unreachable!("tile barriers are encoded by tile_barrier"),
         };
         // Barrier divergence: one thread of the pair reaches it, the other does not.
-        let div = and(ctx, &[&self.state.ok, &guard, &scope_pair, &pred[0].xor(&pred[1])]);
+        let div = and(ctx, &[self.state.ok(), &guard, &scope_pair, &pred[0].xor(&pred[1])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
@@ -207,7 +207,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mismatch = and(ctx, &[&pred[0], &pred[1], &Bool::or(ctx, &[&waits[0], &waits[1]]), &same_mask.not()]);
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
-        let div = and(ctx, &[&self.state.ok, &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
+        let div = and(ctx, &[self.state.ok(), &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);

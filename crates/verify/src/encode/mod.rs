@@ -165,7 +165,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         self.exec_items(&order)?;
         let (solver_calls, solve_time) = self.budget.spent();
         Ok(Encoding {
-            assumptions: self.state.asm.clone(),
+            assumptions: self.state.assumptions().clone(),
             symbols: self.symbols,
             obligations: self.obligations,
             invariants: self.invariants,
@@ -222,7 +222,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// cone of influence, `cone`; the log before the loop and the ghost iteration do not).
     pub(super) fn assert_log_fact(&mut self, stamp: u32, guard: &Bool<'ctx>, object: ObjectId, facts: &Bool<'ctx>, own: &[Dynamic<'ctx>]) {
         let fact = guard.implies(facts);
-        self.state.asm.borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
+        self.state.assumptions().borrow_mut().add_log_fact(&fact, object, stamp, guard, own);
         self.obligations.add_log_fact(LogFact { fact });
     }
 
@@ -236,7 +236,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// [`Encoder::property`] of a race whose condition `cond` tolerates benign races; `strict`
     /// is the same condition without the tolerance ([`Property::strict`]).
     pub(super) fn property_tolerant(&mut self, cond: Bool<'ctx>, strict: Option<Bool<'ctx>>, kind: PropKind<'ctx>) {
-        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), &self.state.ok);
+        self.obligations.property(cond, strict, kind, self.schedule.position(), self.symbols.stamp(), self.state.ok());
     }
 
     /// Whether assertions here are checked on the first iteration of their innermost loop

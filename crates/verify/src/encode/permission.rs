@@ -117,7 +117,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let InstKind::SpecLoad { ptr, width } = self.kernel.insts[r].kind else { continue };
                 let Some(w) = self.state.perm.get(&ptr.object).cloned() else { continue };
                 let off = self.bv(t, ptr.offset);
-                let viol = Bool::and(ctx, &[&self.state.ok, &pred[t], &guard, &w.unaccessed, &covers(&w.na, &off, width)]);
+                let viol = Bool::and(ctx, &[self.state.ok(), &pred[t], &guard, &w.unaccessed, &covers(&w.na, &off, width)]);
                 self.property(
                     viol,
                     super::PropKind::Assert { inst, thread: t, kind: AssertKind::BarrierInvariantAccess, first_iteration: false },

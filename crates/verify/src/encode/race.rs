@@ -44,7 +44,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             width,
             val1: crate::term::resize(val1, value_bits),
             pred1: pred1.clone(),
-            assumed: self.state.assumed.len(),
+            assumed: self.state.assumed().len(),
             async_copy: false,
         };
         let loops = self.enclosing_loops(self.kernel.insts[inst].block);
@@ -103,7 +103,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // two overlap exactly when their offsets are equal (far cheaper for the solver
             // than the interval test).
             let overlap = if self.analysis.uniform_width[o] == Some(bytes) { l.off._eq(&off[1]) } else { l.overlaps(ctx, &off[1], bytes) };
-            let mut parts: Vec<Bool<'ctx>> = vec![self.state.ok.clone(), pred[1].clone(), l.has.clone(), overlap];
+            let mut parts: Vec<Bool<'ctx>> = vec![self.state.ok().clone(), pred[1].clone(), l.has.clone(), overlap];
             if shared {
                 parts.push(self.symbols.same_group().clone());
             }

@@ -215,7 +215,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         for t in 0..threads {
             let c = self.value(t, cond).to_bool(ctx);
             let on = if global { &either } else { &pred[t] };
-            let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
+            let viol = Bool::and(ctx, &[self.state.ok(), on, &c.not()]);
             self.property(viol, PropKind::Assert { inst, thread: t, kind, first_iteration });
         }
     }

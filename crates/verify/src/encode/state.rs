@@ -45,6 +45,10 @@ pub(super) struct Used<'ctx> {
 }
 
 /// The per-thread values, memory, race logs and assumptions at one schedule point.
+///
+/// The value, memory and log maps are plain data the encoder's steps read and write where
+/// they execute an instruction (`pub(super)` inside `encode`); the assumptions are private,
+/// since `ok` must stay the conjunction of `assumed` ([`State::assume`]).
 #[derive(Clone, Debug)]
 pub(super) struct State<'ctx> {
     /// The current value of each instruction for thread 1 and thread 2.
@@ -61,13 +65,14 @@ pub(super) struct State<'ctx> {
     /// Barrier-invariant access witnesses, per object a barrier invariant reads.
     pub(super) perm: BTreeMap<ObjectId, Witness<'ctx>>,
     /// The conjunction of the assumptions made so far (Boogie's `assume`): a property is
-    /// violated only by executions that satisfy the assumptions before it.
-    pub(super) ok: Bool<'ctx>,
+    /// violated only by executions that satisfy the assumptions before it. Private with
+    /// `assumed` and `asm`: [`State::assume`] keeps the three in step.
+    ok: Bool<'ctx>,
     /// The assumptions made so far, one by one (`ok` is their conjunction): a loop cut's ghost
     /// copy of an earlier iteration holds those its body made before the logged access.
-    pub(super) assumed: Vec<Bool<'ctx>>,
+    assumed: Vec<Bool<'ctx>>,
     /// Every assumption of the encoding, shared by all states (`ok` is one of its constants).
-    pub(super) asm: Rc<RefCell<Assumptions<'ctx>>>,
+    asm: Rc<RefCell<Assumptions<'ctx>>>,
 }
 
 impl<'ctx> State<'ctx> {
@@ -83,6 +88,23 @@ impl<'ctx> State<'ctx> {
             assumed: Vec::new(),
             asm,
         }
+    }
+
+    /// The conjunction of the assumptions made so far: a property's violation is conjoined
+    /// with it.
+    pub(super) fn ok(&self) -> &Bool<'ctx> {
+        &self.ok
+    }
+
+    /// The assumptions made so far, one by one, in order.
+    pub(super) fn assumed(&self) -> &[Bool<'ctx>] {
+        &self.assumed
+    }
+
+    /// Every assumption of the encoding, shared by all states (slices and rechecks of the
+    /// cone, log facts).
+    pub(super) fn assumptions(&self) -> &Rc<RefCell<Assumptions<'ctx>>> {
+        &self.asm
     }
 
     /// Adds an assumption: `ok` becomes the constant of its definition

@@ -375,9 +375,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// on and `holds` is false (none when that cannot be).
     pub(super) fn check_candidate(&mut self, c: usize, holds: &Bool<'ctx>, guard: &Bool<'ctx>) {
         let lit = self.invariants.lit(c).clone();
-        let cond = Bool::and(self.ctx, &[&self.state.ok, guard, &lit, &holds.not()]).simplify();
+        let cond = Bool::and(self.ctx, &[self.state.ok(), guard, &lit, &holds.not()]).simplify();
         if !is_false(&cond) {
-            self.invariants.add_check(c, cond, self.symbols.stamp(), &self.state.ok);
+            self.invariants.add_check(c, cond, self.symbols.stamp(), self.state.ok());
         }
     }
 }

@@ -112,7 +112,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let either = Bool::or(ctx, &[&v.pred[0], &v.pred[1]]);
             for (t, c) in s.cond.iter().enumerate() {
                 let on = if s.global { &either } else { &v.pred[t] };
-                let viol = Bool::and(ctx, &[&self.state.ok, on, &c.not()]);
+                let viol = Bool::and(ctx, &[self.state.ok(), on, &c.not()]);
                 self.property(viol, PropKind::Assert { inst: s.inst, thread: t, kind: AssertKind::LoopInvariant, first_iteration });
             }
         }

@@ -117,16 +117,16 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 // With the assumptions of `again`'s cone of influence (`cone`); a model that
                 // violates one left out is checked again with more of them. In a context of
                 // its own (`apart`).
-                let mut slice = self.state.asm.borrow_mut().slice(
+                let mut slice = self.state.assumptions().borrow_mut().slice(
                     &[&again],
-                    &[&self.state.ok],
+                    &[self.state.ok()],
                     crate::encode::LogUse::None,
                     self.symbols.stamp(),
                     None,
                 );
                 let solver = crate::apart::ApartSolver::new(self.opts);
                 let mut asserted: Vec<&Bool<'ctx>> = self.symbols.background().iter().chain(&slice.facts).collect();
-                asserted.push(&self.state.ok);
+                asserted.push(self.state.ok());
                 asserted.push(&again);
                 solver.assert(&asserted);
                 let t0 = std::time::Instant::now();
@@ -136,7 +136,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let mut refinements = 0;
                 while let Ok(Some((SatResult::Sat, Some(m)))) = &answer {
                     let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, &mut stats, facts);
-                    let wider = self.state.asm.borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
+                    let wider = self.state.assumptions().borrow_mut().recheck(&slice, m, refinements, &[], &mut solve_class);
                     let Some(w) = wider else { break };
                     solver.assert(&w.facts.iter().collect::<Vec<_>>());
                     slice = w;

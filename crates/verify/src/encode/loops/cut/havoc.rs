@@ -70,7 +70,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // The assumptions the body made before each access, as a chain of conjunctions (a
         // nested loop's invariants at its head, its exit: what a ghost iteration keeps of them).
         let mut made: Vec<Bool<'ctx>> = vec![Bool::from_bool(ctx, true)];
-        for c in self.state.assumed.get(assumed_lo..).unwrap_or(&[]) {
+        for c in self.state.assumed().get(assumed_lo..).unwrap_or(&[]) {
             let last = made.last().expect("non-empty").clone();
             made.push(if last.as_bool() == Some(true) { c.clone() } else { Bool::and(ctx, &[&last, c]) });
         }

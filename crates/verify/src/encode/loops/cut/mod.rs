@@ -109,7 +109,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let logs_ok = self.symbols.fresh_bool(&format!("loop{l}.logs"));
         let logs_ok_stamp = self.symbols.stamp();
         self.state.assume(&logs_ok);
-        let assumed_lo = self.state.assumed.len();
+        let assumed_lo = self.state.assumed().len();
 
         // The arbitrary iteration.
         let acc_lo = self.obligations.access_count();
