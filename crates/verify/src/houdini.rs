@@ -328,7 +328,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 asserted.push(&cond);
                 let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
                 let t0 = Instant::now();
-                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, None)?;
+                // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i>.
+                let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI")
+                    .map(|p| std::path::PathBuf::from(format!("{}.{}.check{i}", p.to_string_lossy(), self.stats.houdini_rounds)));
+                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, dump)?;
                 if debug() {
                     let what = &self.enc.invariants.candidates()[self.enc.invariants.checks()[i].cand].what;
                     eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));

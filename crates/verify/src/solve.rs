@@ -282,7 +282,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if budget.is_some() && matches!(res, Ok(SatResult::Unknown)) {
             one_by_one = true;
             self.chunked.insert(self.queries[q].label.clone());
-            (res, m) = self.solve_chunked(base, q, 0, n);
+            (res, m) = self.solve_chunked(base, q, 0, n, true);
         }
         self.count_query(q, t0.elapsed(), &res);
         if matches!(res, Ok(SatResult::Sat)) && !one_by_one {
@@ -291,7 +291,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 // formula) rather than by bisecting its prefixes, each nearly the whole query
                 // (HeCBench nbnxm with a barrier deleted: 302 race properties, four prefixes
                 // of 3.5-9 s, against chunks of 0.1-0.5 s).
-                let (r2, m2) = self.solve_chunked(base, q, 0, n);
+                let (r2, m2) = self.solve_chunked(base, q, 0, n, false);
                 match r2 {
                     Ok(SatResult::Sat) => m = m2.or(m),
                     // Not found again (a budget, or a model the slice allowed): the model at
