@@ -40,6 +40,7 @@ use syncfix_kir::{
     Barrier, BarrierOrigin, Cfg, EntityRef, Fences, FileId, Guard, InstKind, Kernel, Language, LogKind, ObjectId, Scope, SecondaryMap,
     Space, StmtId, StmtKind, TileMask, VarId,
 };
+pub use syncfix_options::RepairOptions;
 
 /// How a barrier variable's barrier is printed.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -87,51 +88,27 @@ pub struct BarrierVar {
 pub struct InstrumentConfig {
     /// Add candidate sites (repair); `false` only guards existing barriers (or nothing).
     pub new_sites: bool,
-    /// `--disable-grid`: no grid-barrier twins.
-    pub disable_grid: bool,
-    /// `--disable-inspect`: existing barriers stay on, unguarded.
-    pub disable_inspect: bool,
-    /// `lw`, `--loop-depth-weight` (10).
-    pub loop_depth_weight: u64,
-    /// `gw`, `--grid-barrier-weight` (12).
-    pub grid_barrier_weight: u64,
-    /// `sw` of block and grid barriers, `--block-barrier-weight` (1, GPURepair's weights).
-    pub block_barrier_weight: u64,
-    /// `sw` of warp barriers, `--warp-barrier-weight` (1).
-    pub warp_barrier_weight: u64,
-    /// Added to a wait-then-barrier site's weight, `--async-wait-weight` (1).
-    pub async_wait_weight: u64,
-    /// Offer `__syncwarp()` twins (CUDA, blocks of more than one warp); `--no-warp-barriers`
-    /// turns them off.
-    pub warp_barriers: bool,
-    /// Threads per warp, `--warp-size` (32): a warp twin orders the pairs of threads whose
-    /// linear thread ids (`x + y*bx + z*bx*by`) divided by it are equal.
-    pub warp_size: u32,
+    /// The repair's knobs, of which the instrumenter reads the sites' kinds and weights:
+    /// `disable_grid` (no grid-barrier twins), `disable_inspect` (existing barriers stay on,
+    /// unguarded), the weights `lw`, `gw`, `sw` of block and warp barriers and a wait's
+    /// (a barrier's weight is `sw * lw^depth + gw * [grid]`, GPURepair, VMCAI 2021, §2.3),
+    /// `warp_barriers` (offer `__syncwarp()` twins in CUDA blocks of more than one warp) and
+    /// `warp_size` (a warp twin orders the pairs of threads whose linear thread ids
+    /// `x + y*bx + z*bx*by` divided by it are equal).
+    pub options: RepairOptions,
 }
 
-/// The weights and warp settings of `configs/default.toml` ([`syncfix_kir::defaults`]).
+/// New sites on, with the options of `configs/default.toml`.
 impl Default for InstrumentConfig {
     fn default() -> Self {
-        use syncfix_kir::defaults as d;
-        InstrumentConfig {
-            new_sites: true,
-            disable_grid: false,
-            disable_inspect: false,
-            loop_depth_weight: d::REPAIR_LOOP_DEPTH_WEIGHT as u64,
-            grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
-            block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
-            warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
-            async_wait_weight: d::REPAIR_ASYNC_WAIT_WEIGHT as u64,
-            warp_barriers: d::REPAIR_WARP_BARRIERS,
-            warp_size: d::REPAIR_WARP_SIZE as u32,
-        }
+        InstrumentConfig { new_sites: true, options: RepairOptions::default() }
     }
 }
 
 impl InstrumentConfig {
     /// No instrumentation at all: the kernel as written (`syncfix verify`).
     pub fn verify_only() -> Self {
-        InstrumentConfig { new_sites: false, disable_inspect: true, ..Self::default() }
+        InstrumentConfig { new_sites: false, options: RepairOptions { disable_inspect: true, ..RepairOptions::default() } }
     }
 }
 
@@ -198,15 +175,15 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
     let mut out = k.clone();
     let loops = Cfg::compute(k).ok();
     let depth_of = |b| loops.as_ref().map_or(0, |c| c.depth(b));
-    let grid = cfg.new_sites && !cfg.disable_grid && k.language == Language::Cuda && k.multi_block();
+    let grid = cfg.new_sites && !cfg.options.disable_grid && k.language == Language::Cuda && k.multi_block();
     let chosen = if cfg.new_sites { choose_sites(k) } else { BTreeSet::new() };
     // Warp twins where a block holds more than one warp (in a block of one warp, a warp
     // barrier ties the code to that block size for no gain).
-    let warp_scope = Scope::Tile { size: cfg.warp_size.max(1), mask: TileMask::FULL };
+    let warp_scope = Scope::Tile { size: cfg.options.warp_size.max(1), mask: TileMask::FULL };
     let warp = cfg.new_sites
-        && cfg.warp_barriers
+        && cfg.options.warp_barriers
         && k.language == Language::Cuda
-        && k.launch.threads_per_block().is_some_and(|n| n > cfg.warp_size.max(1) as u64);
+        && k.launch.threads_per_block().is_some_and(|n| n > cfg.options.warp_size.max(1) as u64);
 
     // A barrier that carries barrier invariants (`__barrier_invariant` before it) is the
     // user's claim about that program point: it is never removed.
@@ -254,7 +231,7 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                 }
             }
             InstKind::Barrier(Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, scope, .. })
-                if !cfg.disable_inspect && !is_tile(*scope) && !with_invariants.contains(s) =>
+                if !cfg.options.disable_inspect && !is_tile(*scope) && !with_invariants.contains(s) =>
             {
                 let e = keys.entry((*s, SiteKind::Existing, *scope, FenceSel::Own, false)).or_insert((0, false));
                 e.0 = e.0.max(d);
@@ -300,7 +277,7 @@ pub fn instrument(k: &Kernel, cfg: &InstrumentConfig) -> Instrumented {
                     }
                 }
                 InstKind::Barrier(bar @ Barrier { origin: BarrierOrigin::Existing { stmt: Some(s) }, .. })
-                    if !cfg.disable_inspect && !is_tile(bar.scope) && !with_invariants.contains(s) =>
+                    if !cfg.options.disable_inspect && !is_tile(bar.scope) && !with_invariants.contains(s) =>
                 {
                     let mut bar = *bar;
                     // A wait-then-barrier twin just before the user's barrier.
@@ -344,10 +321,10 @@ fn barrier_vars(k: &Kernel, cfg: &InstrumentConfig, keys: &BTreeMap<Key, (u32, b
     let own_fences = existing_fences(k);
     for ((stmt, kind, scope, sel, waits), (depth, _)) in keys {
         let id = VarId::new(vars.len());
-        let scope_weight = if is_tile(*scope) { cfg.warp_barrier_weight } else { cfg.block_barrier_weight };
-        let weight = scope_weight.saturating_mul(cfg.loop_depth_weight.saturating_pow(*depth))
-            + if *scope == Scope::Grid { cfg.grid_barrier_weight } else { 0 }
-            + if *waits { cfg.async_wait_weight } else { 0 };
+        let scope_weight = if is_tile(*scope) { cfg.options.warp_barrier_weight } else { cfg.options.block_barrier_weight };
+        let weight = scope_weight.saturating_mul(cfg.options.loop_depth_weight.saturating_pow(*depth))
+            + if *scope == Scope::Grid { cfg.options.grid_barrier_weight } else { 0 }
+            + if *waits { cfg.options.async_wait_weight } else { 0 };
         vars.push(BarrierVar {
             id,
             stmt: *stmt,

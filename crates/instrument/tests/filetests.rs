@@ -33,7 +33,7 @@ fn run(path: &Path) -> Result<(), String> {
             match c.trim() {
                 "audit" => {
                     cfg.new_sites = false;
-                    cfg.disable_inspect = false;
+                    cfg.options.disable_inspect = false;
                 }
                 other => return Err(format!("unknown config `{other}` (known: `audit`)")),
             }

@@ -1,10 +1,12 @@
 //! The options that a stage and the library facade both take, declared once (issue 26): how
-//! the source is read ([`SourceOptions`], [`Annotations`]).
+//! the source is read ([`SourceOptions`], [`Annotations`]) and the repair's knobs
+//! ([`RepairOptions`], [`Solver`]: the weights and kinds of barrier sites the instrumenter
+//! offers, and how the repair loop searches).
 //!
 //! The facade (`syncfix`) shows no stage crate's type in its API (`scripts/check-facade`), so
 //! options the front end needs as they are would otherwise be declared twice, once per side.
 //! This crate holds plain data only (serde for `--config` files and JSON); the facade
-//! re-exports it, the front end reads it. Defaults are those of GPUVerify's command line.
+//! re-exports it, the front end and the instrumenter read it. Defaults are those of GPUVerify's command line.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -55,4 +57,76 @@ pub struct SourceOptions {
     /// clang finds one: `$CUDA_PATH`, `/usr/local/cuda`); `None`: syncfix's own stand-ins
     /// for its headers.
     pub cuda_toolkit: Option<PathBuf>,
+}
+
+/// The repair's solver strategy (GPURepair, VMCAI 2021, §2.4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// `--mhs`: a weighted greedy minimal hitting set, MaxSAT when it violates a clause.
+    #[default]
+    Mhs,
+    /// `--maxsat`: the weighted partial MaxSAT optimum every iteration.
+    MaxSat,
+}
+
+/// The repair's knobs (GPURepair's options, and syncfix's warp barriers). A barrier's weight
+/// is `sw * loop_depth_weight^depth + grid_barrier_weight * [grid]`, `sw` the block or warp
+/// barrier weight (GPURepair, VMCAI 2021, §2.3).
+///
+/// Declared once: `configs/default.toml`'s `[repair]` section is read into this struct (the
+/// facade's `Config::repair`; every key there but `disable_grid` and `disable_inspect`, which
+/// are flags of a run), the CLI's flags set its fields, and the instrumenter reads its sites'
+/// weights and kinds from it (`InstrumentConfig::options`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RepairOptions {
+    /// `--mhs` or `--maxsat`: how the next barrier assignment is chosen.
+    pub solver: Solver,
+    /// `--loop-depth-weight` (`lw`).
+    pub loop_depth_weight: u64,
+    /// `--grid-barrier-weight` (`gw`).
+    pub grid_barrier_weight: u64,
+    /// `--block-barrier-weight`.
+    pub block_barrier_weight: u64,
+    /// `--warp-barrier-weight`.
+    pub warp_barrier_weight: u64,
+    /// `--async-wait-weight`: added to a barrier that first waits for OpenCL asynchronous
+    /// copies (`wait_group_events(...); barrier(...);`).
+    pub async_wait_weight: u64,
+    /// Offer `__syncwarp()` in CUDA blocks of more than one warp (`--no-warp-barriers`).
+    pub warp_barriers: bool,
+    /// `--warp-size`: threads per warp.
+    pub warp_size: u32,
+    /// `--disable-grid`: no grid barriers.
+    pub disable_grid: bool,
+    /// `--disable-inspect`: the kernel's own barriers stay, unjudged.
+    pub disable_inspect: bool,
+    /// Give up (`unknown`) after this many verifier calls.
+    pub max_verifier_calls: u32,
+    /// Verifier calls of the search over every barrier before it keeps the kernel's own on.
+    pub global_search_calls: u32,
+}
+
+/// `configs/default.toml`'s values, by way of the constants built from it
+/// (the `defaults` of the KIR crate; not by reading the file, whose keys this `Default` fills when
+/// they are missing).
+impl Default for RepairOptions {
+    fn default() -> Self {
+        use syncfix_kir::defaults as d;
+        RepairOptions {
+            solver: if d::REPAIR_SOLVER == "maxsat" { Solver::MaxSat } else { Solver::Mhs },
+            loop_depth_weight: d::REPAIR_LOOP_DEPTH_WEIGHT as u64,
+            grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
+            block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
+            warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
+            async_wait_weight: d::REPAIR_ASYNC_WAIT_WEIGHT as u64,
+            warp_barriers: d::REPAIR_WARP_BARRIERS,
+            warp_size: d::REPAIR_WARP_SIZE as u32,
+            disable_grid: false,
+            disable_inspect: false,
+            max_verifier_calls: d::REPAIR_MAX_VERIFIER_CALLS as u32,
+            global_search_calls: d::REPAIR_GLOBAL_SEARCH_CALLS as u32,
+        }
+    }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-pub use syncfix_options::{Annotations, SourceOptions};
+pub use syncfix_options::{Annotations, RepairOptions, Solver, SourceOptions};
 
 /// The kernel language.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,17 +81,6 @@ pub enum Abstraction {
     Equality,
     /// `--adversarial-abstraction`: every read returns any value.
     Adversarial,
-}
-
-/// The repair's solver strategy (GPURepair, VMCAI 2021, §2.4).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Solver {
-    /// `--mhs`: a weighted greedy minimal hitting set, MaxSAT when it violates a clause.
-    #[default]
-    Mhs,
-    /// `--maxsat`: the weighted partial MaxSAT optimum every iteration.
-    MaxSat,
 }
 
 /// The verifier's knobs (GPUVerify's flags and syncfix's limits).
@@ -169,72 +158,6 @@ impl VerifierOptions {
             confirmed_only: false,
             emit_harness: false,
         }
-    }
-}
-
-/// The repair's knobs (GPURepair's options, and syncfix's warp barriers). A barrier's weight
-/// is `sw * loop_depth_weight^depth + grid_barrier_weight * [grid]`, `sw` the block or warp
-/// barrier weight (GPURepair, VMCAI 2021, §2.3).
-///
-/// Declared once: `configs/default.toml`'s `[repair]` section is read into this struct
-/// ([`Config::repair`]; every key there but `disable_grid` and `disable_inspect`, which are
-/// flags of a run), and the CLI's flags set its fields.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RepairOptions {
-    pub solver: Solver,
-    /// `--loop-depth-weight` (`lw`).
-    pub loop_depth_weight: u64,
-    /// `--grid-barrier-weight` (`gw`).
-    pub grid_barrier_weight: u64,
-    /// `--block-barrier-weight`.
-    pub block_barrier_weight: u64,
-    /// `--warp-barrier-weight`.
-    pub warp_barrier_weight: u64,
-    /// `--async-wait-weight`: added to a barrier that first waits for OpenCL asynchronous
-    /// copies (`wait_group_events(...); barrier(...);`).
-    pub async_wait_weight: u64,
-    /// Offer `__syncwarp()` in CUDA blocks of more than one warp (`--no-warp-barriers`).
-    pub warp_barriers: bool,
-    /// `--warp-size`: threads per warp.
-    pub warp_size: u32,
-    /// `--disable-grid`: no grid barriers.
-    pub disable_grid: bool,
-    /// `--disable-inspect`: the kernel's own barriers stay, unjudged.
-    pub disable_inspect: bool,
-    /// Give up (`unknown`) after this many verifier calls.
-    pub max_verifier_calls: u32,
-    /// Verifier calls of the search over every barrier before it keeps the kernel's own on.
-    pub global_search_calls: u32,
-}
-
-/// `configs/default.toml`'s values, by way of the constants built from it
-/// (the `defaults` of the KIR crate; not by reading the file, whose keys this `Default` fills when
-/// they are missing).
-impl Default for RepairOptions {
-    fn default() -> Self {
-        use syncfix_kir::defaults as d;
-        RepairOptions {
-            solver: if d::REPAIR_SOLVER == "maxsat" { Solver::MaxSat } else { Solver::Mhs },
-            loop_depth_weight: d::REPAIR_LOOP_DEPTH_WEIGHT as u64,
-            grid_barrier_weight: d::REPAIR_GRID_BARRIER_WEIGHT as u64,
-            block_barrier_weight: d::REPAIR_BLOCK_BARRIER_WEIGHT as u64,
-            warp_barrier_weight: d::REPAIR_WARP_BARRIER_WEIGHT as u64,
-            async_wait_weight: d::REPAIR_ASYNC_WAIT_WEIGHT as u64,
-            warp_barriers: d::REPAIR_WARP_BARRIERS,
-            warp_size: d::REPAIR_WARP_SIZE as u32,
-            disable_grid: false,
-            disable_inspect: false,
-            max_verifier_calls: d::REPAIR_MAX_VERIFIER_CALLS as u32,
-            global_search_calls: d::REPAIR_GLOBAL_SEARCH_CALLS as u32,
-        }
-    }
-}
-
-impl RepairOptions {
-    /// The knobs `config` gives.
-    pub fn from_config(config: &Config) -> RepairOptions {
-        config.repair.clone()
     }
 }
 
@@ -347,7 +270,7 @@ impl Options {
             launch,
             source: SourceOptions::default(),
             verifier: VerifierOptions::from_config(config),
-            repair: RepairOptions::from_config(config),
+            repair: config.repair.clone(),
             timeout: timeout_of_seconds(t),
             cancel: None,
             progress: None,
@@ -403,17 +326,12 @@ impl Options {
             },
             instrument: syncfix_instrument::InstrumentConfig {
                 new_sites: true,
-                // Without inter-group races to order, a grid barrier has nothing to do
-                // (GPURepair: no grid barriers under --only-intra-group).
-                disable_grid: r.disable_grid || v.only_intra_group,
-                disable_inspect: r.disable_inspect,
-                loop_depth_weight: r.loop_depth_weight,
-                grid_barrier_weight: r.grid_barrier_weight,
-                block_barrier_weight: r.block_barrier_weight,
-                warp_barrier_weight: r.warp_barrier_weight,
-                async_wait_weight: r.async_wait_weight,
-                warp_barriers: r.warp_barriers,
-                warp_size: r.warp_size,
+                options: RepairOptions {
+                    // Without inter-group races to order, a grid barrier has nothing to do
+                    // (GPURepair: no grid barriers under --only-intra-group).
+                    disable_grid: r.disable_grid || v.only_intra_group,
+                    ..r.clone()
+                },
             },
             repair: syncfix_repair::repair::RepairOptions {
                 strategy: match r.solver {

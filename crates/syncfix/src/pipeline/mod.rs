@@ -70,7 +70,7 @@ pub(crate) fn dump(path: &Path, text: &str, opts: &Stages, instrumented: bool, a
     let mut config = opts.instrument.clone();
     if audit {
         config.new_sites = false;
-        config.disable_inspect = false;
+        config.options.disable_inspect = false;
     }
     let mut s = String::new();
     for k in &compiled.kernels {

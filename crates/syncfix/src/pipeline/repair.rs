@@ -42,7 +42,7 @@ pub(super) fn repair_text(path: &Path, text: &str, opts: &Stages, mode: Mode, de
     let mut o = opts.clone();
     if mode == Mode::Audit {
         o.instrument.new_sites = false;
-        o.instrument.disable_inspect = false;
+        o.instrument.options.disable_inspect = false;
     }
     let (mut report, splits) = repair_compiled(path, text, &o, &compiled, t0, mode)?;
     report.assumptions = compiled.kernels.iter().flat_map(|k| k.assumptions.iter().cloned()).collect();
