@@ -504,19 +504,26 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if budget.is_some() && self.chunked.contains(&self.queries[q].label) {
             return (Ahead::Here, None);
         }
-        let Some((answered, slice, key)) = self.slice_unless_known(q, Sel::Prefix(n)) else {
+        let Some((answered, key, call)) = self.detached_call(base, q, Sel::Prefix(n)) else {
             return (Ahead::Reused, None);
         };
-        let (asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::Prefix(n), &slice);
-        let mut asserted = asserted;
-        asserted.push(&violated);
-        let call = apart::Detached::new(&asserted, &assumptions);
         let strict = self.strict_formula(q).map(|(slice, violated, rlimit)| {
             let asserted: Vec<&Bool<'ctx>> =
                 self.enc.symbols.background().iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
             (apart::Detached::new(&asserted, &[]), rlimit)
         });
         (Ahead::Sent(answered, key), Some((call, budget, strict)))
+    }
+
+    /// The call for the properties `sel` of query `q` as [`Verifier::solve_query_with`] makes
+    /// it (on their slice), prepared in a Z3 context of its own to be solved on another
+    /// thread, with what its answer is of and its memo key; `None` when the memo knows them
+    /// refuted ([`Verifier::slice_unless_known`]).
+    fn detached_call(&mut self, base: &[Bool<'ctx>], q: usize, sel: Sel) -> Option<(memo::Answered, memo::Key, apart::Detached)> {
+        let (answered, slice, key) = self.slice_unless_known(q, sel)?;
+        let (mut asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, sel, &slice);
+        asserted.push(&violated);
+        Some((answered, key, apart::Detached::new(&asserted, &assumptions)))
     }
 
     /// The properties `sel` of query `q`: what their answer is of, their slice of the

@@ -98,20 +98,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut answers = vec![];
         let mut calls = vec![];
         for i in a..n {
-            match self.slice_unless_known(q, Sel::One(i)) {
-                None => {
-                    answers.push(None);
-                    calls.push(None);
-                }
-                Some((answered, slice, key)) => {
-                    let (asserted, assumptions, violated) =
-                        Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, Sel::One(i), &slice);
-                    let mut asserted = asserted;
-                    asserted.push(&violated);
-                    calls.push(Some(apart::Detached::new(&asserted, &assumptions)));
-                    answers.push(Some((answered, key)));
-                }
-            }
+            let (answer, call) = match self.detached_call(base, q, Sel::One(i)) {
+                Some((answered, key, call)) => (Some((answered, key)), Some(call)),
+                None => (None, None),
+            };
+            answers.push(answer);
+            calls.push(call);
         }
         let m = n - a;
         let calls: Vec<std::sync::Mutex<Option<apart::Detached>>> = calls.into_iter().map(std::sync::Mutex::new).collect();
