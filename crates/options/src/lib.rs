@@ -104,7 +104,12 @@ pub struct RepairOptions {
     pub disable_inspect: bool,
     /// Give up (`unknown`) after this many verifier calls.
     pub max_verifier_calls: u32,
-    /// Verifier calls of the search over every barrier before it keeps the kernel's own on.
+    /// After this many verifier calls without a repair, or at the first clause that is not
+    /// exact, the search keeps the kernel's own barriers on and looks only for the barriers to
+    /// add, then tries removing each barrier it added: on kernels whose loops make every
+    /// clause coarse, the search over all barriers at once revisits one cheap placement after
+    /// another. The answer is then minimal (no barrier can be removed) but not proven of
+    /// minimum weight.
     pub global_search_calls: u32,
 }
 

@@ -16,11 +16,12 @@
 //! assignment. Otherwise (equality-abstracted arrays) it falls back to GPURepair's
 //! over-approximation, and "cannot be repaired" becomes "unknown".
 
-use crate::solve::{self, Clause, Costs, Lit, Strategy};
+use crate::solve::{self, Clause, Costs, Lit, Solver};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use syncfix_instrument::{Instrumented, SiteKind};
 use syncfix_kir::{EntityRef, Scope, VarId};
+use syncfix_options::RepairOptions;
 use syncfix_verify::{Defect, Trace, Verdict, Verifier};
 
 #[cfg(test)]
@@ -35,45 +36,24 @@ pub use minimal::audit_from;
 use minimal::{descend, Verified};
 pub use weights::costs;
 
-/// Options of the repair loop.
-#[derive(Clone, Debug)]
-pub struct RepairOptions {
-    /// `--mhs` (default) or `--maxsat`.
-    pub strategy: Strategy,
-    /// Stop with `unknown` after this many verifier calls.
-    pub max_verifier_calls: u32,
+/// One run of the repair loop: the repair's knobs, and when it must end.
+#[derive(Clone, Debug, Default)]
+pub struct RepairRun {
+    /// The repair's options (declared once, in `syncfix-options`): the loop reads `solver`
+    /// (`--mhs` or `--maxsat`), `max_verifier_calls` and `global_search_calls`; the weights
+    /// and kinds of sites are the instrumenter's.
+    pub options: RepairOptions,
     /// `--timeout`: the whole repair must end by then.
     pub deadline: Option<Instant>,
-    /// After this many verifier calls without a repair, or at the first clause that is not
-    /// exact, the search keeps the kernel's own barriers on and looks only for the barriers to
-    /// add, then tries removing each barrier it added: on kernels whose loops make every
-    /// clause coarse, the search over all barriers at once revisits one cheap placement after
-    /// another. The answer is then minimal (no barrier can be removed) but not proven of
-    /// minimum weight.
-    pub global_search_calls: u32,
     /// Set by the caller to end the repair early: checked with the deadline, and the repair
     /// then ends as [`Outcome::Timeout`] (the caller tells the two apart by its flag).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl RepairOptions {
+impl RepairRun {
     /// Whether the deadline has passed or the caller has cancelled.
     pub fn past(&self) -> bool {
         past(self.deadline) || self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-impl Default for RepairOptions {
-    fn default() -> Self {
-        // `configs/default.toml`'s values (syncfix_kir::defaults).
-        use syncfix_kir::defaults as d;
-        RepairOptions {
-            strategy: if d::REPAIR_SOLVER == "maxsat" { Strategy::MaxSat } else { Strategy::Mhs },
-            max_verifier_calls: d::REPAIR_MAX_VERIFIER_CALLS as u32,
-            deadline: None,
-            global_search_calls: d::REPAIR_GLOBAL_SEARCH_CALLS as u32,
-            cancel: None,
-        }
     }
 }
 
@@ -226,27 +206,22 @@ fn check(verifier: &mut dyn Oracle, assignment: &[bool], stats: &mut RepairStats
 }
 
 /// Runs the repair loop on an instrumented kernel whose encoding is `verifier`.
-pub fn repair(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions) -> (Outcome, RepairStats) {
+pub fn repair(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairRun) -> (Outcome, RepairStats) {
     repair_from(inst, verifier, opts, None)
 }
 
 /// [`repair`], starting from a counterexample the caller already has (the kernel as written,
 /// checked under `inst.original_assignment()`): its clause is learnt first, at no verifier call.
-pub fn repair_from(
-    inst: &Instrumented,
-    verifier: &mut dyn Oracle,
-    opts: &RepairOptions,
-    seed: Option<Box<Trace>>,
-) -> (Outcome, RepairStats) {
+pub fn repair_from(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairRun, seed: Option<Box<Trace>>) -> (Outcome, RepairStats) {
     let mut stats = RepairStats { inexact_reason: verifier.inexact_reason(), ..RepairStats::default() };
     let outcome = run(inst, verifier, opts, seed, &mut stats);
     (outcome, stats)
 }
 
-fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, seed: Option<Box<Trace>>, stats: &mut RepairStats) -> Outcome {
+fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairRun, seed: Option<Box<Trace>>, stats: &mut RepairStats) -> Outcome {
     let costs = costs(inst);
     let mut phi = Phi::default();
-    let mut strategy = opts.strategy;
+    let mut strategy = opts.options.solver;
     if let Some(t) = seed {
         if let Some(o) = on_defect(inst, verifier, &mut phi, t, stats) {
             return o;
@@ -257,15 +232,15 @@ fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, see
         if opts.past() {
             return Outcome::Timeout;
         }
-        if stats.verifier_calls >= opts.max_verifier_calls {
-            return Outcome::Unknown(format!("no repair found within {} verifier calls", opts.max_verifier_calls));
+        if stats.verifier_calls >= opts.options.max_verifier_calls {
+            return Outcome::Unknown(format!("no repair found within {} verifier calls", opts.options.max_verifier_calls));
         }
         // Coarse clauses (loops cut, arrays abstracted) cannot bound the weight from below,
         // and a search over every barrier at once then revisits one cheap placement after
         // another: keep the kernel's own barriers, add what is missing, remove what is not
         // needed.
         let hints = phi.hints(inst);
-        if !stats.kept_existing && (phi.inexact || stats.verifier_calls >= opts.global_search_calls) && !hints.is_empty() {
+        if !stats.kept_existing && (phi.inexact || stats.verifier_calls >= opts.options.global_search_calls) && !hints.is_empty() {
             stats.kept_existing = true;
             let since = if phi.inexact {
                 "a clause is not exact".to_string()
@@ -348,7 +323,7 @@ fn run(inst: &Instrumented, verifier: &mut dyn Oracle, opts: &RepairOptions, see
                     Verdict::Defect(t) => {
                         // The lighter candidate fails: learn from it and continue with MaxSAT,
                         // whose answers are optimal for the clauses so far.
-                        strategy = Strategy::MaxSat;
+                        strategy = Solver::MaxSat;
                         if let Some(o) = phi.learn(inst, t, stats) {
                             return o;
                         }

@@ -3,9 +3,9 @@
 //! The repair loop collects one [`Clause`] per error trace over the barrier variables
 //! ([`VarId`]): a race gives a positive clause (`var1 | var5 | var11`: enable one of the barriers
 //! that could have separated the accesses), a barrier divergence a negative unit clause (`!var3`).
-//! [`solve`] proposes the barriers to enable next: with [`Strategy::Mhs`] a weighted greedy
+//! [`solve`] proposes the barriers to enable next: with [`Solver::Mhs`] a weighted greedy
 //! minimal hitting set of the positive clauses (Johnson 1974), falling back to weighted partial
-//! MaxSAT when that set violates a clause; with [`Strategy::MaxSat`] the MaxSAT optimum
+//! MaxSAT when that set violates a clause; with [`Solver::MaxSat`] the MaxSAT optimum
 //! ([`minimum`]) every time.
 //!
 //! **Invariants**
@@ -154,16 +154,11 @@ impl Costs {
     }
 }
 
-/// How [`solve`] chooses a solution.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// GPURepair's `mhs` strategy (the default, §2.4): a weighted greedy minimal hitting set of
-    /// the positive clauses, with MaxSAT as the fallback when it violates a clause.
-    #[default]
-    Mhs,
-    /// GPURepair's `MaxSAT` strategy: the weighted partial MaxSAT optimum every time.
-    MaxSat,
-}
+/// How [`solve`] chooses a solution: GPURepair's `mhs` strategy (the default, §2.4: a
+/// weighted greedy minimal hitting set of the positive clauses, with MaxSAT as the fallback
+/// when it violates a clause) or its `MaxSAT` strategy (the weighted partial MaxSAT optimum
+/// every time). The repair options' own type (`--mhs` / `--maxsat`), declared once.
+pub use syncfix_options::Solver;
 
 /// An assignment to the barrier variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,8 +170,8 @@ pub struct Solution {
     pub weight: u64,
     /// The total tie cost of the enabled variables.
     pub tie: u64,
-    /// Whether the MaxSAT solver produced the solution (always for [`Strategy::MaxSat`] and
-    /// [`minimum`]; for [`Strategy::Mhs`] only when the greedy set violated a clause). A MaxSAT
+    /// Whether the MaxSAT solver produced the solution (always for [`Solver::MaxSat`] and
+    /// [`minimum`]; for [`Solver::Mhs`] only when the greedy set violated a clause). A MaxSAT
     /// solution is optimal; a greedy one only minimal.
     pub maxsat: bool,
 }
@@ -236,22 +231,22 @@ pub enum SolveError {
 /// Proposes the barrier variables to enable: a minimal assignment satisfying every clause.
 ///
 /// Takes the costs of the variables and the clauses learnt so far (any shape; race traces give
-/// positive clauses, divergence traces negative unit clauses). With [`Strategy::Mhs`] this is
+/// positive clauses, divergence traces negative unit clauses). With [`Solver::Mhs`] this is
 /// GPURepair's `mhs` strategy (§2.4): a weighted greedy hitting set of the positive clauses
 /// (Johnson 1974) over the variables that no negative unit clause forces false, made minimal by
 /// dropping redundant picks, heaviest first; when that set violates a clause, the answer is
-/// [`minimum`] instead, as in GPURepair. With [`Strategy::MaxSat`] it is always [`minimum`].
+/// [`minimum`] instead, as in GPURepair. With [`Solver::MaxSat`] it is always [`minimum`].
 ///
 /// Returns `Ok(None)` when the clauses are unsatisfiable (the kernel cannot be repaired).
 ///
 /// # Errors
 /// [`SolveError::CostLengths`], [`SolveError::UnknownVar`] or [`SolveError::CostOverflow`] when
 /// the input cannot be represented; [`SolveError::Solver`] when the MaxSAT solver fails.
-pub fn solve(costs: &Costs, clauses: &[Clause], strategy: Strategy) -> Result<Option<Solution>, SolveError> {
+pub fn solve(costs: &Costs, clauses: &[Clause], strategy: Solver) -> Result<Option<Solution>, SolveError> {
     validate(costs, clauses)?;
     match strategy {
-        Strategy::MaxSat => maxsat::minimum(costs, clauses),
-        Strategy::Mhs => match greedy::hitting_set(costs, clauses) {
+        Solver::MaxSat => maxsat::minimum(costs, clauses),
+        Solver::Mhs => match greedy::hitting_set(costs, clauses) {
             Some(enabled) if satisfies_all(&enabled, clauses) => Ok(Some(Solution::new(costs, enabled, false))),
             _ => maxsat::minimum(costs, clauses),
         },

@@ -333,16 +333,7 @@ impl Options {
                     ..r.clone()
                 },
             },
-            repair: syncfix_repair::repair::RepairOptions {
-                strategy: match r.solver {
-                    Solver::Mhs => syncfix_repair::solve::Strategy::Mhs,
-                    Solver::MaxSat => syncfix_repair::solve::Strategy::MaxSat,
-                },
-                max_verifier_calls: r.max_verifier_calls,
-                deadline,
-                cancel: self.cancel.clone(),
-                global_search_calls: r.global_search_calls,
-            },
+            repair: syncfix_repair::repair::RepairRun { options: r.clone(), deadline, cancel: self.cancel.clone() },
             cancel: self.cancel.clone(),
             progress: self.progress.clone(),
             confirmed_only: v.confirmed_only,
@@ -366,7 +357,7 @@ pub(crate) struct Stages {
     pub frontend: syncfix_frontend::driver::FrontendOptions,
     pub verify: syncfix_verify::VerifyOptions,
     pub instrument: syncfix_instrument::InstrumentConfig,
-    pub repair: syncfix_repair::repair::RepairOptions,
+    pub repair: syncfix_repair::repair::RepairRun,
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<Progress>>,
     /// `--confirmed-only` ([`VerifierOptions::confirmed_only`]).

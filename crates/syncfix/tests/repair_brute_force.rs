@@ -8,7 +8,7 @@ mod common;
 use proptest::prelude::*;
 use syncfix::Language;
 use syncfix_instrument::{instrument, InstrumentConfig};
-use syncfix_repair::repair::{repair, Outcome, RepairOptions};
+use syncfix_repair::repair::{repair, Outcome, RepairRun};
 use syncfix_verify::{Verdict, Verifier};
 
 const INDICES: [&str; 4] = ["threadIdx.x", "(threadIdx.x + 1) % 64", "63 - threadIdx.x", "threadIdx.x / 2"];
@@ -65,7 +65,7 @@ proptest! {
                 best = Some(w);
             }
         }
-        let (outcome, _) = repair(&inst, &mut v, &RepairOptions::default());
+        let (outcome, _) = repair(&inst, &mut v, &RepairRun::default());
         match (outcome, best) {
             (Outcome::Repaired { assignment, weight, .. }, Some(b)) => {
                 prop_assert_eq!(weight, b, "{}", src);
@@ -109,7 +109,7 @@ proptest! {
             }
         }
         let mut some = Verifier::with_sites(&ctx, &inst.kernel, inst.original_assignment(), &verify).expect("an encoding");
-        let (outcome, _) = repair(&inst, &mut some, &RepairOptions::default());
+        let (outcome, _) = repair(&inst, &mut some, &RepairRun::default());
         match (outcome, best) {
             (Outcome::Repaired { weight, .. }, Some(b)) => prop_assert_eq!(weight, b, "{}", src),
             (Outcome::Unrepairable { .. } | Outcome::Unknown(_), None) => {}

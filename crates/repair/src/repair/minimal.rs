@@ -25,7 +25,7 @@ pub(super) fn descend(
     costs: &Costs,
     phi: &mut Phi,
     verified: Verified,
-    opts: &RepairOptions,
+    opts: &RepairRun,
     stats: &mut RepairStats,
 ) -> Outcome {
     match remove_unneeded(inst, verifier, costs, phi, verified, opts, Shares::Repair, stats) {
@@ -58,7 +58,7 @@ fn remove_unneeded(
     costs: &Costs,
     phi: &mut Phi,
     verified: Verified,
-    opts: &RepairOptions,
+    opts: &RepairRun,
     shares: Shares,
     stats: &mut RepairStats,
 ) -> Result<(Verified, bool), Outcome> {
@@ -156,7 +156,7 @@ fn remove_unneeded(
 pub fn audit_from(
     inst: &Instrumented,
     verifier: &mut dyn Oracle,
-    opts: &RepairOptions,
+    opts: &RepairRun,
     original: Vec<bool>,
     bound: Option<u32>,
     reserve: Duration,
@@ -169,7 +169,7 @@ pub fn audit_from(
 fn audit_run(
     inst: &Instrumented,
     verifier: &mut dyn Oracle,
-    opts: &RepairOptions,
+    opts: &RepairRun,
     original: Verified,
     reserve: Duration,
     stats: &mut RepairStats,
@@ -197,8 +197,8 @@ fn audit_run(
         if opts.past() {
             return minimal("the time ran out before the minimality step ended", stats);
         }
-        if stats.verifier_calls >= opts.max_verifier_calls {
-            return minimal(&format!("the minimality step reached {} verifier calls", opts.max_verifier_calls), stats);
+        if stats.verifier_calls >= opts.options.max_verifier_calls {
+            return minimal(&format!("the minimality step reached {} verifier calls", opts.options.max_verifier_calls), stats);
         }
         let t0 = Instant::now();
         let lightest = solve::minimum(&costs, &phi.clauses);

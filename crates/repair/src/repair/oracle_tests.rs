@@ -4,7 +4,7 @@
 //! learn one clause per trace, and end with the right outcome when no assignment works, the
 //! oracle gives up, or time runs out.
 
-use super::{audit_from, repair, Oracle, Outcome, RepairOptions};
+use super::{audit_from, repair, Oracle, Outcome, RepairOptions, RepairRun};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 use syncfix_instrument::{BarrierVar, Instrumented, SiteKind};
@@ -149,7 +149,7 @@ fn the_answer_is_the_minimal_weight_assignment_and_each_trace_is_one_clause() {
     let script = Script { races: vec![vec![0, 1], vec![1, 2]], exact: true, ..Script::default() };
     let inst = instrumented(&weights);
     let mut oracle = Scripted::new(script);
-    let (outcome, stats) = repair(&inst, &mut oracle, &RepairOptions::default());
+    let (outcome, stats) = repair(&inst, &mut oracle, &RepairRun::default());
     match outcome {
         Outcome::Repaired { assignment, weight, .. } => {
             assert_eq!(assignment, vec![true, false, true]);
@@ -168,15 +168,15 @@ fn a_race_no_site_orders_is_unrepairable_when_exact_and_unknown_when_not() {
     let weights = [1, 1];
     // The second race has no site that orders it.
     let exact = Script { races: vec![vec![0], vec![]], exact: true, ..Script::default() };
-    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(exact), &RepairOptions::default());
+    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(exact), &RepairRun::default());
     assert!(matches!(outcome, Outcome::Unrepairable { trace: Some(_), .. }), "{outcome:?}");
     // A divergence that forbids the only site of a race: the clauses conflict.
     let conflict = Script { races: vec![vec![0]], diverging: vec![0], exact: true, ..Script::default() };
-    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(conflict.clone()), &RepairOptions::default());
+    let (outcome, _) = repair(&instrumented(&weights), &mut Scripted::new(conflict.clone()), &RepairRun::default());
     assert!(matches!(outcome, Outcome::Unrepairable { .. }), "{outcome:?}");
     // The same conflict from traces that over-approximate: the loop cannot tell.
     let inexact = Script { exact: false, ..conflict };
-    let (outcome, stats) = repair(&instrumented(&weights), &mut Scripted::new(inexact), &RepairOptions::default());
+    let (outcome, stats) = repair(&instrumented(&weights), &mut Scripted::new(inexact), &RepairRun::default());
     assert!(!matches!(outcome, Outcome::Repaired { .. } | Outcome::Unrepairable { .. }), "{outcome:?}");
     assert_eq!(stats.inexact_reason.as_deref(), Some("scripted: traces are not exact"));
 }
@@ -186,15 +186,15 @@ fn the_oracles_timeout_and_unknown_and_the_deadline_end_the_loop() {
     let weights = [1, 1];
     let races = vec![vec![0], vec![1]];
     let timeout = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Timeout), ..Script::default() };
-    assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(timeout), &RepairOptions::default()).0, Outcome::Timeout));
+    assert!(matches!(repair(&instrumented(&weights), &mut Scripted::new(timeout), &RepairRun::default()).0, Outcome::Timeout));
     let unknown = Script { races: races.clone(), exact: true, fail_with: Some(Verdict::Unknown("gave up".into())), ..Script::default() };
     assert!(
-        matches!(repair(&instrumented(&weights), &mut Scripted::new(unknown), &RepairOptions::default()).0, Outcome::Unknown(r) if r == "gave up")
+        matches!(repair(&instrumented(&weights), &mut Scripted::new(unknown), &RepairRun::default()).0, Outcome::Unknown(r) if r == "gave up")
     );
     // A deadline already past: no verifier call.
     let script = Script { races, exact: true, ..Script::default() };
     let mut oracle = Scripted::new(script);
-    let opts = RepairOptions { deadline: Some(Instant::now()), ..RepairOptions::default() };
+    let opts = RepairRun { deadline: Some(Instant::now()), ..RepairRun::default() };
     assert!(matches!(repair(&instrumented(&weights), &mut oracle, &opts).0, Outcome::Timeout));
     assert!(oracle.calls.is_empty());
 }
@@ -204,7 +204,7 @@ fn the_loop_gives_up_after_its_verifier_calls() {
     // Five races, one site each: five clauses, so the fifth call is still a race.
     let weights = [1; 5];
     let script = Script { races: (0..5).map(|i| vec![i]).collect(), exact: true, ..Script::default() };
-    let opts = RepairOptions { max_verifier_calls: 3, ..RepairOptions::default() };
+    let opts = RepairRun { options: RepairOptions { max_verifier_calls: 3, ..RepairOptions::default() }, ..RepairRun::default() };
     let mut oracle = Scripted::new(script);
     let (outcome, stats) = repair(&instrumented(&weights), &mut oracle, &opts);
     assert!(matches!(&outcome, Outcome::Unknown(r) if r.contains("3 verifier calls")), "{outcome:?}");
@@ -220,8 +220,8 @@ fn existing(weights: &[u64]) -> Instrumented {
     inst
 }
 
-fn audit_opts() -> RepairOptions {
-    RepairOptions { deadline: Some(Instant::now() + Duration::from_secs(600)), ..RepairOptions::default() }
+fn audit_opts() -> RepairRun {
+    RepairRun { deadline: Some(Instant::now() + Duration::from_secs(600)), ..RepairRun::default() }
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn an_audit_keeps_a_barrier_whose_check_gives_no_answer_and_says_it_is_undecided
     // Without a deadline to share, a check that gives no answer is the audit's timeout.
     let script = Script { races: vec![vec![1]], exact: true, slow, ..Script::default() };
     let (outcome, _) =
-        audit_from(&existing(&weights), &mut Scripted::new(script), &RepairOptions::default(), vec![true; 3], None, Duration::ZERO);
+        audit_from(&existing(&weights), &mut Scripted::new(script), &RepairRun::default(), vec![true; 3], None, Duration::ZERO);
     assert!(matches!(outcome, Outcome::Timeout), "{outcome:?}");
 }
 
@@ -285,7 +285,7 @@ fn a_repair_keeps_the_kernels_own_barriers_and_removes_only_those_it_inserted() 
     inst.vars[0].kind = SiteKind::Existing;
     let script = Script { races: vec![vec![1, 2]], exact: false, ..Script::default() };
     let mut oracle = Scripted::new(script);
-    let (outcome, stats) = repair(&inst, &mut oracle, &RepairOptions::default());
+    let (outcome, stats) = repair(&inst, &mut oracle, &RepairRun::default());
     match outcome {
         Outcome::Repaired { assignment, .. } => {
             assert!(assignment[0], "the user's barrier stays: {assignment:?}");
@@ -315,7 +315,7 @@ proptest! {
         let script = Script { races, diverging, exact: true, ..Script::default() };
         let best = brute_force_minimum(&script, &weights);
         let mut oracle = Scripted::new(script.clone());
-        let (outcome, stats) = repair(&instrumented(&weights), &mut oracle, &RepairOptions::default());
+        let (outcome, stats) = repair(&instrumented(&weights), &mut oracle, &RepairRun::default());
         prop_assert_eq!(stats.clauses, oracle.defects);
         match (outcome, best) {
             (Outcome::Repaired { assignment, weight, .. }, Some(best)) => {

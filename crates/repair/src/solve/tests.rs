@@ -29,7 +29,7 @@ fn on(sol: &Solution) -> Vec<usize> {
     sol.enabled_vars().map(|var| var.index()).collect()
 }
 
-fn solved(costs: &Costs, clauses: &[Clause], strategy: Strategy) -> Solution {
+fn solved(costs: &Costs, clauses: &[Clause], strategy: Solver) -> Solution {
     match solve(costs, clauses, strategy) {
         Ok(Some(sol)) => sol,
         other => panic!("expected a solution, got {other:?}"),
@@ -73,21 +73,21 @@ fn paper_example_falls_back_to_maxsat() {
     let greedy = greedy::hitting_set(&costs, &clauses).map(|set| (0..set.len()).filter(|&i| set[i]).collect::<Vec<_>>());
     assert_eq!(greedy, Some(vec![1, 2]), "mhs(phi+) is {{b1, b2}}");
 
-    let sol = solved(&costs, &clauses, Strategy::Mhs);
+    let sol = solved(&costs, &clauses, Solver::Mhs);
     assert!(sol.maxsat, "the greedy set violates !b1 | !b2, so MaxSAT answers");
     assert!(sol.satisfies(&clauses));
     // {b1, b5, b6} and {b2, b3, b4} both weigh 3; the tie (sum of indices) prefers the latter.
     assert_eq!((on(&sol), sol.weight, sol.tie), (vec![2, 3, 4], 3, 9));
-    assert_eq!(solved(&costs, &clauses, Strategy::MaxSat), sol);
+    assert_eq!(solved(&costs, &clauses, Solver::MaxSat), sol);
 }
 
 #[test]
 fn weight_decides_between_one_heavy_and_two_light() {
     let clauses = [cl(&[p(0), p(1)]), cl(&[p(0), p(2)])];
-    for strategy in [Strategy::Mhs, Strategy::MaxSat] {
+    for strategy in [Solver::Mhs, Solver::MaxSat] {
         // var0 hits two clauses for 10, var1 and var2 one each for 3: 2/10 < 1/3.
         let sol = solved(&costs(&[10, 3, 3], &[0; 3]), &clauses, strategy);
-        assert_eq!((on(&sol), sol.weight, sol.maxsat), (vec![1, 2], 6, strategy == Strategy::MaxSat));
+        assert_eq!((on(&sol), sol.weight, sol.maxsat), (vec![1, 2], 6, strategy == Solver::MaxSat));
         // For 5, var0 is cheaper per hit (2/5 > 1/3) and in total.
         let sol = solved(&costs(&[5, 3, 3], &[0; 3]), &clauses, strategy);
         assert_eq!((on(&sol), sol.weight), (vec![0], 5));
@@ -97,14 +97,14 @@ fn weight_decides_between_one_heavy_and_two_light() {
 #[test]
 fn ties_break_equal_weights() {
     let clauses = [cl(&[p(0), p(1), p(2)])];
-    for strategy in [Strategy::Mhs, Strategy::MaxSat] {
+    for strategy in [Solver::Mhs, Solver::MaxSat] {
         let sol = solved(&costs(&[4, 4, 4], &[7, 2, 5]), &clauses, strategy);
         assert_eq!((on(&sol), sol.tie), (vec![1], 2), "{strategy:?}: lowest tie");
         let sol = solved(&costs(&[4, 4, 9], &[3, 3, 0]), &clauses, strategy);
         assert_eq!(on(&sol), vec![0], "{strategy:?}: weight first, then the lower index");
     }
     // The tie never outweighs the weight: var1 is lighter but has the higher tie.
-    let sol = solved(&costs(&[5, 4], &[0, 1000]), &[cl(&[p(0), p(1)])], Strategy::MaxSat);
+    let sol = solved(&costs(&[5, 4], &[0, 1000]), &[cl(&[p(0), p(1)])], Solver::MaxSat);
     assert_eq!((on(&sol), sol.weight, sol.tie), (vec![1], 4, 1000));
 }
 
@@ -113,7 +113,7 @@ fn greedy_drops_redundant_picks() {
     // All equal: the greedy first takes var0 (lowest index among 2 hits each), then var1 and
     // var2 for the units; var0 is then redundant and dropped.
     let clauses = [cl(&[p(0), p(1)]), cl(&[p(0), p(2)]), cl(&[p(1)]), cl(&[p(2)])];
-    let sol = solved(&costs(&[1; 3], &[0; 3]), &clauses, Strategy::Mhs);
+    let sol = solved(&costs(&[1; 3], &[0; 3]), &clauses, Solver::Mhs);
     assert_eq!((on(&sol), sol.maxsat), (vec![1, 2], false));
 }
 
@@ -121,7 +121,7 @@ fn greedy_drops_redundant_picks() {
 fn empty_clause_is_unsatisfiable() {
     let costs = costs(&[1, 1], &[0, 0]);
     for clauses in [vec![Clause::default()], vec![cl(&[p(0)]), Clause::default()]] {
-        for strategy in [Strategy::Mhs, Strategy::MaxSat] {
+        for strategy in [Solver::Mhs, Solver::MaxSat] {
             assert!(matches!(solve(&costs, &clauses, strategy), Ok(None)), "{strategy:?}");
         }
         assert!(matches!(minimum(&costs, &clauses), Ok(None)));
@@ -131,7 +131,7 @@ fn empty_clause_is_unsatisfiable() {
 #[test]
 fn no_clauses_enable_nothing() {
     let costs = costs(&[3, 1, 2], &[1, 1, 1]);
-    for strategy in [Strategy::Mhs, Strategy::MaxSat] {
+    for strategy in [Solver::Mhs, Solver::MaxSat] {
         let sol = solved(&costs, &[], strategy);
         assert_eq!((sol.enabled, sol.weight, sol.tie), (vec![false; 3], 0, 0));
     }
@@ -142,11 +142,11 @@ fn negative_units_exclude_variables() {
     let costs = costs(&[1, 5, 9], &[0; 3]);
     // var0 is the cheapest but forced off; the greedy needs no fallback.
     let clauses = [cl(&[p(0), p(1), p(2)]), cl(&[n(0)])];
-    let sol = solved(&costs, &clauses, Strategy::Mhs);
+    let sol = solved(&costs, &clauses, Solver::Mhs);
     assert_eq!((on(&sol), sol.maxsat), (vec![1], false));
     // Every variable of a positive clause forced off: unrepairable, under both strategies.
     let clauses = [cl(&[p(0), p(1)]), cl(&[n(0)]), cl(&[n(1)])];
-    for strategy in [Strategy::Mhs, Strategy::MaxSat] {
+    for strategy in [Solver::Mhs, Solver::MaxSat] {
         assert!(matches!(solve(&costs, &clauses, strategy), Ok(None)), "{strategy:?}");
     }
 }
@@ -154,7 +154,7 @@ fn negative_units_exclude_variables() {
 #[test]
 fn mixed_clause_violated_by_greedy_falls_back() {
     let clauses = [cl(&[p(1)]), cl(&[p(0), n(1)])];
-    let sol = solved(&costs(&[1, 1], &[0, 0]), &clauses, Strategy::Mhs);
+    let sol = solved(&costs(&[1, 1], &[0, 0]), &clauses, Solver::Mhs);
     assert_eq!((on(&sol), sol.maxsat), (vec![0, 1], true));
 }
 
@@ -163,20 +163,20 @@ fn large_weights_are_exact() {
     let big = 1u64 << 40;
     let costs = costs(&[big + 1, big, 3, big - 7, 1], &[1 << 30, 0, 5, 1, 0]);
     let clauses = [cl(&[p(0), p(1)]), cl(&[p(1), p(2), p(3)]), cl(&[p(0), p(3), p(4)]), cl(&[n(1), n(3)])];
-    let sol = solved(&costs, &clauses, Strategy::MaxSat);
+    let sol = solved(&costs, &clauses, Solver::MaxSat);
     assert_eq!(Some((sol.weight, sol.tie, sol.enabled)), brute_force(&costs, &clauses));
 }
 
 #[test]
 fn invalid_input_is_an_error() {
     let clauses = [cl(&[p(0), p(3)])];
-    let err = solve(&costs(&[1, 1], &[0, 0]), &clauses, Strategy::Mhs);
+    let err = solve(&costs(&[1, 1], &[0, 0]), &clauses, Solver::Mhs);
     assert!(matches!(err, Err(SolveError::UnknownVar { len: 2, .. })), "{err:?}");
     let err = minimum(&costs(&[1, 1], &[0]), &[]);
     assert!(matches!(err, Err(SolveError::CostLengths { weights: 2, ties: 1 })), "{err:?}");
-    let err = solve(&costs(&[u64::MAX / 2, u64::MAX / 2], &[0, 0]), &clauses[..0], Strategy::Mhs);
+    let err = solve(&costs(&[u64::MAX / 2, u64::MAX / 2], &[0, 0]), &clauses[..0], Solver::Mhs);
     assert!(matches!(err, Ok(Some(_))), "variables outside the clauses do not count: {err:?}");
-    let err = solve(&costs(&[u64::MAX, 1], &[0, 0]), &[cl(&[p(0), p(1)])], Strategy::Mhs);
+    let err = solve(&costs(&[u64::MAX, 1], &[0, 0]), &[cl(&[p(0), p(1)])], Solver::Mhs);
     assert!(matches!(err, Err(SolveError::CostOverflow)), "{err:?}");
 }
 
@@ -219,10 +219,10 @@ fn check(costs: &Costs, clauses: &[Clause]) -> Result<(), TestCaseError> {
         prop_assert!(min.satisfies(clauses) && min.maxsat);
         prop_assert!(is_minimal(&min.enabled, clauses));
     }
-    let maxsat = solve(costs, clauses, Strategy::MaxSat).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let maxsat = solve(costs, clauses, Solver::MaxSat).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&maxsat, &min);
 
-    let mhs = solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mhs = solve(costs, clauses, Solver::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(mhs.is_some(), optimum.is_some());
     if let Some(mhs) = &mhs {
         prop_assert!(mhs.satisfies(clauses));
@@ -235,7 +235,7 @@ fn check(costs: &Costs, clauses: &[Clause]) -> Result<(), TestCaseError> {
         let gpurepair_shapes = clauses.iter().all(|c| c.is_positive() || c.negative_unit().is_some());
         prop_assert!(!(gpurepair_shapes && mhs.maxsat), "needless fallback");
     }
-    let again = solve(costs, clauses, Strategy::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let again = solve(costs, clauses, Solver::Mhs).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(again, mhs, "deterministic");
     Ok(())
 }
@@ -263,7 +263,7 @@ proptest! {
 fn free_variables_are_picked_first() {
     let clauses = [cl(&[p(0), p(1)]), cl(&[p(0), p(2)])];
     // var0 hits both clauses, but var1 and var2 cost nothing.
-    let sol = solved(&costs(&[1, 0, 0], &[0, 0, 0]), &clauses, Strategy::Mhs);
+    let sol = solved(&costs(&[1, 0, 0], &[0, 0, 0]), &clauses, Solver::Mhs);
     assert_eq!((on(&sol), sol.weight, sol.maxsat), (vec![1, 2], 0, false));
 }
 
@@ -294,8 +294,8 @@ fn realistic() -> (Costs, Vec<Clause>) {
 #[test]
 fn realistic_problem_maxsat_is_at_most_greedy() {
     let (costs, clauses) = realistic();
-    let greedy = solved(&costs, &clauses, Strategy::Mhs);
-    let optimum = solved(&costs, &clauses, Strategy::MaxSat);
+    let greedy = solved(&costs, &clauses, Solver::Mhs);
+    let optimum = solved(&costs, &clauses, Solver::MaxSat);
     assert!(greedy.satisfies(&clauses) && !greedy.maxsat);
     assert!(optimum.satisfies(&clauses) && is_minimal(&optimum.enabled, &clauses));
     assert!((optimum.weight, optimum.tie) <= (greedy.weight, greedy.tie), "{optimum:?} vs {greedy:?}");
