@@ -206,21 +206,22 @@ impl Detached {
         self.cell.with_dependent(|_, p| p.solver.get_model().map(|m| m.translate(ctx)))
     }
 
-    /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out), on the
-    /// calling thread; `stop` (or `opts.cancel`), once set, interrupts it, and it ends as a
-    /// timeout.
+    /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out, within
+    /// a wall-clock cap too when `capped`: `run_check`), on the calling thread; `stop` (or
+    /// `opts.cancel`), once set, interrupts it, and it ends as a timeout.
     pub fn solve(
         &self,
         opts: &VerifyOptions,
         stats: &mut Stats,
         rlimit: Option<u32>,
+        capped: bool,
         stop: &AtomicBool,
     ) -> Result<Option<SatResult>, Verdict> {
         self.cell.with_dependent(|fresh, p| {
             let mut flags = vec![stop];
             flags.extend(opts.cancel.as_deref());
             let check = |s: &Solver<'_>| if p.assumptions.is_empty() { s.check() } else { s.check_assumptions(&p.assumptions) };
-            let r = interruptible_by(fresh, &flags, || run_check(&p.solver, opts, stats, rlimit, true, check))?;
+            let r = interruptible_by(fresh, &flags, || run_check(&p.solver, opts, stats, rlimit, capped, check))?;
             if stop.load(Ordering::Relaxed) {
                 return Err(Verdict::Timeout);
             }

@@ -22,9 +22,10 @@
 //! scaling family at n = 80). The answer is inductive: at the end every group is
 //! unsatisfiable under the candidates kept.
 
+mod one_by_one;
+
 use crate::apart::ApartSolver;
 use crate::encode::{Encoding, LogUse};
-use crate::memo::Answered;
 use crate::{Verdict, Verifier};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -275,116 +276,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             .map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
         let solver = self.houdini_groups[g].solver.as_ref().expect("made on the first round");
         solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, true, dump)
-    }
-
-    /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
-    /// log facts and assumptions the group needs, `a` asserted, the check): the first
-    /// satisfiable one drops the candidates whose checks its model violates (`None` when none
-    /// is satisfiable).
-    fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
-        let ctx = self.ctx;
-        let checks = self.houdini_groups[g].checks.clone();
-        // One pass over the checks, every drop made on the way (under `a`, the candidates
-        // kept when the round began): a round with a drop is followed by another (the group
-        // is solved again), and only a round without one ends Houdini for the group, so its
-        // answer is inductive. Stopping at the first drop made each undecided check cost a
-        // round that solved every check before it again (HeCBench's FDTD3d: 9 such rounds of
-        // about 10 s).
-        let mut lowest: Option<usize> = None;
-        let mut note_drop = |cand: usize| lowest = Some(lowest.map_or(cand, |l: usize| l.min(cand)));
-        // The candidates kept when the round began (those `a` assumes): with the barrier
-        // variables a check mentions, what an answer is remembered under (`memo`).
-        let below = self.houdini_groups[g].depends_below;
-        let round_kept: Vec<bool> = kept[..below].to_vec();
-        for &i in &checks {
-            if !kept[self.enc.invariants.checks()[i].cand] {
-                continue;
-            }
-            let cond = self.enc.invariants.checks()[i].cond.clone();
-            let ok = self.enc.invariants.checks()[i].ok.clone();
-            let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-            let mut slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp, None);
-            let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
-            if self.memo.known_unsat(Answered::Check(i), &key, &round_kept) {
-                self.stats.houdini_reused += 1;
-                continue;
-            }
-            let cand_shape = {
-                let c = &self.enc.invariants.candidates()[self.enc.invariants.checks()[i].cand];
-                (c.loop_id, crate::seed::shape(&c.what))
-            };
-            if self.memo.known_undecided(Answered::Check(i), &key, &round_kept) || self.undecided_before.contains(&cand_shape) {
-                let cand = self.enc.invariants.checks()[i].cand;
-                kept[cand] = false;
-                self.stats.houdini_unproved += 1;
-                self.stats.houdini_reused += 1;
-                note_drop(cand);
-                continue;
-            }
-            let mut model = None;
-            let mut refinements = 0;
-            loop {
-                let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain(a).collect();
-                asserted.push(&cond);
-                let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
-                let t0 = Instant::now();
-                // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i>.
-                let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI")
-                    .map(|p| std::path::PathBuf::from(format!("{}.{}.check{i}", p.to_string_lossy(), self.stats.houdini_rounds)));
-                let answer = crate::apart::solve(ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, dump)?;
-                if debug() {
-                    let what = &self.enc.invariants.candidates()[self.enc.invariants.checks()[i].cand].what;
-                    eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", t0.elapsed().as_secs_f64(), answer.as_ref().map(|a| a.0));
-                }
-                let m = match answer {
-                    Some((SatResult::Unsat, _)) => {
-                        let key = if refinements == 0 { key } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
-                        self.memo.record_unsat(Answered::Check(i), key, &round_kept);
-                        break;
-                    }
-                    Some((_, m)) => m,
-                    None => {
-                        // Not decided within the budget: the candidate is dropped as if it
-                        // were violated (the fixpoint stays inductive, only weaker).
-                        let key = if refinements == 0 { key.clone() } else { self.memo.key(&self.enc, &slice.facts, &[&cond]) };
-                        self.memo.record_undecided(Answered::Check(i), key, &round_kept);
-                        self.undecided.insert(cand_shape.clone());
-                        let cand = self.enc.invariants.checks()[i].cand;
-                        kept[cand] = false;
-                        self.stats.houdini_unproved += 1;
-                        if debug() {
-                            eprintln!(
-                                "houdini:   drops {} (not decided within {:?})",
-                                self.enc.invariants.candidates()[cand].what,
-                                CHECK_BUDGET
-                            );
-                        }
-                        note_drop(cand);
-                        break;
-                    }
-                };
-                let Some(m) = m else {
-                    return Err(Verdict::Unknown("the SMT solver returned no model".into()));
-                };
-                let (opts, stats) = (&self.opts, &mut self.stats);
-                let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, stats, facts);
-                let wider = self.enc.assumptions.borrow_mut().recheck(&slice, &m, refinements, a, &mut solve_class);
-                match wider {
-                    None => {
-                        model = Some(m);
-                        break;
-                    }
-                    Some(w) => {
-                        self.stats.cone_fallbacks += 1;
-                        refinements += 1;
-                        slice = w;
-                    }
-                }
-            }
-            let Some(model) = model else { continue };
-            note_drop(self.drop_violated(g, &model, kept)?);
-        }
-        Ok(lowest)
     }
 
     /// Drops the candidates of group `g` whose checks `model` violates; returns the lowest

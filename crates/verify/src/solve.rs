@@ -347,14 +347,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let t0 = Instant::now();
                     let strict_tried = strict.is_some();
                     let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
-                        && strict.is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), stop), Ok(Some(SatResult::Unsat))));
+                        && strict
+                            .is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), true, stop), Ok(Some(SatResult::Unsat))));
                     let strict_took = t0.elapsed();
                     let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else if without_values {
                         Ok(Some(SatResult::Unsat))
                     } else {
-                        call.solve(opts, &mut stats, rlimit, stop)
+                        call.solve(opts, &mut stats, rlimit, true, stop)
                     };
                     if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
                         eprintln!(

@@ -124,7 +124,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         continue;
                     }
                     let mut stats = Stats::default();
-                    let refuted = matches!(call.solve(opts, &mut stats, None, &stops[j]), Ok(Some(SatResult::Unsat)));
+                    let refuted = matches!(call.solve(opts, &mut stats, None, true, &stops[j]), Ok(Some(SatResult::Unsat)));
                     if !refuted {
                         for stop in &stops[j + 1..] {
                             stop.store(true, Ordering::Relaxed);

@@ -1,0 +1,407 @@
+//! A Houdini round solved one check at a time ([`Verifier::houdini_one_by_one`]): after a
+//! group's disjunction ran past its budget. The checks of one pass are independent (each is
+//! solved under the candidates kept when the round began), so their first calls run side by
+//! side on the verifier's threads, each in a Z3 context of its own ([`Detached`]), while the
+//! answers are taken in the checks' order on this thread: what is dropped, recorded and
+//! widened is what one check after the other gives (PolyBench nussinov `kernel2`: eleven
+//! checks of 1.5–3 s each in one pass).
+
+use super::{debug, CHECK_BUDGET};
+use crate::apart::{self, Answer, Detached};
+use crate::cone::Slice;
+use crate::memo::{Answered, Key};
+use crate::{Stats, Verdict, Verifier};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+use z3::ast::Bool;
+use z3::{Model, SatResult};
+
+/// One check of a pass, as prepared (its slice and memo key made, the memo asked).
+enum Step<'ctx> {
+    /// The memo knows it unsatisfiable under the round's candidates.
+    KnownUnsat,
+    /// The memo knows it undecided, or a candidate of its shape was undecided by an earlier
+    /// verifier of the kernel: its candidate is dropped.
+    KnownUndecided,
+    /// To be solved on its slice.
+    Solve(Box<Call<'ctx>>),
+}
+
+/// A check to solve: its slice of the assumptions, its memo key and its condition.
+struct Call<'ctx> {
+    slice: Slice<'ctx>,
+    key: Key,
+    cond: Bool<'ctx>,
+}
+
+/// How a check solved ended.
+enum Ended<'ctx> {
+    /// Unsatisfiable: the candidate stays (for this check).
+    Refuted,
+    /// Not decided within [`CHECK_BUDGET`]: its candidate was dropped.
+    Undecided(usize),
+    /// A model of the whole formula: the candidates whose checks it violates are dropped.
+    Violated(Model<'ctx>),
+}
+
+/// A check's call sent to a worker: its place in the pass, the call, its budget, its stop flag.
+type Job = (usize, Detached, Option<u32>, Arc<AtomicBool>);
+
+/// What a worker sends back: the place, the call (for its model), the answer, the call's
+/// stats and wall time.
+type Done = (usize, Detached, Result<Option<SatResult>, Verdict>, Stats, Duration);
+
+impl<'ctx, 'k> Verifier<'ctx, 'k> {
+    /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
+    /// log facts and assumptions the check needs, `a` asserted, the check): every
+    /// satisfiable one drops the candidates whose checks its model violates; the lowest
+    /// candidate dropped (`None` when none is).
+    ///
+    /// One pass over the checks, every drop made on the way (under `a`, the candidates kept
+    /// when the round began): a round with a drop is followed by another (the group is
+    /// solved again), and only a round without one ends Houdini for the group, so its answer
+    /// is inductive. Stopping at the first drop made each undecided check cost a round that
+    /// solved every check before it again (HeCBench's FDTD3d: 9 such rounds of about 10 s).
+    pub(super) fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
+        // The candidates kept when the round began (those `a` assumes): with the barrier
+        // variables a check mentions, what an answer is remembered under (`memo`).
+        let below = self.houdini_groups[g].depends_below;
+        let round_kept: Vec<bool> = kept[..below].to_vec();
+        let threads = self.opts.threads();
+        // SYNCFIX_DUMP_HOUDINI writes each call as it is solved: on this thread.
+        if threads <= 1 || std::env::var_os("SYNCFIX_DUMP_HOUDINI").is_some() {
+            return self.one_by_one_here(g, a, kept, &round_kept);
+        }
+        let start = Instant::now();
+        let solve_before = self.stats.solve_time;
+        let r = self.one_by_one_side_by_side(g, a, kept, &round_kept, threads);
+        // The calls of the threads ran side by side: the pass's wall time is its solving time.
+        self.stats.solve_time = solve_before + start.elapsed().max(self.stats.solve_time - solve_before);
+        r
+    }
+
+    /// [`Verifier::houdini_one_by_one`] with every call on this thread.
+    fn one_by_one_here(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool], round_kept: &[bool]) -> Result<Option<usize>, Verdict> {
+        let mut lowest = None;
+        for i in self.houdini_groups[g].checks.clone() {
+            if !kept[self.cand_of(i)] {
+                continue;
+            }
+            let ended = match self.prepare_check(g, i, round_kept) {
+                Step::KnownUnsat => {
+                    self.stats.houdini_reused += 1;
+                    continue;
+                }
+                Step::KnownUndecided => {
+                    self.drop_undecided(i, kept, &mut lowest);
+                    continue;
+                }
+                Step::Solve(call) => {
+                    let first = self.solve_check(i, &call, a, 0);
+                    self.finish_check(i, call, a, round_kept, first)?
+                }
+            };
+            self.take_ended(g, ended, kept, &mut lowest)?;
+        }
+        Ok(lowest)
+    }
+
+    /// [`Verifier::houdini_one_by_one`] with the checks' first calls on `threads` workers:
+    /// up to `threads` calls prepared ahead of the check whose answer is taken next (so that
+    /// what is prepared when does not depend on how fast the calls are), the answers taken in
+    /// the checks' order. A call whose candidate an earlier check dropped is stopped and its
+    /// answer ignored, as one check after the other would not have solved it.
+    fn one_by_one_side_by_side(
+        &mut self,
+        g: usize,
+        a: &[Bool<'ctx>],
+        kept: &mut [bool],
+        round_kept: &[bool],
+        threads: usize,
+    ) -> Result<Option<usize>, Verdict> {
+        let opts = self.opts.clone();
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let (done_tx, job_rx, opts) = (done_tx.clone(), &job_rx, &opts);
+                s.spawn(move || loop {
+                    let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((k, call, rlimit, stop)) = job else { break };
+                    let mut stats = Stats::default();
+                    let t0 = Instant::now();
+                    let r = if stop.load(Ordering::Relaxed) {
+                        Err(Verdict::Timeout)
+                    } else {
+                        call.solve(opts, &mut stats, rlimit, false, &stop)
+                    };
+                    if done_tx.send((k, call, r, stats, t0.elapsed())).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut pass = Pass { job_tx: Some(job_tx), done_rx, arrived: BTreeMap::new(), stops: vec![] };
+            let r = self.run_pass(g, a, kept, round_kept, threads, &mut pass);
+            // Whatever is still running is not needed: stopped, and the workers end once the
+            // queue is closed.
+            for stop in &pass.stops {
+                stop.store(true, Ordering::Relaxed);
+            }
+            pass.job_tx = None;
+            r
+        })
+    }
+
+    /// The pass of [`Verifier::one_by_one_side_by_side`] on its workers' queues.
+    fn run_pass(
+        &mut self,
+        g: usize,
+        a: &[Bool<'ctx>],
+        kept: &mut [bool],
+        round_kept: &[bool],
+        threads: usize,
+        pass: &mut Pass,
+    ) -> Result<Option<usize>, Verdict> {
+        let checks = self.houdini_groups[g].checks.clone();
+        let mut lowest = None;
+        // The checks prepared, in order: the check, and its step (a call sent: its place).
+        let mut prepared: Vec<(usize, Step<'ctx>, Option<usize>)> = vec![];
+        let (mut next, mut taken, mut ahead) = (0, 0, 0);
+        loop {
+            while ahead < threads && next < checks.len() {
+                let i = checks[next];
+                next += 1;
+                if !kept[self.cand_of(i)] {
+                    continue;
+                }
+                let step = self.prepare_check(g, i, round_kept);
+                let place = match &step {
+                    Step::Solve(call) => {
+                        let asserted: Vec<&Bool<'ctx>> =
+                            self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).chain([&call.cond]).collect();
+                        let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
+                        let stop = Arc::new(AtomicBool::new(false));
+                        pass.stops.push(stop.clone());
+                        let k = pass.stops.len() - 1;
+                        let job_tx = pass.job_tx.as_ref().expect("open while the pass runs");
+                        if job_tx.send((k, Detached::new(&asserted, &[]), rlimit, stop)).is_err() {
+                            return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into()));
+                        }
+                        ahead += 1;
+                        Some(k)
+                    }
+                    _ => None,
+                };
+                prepared.push((i, step, place));
+            }
+            if taken == prepared.len() {
+                return Ok(lowest);
+            }
+            let (i, step, place) = std::mem::replace(&mut prepared[taken], (0, Step::KnownUnsat, None));
+            taken += 1;
+            if place.is_some() {
+                ahead -= 1;
+            }
+            if !kept[self.cand_of(i)] {
+                if let Some(k) = place {
+                    pass.stops[k].store(true, Ordering::Relaxed);
+                }
+                continue;
+            }
+            let ended = match step {
+                Step::KnownUnsat => {
+                    self.stats.houdini_reused += 1;
+                    continue;
+                }
+                Step::KnownUndecided => {
+                    self.drop_undecided(i, kept, &mut lowest);
+                    continue;
+                }
+                Step::Solve(call) => {
+                    let k = place.expect("a call to solve was sent");
+                    let (detached, r, stats, took) = pass.wait(k)?;
+                    self.stats.solver_calls += stats.solver_calls;
+                    let first = r.map(|r| {
+                        r.map(|r| {
+                            let model = if r == SatResult::Sat { detached.model(self.ctx) } else { None };
+                            (r, model)
+                        })
+                    });
+                    if debug() {
+                        self.debug_check(i, took, &first);
+                    }
+                    self.finish_check(i, call, a, round_kept, first)?
+                }
+            };
+            self.take_ended(g, ended, kept, &mut lowest)?;
+            // The calls of checks whose candidates were just dropped are not needed.
+            for (j, _, place) in &prepared[taken..] {
+                if let (Some(k), false) = (place, kept[self.cand_of(*j)]) {
+                    pass.stops[*k].store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Check `i`'s candidate.
+    fn cand_of(&self, i: usize) -> usize {
+        self.enc.invariants.checks()[i].cand
+    }
+
+    /// Check `i` of group `g`: its slice and memo key, and what the memo knows of it under
+    /// `round_kept`.
+    fn prepare_check(&mut self, g: usize, i: usize, round_kept: &[bool]) -> Step<'ctx> {
+        let cond = self.enc.invariants.checks()[i].cond.clone();
+        let ok = self.enc.invariants.checks()[i].ok.clone();
+        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+        let slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp, None);
+        let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
+        if self.memo.known_unsat(Answered::Check(i), &key, round_kept) {
+            return Step::KnownUnsat;
+        }
+        if self.memo.known_undecided(Answered::Check(i), &key, round_kept) || self.undecided_before.contains(&self.cand_shape(i)) {
+            return Step::KnownUndecided;
+        }
+        Step::Solve(Box::new(Call { slice, key, cond }))
+    }
+
+    /// The loop and the shape of check `i`'s candidate (what an undecided candidate is
+    /// remembered by between verifiers of one kernel).
+    fn cand_shape(&self, i: usize) -> (syncfix_kir::LoopId, String) {
+        let c = &self.enc.invariants.candidates()[self.cand_of(i)];
+        (c.loop_id, crate::seed::shape(&c.what))
+    }
+
+    /// Drops check `i`'s candidate, known undecided.
+    fn drop_undecided(&mut self, i: usize, kept: &mut [bool], lowest: &mut Option<usize>) {
+        let cand = self.cand_of(i);
+        kept[cand] = false;
+        self.stats.houdini_unproved += 1;
+        self.stats.houdini_reused += 1;
+        note_drop(lowest, cand);
+    }
+
+    /// Check `i` on `call`'s slice (widened `refinements` times), on this thread.
+    fn solve_check(&mut self, i: usize, call: &Call<'ctx>, a: &[Bool<'ctx>], refinements: usize) -> Result<Option<Answer<'ctx>>, Verdict> {
+        let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
+        asserted.push(&call.cond);
+        let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
+        let t0 = Instant::now();
+        // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i> (.widerN: its
+        // slice widened N times).
+        let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI").map(|p| {
+            let wider = if refinements == 0 { String::new() } else { format!(".wider{refinements}") };
+            std::path::PathBuf::from(format!("{}.{}.check{i}{wider}", p.to_string_lossy(), self.stats.houdini_rounds))
+        });
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, dump);
+        if debug() {
+            self.debug_check(i, t0.elapsed(), &answer);
+        }
+        answer
+    }
+
+    /// `SYNCFIX_DEBUG_HOUDINI`: check `i`'s answer and time.
+    fn debug_check(&self, i: usize, took: Duration, answer: &Result<Option<Answer<'ctx>>, Verdict>) {
+        let what = &self.enc.invariants.candidates()[self.cand_of(i)].what;
+        let r = answer.as_ref().map(|a| a.as_ref().map(|a| a.0));
+        eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", took.as_secs_f64(), r.ok().flatten());
+    }
+
+    /// Check `i` from its first answer `first` on: recorded in the memo when refuted, its
+    /// candidate dropped when undecided, and a model that breaks what its slice left out
+    /// solved again on the slice widened (`cone`).
+    fn finish_check(
+        &mut self,
+        i: usize,
+        call: Box<Call<'ctx>>,
+        a: &[Bool<'ctx>],
+        round_kept: &[bool],
+        first: Result<Option<Answer<'ctx>>, Verdict>,
+    ) -> Result<Ended<'ctx>, Verdict> {
+        let mut call = *call;
+        let mut refinements = 0;
+        let mut answer = first;
+        loop {
+            match answer? {
+                Some((SatResult::Unsat, _)) => {
+                    let key = if refinements == 0 { call.key } else { self.memo.key(&self.enc, &call.slice.facts, &[&call.cond]) };
+                    self.memo.record_unsat(Answered::Check(i), key, round_kept);
+                    return Ok(Ended::Refuted);
+                }
+                Some((_, Some(m))) => {
+                    let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
+                    let mut solve_class = |facts: &[Bool<'ctx>]| apart::class_satisfiable(ctx, opts, stats, facts);
+                    let wider = self.enc.assumptions.borrow_mut().recheck(&call.slice, &m, refinements, a, &mut solve_class);
+                    let Some(w) = wider else { return Ok(Ended::Violated(m)) };
+                    self.stats.cone_fallbacks += 1;
+                    refinements += 1;
+                    call.slice = w;
+                }
+                Some((_, None)) => return Err(Verdict::Unknown("the SMT solver returned no model".into())),
+                None => {
+                    // Not decided within the budget: the candidate is dropped as if it were
+                    // violated (the fixpoint stays inductive, only weaker).
+                    let key = if refinements == 0 { call.key } else { self.memo.key(&self.enc, &call.slice.facts, &[&call.cond]) };
+                    self.memo.record_undecided(Answered::Check(i), key, round_kept);
+                    self.undecided.insert(self.cand_shape(i));
+                    let cand = self.cand_of(i);
+                    self.stats.houdini_unproved += 1;
+                    if debug() {
+                        eprintln!("houdini:   drops {} (not decided within {CHECK_BUDGET:?})", self.enc.invariants.candidates()[cand].what);
+                    }
+                    return Ok(Ended::Undecided(cand));
+                }
+            }
+            answer = self.solve_check(i, &call, a, refinements);
+        }
+    }
+
+    /// What a check's end drops from `kept` (of group `g`), noted in `lowest`.
+    fn take_ended(&mut self, g: usize, ended: Ended<'ctx>, kept: &mut [bool], lowest: &mut Option<usize>) -> Result<(), Verdict> {
+        match ended {
+            Ended::Refuted => {}
+            Ended::Undecided(cand) => {
+                kept[cand] = false;
+                note_drop(lowest, cand);
+            }
+            Ended::Violated(model) => note_drop(lowest, self.drop_violated(g, &model, kept)?),
+        }
+        Ok(())
+    }
+}
+
+/// `cand` dropped: the lowest candidate dropped so far.
+fn note_drop(lowest: &mut Option<usize>, cand: usize) {
+    *lowest = Some(lowest.map_or(cand, |l| l.min(cand)));
+}
+
+/// The queues of a pass solved side by side, and the answers that came ahead of their turn.
+struct Pass {
+    /// Closed (`None`) when the pass ends, which ends the workers.
+    job_tx: Option<mpsc::Sender<Job>>,
+    done_rx: mpsc::Receiver<Done>,
+    arrived: BTreeMap<usize, (Detached, Result<Option<SatResult>, Verdict>, Stats, Duration)>,
+    /// Each call's stop flag, by its place.
+    stops: Vec<Arc<AtomicBool>>,
+}
+
+impl Pass {
+    /// The answer of the call at place `k`, waiting for it.
+    fn wait(&mut self, k: usize) -> Result<(Detached, Result<Option<SatResult>, Verdict>, Stats, Duration), Verdict> {
+        loop {
+            if let Some(x) = self.arrived.remove(&k) {
+                return Ok(x);
+            }
+            match self.done_rx.recv() {
+                Ok((j, call, r, stats, took)) => {
+                    self.arrived.insert(j, (call, r, stats, took));
+                }
+                Err(_) => return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into())),
+            }
+        }
+    }
+}
