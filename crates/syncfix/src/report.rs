@@ -1,9 +1,54 @@
-//! Findings as plain data: what went wrong, where, and for which threads. The CLI renders them
-//! with GPUVerify's wording; an editor turns them into diagnostics.
+//! A kernel's verdict and its findings as plain data: what went wrong, where, and for which
+//! threads. The CLI renders them with GPUVerify's wording; an editor turns them into
+//! diagnostics.
 
 use crate::text::{TextPoint, TextRange};
+use crate::Status;
 use syncfix_kir::{AssertKind, Kernel, Span};
 use syncfix_verify::{AccessKind, Defect, Trace};
+
+/// The result of verifying one kernel.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct KernelReport {
+    pub kernel: String,
+    /// A defect's status is its first finding's kind ([`crate::verdict::status_of`]).
+    pub status: Status,
+    /// Status `unknown`: why (and `timeout`, when there is more to say than that the limit
+    /// was reached).
+    pub reason: Option<String>,
+    /// Status `bounded`: the loop-unwinding bound within which nothing was found.
+    pub bound: Option<u32>,
+    pub findings: Vec<Finding>,
+    /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
+    pub inter_group: bool,
+    /// What the front end assumed and could not check (`syncfix: warning:` lines).
+    pub assumptions: Vec<String>,
+    /// The front end's notes (`syncfix: note:` lines): what it left out of a whole program
+    /// to reach its device code, and where the kernel's launch came from when the host code
+    /// gave it.
+    pub notes: Vec<String>,
+    /// The kernel's scalar arguments in the counterexample of the first finding (name, value
+    /// as an unsigned integer of the parameter's width), as GPUVerify prints them.
+    pub param_values: Vec<(String, u128)>,
+}
+
+impl KernelReport {
+    /// A report of `kernel` with `status` and nothing else: no finding, no note (a kernel the
+    /// front end could not lower, one whose verdict is not in yet).
+    pub fn bare(kernel: &str, status: Status) -> KernelReport {
+        KernelReport {
+            kernel: kernel.to_string(),
+            status,
+            reason: None,
+            bound: None,
+            findings: vec![],
+            inter_group: false,
+            assumptions: vec![],
+            notes: vec![],
+            param_values: vec![],
+        }
+    }
+}
 
 /// A source location with its line of text.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
