@@ -30,8 +30,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use syncfix::verdict::{Defect, Position, TextEdit, TextRange};
+use syncfix::verdict::{TextEdit, TextRange};
 use syncfix::Status;
+use syncfix::{Finding, Location};
 
 mod diagnostics;
 use diagnostics::{defect_diagnostic, diagnostic, line_range, lsp_position};
@@ -469,7 +470,7 @@ fn analyse(
 fn verdict_diagnostics(path: &Path, text: &str, a: &syncfix::Analysis) -> Vec<lsp::Diagnostic> {
     let mut diags = vec![];
     for k in &a.verdict.kernels {
-        diags.extend(k.defects.iter().map(|d| defect_diagnostic(path, text, &k.kernel, d)));
+        diags.extend(k.findings.iter().map(|f| defect_diagnostic(path, text, &k.kernel, f)));
         let why = match k.status {
             Status::Unknown => Some(format!("kernel `{}` could not be verified: {}", k.kernel, k.reason.as_deref().unwrap_or(""))),
             Status::Timeout => Some(format!("kernel `{}`: the time limit was reached", k.kernel)),

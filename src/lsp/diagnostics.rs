@@ -1,4 +1,4 @@
-//! Diagnostics of a verdict: ranges and positions in LSP's terms (UTF-16 or bytes), and a\n//! defect as a diagnostic with its related locations.
+//! Diagnostics of a verdict: ranges and positions in LSP's terms (UTF-16 or bytes), and a\n//! finding as a diagnostic with its related locations.
 
 use super::*;
 
@@ -46,7 +46,7 @@ fn access_range(text: &str, line: u32, column: u32, range: Option<&TextRange>) -
     }
 }
 
-fn in_file(p: &Position, path: &Path) -> bool {
+fn in_file(p: &Location, path: &Path) -> bool {
     Path::new(&p.file).file_name() == path.file_name()
 }
 
@@ -62,44 +62,45 @@ fn uri_of(path: &Path) -> Option<lsp::Uri> {
     lsp::Uri::from_str(&s).ok()
 }
 
-pub(super) fn defect_diagnostic(path: &Path, text: &str, kernel: &str, d: &Defect) -> lsp::Diagnostic {
-    let at = d.stack.iter().find(|p| in_file(p, path));
-    let range = at.map_or(line_range(text, 0), |p| access_range(text, p.line, p.column, p.range.as_ref()));
-    let mut message = format!("{} (kernel `{kernel}`)", d.message);
+pub(super) fn defect_diagnostic(path: &Path, text: &str, kernel: &str, f: &Finding) -> lsp::Diagnostic {
+    let headline = f.headline();
+    let at = f.stack().iter().find(|p| in_file(p, path));
+    let range = at.map_or(line_range(text, 0), |p| access_range(text, p.line, p.col, p.range.as_ref()));
+    let mut message = format!("{headline} (kernel `{kernel}`)");
     let mut related = vec![];
-    if let [first, second] = &d.accesses[..] {
-        message = format!("{}: {} by {}", d.message, second.kind, second.thread.describe());
-        let first_text = format!("{} by {}", first.kind, first.thread.describe());
-        match (&first.file, first.line, first.column) {
-            (Some(f), Some(l), Some(c)) if Path::new(f).file_name() == path.file_name() => {
+    if let Finding::Race { first, second, .. } = f {
+        message = format!("{headline}: {} by {}", second.kind_name(), second.thread.describe());
+        let first_text = format!("{} by {}", first.kind_name(), first.thread.describe());
+        match first.location() {
+            Some(l) if Path::new(&l.file).file_name() == path.file_name() => {
                 if let Some(uri) = uri_of(path) {
                     related.push(lsp::DiagnosticRelatedInformation {
-                        location: lsp::Location { uri, range: access_range(text, l, c, first.range.as_ref()) },
+                        location: lsp::Location { uri, range: access_range(text, l.line, l.col, l.range.as_ref()) },
                         message: first_text,
                     });
                 }
             }
             _ => message = format!("{message}; {first_text} (outside this file)"),
         }
-    } else if let Some(t) = &d.thread {
-        message = format!("{} for {}", d.message, t.describe());
+    } else if let Some(t) = f.thread() {
+        message = format!("{headline} for {}", t.describe());
     }
     // A race or divergence the replay confirmed is an error; one it did not, a warning with
     // the reason (issue 29).
-    let severity = match (d.confirmed, &d.reason) {
-        (Some(false), Some(why)) => {
+    let severity = match f.replay().map(|r| (r.confirmed, &r.reason)) {
+        Some((false, Some(why))) => {
             message = format!("{message} — possible, not confirmed by a replay: {why}");
             lsp::DiagnosticSeverity::WARNING
         }
-        (Some(false), None) => lsp::DiagnosticSeverity::WARNING,
-        (Some(true), _) => {
+        Some((false, None)) => lsp::DiagnosticSeverity::WARNING,
+        Some((true, _)) => {
             message = format!("{message} — confirmed by a replay on concrete threads");
             lsp::DiagnosticSeverity::ERROR
         }
-        (None, _) => lsp::DiagnosticSeverity::ERROR,
+        None => lsp::DiagnosticSeverity::ERROR,
     };
     let mut diag = diagnostic(range, severity, message);
-    diag.code = Some(lsp::NumberOrString::String(d.kind.clone()));
+    diag.code = Some(lsp::NumberOrString::String(f.kind().into()));
     if !related.is_empty() {
         diag.related_information = Some(related);
     }

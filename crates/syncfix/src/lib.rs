@@ -49,10 +49,9 @@ pub use options::{
     timeout_of_seconds, Abstraction, Annotations, Language, Launch, Options, Progress, RepairOptions, Solver, SourceOptions,
     VerifierOptions, MAX_TIMEOUT_SECONDS,
 };
-pub use report::{AccessDesc, Check, Finding, Location, LoopIteration, Replay, ThreadDesc, Witness};
+pub use report::{AccessDesc, Check, Finding, KernelReport, Location, LoopIteration, Replay, ThreadDesc, Witness};
 pub use results::{
-    Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Site, Status,
-    VerifierCallInfo,
+    Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, Removal, RepairReport, RepairStatus, Site, Status, VerifierCallInfo,
 };
 pub use source::{decode_source, encode_source, Encoding, SourceError};
 pub use stats::Stats;

@@ -1,5 +1,6 @@
-//! The results of the library's calls as plain data: verdicts per kernel, repairs with their
-//! edits, per-stage times. Nothing here names a stage's type.
+//! The results of the library's calls as plain data: the one status, repairs with their
+//! edits, candidate sites (a kernel's verdict is `report.rs`'s). Nothing here names a stage's
+//! type.
 
 use crate::report::Finding;
 use crate::text::TextEdit;
@@ -105,49 +106,6 @@ impl Status {
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The result of verifying one kernel.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct KernelReport {
-    pub kernel: String,
-    /// A defect's status is its first finding's kind ([`crate::verdict::status_of`]).
-    pub status: Status,
-    /// Status `unknown`: why (and `timeout`, when there is more to say than that the limit
-    /// was reached).
-    pub reason: Option<String>,
-    /// Status `bounded`: the loop-unwinding bound within which nothing was found.
-    pub bound: Option<u32>,
-    pub findings: Vec<Finding>,
-    /// Whether inter-group races were checked (false under `--only-intra-group` or one group).
-    pub inter_group: bool,
-    /// What the front end assumed and could not check (`syncfix: warning:` lines).
-    pub assumptions: Vec<String>,
-    /// The front end's notes (`syncfix: note:` lines): what it left out of a whole program
-    /// to reach its device code, and where the kernel's launch came from when the host code
-    /// gave it.
-    pub notes: Vec<String>,
-    /// The kernel's scalar arguments in the counterexample of the first finding (name, value
-    /// as an unsigned integer of the parameter's width), as GPUVerify prints them.
-    pub param_values: Vec<(String, u128)>,
-}
-
-impl KernelReport {
-    /// A report of `kernel` with `status` and nothing else: no finding, no note (a kernel the
-    /// front end could not lower, one whose verdict is not in yet).
-    pub fn bare(kernel: &str, status: Status) -> KernelReport {
-        KernelReport {
-            kernel: kernel.to_string(),
-            status,
-            reason: None,
-            bound: None,
-            findings: vec![],
-            inter_group: false,
-            assumptions: vec![],
-            notes: vec![],
-            param_values: vec![],
-        }
     }
 }
 
@@ -314,7 +272,7 @@ pub struct RepairReport {
     /// What the front end assumed and could not check (`syncfix: warning:` lines).
     pub assumptions: Vec<String>,
     /// The front end's notes on the file (`syncfix: note:` lines; see
-    /// [`KernelReport::notes`]), each once.
+    /// [`crate::KernelReport::notes`]), each once.
     pub frontend_notes: Vec<String>,
     /// The result holds only up to this many loop iterations (`--loop-unwind`, `--findbugs`):
     /// the repair, or "no change needed", is then not a proof.

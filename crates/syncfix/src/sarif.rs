@@ -2,8 +2,9 @@
 //! editors that read SARIF.
 //!
 //! One emitter over the same data as the JSON formats ([`Verdict`], [`RepairSummary`]):
-//! - a defect is a result of level `error` whose rule id is its kind ([`RULES`]); a race's
-//!   location is its second access and its first access is a related location (id 1);
+//! - a defect (a [`Finding`]) is a result of level `error` whose rule id is its kind
+//!   ([`RULES`], [`Finding::kind`]); a race's location is its second access and its first
+//!   access is a related location (id 1);
 //! - a kernel that ends `unknown`, `timeout` or `bounded` is a result of kind `open` (the tool
 //!   could not decide), never a pass;
 //! - a repair or audit that changes the file is one result whose `fixes` hold the whole change
@@ -14,8 +15,8 @@
 //! Columns are 1-based and counted in Unicode code points (`columnKind`), as the JSON's.
 //! The types are `serde-sarif`'s, generated from the OASIS schema.
 
-use crate::verdict::{Access, Defect, RepairSummary, TextEdit, TextRange, Verdict};
-use crate::{RepairReport, RepairStatus, Status};
+use crate::verdict::{RepairSummary, TextEdit, TextRange, Verdict};
+use crate::{AccessDesc, Finding, RepairReport, RepairStatus, Status};
 use serde_sarif::sarif as s;
 
 /// The schema URI written in `$schema`.
@@ -88,43 +89,44 @@ fn location(path: &str, line: Option<u32>, column: Option<u32>, range: Option<&T
     l
 }
 
-fn access_text(a: &Access) -> String {
-    format!("{} by {}", a.kind, a.thread.describe())
+fn access_text(a: &AccessDesc) -> String {
+    format!("{} by {}", a.kind_name(), a.thread.describe())
 }
 
-fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
-    let at = d.stack.first();
-    let mut text = format!("{} (kernel `{kernel}`)", d.message);
+fn defect_result(file: &str, kernel: &str, f: &Finding) -> s::Result {
+    let (headline, stack) = (f.headline(), f.stack());
+    let at = stack.first();
+    let mut text = format!("{headline} (kernel `{kernel}`)");
     let mut related = vec![];
-    if let [first, second] = &d.accesses[..] {
-        text = format!("{}: {}, {} (kernel `{kernel}`)", d.message, access_text(second), access_text(first));
-        let mut l = match (&first.file, first.line) {
-            (Some(f), Some(line)) => location(f, Some(line), first.column, first.range.as_ref(), Some(access_text(first))),
-            _ => location(file, None, None, None, Some(format!("{} (a function without a body)", access_text(first)))),
+    if let Finding::Race { first, second, .. } = f {
+        text = format!("{headline}: {}, {} (kernel `{kernel}`)", access_text(second), access_text(first));
+        let mut l = match first.location() {
+            Some(p) => location(&p.file, Some(p.line), Some(p.col), p.range.as_ref(), Some(access_text(first))),
+            None => location(file, None, None, None, Some(format!("{} (a function without a body)", access_text(first)))),
         };
         l.id = Some(1);
         related.push(l);
-    } else if let Some(t) = &d.thread {
-        text = format!("{} for {} (kernel `{kernel}`)", d.message, t.describe());
+    } else if let Some(t) = f.thread() {
+        text = format!("{headline} for {} (kernel `{kernel}`)", t.describe());
     }
     let primary = match at {
-        Some(p) => location(&p.file, Some(p.line), Some(p.column), p.range.as_ref(), None),
+        Some(p) => location(&p.file, Some(p.line), Some(p.col), p.range.as_ref(), None),
         None => location(file, None, None, None, None),
     };
     // The call sites the defect was inlined through, as further related locations.
-    for (i, p) in d.stack.iter().enumerate().skip(1) {
-        let mut l = location(&p.file, Some(p.line), Some(p.column), p.range.as_ref(), Some("invoked from here".into()));
+    for (i, p) in stack.iter().enumerate().skip(1) {
+        let mut l = location(&p.file, Some(p.line), Some(p.col), p.range.as_ref(), Some("invoked from here".into()));
         l.id = Some(i as i64 + 1);
         related.push(l);
     }
     // A race or divergence the replay did not confirm is a warning with its reason; one it
     // confirmed, or a defect of another kind, an error (issue 29).
-    let level = match d.confirmed {
-        Some(false) => {
-            text = format!("{text}; possible, not confirmed by a replay: {}", d.reason.as_deref().unwrap_or("no reason given"));
+    let level = match f.replay() {
+        Some(r) if !r.confirmed => {
+            text = format!("{text}; possible, not confirmed by a replay: {}", r.reason.as_deref().unwrap_or("no reason given"));
             s::ResultLevel::Warning
         }
-        Some(true) => {
+        Some(_) => {
             text = format!("{text}; confirmed by a replay on concrete threads");
             s::ResultLevel::Error
         }
@@ -132,7 +134,7 @@ fn defect_result(file: &str, kernel: &str, d: &Defect) -> s::Result {
     };
     let mut r = s::Result::builder()
         .message(message(text))
-        .rule_id(d.kind.clone())
+        .rule_id(f.kind())
         .level(level)
         .kind(s::ResultKind::Fail)
         .locations(vec![primary])
@@ -209,8 +211,8 @@ fn successful(exit_code: u8) -> bool {
 fn verdict_results(v: &Verdict) -> Vec<s::Result> {
     let mut out = vec![];
     for k in &v.kernels {
-        for d in &k.defects {
-            out.push(defect_result(&v.file, &k.kernel, d));
+        for f in &k.findings {
+            out.push(defect_result(&v.file, &k.kernel, f));
         }
         let why = match k.status {
             Status::Unknown => {

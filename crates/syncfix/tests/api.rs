@@ -138,13 +138,14 @@ fn results_serialise_as_plain_data() {
     let path = write(dir.path(), Language::Cuda, TWO_KERNELS);
     let opts = options(Language::Cuda, [64, 1, 1], [1, 1, 1]);
     let (reports, _) = syncfix::verify(&path, TWO_KERNELS, &opts).unwrap();
+    // A report is a kernel of the JSON verdict (`syncfix verify --format json`).
     let v = serde_json::to_value(&reports).unwrap();
     assert_eq!(v[0]["status"], "race", "{v}");
-    let race = &v[0]["findings"][0];
-    assert_eq!(race["defect"], "race", "{race}");
+    let race = &v[0]["defects"][0];
+    assert_eq!(race["kind"], "race", "{race}");
     // Both accesses, each with the range of its expression.
-    assert_eq!(race["second"]["at"][0]["range"]["start"]["column"], 3, "{race}");
-    assert_eq!(race["first"]["at"][0]["range"]["end"]["column"], 29, "{race}");
+    assert_eq!(race["accesses"][1]["range"]["start"]["column"], 3, "{race}");
+    assert_eq!(race["accesses"][0]["range"]["end"]["column"], 29, "{race}");
     let r = syncfix::repair(&path, TWO_KERNELS, &opts).unwrap();
     // The report is the JSON repair summary without the run's fields: the status as its name
     // and reason, as `syncfix repair --format json` prints it.

@@ -5,10 +5,8 @@ use super::repair::{KernelOutcome, Meta};
 use super::verify::verify;
 use crate::error::StageError;
 use crate::options::Stages;
-use crate::report::Finding;
-use crate::results::{
-    Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, KernelReport, Removal, RepairReport, RepairStatus, Status,
-};
+use crate::report::{Finding, KernelReport};
+use crate::results::{Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, Removal, RepairReport, RepairStatus, Status};
 use crate::Stats;
 use std::path::Path;
 use syncfix_fix::{BarrierText, Change};

@@ -4,8 +4,9 @@
 use super::each_kernel;
 use crate::error::StageError;
 use crate::options::Stages;
+use crate::report::KernelReport;
 use crate::report::{describe, Finding};
-use crate::results::{KernelReport, Status};
+use crate::results::Status;
 use crate::Stats;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,14 +1,17 @@
 //! The verdict as data: what `syncfix verify --format json` prints, schema [`SCHEMA`].
 //!
-//! Plain serde types (the CLI serialises them; this crate never prints). One [`Verdict`] per
-//! run: the file's status, one [`KernelVerdict`] per kernel with its defects, the error of a
-//! run that gave no verdict, and the run's [`Stats`]. The README's "JSON verdict" section
-//! documents every field with one example per status; a change of meaning bumps the version.
+//! One [`Verdict`] per run (the CLI serialises it; this crate never prints): the file's
+//! status, each kernel's [`KernelReport`] with its [`Finding`]s, the error of a run that gave
+//! no verdict, and the run's [`Stats`]. No second set of types: the library's own reports are
+//! serialised in the schema's shape (`json.rs`) and read back from it. The README's "JSON
+//! verdict" section documents every field with one example per status; a change of meaning
+//! bumps the version.
 
-use crate::report::{AccessDesc, Check, Finding, Location, ThreadDesc};
+use crate::report::{Check, Finding, Location};
 use crate::{KernelReport, Stats, Status};
 use serde::{Deserialize, Serialize};
 
+mod json;
 mod repair;
 pub use crate::text::{TextEdit, TextPoint, TextRange};
 pub use repair::{RepairSummary, REPAIR_SCHEMA};
@@ -30,156 +33,16 @@ pub struct Verdict {
     pub exit_code: u8,
     /// Why the status is `unknown` or `timeout` (the first such kernel's reason).
     pub reason: Option<String>,
-    pub kernels: Vec<KernelVerdict>,
+    /// Each kernel's report, in the file's order. In JSON each is `kernel`, `status`,
+    /// `reason` (a timeout's says that the time limit was reached), `bound`, `defects` (its
+    /// findings) and `notes`; read back, a report has no assumptions (they are the verdict's
+    /// `warnings`) and no argument values.
+    pub kernels: Vec<KernelReport>,
     /// Only with status `error`.
     pub error: Option<ErrorInfo>,
     /// What the front end assumed and could not check (`syncfix: warning:` in text).
     pub warnings: Vec<String>,
     pub stats: Stats,
-}
-
-/// The verdict on one kernel.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KernelVerdict {
-    pub kernel: String,
-    pub status: Status,
-    /// Status `unknown` or `timeout`: why.
-    pub reason: Option<String>,
-    /// Status `bounded`: the loop-unwinding bound within which nothing was found.
-    pub bound: Option<u32>,
-    /// The defects found (one, today), each with its accesses.
-    pub defects: Vec<Defect>,
-    /// The front end's notes on this kernel (where its launch came from, what was left out
-    /// of the program to reach it).
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-/// A defect, as GPUVerify reports it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Defect {
-    /// `race`, `divergence`, `assertion`, `precondition`, `postcondition`, `invariant`
-    /// (a loop invariant), `barrier_invariant`, `null`, `bounds`, `constant_write`.
-    pub kind: String,
-    /// GPUVerify's first line: `possible write-read race on A[17]`.
-    pub message: String,
-    /// Races: `read-write`, `write-read`, `write-write`, `atomic-read`...
-    pub race: Option<String>,
-    /// Races and bounds: the array's source name.
-    pub array: Option<String>,
-    /// Races and bounds: where in the array.
-    pub offset: Option<Offset>,
-    /// The defect's location (a race: the second access), then the call sites it was
-    /// inlined through.
-    pub stack: Vec<Position>,
-    /// The thread that fails an assertion or accesses out of bounds.
-    pub thread: Option<Thread>,
-    /// Races: the access logged first, then the conflicting one.
-    pub accesses: Vec<Access>,
-    /// Races and divergences: whether a concrete replay of the counterexample reproduced it
-    /// (`true`: confirmed) or not (`false`: possible, see `reason`); absent where no replay
-    /// ran (other defects).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confirmed: Option<bool>,
-    /// A possible defect: why the replay did not reproduce it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// A confirmed defect: how the replay reproduced it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub witness: Option<ReplayWitness>,
-}
-
-/// How a concrete replay reproduced a race or a divergence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReplayWitness {
-    /// A race's two threads (first and second access), or a divergence's thread that waits
-    /// at the barrier and one that does not reach it.
-    pub threads: Vec<Thread>,
-    /// Whether those are the counterexample's threads (another pair reproduced it otherwise).
-    pub trace_threads: bool,
-    /// Races: where the accesses meet.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<Offset>,
-    /// Races: for each access, the loops it ran in, outermost first.
-    #[serde(default)]
-    pub iterations: Vec<Vec<crate::report::LoopIteration>>,
-    /// The kernel's scalar arguments the replay ran with.
-    pub arguments: Vec<Argument>,
-    /// The memory it started from that the verifier's model chose: each element not zero
-    /// (`name` the element, `flag[1]`; `value` its bytes as an unsigned little-endian
-    /// integer), at most 16; absent when the run started from zeros or a fill.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub memory: Vec<Argument>,
-    /// What the replay's search changed from the counterexample's inputs, if anything.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<String>,
-}
-
-/// A scalar argument's value (as an unsigned integer of the parameter's width).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Argument {
-    pub name: String,
-    pub value: u128,
-}
-
-/// A place in an array.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Offset {
-    /// The element as printed: `A[17]`, `b[2][5]`, `q[3] (bytes 0..1)`.
-    pub element: String,
-    /// The byte offset from the array's start.
-    pub byte: u64,
-}
-
-/// A source location (1-based line and column, clang's, as GPUVerify prints them) and the
-/// range of the expression there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Position {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    /// The range of the access's expression (or the statement's start), when the file's text
-    /// is known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub range: Option<TextRange>,
-}
-
-/// One access of a race.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Access {
-    /// `read`, `write` or `atomic`.
-    pub kind: String,
-    /// The access's location; `null` when it is made by a function without a body (GPUVerify:
-    /// "from external source location").
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-    /// The range of the access's expression (`A[i + 1]`; for a store, its lvalue), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub range: Option<TextRange>,
-    pub thread: Thread,
-    /// The call sites the access was inlined through, innermost first.
-    pub stack: Vec<Position>,
-}
-
-/// A thread of a counterexample: ids per dimension x, y, z.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Thread {
-    /// `threadIdx` / `get_local_id`.
-    pub local: [u32; 3],
-    /// `blockIdx` / `get_group_id`.
-    pub group: [u32; 3],
-    /// `group * blockDim + local`.
-    pub global: [u64; 3],
-}
-
-impl Thread {
-    /// `thread 3 in block 0`, or `thread (3, 1, 0) in block (0, 2, 0)` when a y or z id is
-    /// not 0: a short description for labels (SARIF, editors).
-    pub fn describe(&self) -> String {
-        let ids = |v: [u32; 3]| if v[1] == 0 && v[2] == 0 { v[0].to_string() } else { format!("({}, {}, {})", v[0], v[1], v[2]) };
-        format!("thread {} in block {}", ids(self.local), ids(self.group))
-    }
 }
 
 /// Why a run gave no verdict.
@@ -196,7 +59,8 @@ pub struct ErrorInfo {
 impl Verdict {
     /// The verdict of `syncfix verify` on `file` from its kernels' reports.
     pub fn of_reports(file: &str, reports: &[KernelReport], stats: Stats, exit_code: u8) -> Verdict {
-        let kernels: Vec<KernelVerdict> = reports.iter().map(kernel_verdict).collect();
+        // Each kernel as the JSON gives it: a timeout says why.
+        let kernels: Vec<KernelReport> = reports.iter().map(|r| KernelReport { reason: json::reason(r), ..r.clone() }).collect();
         let first = |f: &dyn Fn(Status) -> bool| kernels.iter().find(|k| f(k.status));
         let pick = first(&|s| s.is_defect())
             .or_else(|| first(&|s| s == Status::Unknown))
@@ -233,8 +97,8 @@ impl Verdict {
         Verdict::bare(file, Status::Timeout, exit_code, Some(reason.into()), stats)
     }
 
-    /// The verdict with every relative path (the file's, the defects' positions and accesses')
-    /// taken as relative to `dir`: for a run made in another directory than the reader's.
+    /// The verdict with every relative path (the file's, the findings' locations) taken as
+    /// relative to `dir`: for a run made in another directory than the reader's.
     pub fn rebased(mut self, dir: &std::path::Path) -> Verdict {
         let re = |f: &mut String| {
             if std::path::Path::new(f.as_str()).is_relative() {
@@ -242,12 +106,15 @@ impl Verdict {
             }
         };
         re(&mut self.file);
-        for d in self.kernels.iter_mut().flat_map(|k| k.defects.iter_mut()) {
-            d.stack.iter_mut().for_each(|p| re(&mut p.file));
-            for a in &mut d.accesses {
-                a.file.iter_mut().for_each(re);
-                a.stack.iter_mut().for_each(|p| re(&mut p.file));
-            }
+        for f in self.kernels.iter_mut().flat_map(|k| k.findings.iter_mut()) {
+            let at: Vec<&mut Location> = match f {
+                Finding::Race { first, second, .. } => first.at.iter_mut().chain(&mut second.at).collect(),
+                Finding::Divergence { at, .. }
+                | Finding::Assertion { at, .. }
+                | Finding::ConstantWrite { at, .. }
+                | Finding::OutOfBounds { at, .. } => at.iter_mut().collect(),
+            };
+            at.into_iter().for_each(|l| re(&mut l.file));
         }
         self
     }
@@ -264,21 +131,6 @@ impl Verdict {
             warnings: vec![],
             stats,
         }
-    }
-}
-
-fn kernel_verdict(r: &KernelReport) -> KernelVerdict {
-    let reason = match r.status {
-        Status::Timeout => Some(r.reason.clone().unwrap_or_else(|| "the time limit was reached".into())),
-        _ => r.reason.clone(),
-    };
-    KernelVerdict {
-        kernel: r.kernel.clone(),
-        status: r.status,
-        reason,
-        bound: r.bound,
-        defects: r.findings.iter().map(defect).collect(),
-        notes: r.notes.clone(),
     }
 }
 
@@ -300,102 +152,6 @@ pub fn status_of(f: &Finding) -> Status {
             Check::NullPointer => Status::Null,
         },
     }
-}
-
-fn position(l: &Location) -> Position {
-    Position { file: l.file.clone(), line: l.line, column: l.col, range: l.range }
-}
-
-fn thread(t: &ThreadDesc) -> Thread {
-    Thread { local: t.local, group: t.group, global: t.global() }
-}
-
-fn access(a: &AccessDesc) -> Access {
-    let at = if a.external { None } else { a.at.first() };
-    Access {
-        kind: a.kind.to_ascii_lowercase(),
-        file: at.map(|l| l.file.clone()),
-        line: at.map(|l| l.line),
-        column: at.map(|l| l.col),
-        range: at.and_then(|l| l.range),
-        thread: thread(&a.thread),
-        stack: if a.external { vec![] } else { a.at.iter().skip(1).map(position).collect() },
-    }
-}
-
-fn defect(f: &Finding) -> Defect {
-    let mut d = Defect {
-        kind: String::new(),
-        message: f.headline(),
-        race: None,
-        array: None,
-        offset: None,
-        stack: vec![],
-        thread: None,
-        accesses: vec![],
-        confirmed: None,
-        reason: None,
-        witness: None,
-    };
-    match f {
-        Finding::Race { replay, .. } | Finding::Divergence { replay, .. } => {
-            if let Some(r) = replay {
-                d.confirmed = Some(r.confirmed);
-                d.reason = r.reason.clone();
-                d.witness = r.witness.as_ref().map(|w| ReplayWitness {
-                    threads: w.threads.iter().map(thread).collect(),
-                    trace_threads: w.trace_threads,
-                    offset: w.element.clone().zip(w.offset).map(|(element, byte)| Offset { element, byte }),
-                    iterations: w.iterations.to_vec(),
-                    arguments: w.arguments.iter().map(|(name, value)| Argument { name: name.clone(), value: *value }).collect(),
-                    memory: w.memory.iter().map(|(name, value)| Argument { name: name.clone(), value: *value }).collect(),
-                    search: w.search.clone(),
-                });
-            }
-        }
-        _ => {}
-    }
-    match f {
-        Finding::Race { race, array, object, offset, first, second, .. } => {
-            d.kind = "race".into();
-            d.race = Some(race.clone());
-            d.array = Some(object.clone());
-            d.offset = Some(Offset { element: array.clone(), byte: *offset });
-            d.stack = second.at.iter().map(position).collect();
-            d.accesses = vec![access(first), access(second)];
-        }
-        Finding::Divergence { at, .. } => {
-            d.kind = "divergence".into();
-            d.stack = at.iter().map(position).collect();
-        }
-        Finding::OutOfBounds { at, thread: t, array, object, offset } => {
-            d.kind = "bounds".into();
-            d.array = Some(object.clone());
-            d.offset = Some(Offset { element: array.clone(), byte: *offset });
-            d.stack = at.iter().map(position).collect();
-            d.thread = Some(thread(t));
-        }
-        Finding::ConstantWrite { at, thread: t } => {
-            d.kind = "constant_write".into();
-            d.stack = at.iter().map(position).collect();
-            d.thread = Some(thread(t));
-        }
-        Finding::Assertion { at, thread: t, kind } => {
-            d.kind = match kind {
-                Check::Assertion => "assertion",
-                Check::Precondition => "precondition",
-                Check::Postcondition => "postcondition",
-                Check::InvariantOnEntry | Check::InvariantMaintained => "invariant",
-                Check::BarrierInvariant => "barrier_invariant",
-                Check::BarrierInvariantAccess => "barrier_invariant_access",
-                Check::NullPointer => "null",
-            }
-            .into();
-            d.stack = at.iter().map(position).collect();
-            d.thread = Some(thread(t));
-        }
-    }
-    d
 }
 
 #[cfg(test)]
@@ -424,6 +180,6 @@ mod tests {
         let div = KernelReport { findings: vec![Finding::Divergence { at: vec![], replay: None }], ..k("c", Status::Divergence) };
         let v = Verdict::of_reports("a.cu", &[unknown("a", "x"), div], Stats::default(), 6);
         assert_eq!(v.status, Status::Divergence);
-        assert_eq!(v.kernels[1].defects[0].kind, "divergence");
+        assert_eq!(v.kernels[1].findings[0].kind(), "divergence");
     }
 }
