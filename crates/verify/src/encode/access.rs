@@ -49,7 +49,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// A plain write to a repetition-free counter may give it any value: the values returned
     /// before need not differ from later ones.
     pub(super) fn plain_write(&mut self, o: ObjectId) {
-        if let Some(u) = self.state.used.get_mut(&o) {
+        if let Some(u) = self.state.used_mut(o) {
             u.window = u.entries.len();
             u.history_stale = true;
         }
@@ -60,7 +60,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// equality-abstracted array's other cells change arbitrarily (GPUVerify's
     /// warpsync/equality_abstraction_issue).
     fn warp_mates_write(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
-        if self.opts.warp_size.is_none() || !self.state.eq.contains_key(&o) {
+        if self.opts.warp_size.is_none() || self.state.eq_copies(o).is_none() {
             return;
         }
         let either = Bool::or(self.ctx, &[&pred[0], &pred[1]]);
@@ -71,11 +71,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// for global memory, one per thread's group for shared memory).
     pub(super) fn havoc_eq(&mut self, o: ObjectId, cond: &Bool<'ctx>) {
         let name = self.kernel.objects[o].name.clone();
-        let g = self.state.eq[&o][0].granule;
+        let g = self.state.eq_copies(o).expect("equality array")[0].granule;
         let shared = self.kernel.objects[o].space == Space::Shared;
         let fa = self.symbols.fresh_mem(&name, g);
         let fb = if shared { self.symbols.fresh_mem(&name, g) } else { fa.clone() };
-        let copies = self.state.eq.get_mut(&o).expect("equality array");
+        let copies = self.state.eq_copies_mut(o).expect("equality array");
         copies[0].arr = cond.ite(&fa.arr, &copies[0].arr);
         copies[1].arr = cond.ite(&fb.arr, &copies[1].arr);
         copies[0].table = None;
@@ -115,14 +115,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let both = Bool::and(ctx, &[&pred[0], &pred[1], &off[0]._eq(&off[1]), &one_copy]);
             facts.push(both.implies(&z[0]._eq(&z[1]).not()));
             let bits = self.analysis.value_bits[ptr.object];
-            let stale = self.state.used.get(&ptr.object).is_some_and(|u| u.history_stale);
+            let stale = self.state.used(ptr.object).is_some_and(|u| u.history_stale);
             for t in 0..2 {
                 // Never returned before a loop cut either.
                 if let (Some(h), false) = (self.history_taken(t, ptr.object, &off[t], &z[t], bits), stale) {
                     facts.push(pred[t].implies(&h.not()));
                 }
             }
-            let used = self.state.used.entry(ptr.object).or_default();
+            let used = self.state.used_or_default(ptr.object);
             for (u, ran, o, v) in used.entries[used.window..].iter() {
                 for t in 0..2 {
                     let mut same = vec![ran, &pred[t]];
@@ -165,7 +165,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let v = self.bv(t, value);
             let bits = self.analysis.value_bits[ptr.object];
             let before = self.history_taken(t, ptr.object, &off, &v, bits);
-            let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.state.used.get(&ptr.object) {
+            let (hits, unknown): (Vec<Bool<'ctx>>, bool) = match self.state.used(ptr.object) {
                 Some(used) if self.abs.repetition_free[ptr.object] => (
                     used.entries
                         .iter()
@@ -198,7 +198,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// history (None: nothing was forgotten).
     fn history_taken(&self, t: usize, o: ObjectId, off: &BV<'ctx>, value: &BV<'ctx>, bits: u32) -> Option<Bool<'ctx>> {
         let ctx = self.ctx;
-        let h = self.state.used.get(&o)?.history.clone()?;
+        let h = self.state.used(o)?.history.clone()?;
         let group = if self.kernel.objects[o].space == Space::Shared {
             let g = &self.symbols.tid(t).group;
             let [gx, gy, _] = &self.symbols.sizes()[1];
@@ -222,7 +222,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn read(&mut self, t: usize, o: ObjectId, off: &BV<'ctx>, bytes: u32) -> BV<'ctx> {
         let ctx = self.ctx;
         match self.abs.model(o) {
-            Model::Private => self.state.private[t][&o].read(ctx, off, bytes),
+            Model::Private => self.state.private(t, o).expect("private array").read(ctx, off, bytes),
             Model::Equality => self.eq_copy(t, o).expect("equality array").read(ctx, off, bytes),
             Model::Adversarial => {
                 let name = format!("{}$read", self.kernel.objects[o].name);
@@ -234,7 +234,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// The equality-abstraction copy thread `t` uses for object `o`: thread 2 shares thread
     /// 1's copy of shared memory only when both are in the same group.
     pub(super) fn eq_copy(&self, t: usize, o: ObjectId) -> Option<Mem<'ctx>> {
-        let [a, b] = self.state.eq.get(&o)?;
+        let [a, b] = self.state.eq_copies(o)?;
         if t == 0 || self.kernel.objects[o].space != Space::Shared {
             return Some(a.clone());
         }
@@ -245,7 +245,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let ctx = self.ctx;
         match self.abs.model(o) {
             Model::Private => {
-                let m = self.state.private[t].get_mut(&o).expect("private array");
+                let m = self.state.private_mut(t, o).expect("private array");
                 let new = m.write(ctx, off, v, bytes);
                 m.arr = pred.ite(&new, &m.arr);
                 m.table = None;
@@ -253,7 +253,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Equality => {
                 let shared = self.kernel.objects[o].space == Space::Shared;
                 let sg = self.symbols.same_group().clone();
-                let copies = self.state.eq.get_mut(&o).expect("equality array");
+                let copies = self.state.eq_copies_mut(o).expect("equality array");
                 if t == 0 || !shared {
                     let new = copies[0].write(ctx, off, v, bytes);
                     copies[0].arr = pred.ite(&new, &copies[0].arr);
@@ -286,12 +286,12 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Private => {
                 for t in 0..2 {
                     let new = if same {
-                        self.state.private[t][&src].arr.clone()
+                        self.state.private(t, src).expect("private array").arr.clone()
                     } else {
-                        let g = self.state.private[t][&dst].granule;
+                        let g = self.state.private(t, dst).expect("private array").granule;
                         self.symbols.fresh_mem(&name, g).arr
                     };
-                    let m = self.state.private[t].get_mut(&dst).expect("private array");
+                    let m = self.state.private_mut(t, dst).expect("private array");
                     m.arr = pred[t].ite(&new, &m.arr);
                     m.table = None;
                 }
@@ -299,14 +299,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Model::Equality => {
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
                 let sources: [Array<'ctx>; 2] = if same {
-                    let s = self.state.eq.get(&src).expect("equality array");
+                    let s = self.state.eq_copies(src).expect("equality array");
                     [s[0].arr.clone(), s[1].arr.clone()]
                 } else {
-                    let g = self.state.eq[&dst][0].granule;
+                    let g = self.state.eq_copies(dst).expect("equality array")[0].granule;
                     let f = self.symbols.fresh_mem(&name, g).arr;
                     [f.clone(), f]
                 };
-                let copies = self.state.eq.get_mut(&dst).expect("equality array");
+                let copies = self.state.eq_copies_mut(dst).expect("equality array");
                 for (c, s) in copies.iter_mut().zip(sources) {
                     c.arr = either.ite(&s, &c.arr);
                     c.table = None;
@@ -320,24 +320,24 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn external(&mut self, inst: InstId, o: ObjectId, kind: LogKind, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let access = AccessKind::of_log(kind);
-        if self.state.logs.contains_key(&o) {
+        if self.state.logs(o).is_some() {
             let width = self.kernel.objects[o].elem_size.max(1);
             // An element of the array (GPUVerify's offsets are element indices).
             let index = self.symbols.fresh_bv("external_index", 64);
             let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
-            let bits = self.state.logs[&o].read.value.get_size();
+            let bits = self.state.logs(o).expect("logs").read.value.get_size();
             let value = self.symbols.fresh_bv("external_value", bits);
             let changed = self.symbols.fresh_bool("external_changed");
             self.log_access(AccessAt { inst, kind: access, object: o, external: true }, &off, width, &value, &changed, &pred[0]);
         }
         if kind == LogKind::Write {
             self.plain_write(o);
-            if self.state.eq.contains_key(&o) {
+            if self.state.eq_copies(o).is_some() {
                 let name = self.kernel.objects[o].name.clone();
-                let g = self.state.eq[&o][0].granule;
+                let g = self.state.eq_copies(o).expect("equality array")[0].granule;
                 let fresh = self.symbols.fresh_mem(&name, g);
                 let either = Bool::or(ctx, &[&pred[0], &pred[1]]);
-                for c in self.state.eq.get_mut(&o).expect("equality array").iter_mut() {
+                for c in self.state.eq_copies_mut(o).expect("equality array").iter_mut() {
                     c.arr = either.ite(&fresh.arr, &c.arr);
                     c.table = None;
                 }
@@ -345,9 +345,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             if self.abs.model(o) == Model::Private {
                 let name = self.kernel.objects[o].name.clone();
                 for t in 0..2 {
-                    let g = self.state.private[t][&o].granule;
+                    let g = self.state.private(t, o).expect("private array").granule;
                     let fresh = self.symbols.fresh_mem(&name, g);
-                    let m = self.state.private[t].get_mut(&o).expect("private array");
+                    let m = self.state.private_mut(t, o).expect("private array");
                     m.arr = pred[t].ite(&fresh.arr, &m.arr);
                     m.table = None;
                 }

@@ -131,10 +131,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// Clears thread 1's logs of shared memory where `clear_local` holds and of global memory
     /// where `clear_global` holds.
     fn clear_logs(&mut self, clear_local: &Bool<'ctx>, clear_global: &Bool<'ctx>) {
-        let ids: Vec<ObjectId> = self.state.logs.keys().copied().collect();
+        let ids: Vec<ObjectId> = self.state.all_logs().keys().copied().collect();
         for o in ids {
             let c = if self.kernel.objects[o].space == Space::Shared { clear_local } else { clear_global };
-            self.state.logs.get_mut(&o).expect("logs").clear(c);
+            self.state.logs_mut(o).expect("logs").clear(c);
         }
     }
 
@@ -142,7 +142,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// holds and of global memory where `havoc_global` holds (a barrier may let other threads'
     /// writes become visible).
     fn havoc_at_barrier(&mut self, havoc_shared: &Bool<'ctx>, havoc_global: &Bool<'ctx>) {
-        let eq_ids: Vec<ObjectId> = self.state.eq.keys().copied().collect();
+        let eq_ids: Vec<ObjectId> = self.state.eq_objects();
         for o in eq_ids {
             let shared = self.kernel.objects[o].space == Space::Shared;
             if self.kernel.objects[o].space == Space::Constant || !self.abs.written[o] {

@@ -185,21 +185,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// in keeps the value of the thread's last execution (`v := p ? e : v`).
     pub(super) fn define(&mut self, t: usize, inst: InstId, v: Term<'ctx>, pred: &Bool<'ctx>) {
         let v = if self.analysis.escaping.contains(&inst) {
-            match self.state.env[t].get(&inst) {
+            match self.state.value(t, inst) {
                 Some(old) => Term::ite(pred, &v, old, self.ctx),
                 None => v,
             }
         } else {
             v
         };
-        self.state.env[t].insert(inst, v);
+        self.state.set_value(t, inst, v);
     }
 
     /// The current value of an operand for thread `t`.
     pub(super) fn value(&self, t: usize, o: Operand) -> Term<'ctx> {
         match o {
             Operand::Const { width, bits } => const_term(self.ctx, bits, width),
-            Operand::Value(v) => match self.state.env[t].get(&v) {
+            Operand::Value(v) => match self.state.value(t, v) {
                 Some(x) => x.clone(),
                 // A use with no executed definition: the thread does not execute here (both
                 // threads skipped the defining block), so any value will do; an arbitrary

@@ -193,25 +193,25 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                             Some(m) => m.clone(),
                             None => self.symbols.fresh_mem(&format!("{}${}", obj.name, t + 1), g),
                         };
-                        self.state.private[t].insert(o, m);
+                        self.state.set_private(t, o, m);
                     }
                 }
                 Model::Equality if obj.init.is_some() => {
                     let cells = obj.init.as_ref().map(|i| i.cells.as_slice()).unwrap_or(&[]);
                     let a = Mem::initialised(ctx, g, cells, !self.abs.written[o]);
-                    self.state.eq.insert(o, [a.clone(), a]);
+                    self.state.set_eq_copies(o, [a.clone(), a]);
                 }
                 Model::Equality => {
                     let a = self.symbols.fresh_mem(&obj.name, g);
                     let b = if obj.space == Space::Shared { self.symbols.fresh_mem(&obj.name, g) } else { a.clone() };
-                    self.state.eq.insert(o, [a, b]);
+                    self.state.set_eq_copies(o, [a, b]);
                 }
                 Model::Adversarial => {}
             }
             let checked = self.opts.check_arrays.as_ref().is_none_or(|names| names.contains(&obj.name));
             if obj.space != Space::Private && obj.space != Space::Constant && self.abs.written[o] && checked {
                 let bits = self.analysis.value_bits[o];
-                self.state.logs.insert(o, Logs::new(ctx, bits));
+                self.state.set_logs(o, Logs::new(ctx, bits));
             }
         }
     }

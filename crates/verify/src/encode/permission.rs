@@ -58,11 +58,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let name = self.kernel.objects[o].name.clone();
         let na = self.symbols.fresh_bv(&format!("{name}.not_accessed"), 64);
         let t = Bool::from_bool(ctx, true);
-        let w = match self.state.perm.get(&o) {
+        let w = match self.state.witness(o) {
             Some(old) => Witness { na: start.ite(&na, &old.na), unaccessed: start.ite(&t, &old.unaccessed).simplify() },
             None => Witness { na, unaccessed: t },
         };
-        self.state.perm.insert(o, w);
+        self.state.set_witness(o, w);
     }
 
     /// At the kernel's entry.
@@ -78,7 +78,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
 
     /// A barrier passed where `passed` holds starts a new interval.
     pub(super) fn permissions_at_barrier(&mut self, passed: &Bool<'ctx>) {
-        let ids: Vec<ObjectId> = self.state.perm.keys().copied().collect();
+        let ids: Vec<ObjectId> = self.state.witness_objects();
         for o in ids {
             self.fresh_witness(o, passed);
         }
@@ -87,7 +87,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// A loop cut: what earlier iterations accessed is unknown; counted as accessed.
     pub(super) fn permissions_at_cut(&mut self) {
         let f = Bool::from_bool(self.ctx, false);
-        for w in self.state.perm.values_mut() {
+        for w in self.state.witnesses_mut() {
             w.unaccessed = f.clone();
         }
     }
@@ -95,17 +95,17 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     /// An access (or a permission) of `bytes` bytes at `off` by the enabled threads.
     pub(super) fn note_access(&mut self, o: ObjectId, off: &[BV<'ctx>; 2], bytes: u32, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
-        let Some(w) = self.state.perm.get(&o).cloned() else { return };
+        let Some(w) = self.state.witness(o).cloned() else { return };
         let hit: Vec<Bool<'ctx>> = (0..2).map(|t| Bool::and(ctx, &[&pred[t], &covers(&w.na, &off[t], bytes)])).collect();
         let any = Bool::or(ctx, &[&hit[0], &hit[1]]);
         let unaccessed = Bool::and(ctx, &[&w.unaccessed, &any.not()]).simplify();
-        self.state.perm.insert(o, Witness { na: w.na, unaccessed });
+        self.state.set_witness(o, Witness { na: w.na, unaccessed });
     }
 
     /// The access check of barrier invariant `inst` (condition `cond`) of the enabled threads.
     pub(super) fn check_barrier_invariant_reads(&mut self, inst: InstId, cond: Operand, pred: &[Bool<'ctx>; 2]) {
         let Operand::Value(v) = cond else { return };
-        if self.state.perm.is_empty() {
+        if !self.state.has_witnesses() {
             return;
         }
         let ctx = self.ctx;
@@ -115,7 +115,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             self.relevant_reads(t, v, Bool::from_bool(ctx, true), &mut reads, &mut budget);
             for (r, guard) in reads {
                 let InstKind::SpecLoad { ptr, width } = self.kernel.insts[r].kind else { continue };
-                let Some(w) = self.state.perm.get(&ptr.object).cloned() else { continue };
+                let Some(w) = self.state.witness(ptr.object).cloned() else { continue };
                 let off = self.bv(t, ptr.offset);
                 let viol = Bool::and(ctx, &[self.state.ok(), &pred[t], &guard, &w.unaccessed, &covers(&w.na, &off, width)]);
                 self.property(

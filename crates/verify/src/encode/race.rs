@@ -33,7 +33,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) -> u32 {
         let AccessAt { inst, kind, object: o, external } = at;
         let ctx = self.ctx;
-        let value_bits = self.state.logs[&o].read.value.get_size();
+        let value_bits = self.state.logs(o).expect("logs").read.value.get_size();
         let access = AccessInstance {
             inst,
             pos: self.schedule.position(),
@@ -51,7 +51,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let who = self.obligations.add_access(access, loops);
         let choose = self.symbols.fresh_bool("log");
         let cond = Bool::and(ctx, &[pred1, &choose]);
-        let logs = self.state.logs.get_mut(&o).expect("logs");
+        let logs = self.state.logs_mut(o).expect("logs");
         logs.get_mut(kind).log(&cond, off1, width, val1, changed1, who);
         who
     }
@@ -69,14 +69,14 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let AccessAt { inst, kind, object: o, .. } = at;
         let ctx = self.ctx;
-        if !self.state.logs.contains_key(&o) {
+        if self.state.logs(o).is_none() {
             return;
         }
         let changed = vals[0]._eq(&old[0]).not();
         let who = self.log_access(AccessAt { inst, kind, object: o, external: false }, &off[0], bytes, &vals[0], &changed, &pred[0]);
         let benign = self.opts.benign_tolerance;
         let shared = self.kernel.objects[o].space == Space::Shared;
-        let logs = self.state.logs.get_mut(&o).expect("logs");
+        let logs = self.state.logs_mut(o).expect("logs");
         if kind == AccessKind::Write && benign {
             // Thread 2 overwrote the cell of thread 1's logged write itself.
             let w = &mut logs.write;
@@ -129,7 +129,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // Warp-synchronous execution: two threads of one warp are in step after every
         // instruction, so what thread 1 logged no longer conflicts with thread 2.
         if let Some(same_warp) = self.symbols.same_warp().cloned() {
-            if let Some(logs) = self.state.logs.get_mut(&o) {
+            if let Some(logs) = self.state.logs_mut(o) {
                 logs.clear(&same_warp);
             }
         }
@@ -140,7 +140,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     pub(super) fn async_pending(&mut self, o: ObjectId, pred: &[Bool<'ctx>; 2]) {
         let ctx = self.ctx;
         let Some(who) = self.obligations.mark_async_copy(o) else { return };
-        let Some(logs) = self.state.logs.get_mut(&o) else { return };
+        let Some(logs) = self.state.logs_mut(o) else { return };
         for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
             let l = logs.get_mut(kind);
             let it = Bool::and(ctx, &[&pred[0], &l.has, &l.who._eq(&BV::from_u64(ctx, who as u64, 32))]);
@@ -159,7 +159,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         if !self.opts.site_active(guard) {
             return;
         }
-        for logs in self.state.logs.values_mut() {
+        for logs in self.state.all_logs_mut() {
             for kind in [AccessKind::Read, AccessKind::Write, AccessKind::Atomic] {
                 let l = logs.get_mut(kind);
                 l.pending = Bool::and(ctx, &[&l.pending, &on.not()]).simplify();

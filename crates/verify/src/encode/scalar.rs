@@ -153,7 +153,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
     ) {
         let ctx = self.ctx;
         // Thread 1's log, for both threads (GPUVerify keeps one log, filled by thread 1).
-        let v = match self.state.logs.get(&object) {
+        let v = match self.state.logs(object) {
             Some(logs) => {
                 let l = logs.get(crate::memory::AccessKind::of_log(kind));
                 match query {

@@ -343,11 +343,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
                 None => Bool::from_bool(ctx, true),
             },
-            Form::NoLog { object, kind } => match self.state.logs.get(object) {
+            Form::NoLog { object, kind } => match self.state.logs(*object) {
                 Some(l) => l.get(*kind).has.not(),
                 None => Bool::from_bool(ctx, true),
             },
-            Form::LogAt { object, kind, offsets } => match self.state.logs.get(object) {
+            Form::LogAt { object, kind, offsets } => match self.state.logs(*object) {
                 Some(l) => {
                     let l = l.get(*kind);
                     let bits = l.off.get_size();

@@ -64,10 +64,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 "the invariants of the loop at {at} stay unproved: they depend on a memory access or call at the loop's head, which cannot be evaluated on entry to the loop"
             )));
         }
-        let saved = self.state.env.clone();
+        let saved = self.state.values().clone();
         for (pi, &phi) in info.phis.iter().enumerate() {
             for t in 0..2 {
-                self.state.env[t].insert(phi, phis[pi][t].clone());
+                self.state.set_value(t, phi, phis[pi][t].clone());
             }
         }
         let insts = match &guard {
@@ -100,7 +100,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 }
             })
         });
-        self.state.env = saved;
+        self.state.restore_values(saved);
         Ok((out, stay))
     }
 

@@ -15,27 +15,29 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let info = &self.analysis.loops[l];
         let mut objs: Vec<ObjectId> = info.written.iter().copied().collect();
         if info.has_barrier {
-            objs.extend(self.state.eq.keys().copied().filter(|o| self.abs.written[*o] && self.kernel.objects[*o].space != Space::Constant));
+            objs.extend(
+                self.state.eq_objects().into_iter().filter(|o| self.abs.written[*o] && self.kernel.objects[*o].space != Space::Constant),
+            );
         }
         objs.sort();
         objs.dedup();
         for o in objs {
             let name = self.kernel.objects[o].name.clone();
             let g = self.abs.granule[o];
-            if self.state.eq.contains_key(&o) {
+            if self.state.eq_copies(o).is_some() {
                 let a = self.symbols.fresh_mem(&name, g);
                 let b = if self.kernel.objects[o].space == Space::Shared { self.symbols.fresh_mem(&name, g) } else { a.clone() };
-                self.state.eq.insert(o, [a, b]);
+                self.state.set_eq_copies(o, [a, b]);
             }
-            if self.state.private[0].contains_key(&o) {
+            if self.state.private(0, o).is_some() {
                 if self.kernel.objects[o].uniform {
                     let m = self.symbols.fresh_mem(&name, g);
-                    self.state.private[0].insert(o, m.clone());
-                    self.state.private[1].insert(o, m);
+                    self.state.set_private(0, o, m.clone());
+                    self.state.set_private(1, o, m);
                 } else {
                     for t in 0..2 {
                         let m = self.symbols.fresh_mem(&format!("{name}${}", t + 1), g);
-                        self.state.private[t].insert(o, m);
+                        self.state.set_private(t, o, m);
                     }
                 }
             }

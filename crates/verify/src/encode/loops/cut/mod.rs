@@ -52,7 +52,8 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let entry_phis: Vec<[Term<'ctx>; 2]> = (0..n_phis).map(|pi| self.phi_value(&entry_edges, pi)).collect();
 
         // The logs and objects the loop may change.
-        let logged: Vec<ObjectId> = self.state.logs.keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
+        let logged: Vec<ObjectId> =
+            self.state.all_logs().keys().copied().filter(|o| info.has_barrier || info.accessed.contains(o)).collect();
         let log_kinds: Vec<(ObjectId, AccessKind)> =
             logged.iter().flat_map(|o| [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| (*o, k))).collect();
         let cands = self.loop_candidates(l, &entry_phis, &log_kinds);
@@ -67,22 +68,22 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // Havoc the loop's modset.
         self.symbols.push_fresh_frame();
         self.permissions_at_cut();
-        let pre_logs = self.state.logs.clone();
+        let pre_logs = self.state.all_logs().clone();
         let (pred, phis) = self.havocked_head(l, &entry);
         self.havoc_memory(l);
         for &o in &logged {
             let bits = self.analysis.value_bits[o];
             let fresh = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic].map(|k| self.fresh_log(o, k, bits));
             let [read, write, atomic] = fresh;
-            self.state.logs.insert(o, crate::memory::Logs { read, write, atomic });
+            self.state.set_logs(o, crate::memory::Logs { read, write, atomic });
         }
-        let head_logs = self.state.logs.clone();
+        let head_logs = self.state.all_logs().clone();
         for &o in &info.atomic_objects {
             let bits = self.analysis.value_bits[o];
             let name = format!("{}.taken!{l}.{}", self.kernel.objects[o].name, self.frames.cut_count());
             let dom = [z3::Sort::bitvector(ctx, 32), z3::Sort::bitvector(ctx, 64), z3::Sort::bitvector(ctx, bits)];
             let f = z3::FuncDecl::new(ctx, name, &[&dom[0], &dom[1], &dom[2]], &z3::Sort::bool(ctx));
-            self.state.used.insert(
+            self.state.set_used(
                 o,
                 crate::encode::state::Used { entries: vec![], window: 0, history: Some(std::rc::Rc::new(f)), history_stale: false },
             );
@@ -310,7 +311,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     val = Some(back_phis[pi][t].clone());
                 }
                 if let Some(x) = val {
-                    self.state.env[t].insert(v, x);
+                    self.state.set_value(t, v, x);
                 }
             }
         }
