@@ -133,10 +133,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let Ok((k, call, rlimit, stop)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
+                    // A panic in a call (Z3's bindings panic on some errors) is this check's
+                    // error, not a worker lost while the pass waits for its answer.
                     let r = if stop.load(Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else {
-                        call.solve(opts, &mut stats, rlimit, false, &stop)
+                        let solve = std::panic::AssertUnwindSafe(|| call.solve(opts, &mut stats, rlimit, false, &stop));
+                        std::panic::catch_unwind(solve)
+                            .unwrap_or_else(|_| Err(Verdict::Unknown("internal error: a solver call of Houdini panicked".into())))
                     };
                     if done_tx.send((k, call, r, stats, t0.elapsed())).is_err() {
                         break;
