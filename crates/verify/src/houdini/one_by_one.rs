@@ -89,21 +89,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             if !kept[self.cand_of(i)] {
                 continue;
             }
-            let ended = match self.prepare_check(g, i, round_kept) {
-                Step::KnownUnsat => {
-                    self.stats.houdini_reused += 1;
-                    continue;
-                }
-                Step::KnownUndecided => {
-                    self.drop_undecided(i, kept, &mut lowest);
-                    continue;
-                }
-                Step::Solve(call) => {
-                    let first = self.solve_check(i, &call, a, 0);
-                    self.finish_check(i, call, a, round_kept, first)?
-                }
-            };
-            self.take_ended(g, ended, kept, &mut lowest)?;
+            let step = self.prepare_check(g, i, round_kept);
+            self.take_step(g, i, step, a, round_kept, kept, &mut lowest, |v, call| v.solve_check(i, call, a, 0))?;
         }
         Ok(lowest)
     }
@@ -216,32 +203,22 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
                 continue;
             }
-            let ended = match step {
-                Step::KnownUnsat => {
-                    self.stats.houdini_reused += 1;
-                    continue;
+            // The first answer of a call to solve is its worker's.
+            let first = |v: &mut Self, _: &Call<'ctx>| {
+                let (detached, r, stats, took) = pass.wait(place.expect("a call to solve was sent"))?;
+                v.stats.solver_calls += stats.solver_calls;
+                let first = r.map(|r| {
+                    r.map(|r| {
+                        let model = if r == SatResult::Sat { detached.model(v.ctx) } else { None };
+                        (r, model)
+                    })
+                });
+                if debug() {
+                    v.debug_check(i, took, &first);
                 }
-                Step::KnownUndecided => {
-                    self.drop_undecided(i, kept, &mut lowest);
-                    continue;
-                }
-                Step::Solve(call) => {
-                    let k = place.expect("a call to solve was sent");
-                    let (detached, r, stats, took) = pass.wait(k)?;
-                    self.stats.solver_calls += stats.solver_calls;
-                    let first = r.map(|r| {
-                        r.map(|r| {
-                            let model = if r == SatResult::Sat { detached.model(self.ctx) } else { None };
-                            (r, model)
-                        })
-                    });
-                    if debug() {
-                        self.debug_check(i, took, &first);
-                    }
-                    self.finish_check(i, call, a, round_kept, first)?
-                }
+                first
             };
-            self.take_ended(g, ended, kept, &mut lowest)?;
+            self.take_step(g, i, step, a, round_kept, kept, &mut lowest, first)?;
             // The calls of checks whose candidates were just dropped are not needed.
             for (j, _, place) in &prepared[taken..] {
                 if let (Some(k), false) = (place, kept[self.cand_of(*j)]) {
@@ -249,6 +226,38 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
             }
         }
+    }
+
+    /// Check `i` of group `g`, prepared as `step`, taken in its turn: a known answer, or the
+    /// call solved from its `first` answer on ([`Verifier::finish_check`]); what it drops is
+    /// dropped from `kept` and noted in `lowest`.
+    #[allow(clippy::too_many_arguments)]
+    fn take_step(
+        &mut self,
+        g: usize,
+        i: usize,
+        step: Step<'ctx>,
+        a: &[Bool<'ctx>],
+        round_kept: &[bool],
+        kept: &mut [bool],
+        lowest: &mut Option<usize>,
+        first: impl FnOnce(&mut Self, &Call<'ctx>) -> Result<Option<Answer<'ctx>>, Verdict>,
+    ) -> Result<(), Verdict> {
+        let ended = match step {
+            Step::KnownUnsat => {
+                self.stats.houdini_reused += 1;
+                return Ok(());
+            }
+            Step::KnownUndecided => {
+                self.drop_undecided(i, kept, lowest);
+                return Ok(());
+            }
+            Step::Solve(call) => {
+                let first = first(self, &call);
+                self.finish_check(i, call, a, round_kept, first)?
+            }
+        };
+        self.take_ended(g, ended, kept, lowest)
     }
 
     /// Check `i`'s candidate.
