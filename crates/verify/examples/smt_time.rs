@@ -2,7 +2,7 @@
 //! assumes `properties` and the given literals (`NOASSUME=1`: plain `check`, no assumptions,
 //! as a query's solver is called). For tuning the encoding (not a test).
 use std::time::Instant;
-use z3::ast::Bool;
+use z3::ast::{Ast, Bool};
 use z3::{Config, Context, Params, Solver};
 
 fn main() {
@@ -13,6 +13,19 @@ fn main() {
         Err(_) => Solver::new(&ctx),
     };
     solver.from_string(std::fs::read_to_string(&args[1]).expect("the file"));
+    // SIMPLIFY=1: the assertions simplified by Z3's rewriter first (timed apart).
+    let solver = if std::env::var_os("SIMPLIFY").is_some() {
+        let t = Instant::now();
+        let simple: Vec<Bool> = solver.get_assertions().iter().map(|a| a.simplify()).collect();
+        let s = Solver::new(&ctx);
+        for a in &simple {
+            s.assert(a);
+        }
+        eprintln!("simplified in {:.2}s", t.elapsed().as_secs_f64());
+        s
+    } else {
+        solver
+    };
     let mut p = Params::new(&ctx);
     p.set_u32("timeout", 60_000);
     for kv in std::env::var("PARAMS").unwrap_or_default().split_whitespace() {

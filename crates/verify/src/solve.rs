@@ -198,12 +198,15 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let r = sel.range();
+            let kinds: Vec<String> =
+                self.queries[q].props[r.clone()].iter().map(|&p| format!("{:?}", self.enc.obligations.props()[p].kind)).collect();
             eprintln!(
-                "query:   properties {}..{} took {:.3}s: {:?}",
+                "query:   properties {}..{} took {:.3}s: {:?} ({})",
                 r.start,
                 r.end,
                 t0.elapsed().as_secs_f64(),
-                answer.as_ref().map(|a| a.as_ref().map(|x| x.0))
+                answer.as_ref().map(|a| a.as_ref().map(|x| x.0)),
+                kinds.join("; ")
             );
         }
         match answer {
