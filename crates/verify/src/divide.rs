@@ -19,7 +19,7 @@
 //! the result equal to the divider's under the definition for every 8-bit divisor, and check
 //! it at 32 and 64 bits on edge dividends and divisors.
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Bool, BV};
 use z3::Context;
 
 /// Which operation: LLVM's `udiv`, `sdiv`, `urem` or `srem`.
@@ -106,40 +106,6 @@ fn unsigned_quotient<'ctx>(
     let def = Bool::and(ctx, &[&product.bvule(&dividend), &dividend.bvult(&product.bvadd(&BV::from_u64(ctx, k, wide)))]);
     let q = if s == 0 { q } else { q.zero_ext(s) };
     (q, Some(def))
-}
-
-/// `x mod d == 0` (unsigned, SMT-LIB's `bvurem`; `d`'s bits at `x`'s width) without a divider
-/// circuit when `d` is a constant that allows it: `true` for 1, `x == 0` for 0 (whose
-/// remainder is `x`), the low bits zero for a power of two, and `x` one of the few multiples
-/// of `d` that fit for a `d` over a quarter of the range (a loop counter's stride candidate
-/// `(i − init) mod step == 0` tries the step's negation too, `2^64 − 32` for a step of 32,
-/// which took Z3 seconds as a divider). `None` where the divider stays (other constants, a
-/// width over 64).
-pub(crate) fn multiple_of<'ctx>(ctx: &'ctx Context, x: &BV<'ctx>, d: u64) -> Option<Bool<'ctx>> {
-    let width = x.get_size();
-    if !(1..=64).contains(&width) {
-        return None;
-    }
-    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-    let d = d & mask;
-    let zero = BV::from_u64(ctx, 0, width);
-    if d == 0 {
-        return Some(x._eq(&zero));
-    }
-    if d == 1 {
-        return Some(Bool::from_bool(ctx, true));
-    }
-    if d.is_power_of_two() {
-        let s = d.trailing_zeros();
-        return Some(x.extract(s - 1, 0)._eq(&BV::from_u64(ctx, 0, s)));
-    }
-    // The multiples m·d ≤ 2^width − 1.
-    let count = mask / d;
-    if count > 3 {
-        return None;
-    }
-    let eqs: Vec<Bool<'ctx>> = (0..=count).map(|m| x._eq(&BV::from_u64(ctx, m * d, width))).collect();
-    Some(Bool::or(ctx, &eqs.iter().collect::<Vec<_>>()))
 }
 
 #[cfg(test)]
@@ -301,33 +267,5 @@ mod tests {
         // A power of two needs no fresh quotient.
         let (_, def) = by_constant(&ctx, DivOp::SDiv, &x, 64, |_| unreachable!()).unwrap();
         assert!(def.is_none());
-    }
-
-    /// `multiple_of` is `x mod d == 0` (Z3 proves it for every dividend): every 8-bit
-    /// divisor, and at 64 bits the divisors a stride candidate brings (small steps, their
-    /// negations, powers of two and their negations, 0 and 1).
-    #[test]
-    fn multiple_of_is_the_remainder_test() {
-        let ctx = Context::new(&Config::new());
-        let check = |width: u32, d: u64| -> bool {
-            let x = BV::new_const(&ctx, "x", width);
-            let Some(ours) = multiple_of(&ctx, &x, d) else { return false };
-            let zero = BV::from_u64(&ctx, 0, width);
-            let divider = x.bvurem(&BV::from_u64(&ctx, d, width))._eq(&zero);
-            let solver = Solver::new(&ctx);
-            solver.assert(&ours._eq(&divider).not());
-            assert_eq!(solver.check(), SatResult::Unsat, "{d} at {width} bits");
-            true
-        };
-        let rewritten = (0..=255u64).filter(|&d| check(8, d)).count();
-        // 0, 1, the 7 powers of two from 2, and the other divisors from 64 (at most 3
-        // multiples besides 0).
-        assert_eq!(rewritten, 2 + 7 + (256 - 64 - 2));
-        for d in [0, 1, 32, 1 << 20, 1 << 63, u64::MAX, u64::MAX - 31, (1u64 << 63) + 1, u64::MAX / 3 + 1] {
-            assert!(check(64, d), "{d}");
-        }
-        // A divisor with many multiples keeps the divider.
-        assert!(!check(64, 1023));
-        assert!(!check(64, u64::MAX / 5));
     }
 }

@@ -307,10 +307,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let p = bv(*phi, t);
                 let d = p.bvsub(&init[t].to_bv(ctx));
                 let s = crate::term::resize(&step[t].to_bv(ctx), p.get_size());
-                s.simplify()
-                    .as_u64()
-                    .and_then(|k| crate::divide::multiple_of(ctx, &d, k))
-                    .unwrap_or_else(|| d.bvurem(&s)._eq(&crate::term::bv_const(ctx, 0, p.get_size())))
+                d.bvurem(&s)._eq(&crate::term::bv_const(ctx, 0, p.get_size()))
             }),
             Form::DistanceEq { phi, init } => {
                 let d: [BV<'ctx>; 2] = std::array::from_fn(|t| bv(*phi, t).bvsub(&init[t].to_bv(ctx)));
