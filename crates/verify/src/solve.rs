@@ -198,8 +198,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let r = sel.range();
-            let kinds: Vec<String> =
-                self.queries[q].props[r.clone()].iter().map(|&p| format!("{:?}", self.enc.obligations.props()[p].kind)).collect();
+            // Each property's kind, cut short: a race's carries its offsets' terms.
+            let kinds: Vec<String> = self.queries[q].props[r.clone()]
+                .iter()
+                .map(|&p| format!("{:?}", self.enc.obligations.props()[p].kind).chars().take(100).collect())
+                .collect();
             eprintln!(
                 "query:   properties {}..{} took {:.3}s: {:?} ({})",
                 r.start,
