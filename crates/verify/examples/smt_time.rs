@@ -45,5 +45,6 @@ fn main() {
     }
     let t = Instant::now();
     let r = if std::env::var_os("NOASSUME").is_some() { solver.check() } else { solver.check_assumptions(&a) };
-    println!("{r:?} {:.2}s", t.elapsed().as_secs_f64());
+    let why = if r == z3::SatResult::Unknown { solver.get_reason_unknown().unwrap_or_default() } else { String::new() };
+    println!("{r:?} {:.2}s {why}", t.elapsed().as_secs_f64());
 }

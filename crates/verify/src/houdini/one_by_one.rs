@@ -254,7 +254,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             }
             Step::Solve(call) => {
                 let first = first(self, &call);
-                self.finish_check(i, call, a, round_kept, first)?
+                self.finish_check(g, i, call, a, round_kept, first)?
             }
         };
         self.take_ended(g, ended, kept, lowest)
@@ -269,9 +269,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// `round_kept`.
     fn prepare_check(&mut self, g: usize, i: usize, round_kept: &[bool]) -> Step<'ctx> {
         let cond = self.enc.invariants.checks()[i].cond.clone();
-        let ok = self.enc.invariants.checks()[i].ok.clone();
-        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-        let slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], logs, stamp, None);
+        let widened = self.houdini_groups[g].widened.clone();
+        let slice = self.check_slice(g, i, widened.as_ref());
         let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
         if self.memo.known_unsat(Answered::Check(i), &key, round_kept) {
             return Step::KnownUnsat;
@@ -280,6 +279,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             return Step::KnownUndecided;
         }
         Step::Solve(Box::new(Call { slice, key, cond }))
+    }
+
+    /// Check `i` of group `g`'s slice of the assumptions, from the classes of `widened` on.
+    fn check_slice(&mut self, g: usize, i: usize, widened: Option<&crate::cone::Widened>) -> Slice<'ctx> {
+        let check = &self.enc.invariants.checks()[i];
+        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+        self.enc.assumptions.borrow_mut().slice(&[&check.cond], &[&check.ok], logs, stamp, widened)
     }
 
     /// The loop and the shape of check `i`'s candidate (what an undecided candidate is
@@ -324,11 +330,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         eprintln!("houdini:   check {i} ({what}) took {:.3}s: {:?}", took.as_secs_f64(), r.ok().flatten());
     }
 
-    /// Check `i` from its first answer `first` on: recorded in the memo when refuted, its
-    /// candidate dropped when undecided, and a model that breaks what its slice left out
-    /// solved again on the slice widened (`cone`).
+    /// Check `i` of group `g` from its first answer `first` on: recorded in the memo when
+    /// refuted, its candidate dropped when undecided, and a model that breaks what its slice
+    /// left out solved again on the slice widened (`cone`), the widening kept for the
+    /// group's later checks.
     fn finish_check(
         &mut self,
+        g: usize,
         i: usize,
         call: Box<Call<'ctx>>,
         a: &[Bool<'ctx>],
@@ -338,24 +346,25 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut call = *call;
         let mut refinements = 0;
         let mut answer = first;
-        loop {
-            match answer? {
-                Some((SatResult::Unsat, _)) => {
+        let ended = loop {
+            match answer {
+                Err(v) => break Err(v),
+                Ok(Some((SatResult::Unsat, _))) => {
                     let key = if refinements == 0 { call.key } else { self.memo.key(&self.enc, &call.slice.facts, &[&call.cond]) };
                     self.memo.record_unsat(Answered::Check(i), key, round_kept);
-                    return Ok(Ended::Refuted);
+                    break Ok(Ended::Refuted);
                 }
-                Some((_, Some(m))) => {
+                Ok(Some((_, Some(m)))) => {
                     let (ctx, opts, stats) = (self.ctx, &self.opts, &mut self.stats);
                     let mut solve_class = |facts: &[Bool<'ctx>]| apart::class_satisfiable(ctx, opts, stats, facts);
                     let wider = self.enc.assumptions.borrow_mut().recheck(&call.slice, &m, refinements, a, &mut solve_class);
-                    let Some(w) = wider else { return Ok(Ended::Violated(m)) };
+                    let Some(w) = wider else { break Ok(Ended::Violated(m)) };
                     self.stats.cone_fallbacks += 1;
                     refinements += 1;
                     call.slice = w;
                 }
-                Some((_, None)) => return Err(Verdict::Unknown("the SMT solver returned no model".into())),
-                None => {
+                Ok(Some((_, None))) => break Err(Verdict::Unknown("the SMT solver returned no model".into())),
+                Ok(None) => {
                     // Not decided within the budget: the candidate is dropped as if it were
                     // violated (the fixpoint stays inductive, only weaker).
                     let key = if refinements == 0 { call.key } else { self.memo.key(&self.enc, &call.slice.facts, &[&call.cond]) };
@@ -366,11 +375,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     if debug() {
                         eprintln!("houdini:   drops {} (not decided within {CHECK_BUDGET:?})", self.enc.invariants.candidates()[cand].what);
                     }
-                    return Ok(Ended::Undecided(cand));
+                    break Ok(Ended::Undecided(cand));
                 }
             }
             answer = self.solve_check(i, &call, a, refinements);
+        };
+        // The group's later checks start from this one's widening.
+        if let Some(w) = call.slice.widened() {
+            match &mut self.houdini_groups[g].widened {
+                Some(x) => x.merge(w),
+                x => *x = Some(w),
+            }
         }
+        ended
     }
 
     /// What a check's end drops from `kept` (of group `g`), noted in `lowest`.
