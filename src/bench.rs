@@ -91,7 +91,8 @@ pub fn run(a: &BenchArgs) -> u8 {
         Ok(x) => x,
         Err(m) => return runner::fail(&m),
     };
-    let plan = Plan { jobs: a.jobs, timeout: a.timeout, extra: vec!["--bench-clang".into(), runner::solver_threads_flag(a.jobs)] };
+    let plan =
+        Plan { jobs: a.jobs, timeout: a.timeout, extra: vec!["--bench-clang".into(), runner::solver_threads_flag(a.jobs)], fork: false };
     let runs = runner::run_all(jobs, &plan, |r| {
         let s = &r.verdict.stats;
         let line = format!(

@@ -38,7 +38,7 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
 /// spellings found on the command line, else the language's own.
 pub fn launch(block: Option<&str>, grid: Option<&str>, global: Option<&str>, opencl: bool) -> Result<Launch, String> {
     let spelled = |names: [&'static str; 2], default: &'static str| -> &'static str {
-        std::env::args().find_map(|a| names.into_iter().find(|n| a == *n || a.starts_with(&format!("{n}=")))).unwrap_or(default)
+        crate::command_line().iter().find_map(|a| names.into_iter().find(|n| a == *n || a.starts_with(&format!("{n}=")))).unwrap_or(default)
     };
     let (bflag, gflag) = if opencl { ("--local_size", "--num_groups") } else { ("--blockDim", "--gridDim") };
     let bflag = spelled(["--blockDim", "--local_size"], bflag);

@@ -7,6 +7,7 @@
 mod args;
 mod bench;
 mod commands;
+mod fork;
 mod launch;
 mod lsp;
 mod output;
@@ -73,11 +74,24 @@ fn tune_allocator() {
     }
 }
 
+/// The command line this process runs: its own, or in a child of the fork server
+/// (`fork`) the one the server was given.
+static COMMAND_LINE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// This process's command line, the program's name first (see [`COMMAND_LINE`]).
+pub fn command_line() -> &'static [String] {
+    COMMAND_LINE.get_or_init(|| std::env::args().collect())
+}
+
 fn main() -> ExitCode {
-    let started = Instant::now();
     tune_allocator();
+    // `syncfix __fork-server` serves `syncfix suite` until its input ends; its children
+    // return here with their own command lines.
+    let argv: Vec<std::ffi::OsString> = fork::serve_if_asked().unwrap_or_else(|| std::env::args_os().collect());
+    let _ = COMMAND_LINE.set(argv.iter().map(|a| a.to_string_lossy().into_owned()).collect());
+    let started = Instant::now();
     stop::install_signal_handlers();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(c) => c,
         Err(e) => {
             let code = match e.kind() {
@@ -86,7 +100,12 @@ fn main() -> ExitCode {
             };
             if let (true, Some((command, format))) = (code != exit::SUCCESS, format_requested()) {
                 // The file, as far as it can be told: the last argument that is not a flag.
-                let file = std::env::args().skip(2).rfind(|a| !a.starts_with('-') && a != "json" && a != "sarif").unwrap_or_default();
+                let file = command_line()
+                    .iter()
+                    .skip(2)
+                    .rfind(|a| !a.starts_with('-') && *a != "json" && *a != "sarif")
+                    .cloned()
+                    .unwrap_or_default();
                 let f = ErrorReport {
                     exit_code: code,
                     stage: syncfix::ErrorStage::CommandLine,
@@ -180,7 +199,7 @@ fn main() -> ExitCode {
 /// The command (`verify`, `repair` or `audit`) whose command line asks for a machine format
 /// (`--format json`, `--format=sarif`...), and that format.
 fn format_requested() -> Option<(&'static str, Format)> {
-    let args: Vec<String> = std::env::args().collect();
+    let args = command_line();
     let command = ["verify", "repair", "audit"].into_iter().find(|c| args.get(1).is_some_and(|a| a == c))?;
     let value = args.iter().enumerate().find_map(|(i, a)| match a.strip_prefix("--format=") {
         Some(v) => Some(v.to_string()),

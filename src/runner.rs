@@ -1,7 +1,8 @@
 //! Runs every kernel of a GPUVerify-layout tree (`NAME/kernel.cu` or `kernel.cl`, line 1
 //! `//pass` or `//xfail:CODE`, line 2 the flags, then `//<regex>` lines), each as its own
 //! `syncfix verify --format json` process from the kernel's folder (`${KERNEL_DIR}` in the
-//! flags is that folder), N at a time: shared by `syncfix suite` and `syncfix bench`.
+//! flags is that folder), N at a time: shared by `syncfix suite` (whose processes are forked
+//! from a server that has loaded syncfix once: `fork`) and `syncfix bench` (exec'd).
 //!
 //! Each process gets `--timeout=T` and is ended at T + 3 s if it has not ended itself (its
 //! verdict is then `timeout`). On a terminal a progress bar shows the run and the lines the
@@ -110,6 +111,9 @@ pub struct Plan {
     pub timeout: u64,
     /// More `verify` flags (before the kernel's own).
     pub extra: Vec<String>,
+    /// Each kernel forked from a fork server (`fork`) rather than exec'd: its process does not
+    /// pay for loading syncfix again.
+    pub fork: bool,
 }
 
 /// The default number of parallel jobs: the number of cores.
@@ -136,12 +140,20 @@ pub fn run_all(jobs: Vec<Job>, plan: &Plan, line: impl Fn(&KernelRun) -> (String
     let mut workers = vec![];
     for _ in 0..plan.jobs.max(1).min(total.max(1)) {
         let (queue, tx, exe) = (queue.clone(), tx.clone(), exe.clone());
-        let (timeout, extra) = (plan.timeout, plan.extra.clone());
-        workers.push(std::thread::spawn(move || loop {
-            let next = queue.lock().ok().and_then(|mut q| q.pop_front());
-            let Some((i, job)) = next else { break };
-            if tx.send((i, run_one(&exe, job, timeout, &extra))).is_err() {
-                break;
+        let (timeout, extra, fork) = (plan.timeout, plan.extra.clone(), plan.fork);
+        workers.push(std::thread::spawn(move || {
+            let mut server = None;
+            let mut server_failed = !fork;
+            loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                let Some((i, job)) = next else { break };
+                if server.is_none() && !server_failed {
+                    server = crate::fork::Server::start(&exe).ok();
+                    server_failed = server.is_none();
+                }
+                if tx.send((i, run_one(&exe, job, timeout, &extra, &mut server))).is_err() {
+                    break;
+                }
             }
         }));
     }
@@ -177,22 +189,35 @@ pub fn run_all(jobs: Vec<Job>, plan: &Plan, line: impl Fn(&KernelRun) -> (String
     Ok(runs.into_iter().flatten().collect())
 }
 
-fn run_one(exe: &Path, job: Job, timeout: u64, extra: &[String]) -> KernelRun {
+/// Runs `job` (on `server` when there is one; a server that fails is dropped, and the kernel
+/// exec'd instead).
+fn run_one(exe: &Path, job: Job, timeout: u64, extra: &[String], server: &mut Option<crate::fork::Server>) -> KernelRun {
     let dir = job.path.parent().unwrap_or(Path::new("."));
     let dir_abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let file = job.path.file_name().map(PathBuf::from).unwrap_or_default();
     let flags: Vec<String> = job.header.flags.iter().map(|f| f.replace("${KERNEL_DIR}", &dir_abs.display().to_string())).collect();
-    let mut cmd = Command::new(exe);
-    cmd.arg("verify").arg("--format=json").args(extra).args(&flags).current_dir(&dir_abs);
+    let mut args: Vec<String> = vec!["verify".into(), "--format=json".into()];
+    args.extend(extra.iter().cloned());
+    args.extend(flags.iter().cloned());
     if !flags.iter().any(|f| f.starts_with("--timeout")) {
-        cmd.arg(format!("--timeout={timeout}"));
+        args.push(format!("--timeout={timeout}"));
     }
-    cmd.arg(&file);
+    args.push(file.display().to_string());
     let start = Instant::now();
     let deadline = (timeout > 0).then(|| start + Duration::from_secs(timeout.min(syncfix::MAX_TIMEOUT_SECONDS) + 3));
     let name = job.path.display().to_string();
-    let (verdict, output) = match syncfix::process::run(&mut cmd, deadline) {
-        Ok((out, _)) => {
+    let forked = match server.as_mut().map(|s| s.run(&args, &dir_abs, deadline)) {
+        Some(Err(RunError::Spawn(e))) => {
+            *server = None;
+            crate::fork::required().then_some(Err(RunError::Spawn(e)))
+        }
+        None if crate::fork::required() => Some(Err(RunError::Spawn(std::io::Error::other("fork server: not running")))),
+        other => other,
+    };
+    let ran =
+        forked.unwrap_or_else(|| syncfix::process::run(Command::new(exe).args(&args).current_dir(&dir_abs), deadline).map(|(out, _)| out));
+    let (verdict, output) = match ran {
+        Ok(out) => {
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
             let verdict = match serde_json::from_slice::<Verdict>(&out.stdout) {
                 Ok(v) => v,

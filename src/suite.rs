@@ -233,7 +233,7 @@ pub fn run(a: &SuiteArgs) -> u8 {
     };
     let class_of = |rel: &str, expected: u8| manifest.get(rel).cloned().unwrap_or_else(|| Class::of_header(expected));
     let jobs_n = a.jobs.unwrap_or_else(runner::default_jobs);
-    let plan = Plan { jobs: jobs_n, timeout: a.timeout, extra: vec![runner::solver_threads_flag(jobs_n)] };
+    let plan = Plan { jobs: jobs_n, timeout: a.timeout, extra: vec![runner::solver_threads_flag(jobs_n)], fork: true };
     let verbose = a.verbose;
     let runs = runner::run_all(jobs, &plan, |r| {
         let class = class_of(&r.job.rel, r.job.header.expected);

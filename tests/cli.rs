@@ -198,6 +198,48 @@ fn suite_scores_verdicts_by_defect_class_and_writes_them_all() {
     assert_eq!(race["regex_ok"], true);
 }
 
+/// `syncfix suite` forks each kernel from a server that has loaded syncfix once; each kernel's
+/// verdict, exit code, output and regex check are those of the kernel exec'd on its own
+/// (`SYNCFIX_SUITE_FORK=0`).
+#[test]
+fn suite_forked_kernels_give_what_exec_d_ones_give() {
+    let d = tempfile::tempdir().unwrap();
+    tree(d.path());
+    let tmp = tempfile::tempdir().unwrap();
+    let kernels = |fork: &str, json: &str| -> Vec<serde_json::Value> {
+        let out = syncfix(d.path())
+            .env("SYNCFIX_SUITE_FORK", fork)
+            .env("TMPDIR", tmp.path())
+            .args(["suite", ".", "--jobs=2", "--timeout=60", &format!("--json={json}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join(json)).unwrap()).unwrap();
+        let mut ks: Vec<serde_json::Value> = doc["kernels"].as_array().unwrap().clone();
+        for k in &mut ks {
+            // Times differ from run to run.
+            k.as_object_mut().unwrap().remove("seconds");
+            let v = k["verdict"].as_object_mut().unwrap();
+            v.remove("stats");
+            if let Some(ks) = v.get_mut("kernels").and_then(|x| x.as_array_mut()) {
+                for k in ks {
+                    k.as_object_mut().unwrap().remove("stats");
+                }
+            }
+        }
+        ks
+    };
+    // `require`: a kernel that could not be forked would be an internal error.
+    let forked = kernels("require", "forked.json");
+    let execd = kernels("0", "execd.json");
+    assert_eq!(forked.len(), 4);
+    assert_eq!(forked, execd);
+    // The servers' scratch folders are gone.
+    let left: Vec<String> =
+        std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|n| !n.starts_with("syncfix-suite-")), "{left:?}");
+}
+
 #[test]
 fn suite_without_a_manifest_reads_the_headers() {
     let d = tempfile::tempdir().unwrap();

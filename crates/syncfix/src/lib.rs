@@ -72,6 +72,15 @@ fn finish<T>(r: Result<T, StageError>, opts: &Stages, path: &Path, text: &str) -
     r.map_err(|e| e.report(path, text))
 }
 
+/// Initialises what every verification needs once per process (Z3's global state, which its
+/// first context builds: about 15 ms and 27 MB), for a process that forks the processes that
+/// verify (`syncfix suite`'s fork server). Starts no thread.
+pub fn warm_up() {
+    let ctx = z3::Context::new(&z3::Config::new());
+    let solver = z3::Solver::new_for_logic(&ctx, "QF_AUFBV").unwrap_or_else(|| z3::Solver::new(&ctx));
+    let _ = solver.check();
+}
+
 /// `syncfix verify`: GPUVerify's verdict for every kernel of a file, in the file's order.
 ///
 /// Past [`Options::timeout`] a kernel's status is [`Status::Timeout`] (or, when the front end

@@ -5,6 +5,23 @@
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// A `syncfix-*` temporary directory in `$TMPDIR`, removed when dropped or by [`abort`].
+pub struct Scratch(syncfix_frontend::process::Scratch);
+
+impl Scratch {
+    /// Creates one.
+    ///
+    /// Errors: it cannot be created, or [`abort`] was called.
+    pub fn new() -> std::io::Result<Scratch> {
+        syncfix_frontend::process::Scratch::new().map(Scratch)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
 /// Why a child process did not give its output.
 #[derive(Debug)]
 pub enum RunError {
