@@ -113,6 +113,10 @@ pub fn run() -> u8 {
     for t in io_threads {
         let _ = t.join();
     }
+    // Analyses still running (the client left without waiting for them) would hold their
+    // scratch folders, copies of the user's source, when the process ends (`_exit`): their
+    // clang is ended and the folders removed first.
+    syncfix::process::abort();
     code
 }
 

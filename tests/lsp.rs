@@ -13,7 +13,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_syncfix");
 fn session(kernel: &Path, expect: &str) -> String {
     let result = kernel.with_extension("report");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/session.lua");
+    // The server's scratch folders (copies of the kernel) go here, and must be gone after.
+    let tmp = tempfile::tempdir().unwrap();
     let out = Command::new("nvim")
+        .env("TMPDIR", tmp.path())
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
         .arg(format!("luafile {}", script.display()))
         .env("SYNCFIX", BIN)
@@ -30,6 +33,17 @@ fn session(kernel: &Path, expect: &str) -> String {
         "the Neovim session failed:\n{report}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The server may end a moment after Neovim: wait for its folders to go, a few seconds.
+    let left = || -> Vec<String> {
+        std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+    };
+    for _ in 0..50 {
+        if left().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(left().is_empty(), "scratch folders left behind: {:?}", left());
     report
 }
 
