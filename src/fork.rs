@@ -157,6 +157,9 @@ pub struct Server {
     /// Where the children's output files are written (removed by `syncfix::process::abort`
     /// too, when a signal ends the runner).
     scratch: syncfix::process::Scratch,
+    /// A child past its deadline did not report its end: the protocol is out of step, the
+    /// server is not used again.
+    lost: bool,
 }
 
 impl Server {
@@ -194,7 +197,7 @@ impl Server {
                 return Err(format!("cannot create a temporary directory: {e}"));
             }
         };
-        Ok(Server { child, input, lines, scratch })
+        Ok(Server { child, input, lines, scratch, lost: false })
     }
 
     /// Runs `syncfix ARGS` in `cwd` as a forked child, as `syncfix::process::run` runs a
@@ -204,6 +207,9 @@ impl Server {
     /// Errors: `RunError::Spawn` when the server failed (the caller runs the command itself).
     pub fn run(&mut self, args: &[String], cwd: &Path, deadline: Option<Instant>) -> Result<Output, RunError> {
         let broken = |what: &str| RunError::Spawn(std::io::Error::other(format!("fork server: {what}")));
+        if self.lost {
+            return Err(broken("a child's end was not reported"));
+        }
         let (stdout, stderr) = (self.scratch.path().join("stdout"), self.scratch.path().join("stderr"));
         for p in [&stdout, &stderr] {
             File::create(p).map_err(RunError::Spawn)?;
@@ -218,10 +224,16 @@ impl Server {
                 Ok(l) => l,
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Err(broken("it ended")),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // As `process::run` ends a command: SIGTERM (the child kills its clang and
+                    // removes its scratch folder), SIGKILL after a grace period.
                     // SAFETY: `pid` is the server's child, not yet reaped (the server
-                    // reports it when it is).
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                    let _ = self.lines.recv_timeout(Duration::from_secs(5));
+                    // reports it when it is); kill(2) has no memory effects.
+                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                    if self.lines.recv_timeout(Duration::from_secs(1)).is_err() {
+                        // SAFETY: as above.
+                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                        self.lost = self.lines.recv_timeout(Duration::from_secs(5)).is_err();
+                    }
                     return Err(RunError::Timeout);
                 }
             },
