@@ -268,9 +268,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Check `i` of group `g`: its slice and memo key, and what the memo knows of it under
     /// `round_kept`.
     fn prepare_check(&mut self, g: usize, i: usize, round_kept: &[bool]) -> Step<'ctx> {
-        let cond = self.enc.invariants.checks()[i].cond.clone();
-        let widened = self.houdini_groups[g].widened.clone();
-        let slice = self.check_slice(g, i, widened.as_ref());
+        let check = &self.enc.invariants.checks()[i];
+        let (cond, ok) = (check.cond.clone(), check.ok.clone());
+        let group = &self.houdini_groups[g];
+        let slice = self.enc.assumptions.borrow_mut().slice(&[&cond], &[&ok], group.logs, group.stamp, Some(&group.widened));
         let key = self.memo.key(&self.enc, &slice.facts, &[&cond]);
         if self.memo.known_unsat(Answered::Check(i), &key, round_kept) {
             return Step::KnownUnsat;
@@ -279,13 +280,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             return Step::KnownUndecided;
         }
         Step::Solve(Box::new(Call { slice, key, cond }))
-    }
-
-    /// Check `i` of group `g`'s slice of the assumptions, from the classes of `widened` on.
-    fn check_slice(&mut self, g: usize, i: usize, widened: Option<&crate::cone::Widened>) -> Slice<'ctx> {
-        let check = &self.enc.invariants.checks()[i];
-        let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-        self.enc.assumptions.borrow_mut().slice(&[&check.cond], &[&check.ok], logs, stamp, widened)
     }
 
     /// The loop and the shape of check `i`'s candidate (what an undecided candidate is
@@ -382,10 +376,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         };
         // The group's later checks start from this one's widening.
         if let Some(w) = call.slice.widened() {
-            match &mut self.houdini_groups[g].widened {
-                Some(x) => x.merge(w),
-                x => *x = Some(w),
-            }
+            self.houdini_groups[g].widened.merge(w);
         }
         ended
     }
