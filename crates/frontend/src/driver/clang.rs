@@ -305,6 +305,7 @@ impl Setup {
             Command::new(&self.clang)
                 .current_dir(self.dir())
                 .args(&self.common)
+                .args(crate::prelude::pch_args(self.language))
                 .args(["-S", "-Xclang", "-emit-pch", "-o"])
                 .arg(&pch)
                 .arg(&self.prelude),
