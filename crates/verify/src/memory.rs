@@ -124,7 +124,7 @@ impl<'ctx> Mem<'ctx> {
         }
         let all = acc.expect("at least one cell");
         let bits = all.get_size();
-        let within = off.bvurem(&BV::from_u64(ctx, g as u64, 64)).bvmul(&BV::from_u64(ctx, 8, 64));
+        let within = crate::term::mul(&off.bvurem(&BV::from_u64(ctx, g as u64, 64)), &BV::from_u64(ctx, 8, 64));
         let shift = resize(&within, bits);
         all.bvlshr(&shift).extract(width * 8 - 1, 0)
     }

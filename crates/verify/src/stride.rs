@@ -269,7 +269,7 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
         // (Z3 refutes `r1 − r2 = d + g · m` far sooner than two products of its own).
         let bits = one.shape.index.get_size();
         let d = BV::new_const(ctx, format!("{name}.d"), 64);
-        let scaled = d.bvmul(&BV::from_u64(ctx, one.shape.scale, 64));
+        let scaled = crate::term::mul(&d, &BV::from_u64(ctx, one.shape.scale, 64));
         let lhs = match (&one.shape.base, &two.shape.base) {
             (Some(x), Some(y)) => x.bvsub(y).bvadd(&scaled),
             (Some(x), None) => x.bvadd(&scaled),
@@ -340,7 +340,7 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
             }
             parts.push(low._eq(&rhs));
         }
-        let scaled = x.bvmul(&BV::from_u64(ctx, c.shape.scale, 64));
+        let scaled = crate::term::mul(&x, &BV::from_u64(ctx, c.shape.scale, 64));
         sides.push(c.shape.base.as_ref().map_or(scaled.clone(), |b| b.bvadd(&scaled)));
     }
     parts.push(sides[0].bvsub(&sides[1])._eq(&e));
@@ -434,6 +434,11 @@ fn linear_difference<'ctx>(x: &BV<'ctx>, reference: &BV<'ctx>) -> Option<i128> {
                 stack.push((child(1)?, k.wrapping_neg() & mask));
             }
             Some(DeclKind::BNEG) => stack.push((child(0)?, k.wrapping_neg() & mask)),
+            // `x << s` for a numeral `s` (`term::mul`'s product by `2^s`).
+            Some(DeclKind::BSHL) if child(1)?.as_u64().is_some_and(|s| s < u64::from(width)) => {
+                let s = child(1)?.as_u64()?;
+                stack.push((child(0)?, k.wrapping_shl(s as u32) & mask));
+            }
             Some(DeclKind::BMUL) if t.num_children() == 2 => match (child(0)?.as_u64(), child(1)?.as_u64()) {
                 (Some(c), None) => stack.push((child(1)?, k.wrapping_mul(c) & mask)),
                 (None, Some(c)) => stack.push((child(0)?, k.wrapping_mul(c) & mask)),

@@ -324,7 +324,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             let width = self.kernel.objects[o].elem_size.max(1);
             // An element of the array (GPUVerify's offsets are element indices).
             let index = self.symbols.fresh_bv("external_index", 64);
-            let off = index.bvmul(&BV::from_u64(ctx, width as u64, 64));
+            let off = crate::term::mul(&index, &BV::from_u64(ctx, width as u64, 64));
             let bits = self.state.logs(o).expect("logs").read.value.get_size();
             let value = self.symbols.fresh_bv("external_value", bits);
             let changed = self.symbols.fresh_bool("external_changed");

@@ -286,7 +286,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let r = match op {
             BinOp::Add => x.bvadd(&y),
             BinOp::Sub => x.bvsub(&y),
-            BinOp::Mul => x.bvmul(&y),
+            BinOp::Mul => crate::term::mul(&x, &y),
             BinOp::UDiv => x.bvudiv(&y),
             BinOp::SDiv => x.bvsdiv(&y),
             BinOp::URem => x.bvurem(&y),
