@@ -299,7 +299,7 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
             }
             let num = |x: i128| BV::from_i64(ctx, x as i64, bits);
             let m = BV::new_const(ctx, format!("{name}.m"), bits);
-            let mut rhs = d_w.bvadd(&num(l.g).bvmul(&m));
+            let mut rhs = d_w.bvadd(&crate::term::mul(&num(l.g), &m));
             parts.extend([m.bvsge(&num(m_lo)), m.bvsle(&num(m_hi))]);
             if (s_lo, s_hi) != (0, 0) {
                 let r = BV::new_const(ctx, format!("{name}.s"), bits);
@@ -331,7 +331,7 @@ fn pair_relation<'ctx>(ctx: &'ctx Context, one: &Class<'ctx>, two: &Class<'ctx>,
             }
             let num = |v: i128| BV::from_i64(ctx, v as i64, bits);
             let uc = BV::new_const(ctx, format!("{name}.u{}", t + 1), bits);
-            let mut rhs = c.shape.index.bvadd(&num(l.g).bvmul(&uc));
+            let mut rhs = c.shape.index.bvadd(&crate::term::mul(&num(l.g), &uc));
             parts.extend([uc.bvsge(&num(u.0)), uc.bvsle(&num(u.1))]);
             if r != (0, 0) {
                 let rc = BV::new_const(ctx, format!("{name}.r{}", t + 1), bits);

@@ -329,7 +329,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     let w = v.get_size();
                     let done = Bool::and(
                         ctx,
-                        &[&bv(*b, t)._eq(&crate::term::bv_const(ctx, 0, w)), &bv(*a, t)._eq(&v.bvmul(&crate::term::bv_const(ctx, 2, w)))],
+                        &[
+                            &bv(*b, t)._eq(&crate::term::bv_const(ctx, 0, w)),
+                            &bv(*a, t)._eq(&crate::term::mul(&v, &crate::term::bv_const(ctx, 2, w))),
+                        ],
                     );
                     Bool::or(ctx, &[&prod, &done])
                 } else {
