@@ -562,7 +562,26 @@ fn gcd(a: i128, b: i128) -> i128 {
 
 #[cfg(test)]
 mod tests {
-    use super::Lattice;
+    use super::{linear_difference, Lattice};
+    use z3::ast::{Ast, BV};
+    use z3::{Config, Context};
+
+    /// Offsets built with `term::mul`'s shifts are read as multiples: `4·i + 8` against
+    /// `4·i` differ by 8, `8·i` against `4·i + 4·i` by 0, and `4·i` against `4·j` by no
+    /// constant.
+    #[test]
+    fn linear_forms_read_shifts_by_numerals_as_multiples() {
+        let ctx = Context::new(&Config::new());
+        let (i, j) = (BV::new_const(&ctx, "i", 64), BV::new_const(&ctx, "j", 64));
+        let n = |c: u64| BV::from_u64(&ctx, c, 64);
+        fn four<'c>(v: &BV<'c>) -> BV<'c> {
+            crate::term::mul(v, &BV::from_u64(v.get_ctx(), 4, 64))
+        }
+        assert_eq!(linear_difference(&four(&i).bvadd(&n(8)), &four(&i)), Some(8));
+        assert_eq!(linear_difference(&crate::term::mul(&i, &n(8)), &four(&i).bvadd(&four(&i))), Some(0));
+        assert_eq!(linear_difference(&crate::term::mul(&i, &n(8)), &i.bvmul(&n(8))), Some(0));
+        assert_eq!(linear_difference(&four(&i), &four(&j)), None);
+    }
 
     #[test]
     fn a_lattice_is_the_gcd_unless_a_power_of_two_covers_far_less() {
