@@ -8,10 +8,12 @@
 //! (Granlund and Montgomery, PLDI 1994), was tried and is slower still: its multiplier has
 //! half its 65 bits set. Here the quotient is a fresh constant `q` defined by the facts that
 //! hold of it alone, `q·k ≤ x < q·k + k`, in a width where `q·k` cannot overflow: a
-//! multiplication by the constant `k` (two adders for `3`) and two comparisons. The divisor's
-//! power-of-two factor `2^s` is shifted out first (`⌊x / (k·2^s)⌋ = ⌊⌊x / 2^s⌋ / k⌋`), and a
-//! power of two alone needs no constant. Signed division truncates toward zero (LLVM's
-//! `sdiv`): the magnitude is divided and the sign put back; a remainder is `x − q·d`.
+//! multiplication by the constant `k` as shifts and adders (`term::times_numeral`: one
+//! adder for `3`, where `bvmul` by a numeral is a whole multiplier in Z3 4.8) and two
+//! comparisons. The divisor's power-of-two factor `2^s` is shifted out first (`⌊x / (k·2^s)⌋
+//! = ⌊⌊x / 2^s⌋ / k⌋`), and a power of two alone needs no constant (signed: a bias and an
+//! arithmetic shift). Signed division truncates toward zero (LLVM's `sdiv`): the magnitude
+//! is divided and the sign put back; a remainder is `x − q·d`.
 //!
 //! The definition holds for exactly one `q` for every `x`, so assuming it excludes no
 //! execution: the caller assumes it where the division is executed (`State::assume`), which
@@ -64,6 +66,20 @@ pub(crate) fn by_constant<'ctx>(
             _ => (x.extract(s - 1, 0).zero_ext(width - s), None),
         });
     }
+    if signed && magnitude.is_power_of_two() {
+        // Truncation toward zero by a shift: a negative dividend is biased by 2^s − 1 first
+        // (Warren, Hacker's Delight, §10-1), so no fresh quotient is needed.
+        let s = magnitude.trailing_zeros() as u64;
+        let zero = BV::from_u64(ctx, 0, width);
+        let bias = x.bvslt(&zero).ite(&BV::from_u64(ctx, magnitude - 1, width), &zero);
+        let q = x.bvadd(&bias).bvashr(&BV::from_u64(ctx, s, width));
+        return Some(match op {
+            DivOp::SDiv if negative => (q.bvneg(), None),
+            DivOp::SDiv => (q, None),
+            // The remainder has the dividend's sign whatever the divisor's.
+            _ => (x.bvsub(&q.bvshl(&BV::from_u64(ctx, s, width))), None),
+        });
+    }
     let (quotient, def) = if signed {
         let zero = BV::from_u64(ctx, 0, width);
         let x_negative = x.bvslt(&zero);
@@ -76,7 +92,7 @@ pub(crate) fn by_constant<'ctx>(
     };
     let result = match op {
         DivOp::UDiv | DivOp::SDiv => quotient,
-        DivOp::URem | DivOp::SRem => x.bvsub(&quotient.bvmul(&BV::from_u64(ctx, d, width))),
+        DivOp::URem | DivOp::SRem => x.bvsub(&crate::term::times_numeral(&quotient, d)),
     };
     Some((result, def))
 }
@@ -101,7 +117,7 @@ fn unsigned_quotient<'ctx>(
     // q < 2^n and k < 2^bits(k): q·k + k fits n + bits(k) + 1 bits.
     let wide = n + (64 - k.leading_zeros()) + 1;
     let q = fresh(n);
-    let product = q.zero_ext(wide - n).bvmul(&BV::from_u64(ctx, k, wide));
+    let product = crate::term::times_numeral(&q.zero_ext(wide - n), k);
     let dividend = shifted.zero_ext(wide - n);
     let def = Bool::and(ctx, &[&product.bvule(&dividend), &dividend.bvult(&product.bvadd(&BV::from_u64(ctx, k, wide)))]);
     let q = if s == 0 { q } else { q.zero_ext(s) };

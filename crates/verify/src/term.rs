@@ -79,6 +79,52 @@ pub fn mul<'ctx>(x: &BV<'ctx>, y: &BV<'ctx>) -> BV<'ctx> {
     .unwrap_or_else(|| x.bvmul(y))
 }
 
+/// `x · k` (modulo `2^width`) for the numeral `k`, as the sum and difference of shifts of
+/// `x` that `k`'s non-adjacent form gives (Reitwiesner 1960: digits in {−1, 0, 1}, no two
+/// adjacent ones non-zero, so at most ⌈(bits + 1) / 2⌉ terms; `1023 = 2^10 − 1` is two).
+/// The same value as `bvmul`, but Z3 4.8's bit-blaster makes a shift by a numeral wiring and
+/// each term one adder, where `bvmul` by a numeral is a whole multiplier circuit (see
+/// [`mul`]). For the products that stay inside a definition (the quotients of
+/// [`crate::divide`]); an offset's product goes through [`mul`], whose single `bvmul` the
+/// stride refutation reads.
+pub fn times_numeral<'ctx>(x: &BV<'ctx>, k: u64) -> BV<'ctx> {
+    let width = x.get_size();
+    let mut terms: Vec<(bool, u32)> = vec![];
+    let mut c = k as u128;
+    let mut i = 0u32;
+    while c != 0 {
+        if c & 1 == 1 {
+            // The digit: +1 when c ≡ 1 (mod 4), −1 when c ≡ 3, so that the next is 0.
+            let negative = c & 3 == 3;
+            if negative {
+                c += 1;
+            } else {
+                c -= 1;
+            }
+            // 2^i ≡ 0 (mod 2^width) past the width.
+            if i < width {
+                terms.push((negative, i));
+            }
+        }
+        c >>= 1;
+        i += 1;
+    }
+    let shifted = |i: u32| if i == 0 { x.clone() } else { x.bvshl(&BV::from_u64(x.get_ctx(), i as u64, width)) };
+    let mut sum: Option<BV<'ctx>> = None;
+    // The positive terms first, so that a sum starts without a negation.
+    terms.sort_by_key(|&(negative, _)| negative);
+    for (negative, i) in terms {
+        let t = shifted(i);
+        sum = Some(match (sum, negative) {
+            (None, false) => t,
+            (None, true) => t.bvneg(),
+            (Some(s), false) => s.bvadd(&t),
+            (Some(s), true) => s.bvsub(&t),
+        });
+    }
+    sum.unwrap_or_else(|| BV::from_u64(x.get_ctx(), 0, width))
+}
+
 /// A constant operand as a term.
 pub fn const_term<'ctx>(ctx: &'ctx Context, bits: u128, width: u16) -> Term<'ctx> {
     if width == 1 {
@@ -156,9 +202,38 @@ pub fn at_most_nodes<'ctx>(x: &impl Ast<'ctx>, limit: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::mul;
+    use super::{mul, times_numeral};
     use z3::ast::{Ast, BV};
     use z3::{Config, Context, SatResult, Solver};
+
+    /// `times_numeral` is `bvmul` by the numeral: Z3 proves it for every 8-bit numeral; at 32
+    /// and 64 bits (where proving two multipliers equal is beyond a bit-blaster) it evaluates
+    /// to the product for numerals with runs of ones, a top bit and none, on edge values.
+    #[test]
+    fn times_numeral_is_the_product() {
+        let ctx = Context::new(&Config::new());
+        let x8 = BV::new_const(&ctx, "x8", 8);
+        for k in 0..=255 {
+            let s = Solver::new(&ctx);
+            s.assert(&times_numeral(&x8, k)._eq(&x8.bvmul(&BV::from_u64(&ctx, k, 8))).not());
+            assert_eq!(s.check(), SatResult::Unsat, "{k} at 8 bits");
+        }
+        for width in [32u32, 64] {
+            let mask = u64::MAX >> (64 - width);
+            let x = BV::new_const(&ctx, format!("x{width}"), width);
+            for k in [3u64, 1023, 3 << 20, 0x5555_5555, 0xffff_fff0, 1 << 31, u32::MAX as u64, u64::MAX, 1 << 63, 0xdead_beef_f00d_1234] {
+                let product = times_numeral(&x, k);
+                for v in [0u64, 1, 2, 3, 1000, 0x8000_0000, 0xffff_ffff, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef] {
+                    let got = product.substitute(&[(&x, &BV::from_u64(&ctx, v, width))]).simplify().as_u64();
+                    assert_eq!(got, Some(v.wrapping_mul(k) & mask), "{v} * {k} at {width} bits");
+                }
+            }
+        }
+        let x = BV::new_const(&ctx, "x", 64);
+        let product = times_numeral(&x, 1023);
+        assert_eq!(product.decl().kind(), z3::DeclKind::BSUB);
+        assert!(!format!("{product}").contains("bvmul"));
+    }
 
     /// `mul` is `bvmul` for every value: a product by a power of two (as a shift), by other
     /// numerals and by a variable (as `bvmul`); Z3 proves the two equal at each width.
