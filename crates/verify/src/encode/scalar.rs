@@ -36,16 +36,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Bin { op, lhs, rhs } => {
                 let v = std::array::from_fn(|t| match self.divide_by_constant(op, lhs, rhs, t) {
                     Some(v) => v,
-                    None => self.bin(op, self.value(t, lhs), self.value(t, rhs)),
+                    None => fold(self.bin(op, self.value(t, lhs), self.value(t, rhs)), &[self.value(t, lhs), self.value(t, rhs)]),
                 });
                 self.define_both(inst, v, pred);
             }
             InstKind::Cmp { pred: p, lhs, rhs } => {
-                let v = std::array::from_fn(|t| Term::B(self.cmp(p, &self.value(t, lhs), &self.value(t, rhs))));
+                let v = std::array::from_fn(|t| {
+                    fold(Term::B(self.cmp(p, &self.value(t, lhs), &self.value(t, rhs))), &[self.value(t, lhs), self.value(t, rhs)])
+                });
                 self.define_both(inst, v, pred);
             }
             InstKind::Cast { op, arg } => {
-                let v = std::array::from_fn(|t| self.cast(op, self.value(t, arg), width));
+                let v = std::array::from_fn(|t| fold(self.cast(op, self.value(t, arg), width), &[self.value(t, arg)]));
                 self.define_both(inst, v, pred);
             }
             InstKind::Select { cond, then, els } => {
@@ -335,5 +337,23 @@ impl crate::memory::AccessKind {
             LogKind::Write => crate::memory::AccessKind::Write,
             LogKind::Atomic => crate::memory::AccessKind::Atomic,
         }
+    }
+}
+
+/// `r` as a numeral when it was computed from `operands` that are all numerals (a parameter
+/// that a precondition fixes, `sext n`, `n - 1`), so that later products and divisions see
+/// the constant ([`crate::term::mul`], [`crate::divide`]); else `r` as it is.
+fn fold<'ctx>(r: Term<'ctx>, operands: &[Term<'ctx>]) -> Term<'ctx> {
+    let numeral = |t: &Term<'ctx>| match t {
+        Term::B(b) => b.as_bool().is_some(),
+        Term::V(v) => v.is_const() && v.decl().kind() == z3::DeclKind::BNUM,
+    };
+    if operands.iter().all(numeral) {
+        match r {
+            Term::B(b) => Term::B(b.simplify()),
+            Term::V(v) => Term::V(v.simplify()),
+        }
+    } else {
+        r
     }
 }
