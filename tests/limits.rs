@@ -11,12 +11,14 @@ use std::time::{Duration, Instant};
 /// `while (1)`: never ends.
 const INFINITE: &str = "__global__ void k(int *A) { while (1) { A[threadIdx.x] = 1; } }\n";
 
-/// Three nested loops of 1000 iterations with a shared-memory access.
-const NEST: &str = "__global__ void k(int *A) {
+/// Three nested loops of 1000 iterations with a shared-memory access. The counters start at
+/// a parameter: counted from 0 their values are numerals, which the encoder folds, and the
+/// forced unwinding reached the unroller's size limit (exit 6, inconclusive) within 4 s.
+const NEST: &str = "__global__ void k(int *A, int a) {
   __shared__ int S[64];
-  for (int i = 0; i < 1000; i++)
-    for (int j = 0; j < 1000; j++)
-      for (int l = 0; l < 1000; l++)
+  for (int i = a; i < a + 1000; i++)
+    for (int j = a; j < a + 1000; j++)
+      for (int l = a; l < a + 1000; l++)
         S[threadIdx.x] = A[threadIdx.x] + i + j + l;
 }
 ";
