@@ -260,44 +260,6 @@ fn loop_info(
     info
 }
 
-/// The scalar parameters that the kernel's precondition fixes: parameter index to the
-/// constant's bits, for each `assume` of `param == constant` (`__requires(n == 1024)`) in the
-/// entry block before anything but arithmetic on parameters, ids and constants. Every
-/// execution the verifier considers has that value, so the encoding can use the numeral in
-/// place of the parameter's symbol: Z3's preprocessing substitutes such a fact only where it
-/// sees it, and a product or quotient by a symbol is a multiplier or divider circuit, where
-/// by a numeral it is shifts and adders ([`crate::term::mul`], [`crate::divide`]). PPCG's
-/// PolyBench kernels divide by `n` and `n − 1` with `n` fixed so (issue 25). An `assume`
-/// after an access, a barrier or an assertion is not taken: a property checked before it
-/// holds of every parameter value.
-pub fn pinned_params(k: &Kernel) -> std::collections::BTreeMap<usize, u128> {
-    let mut pins = std::collections::BTreeMap::new();
-    for &i in &k.blocks[k.entry].insts {
-        match &k.insts[i].kind {
-            InstKind::Assume { cond: Operand::Value(c) } => {
-                let InstKind::Cmp { pred: syncfix_kir::CmpPred::Eq, lhs, rhs } = &k.insts[*c].kind else { continue };
-                for (a, b) in [(lhs, rhs), (rhs, lhs)] {
-                    if let (Operand::Value(p), Operand::Const { bits, .. }) = (a, b) {
-                        if let InstKind::Param { index } = k.insts[*p].kind {
-                            pins.entry(index).or_insert(*bits);
-                        }
-                    }
-                }
-            }
-            InstKind::Assume { .. }
-            | InstKind::Param { .. }
-            | InstKind::Builtin(_)
-            | InstKind::Bin { .. }
-            | InstKind::Cmp { .. }
-            | InstKind::Cast { .. }
-            | InstKind::Select { .. }
-            | InstKind::Anchor(_) => {}
-            _ => break,
-        }
-    }
-    pins
-}
-
 /// Instructions whose value depends only on their operands and the current state (they can
 /// be evaluated again on another state: a loop's entry or end-of-iteration state).
 fn is_pure(kind: &InstKind) -> bool {

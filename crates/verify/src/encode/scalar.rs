@@ -340,9 +340,10 @@ impl crate::memory::AccessKind {
     }
 }
 
-/// `r` as a numeral when it was computed from `operands` that are all numerals (a parameter
-/// that a precondition fixes, `sext n`, `n - 1`), so that later products and divisions see
-/// the constant ([`crate::term::mul`], [`crate::divide`]); else `r` as it is.
+/// `r` as a numeral when it was computed from `operands` that are all numerals (a loop
+/// counter's first values, `0 · 2064`), so that later products, divisions and the checks of
+/// the unroller see the constant ([`crate::term::mul`], [`crate::divide`]); else `r` as it
+/// is.
 fn fold<'ctx>(r: Term<'ctx>, operands: &[Term<'ctx>]) -> Term<'ctx> {
     let numeral = |t: &Term<'ctx>| match t {
         Term::B(b) => b.as_bool().is_some(),

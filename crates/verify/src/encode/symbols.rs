@@ -110,15 +110,11 @@ impl<'ctx> Symbols<'ctx> {
     }
 
     /// The kernel's scalar parameters: one constant each, shared by both threads (never
-    /// renamed by a loop cut's ghost copy); a parameter that the kernel's precondition fixes
-    /// ([`crate::analysis::pinned_params`]) is its numeral.
+    /// renamed by a loop cut's ghost copy).
     pub(super) fn init_params(&mut self, k: &Kernel) {
-        let pins = crate::analysis::pinned_params(k);
         for (index, p) in k.params.iter().enumerate() {
             if let syncfix_kir::ParamKind::Scalar { width } = p.kind {
-                let v = if let Some(&bits) = pins.get(&index) {
-                    crate::term::const_term(self.ctx, bits, width)
-                } else if width == 1 {
+                let v = if width == 1 {
                     Term::B(Bool::new_const(self.ctx, p.name.as_str()))
                 } else {
                     Term::V(BV::new_const(self.ctx, p.name.as_str(), width as u32))
