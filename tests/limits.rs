@@ -123,6 +123,19 @@ fn the_repair_loop_and_its_re_verification_share_the_limit() {
     s.assert_no_temporary_files();
 }
 
+#[test]
+fn a_forced_unrolling_past_the_size_limit_is_inconclusive_and_says_why() {
+    // NEST counted from 0: the counters are numerals, and the unrolling reaches the
+    // encoder's instruction limit within seconds.
+    let s = setup(&NEST.replace("int a)", "int)").replace("= a;", "= 0;").replace("< a + 1000", "< 1000"));
+    let out = s.start(&args(&["--timeout=120", FORCE])).wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{stderr}");
+    assert!(stderr.contains("exceeds 400000 instructions") && stderr.contains("--loop-unwind"), "{stderr}");
+    assert!(!stderr.contains("not supported"), "{stderr}");
+    s.assert_no_temporary_files();
+}
+
 /// Sends `signal` to a run `after` its start; returns the exit code and how long the run took
 /// to end after the signal.
 fn interrupt(s: &Setup, extra: &[&str], signal: i32, after: Duration) -> (i32, f64) {

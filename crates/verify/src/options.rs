@@ -164,7 +164,10 @@ pub enum Verdict {
 pub enum VerifyError {
     #[error("the kernel's control flow is not reducible (e.g. a goto into a loop); lock-step predication needs a reducible CFG")]
     Irreducible,
-    #[error("the unrolled kernel exceeds {0} instructions; loop invariants are not supported yet")]
+    /// The encoding executed more than the limit's instructions (`max_instructions`): a
+    /// forced unrolling (`--loop-unwind=N` with a large N) or straight-line code that long. An
+    /// unrolling the verifier only attempts falls back to cutting the loop instead.
+    #[error("the kernel exceeds {0} instructions once its loops are unrolled and its calls inlined (a bound of --loop-unwind too large to unroll, or straight-line code that long)")]
     TooLarge(u64),
     /// `/checkArrays` names an array the kernel does not have (GPUVerify: GPUVERIFYVCGEN_ERROR).
     #[error("Array name '{0}' specified for restricted checking is not found")]
