@@ -36,18 +36,27 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             InstKind::Bin { op, lhs, rhs } => {
                 let v = std::array::from_fn(|t| match self.divide_by_constant(op, lhs, rhs, t) {
                     Some(v) => v,
-                    None => fold(self.bin(op, self.value(t, lhs), self.value(t, rhs)), &[self.value(t, lhs), self.value(t, rhs)]),
+                    None => {
+                        let (a, b) = (self.value(t, lhs), self.value(t, rhs));
+                        let constant = is_numeral(&a) && is_numeral(&b);
+                        fold(self.bin(op, a, b), constant)
+                    }
                 });
                 self.define_both(inst, v, pred);
             }
             InstKind::Cmp { pred: p, lhs, rhs } => {
                 let v = std::array::from_fn(|t| {
-                    fold(Term::B(self.cmp(p, &self.value(t, lhs), &self.value(t, rhs))), &[self.value(t, lhs), self.value(t, rhs)])
+                    let (a, b) = (self.value(t, lhs), self.value(t, rhs));
+                    fold(Term::B(self.cmp(p, &a, &b)), is_numeral(&a) && is_numeral(&b))
                 });
                 self.define_both(inst, v, pred);
             }
             InstKind::Cast { op, arg } => {
-                let v = std::array::from_fn(|t| fold(self.cast(op, self.value(t, arg), width), &[self.value(t, arg)]));
+                let v = std::array::from_fn(|t| {
+                    let a = self.value(t, arg);
+                    let constant = is_numeral(&a);
+                    fold(self.cast(op, a, width), constant)
+                });
                 self.define_both(inst, v, pred);
             }
             InstKind::Select { cond, then, els } => {
@@ -340,21 +349,22 @@ impl crate::memory::AccessKind {
     }
 }
 
-/// `r` as a numeral when it was computed from `operands` that are all numerals (a loop
-/// counter's first values, `0 · 2064`), so that later products, divisions and the checks of
-/// the unroller see the constant ([`crate::term::mul`], [`crate::divide`]); else `r` as it
-/// is.
-fn fold<'ctx>(r: Term<'ctx>, operands: &[Term<'ctx>]) -> Term<'ctx> {
-    let numeral = |t: &Term<'ctx>| match t {
+/// Whether `t` is a numeral (a Boolean or bit-vector constant).
+fn is_numeral(t: &Term<'_>) -> bool {
+    match t {
         Term::B(b) => b.as_bool().is_some(),
         Term::V(v) => v.is_const() && v.decl().kind() == z3::DeclKind::BNUM,
-    };
-    if operands.iter().all(numeral) {
-        match r {
-            Term::B(b) => Term::B(b.simplify()),
-            Term::V(v) => Term::V(v.simplify()),
-        }
-    } else {
-        r
+    }
+}
+
+/// `r` as a numeral when it was computed from operands that are all numerals (`constant`: a
+/// loop counter's first values, `0 · 2064`), so that later products, divisions and the
+/// checks of the unroller see the constant ([`crate::term::mul`], [`crate::divide`]); else
+/// `r` as it is.
+fn fold(r: Term<'_>, constant: bool) -> Term<'_> {
+    match r {
+        Term::B(b) if constant => Term::B(b.simplify()),
+        Term::V(v) if constant => Term::V(v.simplify()),
+        r => r,
     }
 }
