@@ -73,7 +73,19 @@ pub(crate) struct Assumptions<'ctx> {
     /// Per class (root) and set of its assumptions: the constants they mention from outside
     /// the class (and the literals fixed by the caller), and their own constants.
     pins: HashMap<(u32, Vec<usize>), (Vec<Dynamic<'ctx>>, Vec<Dynamic<'ctx>>)>,
+    /// Per class (root), set of its assumptions left out and values of the constants they
+    /// share (`pins`): found satisfiable together ([`Assumptions::recheck`]). Whether they
+    /// are depends on those values only, so a later model with the same values needs none
+    /// of their conditions evaluated (each model of the `loops` family's last unwinding
+    /// checks and Houdini rounds left out the classes of some 120 earlier loops).
+    satisfiable: HashSet<ClassValues<'ctx>>,
+    /// How many times a class was set aside that way.
+    settled: usize,
 }
+
+/// A class (root), a set of its assumptions, and values of the constants they share with the
+/// rest (see `Assumptions::satisfiable`).
+type ClassValues<'ctx> = (u32, Vec<usize>, Vec<Dynamic<'ctx>>);
 
 /// The facts to assert for some formulas: their `ok` constants' chains, compressed to the
 /// assumptions of their cone, those assumptions, and the loop cuts' log facts of the cone.
@@ -145,6 +157,9 @@ const MAX_REFINEMENTS: usize = 4;
 
 /// How many witnesses are remembered per class ([`Assumptions::recheck`]).
 const MAX_WITNESSES: usize = 4;
+/// How many classes with their values [`Assumptions::recheck`] remembers as satisfiable
+/// (`Assumptions::satisfiable`) before it starts again from none.
+const MAX_SATISFIABLE: usize = 1 << 16;
 
 /// Solves one class of assumptions left out of a slice, its shared constants pinned
 /// ([`Assumptions::recheck`]): `Some(Some(model))` when satisfiable, `Some(None)` when not,
@@ -548,5 +563,73 @@ mod tests {
         assert_eq!(wider.dropped(), 0);
         assert!(wider.facts.iter().any(|f| f.to_string().contains("x!1")));
         assert_eq!(solve(&wider.facts, &cond3).0, SatResult::Unsat);
+    }
+
+    /// A class left out that was found satisfiable with some values of what it shares is not
+    /// looked at again for a model with the same values (no condition evaluated, no solver
+    /// call), but is for other values; an own constant that the caller's literals set (a
+    /// candidate's) is part of those values: the class is settled for the candidate false,
+    /// not for it true.
+    #[test]
+    fn a_class_found_satisfiable_is_settled_for_the_same_values() {
+        let ctx = Context::new(&Config::new());
+        let m = BV::new_const(&ctx, "m", 32);
+        let x = BV::new_const(&ctx, "x!1", 32);
+        let y = BV::new_const(&ctx, "y!2", 32);
+        let cand = Bool::new_const(&ctx, "cand!9");
+        let k = |v: u64| BV::from_u64(&ctx, v, 32);
+        let mut asm = Assumptions::default();
+        let t = Bool::from_bool(&ctx, true);
+        let ok1 = asm.assume(&t, &x.bvult(&m)); // x < m
+        let ok2 = asm.assume(&ok1, &x._eq(&k(7))); // x == 7 (completion's x = 0 breaks it)
+        let ok3 = asm.assume(&ok2, &cand.implies(&x.bvugt(&k(100)))); // a candidate: x > 100
+        let ok4 = asm.assume(&ok3, &y.bvult(&k(50))); // another class: y < 50
+        let calls = std::cell::Cell::new(0usize);
+        let mut solve_class = |facts: &[Bool<'_>]| {
+            calls.set(calls.get() + 1);
+            let s = Solver::new(&ctx);
+            for f in facts {
+                s.assert(f);
+            }
+            match s.check() {
+                SatResult::Sat => Some(s.get_model()),
+                SatResult::Unsat => Some(None),
+                SatResult::Unknown => None,
+            }
+        };
+        // The slice of a formula over y, solved with m and the candidate's literal fixed (the
+        // literal assumed, as Houdini's rounds do): whether it is widened.
+        fn recheck<'c>(
+            asm: &mut Assumptions<'c>,
+            ok: &Bool<'c>,
+            cond: Bool<'c>,
+            lit: Bool<'c>,
+            solve_class: &mut SolveClass<'_, 'c>,
+        ) -> bool {
+            let cond = Bool::and(cond.get_ctx(), &[ok, &cond]);
+            let slice = asm.slice(&[&cond], &[ok], LogUse::None, 0, None);
+            let s = Solver::new(cond.get_ctx());
+            for f in &slice.facts {
+                s.assert(f);
+            }
+            s.assert(&cond);
+            assert_eq!(s.check_assumptions(std::slice::from_ref(&lit)), SatResult::Sat);
+            asm.recheck(&slice, &s.get_model().unwrap(), 0, std::slice::from_ref(&lit), solve_class).is_some()
+        }
+        let over_y = |mv: u64| Bool::and(&ctx, &[&y.bvugt(&k(10)), &m._eq(&k(mv))]);
+        let mut rechecks = |mv: u64, c: bool| {
+            let (before, settled) = (calls.get(), asm.settled);
+            let lit = if c { cand.clone() } else { cand.not() };
+            let widened = recheck(&mut asm, &ok4, over_y(mv), lit, &mut solve_class);
+            (widened, calls.get() - before, asm.settled - settled)
+        };
+        // m = 9, candidate false: x = 7 holds; the class is solved once.
+        assert_eq!(rechecks(9, false), (false, 1, 0));
+        // The same values again: settled, nothing solved.
+        assert_eq!(rechecks(9, false), (false, 0, 1));
+        // The candidate true: x > 100 and x < 9 cannot hold; the slice is widened.
+        assert!(rechecks(9, true).0);
+        // m = 5: x == 7 and x < 5 cannot hold, whatever was settled for m = 9.
+        assert!(rechecks(5, false).0);
     }
 }

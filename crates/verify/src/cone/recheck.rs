@@ -40,9 +40,39 @@ impl<'ctx> Assumptions<'ctx> {
             (None, None) => return None,
         };
         let t = Bool::from_bool(ctx, true);
+        // The classes (roots) of the assumptions left out on the chains, with those
+        // assumptions (guards included).
+        let mut by_class: HashMap<u32, Vec<usize>> = HashMap::new();
+        for &d in slice.dropped.iter().filter(|d| on.contains(d)) {
+            if let Some(r) = self.defs[d].rep {
+                let root = self.find(r);
+                by_class.entry(root).or_default().push(d);
+            }
+        }
+        // The classes that the log facts the formulas may need touch: not solved on their own
+        // (a log fact taken may give the slice's model values of a class left out, which
+        // solving the class on its own would not keep).
+        let touched = self.touched_classes(slice);
+        // The other classes, with the model's values of the constants they share when it has
+        // them all: those found satisfiable with these values before are set aside.
+        let mut values: HashMap<u32, ClassValues<'ctx>> = HashMap::new();
+        let mut settled: HashSet<usize> = HashSet::new();
+        for (&root, ds) in by_class.iter_mut() {
+            if touched.contains(&root) {
+                continue;
+            }
+            ds.sort_unstable();
+            let Some(key) = self.class_values(root, ds, model) else { continue };
+            if self.satisfiable.contains(&key) {
+                self.settled += 1;
+                settled.extend(ds.iter().copied());
+            } else {
+                values.insert(root, key);
+            }
+        }
         let mut guards: Vec<Bool<'ctx>> = vec![];
         let mut rest: Vec<usize> = vec![];
-        for &d in slice.dropped.iter().filter(|d| on.contains(d)) {
+        for &d in slice.dropped.iter().filter(|d| on.contains(d) && !settled.contains(d)) {
             let c = &self.defs[d].cond;
             if c.is_const() && model.get_const_interp(c).is_none() {
                 guards.push(c.clone());
@@ -65,20 +95,8 @@ impl<'ctx> Assumptions<'ctx> {
         // The broken fact latest in the schedule: (its stamp-like position, its classes).
         let mut latest_at: Option<(usize, bool)> = None;
         let mut latest: Vec<u32> = vec![];
-        // The classes (roots) of the broken assumptions, and every assumption left out on
-        // the chains (guards included) by class.
-        let mut by_class: HashMap<u32, Vec<usize>> = HashMap::new();
-        for &d in slice.dropped.iter().filter(|d| on.contains(d)) {
-            if let Some(r) = self.defs[d].rep {
-                let root = self.find(r);
-                by_class.entry(root).or_default().push(d);
-            }
-        }
+        // The classes (roots) of the broken assumptions.
         let mut broken_classes: Vec<u32> = vec![];
-        // The classes that the log facts the formulas may need touch: not solved on their own
-        // (a log fact taken may give the slice's model values of a class left out, which
-        // solving the class on its own would not keep).
-        let touched = self.touched_classes(slice);
         let rest: Vec<usize> = rest
             .into_iter()
             .filter(|&d| {
@@ -97,12 +115,14 @@ impl<'ctx> Assumptions<'ctx> {
             })
             .collect();
         // Each broken class on its own, under the model's values of what it shares.
+        let fixed_atoms: TermSet<Dynamic<'ctx>> =
+            if broken_classes.is_empty() { TermSet::default() } else { fixed.iter().map(|l| atom(l)).collect() };
         for root in broken_classes {
-            let mut ds = by_class.remove(&root).unwrap_or_default();
-            ds.sort_unstable();
-            if self.class_holds(root, ds.clone(), model, fixed, solve_class) {
+            let ds = by_class.get(&root).cloned().unwrap_or_default();
+            if self.class_holds(root, ds.clone(), model, &fixed_atoms, solve_class) {
                 continue;
             }
+            values.remove(&root);
             if dbg {
                 eprintln!("cone: class {root} ({} assumptions left out) cannot hold with the model's values", ds.len());
             }
@@ -145,6 +165,12 @@ impl<'ctx> Assumptions<'ctx> {
                 broken.extend(self.facts[i].ids.iter().copied());
             }
         }
+        // The classes whose assumptions held with the completion's values or were solved
+        // with the model's values of what they share.
+        if self.satisfiable.len() + values.len() > MAX_SATISFIABLE {
+            self.satisfiable.clear();
+        }
+        self.satisfiable.extend(values.into_values());
         if !any {
             return None;
         }
@@ -202,8 +228,59 @@ impl<'ctx> Assumptions<'ctx> {
         wider
     }
 
+    /// Class `root`, its assumptions `ds` (sorted) and what of them `model` decides: its
+    /// values of the constants they share with the rest (`pins`), then each own constant
+    /// it gives a value (an assumption literal of the caller's) and that value; `None` when
+    /// one of those values is not a numeral or a truth value.
+    fn class_values(&mut self, root: u32, ds: &[usize], model: &Model<'ctx>) -> Option<ClassValues<'ctx>> {
+        let key = (root, ds.to_vec());
+        let (pins, own) = self.pins_of(&key);
+        let value = |v: &Dynamic<'ctx>| v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED;
+        let mut vals = Vec::with_capacity(pins.len());
+        for p in pins {
+            let simple = p.as_bool().is_some() || p.as_bv().is_some();
+            match model.eval(p, true) {
+                Some(v) if simple && value(&v) => vals.push(v),
+                _ => return None,
+            }
+        }
+        for c in own {
+            if let Some(v) = model.get_const_interp(c) {
+                if !value(&v) {
+                    return None;
+                }
+                vals.push(c.clone());
+                vals.push(v);
+            }
+        }
+        Some((root, key.1, vals))
+    }
+
+    /// The constants that the assumptions `key.1` of class `key.0` share with the rest, and
+    /// their own (computed once per key).
+    fn pins_of(&mut self, key: &(u32, Vec<usize>)) -> &(Vec<Dynamic<'ctx>>, Vec<Dynamic<'ctx>>) {
+        if !self.pins.contains_key(key) {
+            let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
+            let (mut pins, mut own_consts) = (vec![], vec![]);
+            for c in constants(&conds) {
+                let own = match self.fresh_id_of(&c) {
+                    Some(id) => self.find(id) == key.0,
+                    None => false,
+                };
+                if own {
+                    own_consts.push(c);
+                } else {
+                    pins.push(c);
+                }
+            }
+            self.pins.insert(key.clone(), (pins, own_consts));
+        }
+        &self.pins[key]
+    }
+
     /// Whether the assumptions `ds` of class `root` are satisfiable with the constants they
-    /// share with the rest (inputs, literals of `fixed`) at `model`'s values (see
+    /// share with the rest (inputs, the constants of `fixed_atoms`: the atoms of the
+    /// caller's literals) at `model`'s values (see
     /// [`Assumptions::recheck`]). A constant of a sort other than Boolean or bit-vector
     /// among them gives `false` (its model value need not be a term).
     fn class_holds(
@@ -211,34 +288,23 @@ impl<'ctx> Assumptions<'ctx> {
         root: u32,
         ds: Vec<usize>,
         model: &Model<'ctx>,
-        fixed: &[Bool<'ctx>],
+        fixed_atoms: &TermSet<Dynamic<'ctx>>,
         solve_class: &mut SolveClass<'_, 'ctx>,
     ) -> bool {
         let key = (root, ds);
-        if !self.pins.contains_key(&key) {
-            let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
-            let fixed_atoms: TermSet<Dynamic<'ctx>> = fixed.iter().map(|l| atom(l)).collect();
-            let (mut pins, mut own_consts) = (vec![], vec![]);
-            for c in constants(&conds) {
-                let own = match self.fresh_id_of(&c) {
-                    Some(id) => self.find(id) == root,
-                    None => false,
-                };
-                if !own || fixed_atoms.contains(&c) {
-                    pins.push(c);
-                } else {
-                    own_consts.push(c);
-                }
-            }
-            self.pins.insert(key.clone(), (pins, own_consts));
-        }
-        let (pins, own_consts) = &self.pins[&key];
+        self.pins_of(&key);
+        // An own constant that a literal of the caller's sets (`fixed_atoms`) is pinned as
+        // well (its value is the caller's, not the class's to choose).
+        let (shared, own) = &self.pins[&key];
+        let pins: Vec<&Dynamic<'ctx>> = shared.iter().chain(own.iter().filter(|c| fixed_atoms.contains(c))).collect();
+        let own_consts: Vec<&Dynamic<'ctx>> = own.iter().filter(|c| !fixed_atoms.contains(c)).collect();
         let conds: Vec<&Bool<'ctx>> = key.1.iter().map(|&d| &self.defs[d].cond).collect();
         // A witness found before (values of the class's own constants) that still holds with
         // this model's values of the rest.
         if let Some(ws) = self.witnesses.get(&key) {
             for w in ws {
-                let pairs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> = w.iter().map(|(c, v)| (c, v)).collect();
+                let pairs: Vec<(&Dynamic<'ctx>, &Dynamic<'ctx>)> =
+                    w.iter().filter(|(c, _)| !fixed_atoms.contains(c)).map(|(c, v)| (c, v)).collect();
                 let holds = conds.iter().all(|f| model.eval(&f.substitute(&pairs), true).and_then(|b| b.as_bool()) == Some(true));
                 if holds {
                     return true;
