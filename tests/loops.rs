@@ -63,6 +63,31 @@ fn tiled_matrix_multiplication() {
     assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
 }
 
+/// Houdini's solvers are kept between rounds only for the `verifier.houdini_solvers` groups
+/// used last (issue 25: one Z3 context each, 17–40 MB; the `loops` scaling family held 5 GB):
+/// with one kept, every group solved again is made again from its slice, and the verdicts
+/// and the repair are the same (the tiled multiplication's repair solves Houdini under
+/// several barrier assignments, its groups in turn).
+#[test]
+fn houdini_with_one_solver_kept() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("one.toml"), "[verifier]\nhoudini_solvers = 1\n").unwrap();
+    let text = data("tiled_matmul.cu");
+    let launch = ["--blockDim=[16,16]", "--gridDim=[8,8]", "--config=one.toml", "--stats"];
+    std::fs::write(d.path().join("matmul.cu"), &text).unwrap();
+    let (code, out) = verify(d.path(), "matmul.cu", &launch);
+    assert_eq!(code, 0, "{out}");
+    let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
+    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
+    let stdout = repaired(d.path(), "missing.cu", &launch);
+    assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
+    // Zero is refused.
+    std::fs::write(d.path().join("zero.toml"), "[verifier]\nhoudini_solvers = 0\n").unwrap();
+    let (code, out) = verify(d.path(), "matmul.cu", &["--blockDim=[16,16]", "--gridDim=[8,8]", "--config=zero.toml"]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("verifier.houdini_solvers must be at least 1"), "{out}");
+}
+
 /// The CUDA SDK's `bitonicMergeShared` (issue 28): the loop over strides is unrolled; with
 /// the barrier after the loop deleted, the repair puts one back between the loop and the
 /// stores that read the other threads' cells, and with the barrier at the head of the loop

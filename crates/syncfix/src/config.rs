@@ -22,6 +22,8 @@ pub struct VerifierConfig {
     pub max_unroll_instructions: u64,
     pub max_unwind_checks: u32,
     pub max_instructions: u64,
+    /// Houdini's solvers kept between rounds (at least 1).
+    pub houdini_solvers: usize,
     /// Seconds; 0 disables.
     pub timeout_seconds: u64,
 }
@@ -57,6 +59,9 @@ impl Config {
         let c: Config = toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| ConfigError(e.to_string()))?;
         if c.repair.warp_size == 0 {
             return Err(ConfigError("repair.warp_size must be at least 1".into()));
+        }
+        if c.verifier.houdini_solvers == 0 {
+            return Err(ConfigError("verifier.houdini_solvers must be at least 1".into()));
         }
         Ok(c)
     }

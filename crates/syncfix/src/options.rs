@@ -117,6 +117,9 @@ pub struct VerifierOptions {
     pub max_unwind_checks: u32,
     /// Most instructions of the whole encoding before the verdict is `unknown`.
     pub max_instructions: u64,
+    /// Most groups of Houdini's checks that keep their solver (a Z3 context, 17–40 MB each)
+    /// between rounds (`houdini_solvers` of the configuration).
+    pub houdini_solvers: usize,
     /// `--solver-threads=N`: how many threads solve one check's independent queries at once
     /// (0: one per core). The verdict and trace do not depend on it.
     pub solver_threads: usize,
@@ -154,6 +157,7 @@ impl VerifierOptions {
             max_unroll_instructions: v.max_unroll_instructions,
             max_unwind_checks: v.max_unwind_checks,
             max_instructions: v.max_instructions,
+            houdini_solvers: v.houdini_solvers,
             solver_threads: 0,
             confirmed_only: false,
             emit_harness: false,
@@ -309,6 +313,7 @@ impl Options {
                     max_unroll_instructions: v.max_unroll_instructions,
                     max_unwind_checks: v.max_unwind_checks,
                     max_instructions: v.max_instructions,
+                    houdini_solvers: v.houdini_solvers.max(1),
                 },
                 timeout: None,
                 deadline,

@@ -49,9 +49,12 @@ pub(crate) struct HoudiniGroup<'ctx> {
     /// the group's first round and widened while a model breaks one left out.
     slice: Option<crate::cone::Slice<'ctx>>,
     /// Made on the group's first round, in a context of its own (`apart`), and kept between
-    /// rounds and barrier assignments: the background, the disjunction of its checks and the
-    /// facts of its slice.
+    /// rounds and barrier assignments while it is among the groups solved last
+    /// (`Limits::houdini_solvers`; made again from the slice otherwise): the background, the
+    /// disjunction of its checks and the facts of its slice.
     solver: Option<ApartSolver>,
+    /// The round (`Stats::houdini_rounds`) that last used the solver.
+    last_round: u32,
     /// The facts of the slices asserted on the solver.
     asserted: crate::cone::TermSet<Bool<'ctx>>,
     /// A round's disjunction ran past its budget: later rounds solve one check at a time
@@ -82,6 +85,7 @@ impl<'ctx> HoudiniGroup<'ctx> {
                     stamp: 0,
                     slice: None,
                     solver: None,
+                    last_round: 0,
                     asserted: Default::default(),
                     one_by_one: false,
                     widened: Default::default(),
@@ -194,18 +198,29 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let conds: Vec<Bool<'ctx>> =
                 self.houdini_groups[g].checks.iter().map(|&i| self.enc.invariants.checks()[i].cond.clone()).collect();
             let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
-            let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.invariants.checks()[i].ok).collect();
-            let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
-            let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp, None);
+            if self.houdini_groups[g].slice.is_none() {
+                let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.invariants.checks()[i].ok).collect();
+                let (logs, stamp) = (self.houdini_groups[g].logs, self.houdini_groups[g].stamp);
+                let slice = self.enc.assumptions.borrow_mut().slice(&conds.iter().collect::<Vec<_>>(), &oks, logs, stamp, None);
+                self.houdini_groups[g].slice = Some(slice);
+            }
+            // The least recently used solver is let go past `Limits::houdini_solvers`.
+            let live: Vec<usize> = (0..self.houdini_groups.len()).filter(|&h| self.houdini_groups[h].solver.is_some()).collect();
+            if live.len() >= self.opts.limits.houdini_solvers.max(1) {
+                if let Some(&h) = live.iter().min_by_key(|&&h| self.houdini_groups[h].last_round) {
+                    self.houdini_groups[h].solver = None;
+                }
+            }
+            let group = &mut self.houdini_groups[g];
+            let slice = group.slice.as_ref().expect("made above");
             let solver = ApartSolver::new(&self.opts);
             let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).collect();
             asserted.push(&disjunction);
             solver.assert(&asserted);
-            let group = &mut self.houdini_groups[g];
             group.asserted = slice.facts.iter().cloned().collect();
-            group.slice = Some(slice);
             group.solver = Some(solver);
         }
+        self.houdini_groups[g].last_round = self.stats.houdini_rounds;
         // The disjunction of the group's checks within a budget: most rounds are answered in
         // milliseconds, but Z3 can take minutes to refute a disjunction whose every disjunct
         // it refutes in milliseconds alone (the tiled matrix multiplication's last round:

@@ -19,6 +19,10 @@ pub struct Limits {
     pub max_unwind_checks: u32,
     /// Most instructions executed by the whole encoding (both threads count once).
     pub max_instructions: u64,
+    /// Most groups of Houdini's checks that keep their solver (a Z3 context of its own,
+    /// 17–40 MB) between rounds; the least recently used is made again from its slice when
+    /// its group is solved again. At least 1.
+    pub houdini_solvers: usize,
 }
 
 impl Default for Limits {
@@ -30,6 +34,7 @@ impl Default for Limits {
             max_unroll_instructions: d::VERIFIER_MAX_UNROLL_INSTRUCTIONS as u64,
             max_unwind_checks: d::VERIFIER_MAX_UNWIND_CHECKS as u32,
             max_instructions: d::VERIFIER_MAX_INSTRUCTIONS as u64,
+            houdini_solvers: d::VERIFIER_HOUDINI_SOLVERS as usize,
         }
     }
 }
