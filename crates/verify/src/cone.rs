@@ -496,6 +496,20 @@ mod tests {
     use z3::ast::BV;
     use z3::{Config, Context, SatResult, Solver};
 
+    /// A class's facts solved on a solver of their own, answered as `recheck`'s `solve_class`
+    /// is (a model when satisfiable, `Some(None)` when not, `None` when undecided).
+    fn solve_on_its_own<'c>(ctx: &'c Context, facts: &[Bool<'c>]) -> Option<Option<Model<'c>>> {
+        let s = Solver::new(ctx);
+        for f in facts {
+            s.assert(f);
+        }
+        match s.check() {
+            SatResult::Sat => Some(s.get_model()),
+            SatResult::Unsat => Some(None),
+            SatResult::Unknown => None,
+        }
+    }
+
     /// Two loops' worth of assumptions over their own fresh constants: a formula about the
     /// second gets the second's assumptions and the one over inputs only, not the first's;
     /// the slice alone refutes what the assumptions refute; a model that breaks an assumption
@@ -534,17 +548,7 @@ mod tests {
         assert!(text.iter().any(|f| f.contains("#x00000003")), "the assumption over inputs is kept: {text:?}");
         assert_eq!(solve(&slice.facts, &cond).0, SatResult::Unsat);
         // Solving one class on its own, its inputs pinned (as `apart::class_satisfiable`).
-        let mut solve_class = |facts: &[Bool<'_>]| {
-            let s = Solver::new(&ctx);
-            for f in facts {
-                s.assert(f);
-            }
-            match s.check() {
-                SatResult::Sat => Some(s.get_model()),
-                SatResult::Unsat => Some(None),
-                SatResult::Unknown => None,
-            }
-        };
+        let mut solve_class = |facts: &[_]| solve_on_its_own(&ctx, facts);
         // A satisfiable property whose model says nothing about x: completion gives x = 0,
         // which breaks `x == 7`; with m = 9, x's class holds on its own (x = 7), so the model
         // extends to one of the whole and nothing is widened.
@@ -585,17 +589,9 @@ mod tests {
         let ok3 = asm.assume(&ok2, &cand.implies(&x.bvugt(&k(100)))); // a candidate: x > 100
         let ok4 = asm.assume(&ok3, &y.bvult(&k(50))); // another class: y < 50
         let calls = std::cell::Cell::new(0usize);
-        let mut solve_class = |facts: &[Bool<'_>]| {
+        let mut solve_class = |facts: &[_]| {
             calls.set(calls.get() + 1);
-            let s = Solver::new(&ctx);
-            for f in facts {
-                s.assert(f);
-            }
-            match s.check() {
-                SatResult::Sat => Some(s.get_model()),
-                SatResult::Unsat => Some(None),
-                SatResult::Unknown => None,
-            }
+            solve_on_its_own(&ctx, facts)
         };
         // The slice of a formula over y, solved with m and the candidate's literal fixed (the
         // literal assumed, as Houdini's rounds do): whether it is widened.

@@ -235,18 +235,13 @@ impl<'ctx> Assumptions<'ctx> {
     fn class_values(&mut self, root: u32, ds: &[usize], model: &Model<'ctx>) -> Option<ClassValues<'ctx>> {
         let key = (root, ds.to_vec());
         let (pins, own) = self.pins_of(&key);
-        let value = |v: &Dynamic<'ctx>| v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED;
         let mut vals = Vec::with_capacity(pins.len());
         for p in pins {
-            let simple = p.as_bool().is_some() || p.as_bv().is_some();
-            match model.eval(p, true) {
-                Some(v) if simple && value(&v) => vals.push(v),
-                _ => return None,
-            }
+            vals.push(pinned_value(model, p)?);
         }
         for c in own {
             if let Some(v) = model.get_const_interp(c) {
-                if !value(&v) {
+                if !is_value(&v) {
                     return None;
                 }
                 vals.push(c.clone());
@@ -313,18 +308,16 @@ impl<'ctx> Assumptions<'ctx> {
         }
         let mut facts: Vec<Bool<'ctx>> = conds.iter().map(|f| (*f).clone()).collect();
         for p in pins {
-            let simple = p.as_bool().is_some() || p.as_bv().is_some();
-            match model.eval(p, true) {
-                // A value: a numeral or true/false.
-                Some(v) if simple && v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED => facts.push(p._eq(&v)),
-                _ => return false,
+            match pinned_value(model, p) {
+                Some(v) => facts.push(p._eq(&v)),
+                None => return false,
             }
         }
         let Some(Some(witness)) = solve_class(&facts) else { return false };
         let mut w = vec![];
         for c in own_consts {
             match witness.eval(c, true) {
-                Some(v) if v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED => w.push((c.clone(), v)),
+                Some(v) if is_value(&v) => w.push((c.clone(), v)),
                 // Not a value (an array's): the witness is not kept, but the class holds.
                 _ => return true,
             }
@@ -336,4 +329,16 @@ impl<'ctx> Assumptions<'ctx> {
         ws.push(w);
         true
     }
+}
+
+/// A value: a numeral or true/false (not an array's or an uninterpreted sort's).
+fn is_value(v: &Dynamic<'_>) -> bool {
+    v.children().is_empty() && v.decl().kind() != DeclKind::UNINTERPRETED
+}
+
+/// `model`'s value of the Boolean or bit-vector constant `p` (by completion), or `None` when
+/// `p` is of another sort or its value is not a numeral or truth value.
+fn pinned_value<'ctx>(model: &Model<'ctx>, p: &Dynamic<'ctx>) -> Option<Dynamic<'ctx>> {
+    let simple = p.as_bool().is_some() || p.as_bv().is_some();
+    model.eval(p, true).filter(|v| simple && is_value(v))
 }
