@@ -8,8 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const FIRST_CHUNK: usize = 8;
 
 /// The most properties of a query that ran out which are solved side by side, each alone on
-/// a thread of its own, before the chunks (`Verifier::refute_side_by_side`).
-const SIDE_BY_SIDE: usize = 4;
+/// a thread of its own, before the chunks (`Verifier::refute_side_by_side`): as many as a
+/// query solved by Z3's tactics holds ([`SMALL_QUERY`]). Up to 4 before: SHOC's `gr_base`
+/// (27 race properties whose disjunction ran out, refuted alone in 2.1 s where its chunks
+/// took 5.3 s) and PolyBench's nussinov `kernel4` (11) solved their chunks one after the other
+/// on one thread while the others waited.
+const SIDE_BY_SIDE: usize = SMALL_QUERY;
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Properties `a..n` of query `q` (its disjunction ran past [`QUERY_BUDGET`]) in chunks
@@ -84,42 +88,36 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
 }
 
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
-    /// Properties `a..n` of query `q` (a few, whose disjunction ran out) each alone, side by
-    /// side on up to [`VerifyOptions::threads`] threads, each call in a Z3 context of its own
+    /// Properties `a..n` of query `q` (whose disjunction ran out) each alone, side by side on
+    /// up to [`VerifyOptions::threads`] threads, each call in a Z3 context of its own
     /// (`apart::Detached`): the first property in schedule order that is not refuted so (all
     /// of them refuted: `n`), from which [`Verifier::solve_chunked`] goes on as before. Only
     /// refutations are taken from here (a satisfiable or undecided property is solved again,
     /// so the trace and its narrowing are those of one thread), and once one is not refuted
-    /// the calls after it are stopped. The CUDA SDK's `shfl_vertical_shfl`: three properties
-    /// of 2.4–4 s, one after the other before.
+    /// the calls after it are stopped and no more are prepared. The calls are prepared here,
+    /// one at a time while the threads solve (a bounded queue of as many as there are
+    /// threads), so that at most twice as many contexts as threads are alive, whatever `n − a`
+    /// (a context takes 17 MB). The CUDA SDK's `shfl_vertical_shfl`: three properties of
+    /// 2.4–4 s, one after the other before; SHOC's `gr_base`: 27 race properties refuted alone
+    /// in 2.1 s, against 5.3 s in chunks (their disjunctions are what is hard).
     fn refute_side_by_side(&mut self, base: &[Bool<'ctx>], q: usize, a: usize, n: usize) -> usize {
         let t0 = Instant::now();
-        // Each property's call, or `None` when the memo knows it refuted.
-        let mut answers = vec![];
-        let mut calls = vec![];
-        for i in a..n {
-            let (answer, call) = match self.detached_call(base, q, Sel::One(i)) {
-                Some((answered, key, call)) => (Some((answered, key)), Some(call)),
-                None => (None, None),
-            };
-            answers.push(answer);
-            calls.push(call);
-        }
         let m = n - a;
-        let calls: Vec<std::sync::Mutex<Option<apart::Detached>>> = calls.into_iter().map(std::sync::Mutex::new).collect();
+        let threads = self.opts.threads().min(m);
+        // What each property's answer is of, `None` when the memo knows it refuted or it was
+        // not prepared (a property before it was not refuted).
+        let mut answers: Vec<Option<(memo::Answered, memo::Key)>> = Vec::with_capacity(m);
         let stops: Vec<AtomicBool> = (0..m).map(|_| AtomicBool::new(false)).collect();
         let results: Vec<std::sync::Mutex<Option<(bool, u32)>>> = (0..m).map(|_| std::sync::Mutex::new(None)).collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let opts = &self.opts;
+        let opts = self.opts.clone();
+        let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, apart::Detached)>(threads);
+        let queue = std::sync::Mutex::new(queue);
         std::thread::scope(|s| {
-            for _ in 0..opts.threads().min(m) {
-                s.spawn(|| loop {
-                    let j = next.fetch_add(1, Ordering::Relaxed);
-                    if j >= m {
-                        break;
-                    }
-                    let call = calls[j].lock().unwrap_or_else(|e| e.into_inner()).take();
-                    let Some(call) = call else { continue };
+            for _ in 0..threads {
+                let (queue, stops, results, opts) = (&queue, &stops, &results, &opts);
+                s.spawn(move || loop {
+                    let job = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((j, call)) = job else { break };
                     if stops[j].load(Ordering::Relaxed) {
                         continue;
                     }
@@ -133,10 +131,26 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some((refuted, stats.solver_calls));
                 });
             }
+            for j in 0..m {
+                if stops[j].load(Ordering::Relaxed) {
+                    break;
+                }
+                match self.detached_call(base, q, Sel::One(a + j)) {
+                    Some((answered, key, call)) => {
+                        answers.push(Some((answered, key)));
+                        if jobs.send((j, call)).is_err() {
+                            break;
+                        }
+                    }
+                    None => answers.push(None),
+                }
+            }
+            drop(jobs);
         });
         self.stats.solve_time += t0.elapsed();
         let kept = self.memo.kept.clone();
-        let mut first = n;
+        // Not prepared: after one that was not refuted.
+        let mut first = if answers.len() < m { a + answers.len() } else { n };
         for (j, answer) in answers.into_iter().enumerate() {
             let result = results[j].lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some((_, calls)) = result {
