@@ -5,8 +5,8 @@ use super::*;
 
 impl<'ctx> Assumptions<'ctx> {
     /// Whether `slice`'s answer `model` extends to a model of the whole (`None`), else the
-    /// slice to solve again: widened by the classes of the facts that cannot hold with the
-    /// model's values, or (after [`MAX_REFINEMENTS`] widenings, or when nothing would be
+    /// slice to solve again: widened by the classes of the latest assumption in the schedule
+    /// and of every log fact that cannot hold with the model's values, or (after [`MAX_REFINEMENTS`] widenings, or when nothing would be
     /// added) every fact.
     ///
     /// The model is extended by model completion and by setting every guard left out (an
@@ -155,6 +155,9 @@ impl<'ctx> Assumptions<'ctx> {
                 broken.extend(self.defs[d].rep);
             }
         }
+        // The classes of the broken log facts left out: always taken (a race query leans on
+        // the logs of the loops it cuts; see below).
+        let mut log_broken: Vec<u32> = vec![];
         for &i in &slice.dropped_facts {
             if !holds(&self.facts[i].fact) {
                 if dbg {
@@ -163,6 +166,7 @@ impl<'ctx> Assumptions<'ctx> {
                 }
                 any = true;
                 broken.extend(self.facts[i].ids.iter().copied());
+                log_broken.extend(self.facts[i].ids.iter().copied());
             }
         }
         // The classes whose assumptions held with the completion's values or were solved
@@ -177,7 +181,12 @@ impl<'ctx> Assumptions<'ctx> {
         // Only the latest broken fact's classes (the nearest to the formulas in the schedule):
         // what the model got wrong is most often what the formulas lean on directly, and the
         // earlier facts it broke are only the arbitrary values of what lies before.
-        Some(self.widen(slice, if latest.is_empty() { broken } else { latest }, refinements))
+        // The log facts' classes with them: a log fact left out that the model breaks stays
+        // broken while the earlier classes are taken one refinement at a time (binomialOptions'
+        // race query on `d_CallBuffer`: four refinements of 0.5-0.8 s each, two with them).
+        let mut chosen = if latest.is_empty() { broken } else { latest };
+        chosen.extend(log_broken);
+        Some(self.widen(slice, chosen, refinements))
     }
 
     /// The assumptions on the definition chains of the formulas of `slice` that `model` does
