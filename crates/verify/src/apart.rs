@@ -19,12 +19,93 @@ use z3::{Config, Context, Model, SatResult, Solver};
 /// context.
 pub(crate) type Answer<'ctx> = (SatResult, Option<Model<'ctx>>);
 
+/// A solver of one context and, for one check without assumptions, the solver for the logic
+/// holding the same formulas: the first is then Z3's bit-vector tactics
+/// (`encode::new_one_shot_solver`), which decline a formula with arrays or many uninterpreted
+/// functions' applications, and the second answers what they decline.
+struct Solvers<'a> {
+    solver: Solver<'a>,
+    /// One-shot: a solver that only holds the formulas asserted (Z3's `skip` tactic), for the
+    /// fallback, which is made when first needed (the solver for the logic costs milliseconds
+    /// to set up; the tactics' solver may hold its formulas simplified once it has checked).
+    formulas: Option<Solver<'a>>,
+    fallback: Option<Solver<'a>>,
+}
+
+impl<'a> Solvers<'a> {
+    /// For checks under assumptions (or kept between checks with different ones): the solver
+    /// for the logic alone; `one_shot`: the tactics, and the solver for the logic behind them.
+    fn new(ctx: &'a Context, one_shot: bool) -> Solvers<'a> {
+        if one_shot {
+            let holder = z3::Tactic::create_skip(ctx).solver();
+            Solvers { solver: crate::encode::encoding::new_one_shot_solver(ctx), formulas: Some(holder), fallback: None }
+        } else {
+            Solvers { solver: crate::encode::encoding::new_solver(ctx), formulas: None, fallback: None }
+        }
+    }
+
+    fn assert(&self, f: &Bool<'a>) {
+        self.solver.assert(f);
+        if let Some(h) = &self.formulas {
+            h.assert(f);
+        }
+        if let Some(fb) = &self.fallback {
+            fb.assert(f);
+        }
+    }
+
+    /// `run` on the solver; with a fallback, on it too when the tactics declined the formula
+    /// (Z3's unknown for another reason than a limit: `Verdict::Unknown`) or gave a model
+    /// that does not satisfy it (the fallback holds the formulas as asserted; the tactics'
+    /// solver may hold them simplified). The answer, and whether the fallback gave it.
+    fn check(
+        &mut self,
+        ctx: &'a Context,
+        run: impl Fn(&Solver<'a>) -> Result<Option<SatResult>, Verdict>,
+    ) -> (Result<Option<SatResult>, Verdict>, bool) {
+        let r = run(&self.solver);
+        let Some(holder) = &self.formulas else { return (r, false) };
+        let formulas = holder.get_assertions();
+        let declined = match &r {
+            Err(Verdict::Unknown(_)) => true,
+            Ok(Some(SatResult::Sat)) => !model_satisfies(&self.solver, &formulas),
+            _ => false,
+        };
+        if !declined {
+            return (r, false);
+        }
+        let fb = self.fallback.get_or_insert_with(|| {
+            let fb = crate::encode::encoding::new_solver(ctx);
+            for f in &formulas {
+                fb.assert(f);
+            }
+            fb
+        });
+        (run(fb), true)
+    }
+
+    /// The solver that gave the last answer (`by_fallback`: [`Solvers::check`]'s flag).
+    fn answered(&self, by_fallback: bool) -> &Solver<'a> {
+        match (&self.fallback, by_fallback) {
+            (Some(fb), true) => fb,
+            _ => &self.solver,
+        }
+    }
+}
+
+/// Whether `solver`'s model (after a satisfiable check) makes every formula of `formulas`
+/// true.
+fn model_satisfies(solver: &Solver<'_>, formulas: &[Bool<'_>]) -> bool {
+    let Some(m) = solver.get_model() else { return false };
+    formulas.iter().all(|f| m.eval(f, true).and_then(|b| b.as_bool()) == Some(true))
+}
+
 self_cell::self_cell!(
-    /// A Z3 context and a solver of it.
+    /// A Z3 context and its solvers.
     struct Cell {
         owner: Context,
         #[covariant]
-        dependent: Solver,
+        dependent: Solvers,
     }
 );
 
@@ -92,15 +173,26 @@ impl ApartSolver {
     /// An empty solver for the kernel's logic (`encode::new_solver`) in a new context (about
     /// 1 ms), for a verifier with `opts`.
     pub fn new(opts: &VerifyOptions) -> ApartSolver {
+        ApartSolver::with(opts, false)
+    }
+
+    /// An empty solver in a new context for checks without assumptions: Z3's bit-vector
+    /// tactics, the solver for the logic where they decline (see [`Solvers`]). Several checks,
+    /// each after more formulas, are solved from scratch.
+    pub fn one_shot(opts: &VerifyOptions) -> ApartSolver {
+        ApartSolver::with(opts, true)
+    }
+
+    fn with(opts: &VerifyOptions, one_shot: bool) -> ApartSolver {
         ApartSolver {
-            cell: Some(Cell::new(Context::new(&Config::new()), crate::encode::encoding::new_solver)),
+            cell: Some(Cell::new(Context::new(&Config::new()), |ctx| Solvers::new(ctx, one_shot))),
             deadline: opts.deadline,
             cancel: opts.cancel.clone(),
         }
     }
 
-    fn cell(&self) -> &Cell {
-        self.cell.as_ref().expect("an ApartSolver's cell is taken only when it is dropped")
+    fn cell(&mut self) -> &mut Cell {
+        self.cell.as_mut().expect("an ApartSolver's cell is taken only when it is dropped")
     }
 
     /// Asserts `formulas` (of any one context), translated together so that the terms they
@@ -108,7 +200,10 @@ impl ApartSolver {
     pub fn assert<'ctx>(&self, formulas: &[&Bool<'ctx>]) {
         let Some(first) = formulas.first() else { return };
         let all = if formulas.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), formulas) };
-        self.cell().with_dependent(|fresh, solver| solver.assert(&all.translate(fresh)));
+        self.cell
+            .as_ref()
+            .expect("an ApartSolver's cell is taken only when it is dropped")
+            .with_dependent(|fresh, solvers| solvers.assert(&all.translate(fresh)));
     }
 
     /// Checks the assertions under `assumptions` (none: `check` without assumptions, so
@@ -119,7 +214,7 @@ impl ApartSolver {
     /// Errors: [`Verdict::Timeout`] when the time limit or the deadline passed (or the
     /// caller cancelled), [`Verdict::Unknown`] when Z3 gave up.
     pub fn check<'ctx>(
-        &self,
+        &mut self,
         ctx: &'ctx Context,
         opts: &VerifyOptions,
         stats: &mut Stats,
@@ -128,18 +223,22 @@ impl ApartSolver {
         capped: bool,
         dump: Option<std::path::PathBuf>,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
-        self.cell().with_dependent(|fresh, solver| {
+        self.cell().with_dependent_mut(|fresh, solvers| {
             let a: Vec<Bool<'_>> = assumptions.iter().map(|x| x.translate(fresh)).collect();
             if let Some(path) = dump {
-                let mut text = solver.to_string();
+                let mut text = solvers.solver.to_string();
                 for x in &a {
                     text.push_str(&format!("(assert {x})\n"));
                 }
                 let _ = std::fs::write(path, text);
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
-            let r = interruptible(fresh, opts.cancel.as_ref(), || run_check(solver, opts, stats, rlimit, capped, check))?;
-            Ok(r.map(|r| {
+            let stats = std::cell::RefCell::new(stats);
+            let (r, by_fallback) = solvers.check(fresh, |s| {
+                interruptible(fresh, opts.cancel.as_ref(), || run_check(s, opts, &mut stats.borrow_mut(), rlimit, capped, check))
+            });
+            let solver = solvers.answered(by_fallback);
+            Ok(r?.map(|r| {
                 let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
                 (r, model.map(|m| m.translate(ctx)))
             }))
@@ -147,10 +246,12 @@ impl ApartSolver {
     }
 }
 
-/// A solver and its assumptions in a Z3 context of its own.
+/// Solvers and assumptions in a Z3 context of its own.
 struct Prepared<'a> {
-    solver: Solver<'a>,
+    solvers: Solvers<'a>,
     assumptions: Vec<Bool<'a>>,
+    /// Whether the last answer was the fallback's ([`Solvers::check`]).
+    by_fallback: bool,
 }
 
 self_cell::self_cell!(
@@ -180,20 +281,22 @@ impl Detached {
     /// `asserted` (of the caller's context) asserted and `assumptions` translated, in a new
     /// context.
     pub fn new<'ctx>(asserted: &[&Bool<'ctx>], assumptions: &[Bool<'ctx>]) -> Detached {
+        let one_shot = assumptions.is_empty();
         let mut cell = JobCell::new(Context::new(&Config::new()), |fresh| Prepared {
-            solver: crate::encode::encoding::new_solver(fresh),
+            solvers: Solvers::new(fresh, one_shot),
             assumptions: vec![],
+            by_fallback: false,
         });
         cell.with_dependent_mut(|fresh, p| {
             if let Some(first) = asserted.first() {
                 let all = if asserted.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), asserted) };
-                p.solver.assert(&all.translate(fresh));
+                p.solvers.assert(&all.translate(fresh));
             }
             // Each assumption as a literal of this context equivalent to it (a term
             // translated here cannot be kept: its type would tie it to the caller's context).
             for (i, x) in assumptions.iter().enumerate() {
                 let lit = Bool::new_const(fresh, format!("assumption!{i}"));
-                p.solver.assert(&lit._eq(&x.translate(fresh)));
+                p.solvers.assert(&lit._eq(&x.translate(fresh)));
                 p.assumptions.push(lit);
             }
         });
@@ -203,25 +306,31 @@ impl Detached {
     /// The model of the last solve, when it was satisfiable, translated into `ctx` (on the
     /// thread that owns `ctx`).
     pub fn model<'ctx>(&self, ctx: &'ctx Context) -> Option<Model<'ctx>> {
-        self.cell.with_dependent(|_, p| p.solver.get_model().map(|m| m.translate(ctx)))
+        self.cell.with_dependent(|_, p| p.solvers.answered(p.by_fallback).get_model().map(|m| m.translate(ctx)))
     }
 
     /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out, within
     /// a wall-clock cap too when `capped`: `run_check`), on the calling thread; `stop` (or
     /// `opts.cancel`), once set, interrupts it, and it ends as a timeout.
     pub fn solve(
-        &self,
+        &mut self,
         opts: &VerifyOptions,
         stats: &mut Stats,
         rlimit: Option<u32>,
         capped: bool,
         stop: &AtomicBool,
     ) -> Result<Option<SatResult>, Verdict> {
-        self.cell.with_dependent(|fresh, p| {
+        self.cell.with_dependent_mut(|fresh, p| {
             let mut flags = vec![stop];
             flags.extend(opts.cancel.as_deref());
-            let check = |s: &Solver<'_>| if p.assumptions.is_empty() { s.check() } else { s.check_assumptions(&p.assumptions) };
-            let r = interruptible_by(fresh, &flags, || run_check(&p.solver, opts, stats, rlimit, capped, check))?;
+            let assumptions = &p.assumptions;
+            let check = |s: &Solver<'_>| if assumptions.is_empty() { s.check() } else { s.check_assumptions(assumptions) };
+            let stats = std::cell::RefCell::new(stats);
+            let (r, by_fallback) = p
+                .solvers
+                .check(fresh, |s| interruptible_by(fresh, &flags, || run_check(s, opts, &mut stats.borrow_mut(), rlimit, capped, check)));
+            p.by_fallback = by_fallback;
+            let r = r?;
             if stop.load(Ordering::Relaxed) {
                 return Err(Verdict::Timeout);
             }
@@ -231,7 +340,7 @@ impl Detached {
 }
 
 /// Solves `asserted` under `assumptions` on a new [`ApartSolver`] (see
-/// [`ApartSolver::check`]).
+/// [`ApartSolver::check`]): one made by [`ApartSolver::one_shot`] when there are none.
 pub(crate) fn solve<'ctx>(
     ctx: &'ctx Context,
     opts: &VerifyOptions,
@@ -242,7 +351,7 @@ pub(crate) fn solve<'ctx>(
     capped: bool,
     dump: Option<std::path::PathBuf>,
 ) -> Result<Option<Answer<'ctx>>, Verdict> {
-    let solver = ApartSolver::new(opts);
+    let mut solver = if assumptions.is_empty() { ApartSolver::one_shot(opts) } else { ApartSolver::new(opts) };
     solver.assert(asserted);
     solver.check(ctx, opts, stats, assumptions, rlimit, capped, dump)
 }
@@ -306,4 +415,38 @@ pub(crate) fn interruptible_by<T>(ctx: &Context, flags: &[&AtomicBool], f: impl 
         let _done = Done(&done, watcher.thread().clone());
         f()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::ast::{Array, BV};
+
+    /// A one-shot check of a formula with an array (which the bit-vector tactics decline) is
+    /// answered by the solver for the logic, and its model satisfies the formula; one without
+    /// is answered by the tactics, and a satisfiable one's model too (the equation that
+    /// `solve-eqs` eliminates holds in it).
+    #[test]
+    fn one_shot_answers_with_a_model_of_the_formula() {
+        let ctx = Context::new(&Config::new());
+        let opts = VerifyOptions::default();
+        let x = BV::new_const(&ctx, "x", 32);
+        let y = BV::new_const(&ctx, "y", 32);
+        let a = Array::new_const(&ctx, "a", &z3::Sort::bitvector(&ctx, 32), &z3::Sort::bitvector(&ctx, 32));
+        let seven = BV::from_u64(&ctx, 7, 32);
+        let with_array = Bool::and(&ctx, &[&a.select(&x).as_bv().unwrap()._eq(&seven), &x.bvugt(&seven)]);
+        let plain = Bool::and(&ctx, &[&y._eq(&x.bvadd(&seven)), &x.bvugt(&seven), &y.bvult(&BV::from_u64(&ctx, 20, 32))]);
+        for f in [&with_array, &plain] {
+            let mut stats = Stats::default();
+            let answer = solve(&ctx, &opts, &mut stats, &[f], &[], None, false, None).expect("an answer");
+            let (r, model) = answer.expect("no budget");
+            assert_eq!(r, SatResult::Sat);
+            let m = model.expect("a model");
+            assert_eq!(m.eval(f, true).and_then(|b| b.as_bool()), Some(true), "{f}");
+        }
+        let unsat = Bool::and(&ctx, &[&plain, &y._eq(&BV::from_u64(&ctx, 10, 32))]);
+        let mut stats = Stats::default();
+        let answer = solve(&ctx, &opts, &mut stats, &[&unsat], &[], None, false, None).expect("an answer");
+        assert_eq!(answer.map(|a| a.0), Some(SatResult::Unsat));
+    }
 }

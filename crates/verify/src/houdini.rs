@@ -296,7 +296,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // For debugging: SYNCFIX_DUMP_HOUDINI=PREFIX writes each call as PREFIX.<round>.
         let dump = std::env::var_os("SYNCFIX_DUMP_HOUDINI")
             .map(|p| std::path::PathBuf::from(format!("{}.{}", p.to_string_lossy(), self.stats.houdini_rounds)));
-        let solver = self.houdini_groups[g].solver.as_ref().expect("made on the first round");
+        let solver = self.houdini_groups[g].solver.as_mut().expect("made on the first round");
         solver.check(self.ctx, &self.opts, &mut self.stats, a, rlimit, true, dump)
     }
 

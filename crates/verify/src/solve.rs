@@ -100,7 +100,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// holds the assumptions and the loop cuts' log facts of the query's cone of influence
     /// (`cone`), widened while a model breaks one left out. How it is solved was measured on the
     /// scaling families (`scripts/scaling`): a query of at most [`SMALL_QUERY`] properties, or
-    /// one that holds loop cuts' log facts, is solved by Z3's tactic for QF_AUFBV (`check`
+    /// one that holds loop cuts' log facts, is solved by Z3's tactics (`check`
     /// without assumptions, the assignment asserted: simplification, elimination of
     /// unconstrained terms, bit-blasting), which disposes of a barrier interval's value terms
     /// at once (a query of the 160-interval family: 0.01 s, against 0.1–2 s in Z3's
@@ -348,13 +348,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (job_rx, stop, opts) = (&job_rx, &stop, &opts);
                 s.spawn(move || loop {
                     let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((q, call, rlimit, strict)) = job else { break };
+                    let Ok((q, mut call, rlimit, strict)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
                     let strict_tried = strict.is_some();
                     let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
                         && strict
-                            .is_some_and(|(s, r)| matches!(s.solve(opts, &mut stats, Some(r), true, stop), Ok(Some(SatResult::Unsat))));
+                            .is_some_and(|(mut s, r)| matches!(s.solve(opts, &mut stats, Some(r), true, stop), Ok(Some(SatResult::Unsat))));
                     let strict_took = t0.elapsed();
                     let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         Err(Verdict::Timeout)

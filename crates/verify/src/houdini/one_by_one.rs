@@ -117,7 +117,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (done_tx, job_rx, opts) = (done_tx.clone(), &job_rx, &opts);
                 s.spawn(move || loop {
                     let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((k, call, rlimit, stop)) = job else { break };
+                    let Ok((k, mut call, rlimit, stop)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
                     // A panic in a call (Z3's bindings panic on some errors) is this check's

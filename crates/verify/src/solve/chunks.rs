@@ -117,7 +117,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (queue, stops, results, opts) = (&queue, &stops, &results, &opts);
                 s.spawn(move || loop {
                     let job = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((j, call)) = job else { break };
+                    let Ok((j, mut call)) = job else { break };
                     if stops[j].load(Ordering::Relaxed) {
                         continue;
                     }

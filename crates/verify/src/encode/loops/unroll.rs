@@ -124,7 +124,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     self.symbols.stamp(),
                     None,
                 );
-                let solver = crate::apart::ApartSolver::new(self.opts);
+                let mut solver = crate::apart::ApartSolver::one_shot(self.opts);
                 let mut asserted: Vec<&Bool<'ctx>> = self.symbols.background().iter().chain(&slice.facts).collect();
                 asserted.push(self.state.ok());
                 asserted.push(&again);
