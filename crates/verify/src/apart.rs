@@ -61,14 +61,13 @@ impl<'a> Solvers<'a> {
     fn check(
         &mut self,
         ctx: &'a Context,
-        run: impl Fn(&Solver<'a>) -> Result<Option<SatResult>, Verdict>,
+        mut run: impl FnMut(&Solver<'a>) -> Result<Option<SatResult>, Verdict>,
     ) -> (Result<Option<SatResult>, Verdict>, bool) {
         let r = run(&self.solver);
         let Some(holder) = &self.formulas else { return (r, false) };
-        let formulas = holder.get_assertions();
         let declined = match &r {
             Err(Verdict::Unknown(_)) => true,
-            Ok(Some(SatResult::Sat)) => !model_satisfies(&self.solver, &formulas),
+            Ok(Some(SatResult::Sat)) => !model_satisfies(&self.solver, &holder.get_assertions()),
             _ => false,
         };
         if !declined {
@@ -76,8 +75,8 @@ impl<'a> Solvers<'a> {
         }
         let fb = self.fallback.get_or_insert_with(|| {
             let fb = crate::encode::encoding::new_solver(ctx);
-            for f in &formulas {
-                fb.assert(f);
+            for f in holder.get_assertions() {
+                fb.assert(&f);
             }
             fb
         });
@@ -191,7 +190,11 @@ impl ApartSolver {
         }
     }
 
-    fn cell(&mut self) -> &mut Cell {
+    fn cell(&self) -> &Cell {
+        self.cell.as_ref().expect("an ApartSolver's cell is taken only when it is dropped")
+    }
+
+    fn cell_mut(&mut self) -> &mut Cell {
         self.cell.as_mut().expect("an ApartSolver's cell is taken only when it is dropped")
     }
 
@@ -200,10 +203,7 @@ impl ApartSolver {
     pub fn assert<'ctx>(&self, formulas: &[&Bool<'ctx>]) {
         let Some(first) = formulas.first() else { return };
         let all = if formulas.len() == 1 { (*first).clone() } else { Bool::and(first.get_ctx(), formulas) };
-        self.cell
-            .as_ref()
-            .expect("an ApartSolver's cell is taken only when it is dropped")
-            .with_dependent(|fresh, solvers| solvers.assert(&all.translate(fresh)));
+        self.cell().with_dependent(|fresh, solvers| solvers.assert(&all.translate(fresh)));
     }
 
     /// Checks the assertions under `assumptions` (none: `check` without assumptions, so
@@ -223,7 +223,7 @@ impl ApartSolver {
         capped: bool,
         dump: Option<std::path::PathBuf>,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
-        self.cell().with_dependent_mut(|fresh, solvers| {
+        self.cell_mut().with_dependent_mut(|fresh, solvers| {
             let a: Vec<Bool<'_>> = assumptions.iter().map(|x| x.translate(fresh)).collect();
             if let Some(path) = dump {
                 let mut text = solvers.solver.to_string();
@@ -233,10 +233,8 @@ impl ApartSolver {
                 let _ = std::fs::write(path, text);
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
-            let stats = std::cell::RefCell::new(stats);
-            let (r, by_fallback) = solvers.check(fresh, |s| {
-                interruptible(fresh, opts.cancel.as_ref(), || run_check(s, opts, &mut stats.borrow_mut(), rlimit, capped, check))
-            });
+            let (r, by_fallback) =
+                solvers.check(fresh, |s| interruptible(fresh, opts.cancel.as_ref(), || run_check(s, opts, stats, rlimit, capped, check)));
             let solver = solvers.answered(by_fallback);
             Ok(r?.map(|r| {
                 let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
@@ -325,10 +323,8 @@ impl Detached {
             flags.extend(opts.cancel.as_deref());
             let assumptions = &p.assumptions;
             let check = |s: &Solver<'_>| if assumptions.is_empty() { s.check() } else { s.check_assumptions(assumptions) };
-            let stats = std::cell::RefCell::new(stats);
-            let (r, by_fallback) = p
-                .solvers
-                .check(fresh, |s| interruptible_by(fresh, &flags, || run_check(s, opts, &mut stats.borrow_mut(), rlimit, capped, check)));
+            let (r, by_fallback) =
+                p.solvers.check(fresh, |s| interruptible_by(fresh, &flags, || run_check(s, opts, stats, rlimit, capped, check)));
             p.by_fallback = by_fallback;
             let r = r?;
             if stop.load(Ordering::Relaxed) {

@@ -184,8 +184,8 @@ impl<'ctx> Assumptions<'ctx> {
         // The log facts' classes with them: a log fact left out that the model breaks stays
         // broken while the earlier classes are taken one refinement at a time (binomialOptions'
         // race query on `d_CallBuffer`: four refinements of 0.5-0.8 s each, two with them).
-        let mut chosen = if latest.is_empty() { broken } else { latest };
-        chosen.extend(log_broken);
+        // (`broken` holds the log facts' classes already.)
+        let chosen = if latest.is_empty() { broken } else { latest.into_iter().chain(log_broken).collect() };
         Some(self.widen(slice, chosen, refinements))
     }
 
