@@ -129,11 +129,17 @@ impl Abstraction {
                 },
             };
             model[o] = Some(m);
-            if widths[o].len() == 1 {
-                let w = *widths[o].iter().next().unwrap_or(&1);
-                if w.is_power_of_two() && aligned[o] >= w {
-                    granule[o] = w;
-                }
+            // The narrowest access's width, when every access is a power-of-two multiple of it
+            // at an offset aligned to it: a wider access then spans whole elements
+            // (`Mem::read`, `Mem::write`). Parboil's mri-gridding copies a 24-byte struct into
+            // its shared tile as three 8-byte stores and reads it by 4-byte fields: 6 stores
+            // of 4-byte elements a copy rather than 24 of bytes. Only for memory without an
+            // initializer (a constant's cells are laid out at their own widths).
+            let w = widths[o].iter().next().copied().unwrap_or(1);
+            let multiples = widths[o].iter().all(|x| x.is_power_of_two() && x.is_multiple_of(w));
+            let single = widths[o].len() == 1;
+            if w.is_power_of_two() && aligned[o] >= w && (single || (multiples && obj.space != Space::Constant)) {
+                granule[o] = w;
             }
         }
         Abstraction { model, granule, written, atomic, repetition_free }

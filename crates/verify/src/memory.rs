@@ -1,7 +1,8 @@
 //! Arrays of the encoding and GPUVerify's race logs.
 //!
 //! An array maps a 64-bit index to an element of `granule` bytes (element-level, index =
-//! byte offset / granule) or to single bytes (byte-level, little-endian for wider accesses).
+//! byte offset / granule; an access of a multiple of the granule spans that many elements,
+//! little-endian) or to single bytes (byte-level, little-endian for wider accesses).
 //!
 //! Race logs follow GPUVerify's scheme (Betts et al. OOPSLA 2012; tutorial §4): thread 1 may
 //! *log* one of its accesses per object and kind (read, write, atomic) — a nondeterministic
@@ -99,6 +100,11 @@ impl<'ctx> Mem<'ctx> {
         if g > 1 && width == g {
             return self.cell(ctx, &self.index(ctx, off));
         }
+        if g > 1 && width.is_multiple_of(g) && self.table.is_none() {
+            // A wider access of an element-level array (aligned to the granule, which is
+            // chosen so): the elements it spans, the first lowest.
+            return Self::gather(self.spanned(ctx, off, width).iter().map(|i| self.cell(ctx, i)));
+        }
         if g == 1 {
             let mut acc: Option<BV<'ctx>> = None;
             for i in 0..width {
@@ -129,11 +135,34 @@ impl<'ctx> Mem<'ctx> {
         all.bvlshr(&shift).extract(width * 8 - 1, 0)
     }
 
+    /// The indices of the `width / granule` elements an aligned access of `width` bytes at
+    /// byte offset `off` spans, the first lowest.
+    fn spanned(&self, ctx: &'ctx Context, off: &BV<'ctx>, width: u32) -> Vec<BV<'ctx>> {
+        let first = self.index(ctx, off);
+        (0..width / self.granule).map(|i| if i == 0 { first.clone() } else { first.bvadd(&BV::from_u64(ctx, i as u64, 64)) }).collect()
+    }
+
+    /// The little-endian concatenation of `cells`, the first lowest.
+    fn gather(cells: impl Iterator<Item = BV<'ctx>>) -> BV<'ctx> {
+        cells.reduce(|lo, c| c.concat(&lo)).expect("at least one cell")
+    }
+
     /// The array after writing `value` (`width` bytes) at byte offset `off`.
     pub fn write(&self, ctx: &'ctx Context, off: &BV<'ctx>, value: &BV<'ctx>, width: u32) -> Array<'ctx> {
         debug_assert!(self.table.is_none(), "a write to a read-only table");
-        if self.granule > 1 {
-            return self.arr.store(&self.index(ctx, off), &resize(value, self.granule * 8));
+        let g = self.granule;
+        if g > 1 && width > g && width.is_multiple_of(g) {
+            // A wider access of an element-level array: one element at a time.
+            let value = resize(value, width * 8);
+            let mut arr = self.arr.clone();
+            for (k, i) in self.spanned(ctx, off, width).iter().enumerate() {
+                let k = k as u32;
+                arr = arr.store(i, &value.extract((k + 1) * g * 8 - 1, k * g * 8));
+            }
+            return arr;
+        }
+        if g > 1 {
+            return self.arr.store(&self.index(ctx, off), &resize(value, g * 8));
         }
         let value = resize(value, width * 8);
         let mut arr = self.arr.clone();
