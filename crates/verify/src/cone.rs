@@ -134,6 +134,11 @@ impl Slice<'_> {
 }
 
 impl Widened {
+    /// Every assumption and log fact (a slice that is not narrowed at all).
+    pub fn every() -> Widened {
+        Widened { classes: vec![], full: true }
+    }
+
     /// Both widenings together.
     pub fn merge(&mut self, other: Widened) {
         self.full |= other.full;
@@ -487,6 +492,12 @@ impl<'ctx> Slice<'ctx> {
     /// How many assumptions were left out.
     pub fn dropped(&self) -> usize {
         self.dropped.len()
+    }
+
+    /// Whether an assumption or a log fact was left out (a satisfiable answer may then be
+    /// spurious, see [`Assumptions::recheck`]).
+    pub fn is_narrow(&self) -> bool {
+        !self.full && (!self.dropped.is_empty() || !self.dropped_facts.is_empty())
     }
 }
 

@@ -333,6 +333,16 @@ const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(1
 /// symbolic sizes spent about 10 s of wall time each before the budget ran out.
 const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// The budget of a check's first call when its slice left assumptions or log facts out
+/// (`cone`), capped in wall-clock time too (`run_check`): past it the check is solved again on
+/// every assumption, within [`CHECK_BUDGET`]. A narrow slice's formula is satisfiable when a
+/// fact it left out is what refutes the check, and Z3 can take far longer to build that
+/// spurious model than to refute the whole formula: Parboil's mri-gridding, whose shared tile
+/// is copied byte by byte (552 array stores), spent 42 s finding a model of one narrow check
+/// (no read of the tile logged in the loop over `y`) whose wider formula it refutes in 0.4 s;
+/// its resource units did not reach the budget in that time.
+const NARROW_CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
 fn debug() -> bool {
     std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some()

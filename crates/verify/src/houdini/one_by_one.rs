@@ -6,7 +6,7 @@
 //! widened is what one check after the other gives (PolyBench nussinov `kernel2`: eleven
 //! checks of 1.5–3 s each in one pass).
 
-use super::{debug, CHECK_BUDGET};
+use super::{debug, CHECK_BUDGET, NARROW_CHECK_BUDGET};
 use crate::apart::{self, Answer, Detached};
 use crate::cone::Slice;
 use crate::memo::{Answered, Key};
@@ -46,8 +46,9 @@ enum Ended<'ctx> {
     Violated(Model<'ctx>),
 }
 
-/// A check's call sent to a worker: its place in the pass, the call, its budget, its stop flag.
-type Job = (usize, Detached, Option<u32>, Arc<AtomicBool>);
+/// A check's call sent to a worker: its place in the pass, the call, its budget and whether it
+/// is capped in wall-clock time too, its stop flag.
+type Job = (usize, Detached, Option<u32>, bool, Arc<AtomicBool>);
 
 /// What a worker sends back: the place, the call (for its model), the answer, the call's
 /// stats and wall time.
@@ -117,7 +118,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (done_tx, job_rx, opts) = (done_tx.clone(), &job_rx, &opts);
                 s.spawn(move || loop {
                     let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((k, mut call, rlimit, stop)) = job else { break };
+                    let Ok((k, mut call, rlimit, capped, stop)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
                     // A panic in a call (Z3's bindings panic on some errors) is this check's
@@ -125,7 +126,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let r = if stop.load(Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else {
-                        let solve = std::panic::AssertUnwindSafe(|| call.solve(opts, &mut stats, rlimit, false, &stop));
+                        let solve = std::panic::AssertUnwindSafe(|| call.solve(opts, &mut stats, rlimit, capped, &stop));
                         std::panic::catch_unwind(solve)
                             .unwrap_or_else(|_| Err(Verdict::Unknown("internal error: a solver call of Houdini panicked".into())))
                     };
@@ -174,12 +175,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     Step::Solve(call) => {
                         let asserted: Vec<&Bool<'ctx>> =
                             self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).chain([&call.cond]).collect();
-                        let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
+                        let (rlimit, capped) = self.check_budget(&call.slice);
                         let stop = Arc::new(AtomicBool::new(false));
                         pass.stops.push(stop.clone());
                         let k = pass.stops.len() - 1;
                         let job_tx = pass.job_tx.as_ref().expect("open while the pass runs");
-                        if job_tx.send((k, Detached::new(&asserted, &[]), rlimit, stop)).is_err() {
+                        if job_tx.send((k, Detached::new(&asserted, &[]), rlimit, capped, stop)).is_err() {
                             return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into()));
                         }
                         ahead += 1;
@@ -298,11 +299,24 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         note_drop(lowest, cand);
     }
 
+    /// A check's budget on `slice` and whether it is capped in wall-clock time too:
+    /// [`NARROW_CHECK_BUDGET`], capped, when the slice left something out (past it the check is
+    /// solved again on every assumption: `finish_check`), [`CHECK_BUDGET`] otherwise (past it
+    /// the candidate is dropped, so the budget is in resource units alone, as deterministic as
+    /// Z3 is).
+    fn check_budget(&self, slice: &crate::cone::Slice<'ctx>) -> (Option<u32>, bool) {
+        if slice.is_narrow() {
+            (crate::rlimit_within(&self.opts, NARROW_CHECK_BUDGET), true)
+        } else {
+            (crate::rlimit_within(&self.opts, CHECK_BUDGET), false)
+        }
+    }
+
     /// Check `i` on `call`'s slice (widened `refinements` times), on this thread.
     fn solve_check(&mut self, i: usize, call: &Call<'ctx>, a: &[Bool<'ctx>], refinements: usize) -> Result<Option<Answer<'ctx>>, Verdict> {
         let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
         asserted.push(&call.cond);
-        let rlimit = crate::rlimit_within(&self.opts, CHECK_BUDGET);
+        let (rlimit, capped) = self.check_budget(&call.slice);
         let t0 = Instant::now();
         // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i> (.widerN: its
         // slice widened N times).
@@ -310,7 +324,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let wider = if refinements == 0 { String::new() } else { format!(".wider{refinements}") };
             std::path::PathBuf::from(format!("{}.{}.check{i}{wider}", p.to_string_lossy(), self.stats.houdini_rounds))
         });
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, false, dump);
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, capped, dump);
         if debug() {
             self.debug_check(i, t0.elapsed(), &answer);
         }
@@ -358,6 +372,17 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     call.slice = w;
                 }
                 Ok(Some((_, None))) => break Err(Verdict::Unknown("the SMT solver returned no model".into())),
+                Ok(None) if call.slice.is_narrow() => {
+                    // A narrow slice's call past its budget: solved again on every
+                    // assumption (`NARROW_CHECK_BUDGET`).
+                    let check = &self.enc.invariants.checks()[i];
+                    let ok = check.ok.clone();
+                    let group = &self.houdini_groups[g];
+                    let every = crate::cone::Widened::every();
+                    call.slice = self.enc.assumptions.borrow_mut().slice(&[&call.cond], &[&ok], group.logs, group.stamp, Some(&every));
+                    self.stats.cone_fallbacks += 1;
+                    refinements += 1;
+                }
                 Ok(None) => {
                     // Not decided within the budget: the candidate is dropped as if it were
                     // violated (the fixpoint stays inductive, only weaker).
