@@ -204,13 +204,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let name = format!("{phi}");
         match self.step_of(l, phi) {
             Step::Add(c) => {
+                // The step's magnitude as a signed number (`c += -32` is `+ 2^w - 32`): the
+                // distance from the initial value is a multiple of it. Stepping by ±1 says
+                // nothing, and the other reading of the step (`2^w - 32` for `-32`, `2^w - 1`
+                // for `+1`) holds only of a loop that never iterates: neither is a candidate,
+                // and neither puts a divider by a non-power-of-two constant into every check of
+                // Houdini's first round (the CUDA SDK's shfl_vertical_shfl had 8 by 2^32 - 1).
                 let w = self.kernel.insts[phi].width;
-                let k = const_term(self.ctx, c, w);
-                out.push((format!("{name} strided by {c}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
                 let neg = self.neg(c, w);
-                if neg != c {
-                    let k = const_term(self.ctx, neg, w);
-                    out.push((format!("{name} strided by -{neg}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
+                let (m, sign) = if (c >> (w.min(128) - 1)) & 1 == 0 { (c, "") } else { (neg, "-") };
+                if m > 1 {
+                    let k = const_term(self.ctx, m, w);
+                    out.push((format!("{name} strided by {sign}{m}"), Form::Stride { phi: pi, init: init.clone(), step: [k.clone(), k] }));
                 }
                 if relational {
                     out.push((format!("{name} minus initial value uniform"), Form::DistanceEq { phi: pi, init: init.clone() }));
