@@ -118,6 +118,9 @@ pub(crate) struct Encoder<'ctx, 'k> {
     invariants: Invariants<'ctx>,
     /// The limits, the deadline, and what the encoding spent.
     budget: Budget,
+    /// The fields of the race logs made fresh at loop cuts: instrumentation, read by no
+    /// program value (a ghost iteration leaves out the facts about them: `log_fact`).
+    log_fields: crate::cone::TermSet<z3::ast::Dynamic<'ctx>>,
 }
 
 impl<'ctx, 'k> Encoder<'ctx, 'k> {
@@ -151,6 +154,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             frames: LoopFrames::default(),
             invariants: Invariants::default(),
             budget: Budget::new(opts),
+            log_fields: Default::default(),
         }
     }
 

@@ -164,7 +164,6 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         }
         // The logs at the head.
         let body_fresh = self.symbols.pop_fresh_frame();
-        let head_fact = and(ctx, &head_facts.iter().collect::<Vec<_>>());
         for &o in &logged {
             let mut facts = vec![];
             let mut own: Vec<Dynamic<'ctx>> = vec![];
@@ -172,7 +171,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let h = head_logs[&o].get(kind).clone();
                 let p = pre_logs[&o].get(kind).clone();
                 own.extend([Dynamic::from_ast(&h.has), Dynamic::from_ast(&h.off), Dynamic::from_ast(&h.who), Dynamic::from_ast(&h.value)]);
-                let body = Body { head_fact: &head_fact, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
+                let body = Body { head_facts: &head_facts, fresh: &body_fresh, accesses: acc_lo..acc_hi, assumed_lo };
                 facts.push(self.log_fact(o, kind, &h, &p, &body));
             }
             self.assert_log_fact(logs_ok_stamp, &logs_ok, o, &and(ctx, &facts.iter().collect::<Vec<_>>()), &own);
