@@ -2,7 +2,7 @@
 //! the loop may write, havocked at its head, fresh logs, and what a havocked log may hold
 //! (the entry's access, or an access of an earlier iteration tied to a ghost copy of it).
 
-use crate::cone::{constants, TermSet};
+use crate::cone::{constants, TermMap, TermSet};
 use crate::encode::Encoder;
 use crate::memory::{AccessKind, Log};
 use crate::term::{and, or};
@@ -215,7 +215,9 @@ pub(super) struct Body<'a, 'ctx> {
 
 /// Which of `pool` are in the cone of `seeds`: those that share a constant of `linking` with
 /// the seeds or with a fact in the cone, transitively, and mention none of `left_out` (one
-/// flag per fact of `pool`).
+/// flag per fact of `pool`). A worklist over the constants: each fact is looked at once per
+/// constant it holds (a body's chain of definitions, each linked to the one before, would
+/// take a pass per link if the facts were scanned again until none is added).
 fn cone_of<'ctx>(
     seeds: &[&Bool<'ctx>],
     pool: &[&Bool<'ctx>],
@@ -229,22 +231,28 @@ fn cone_of<'ctx>(
         }
         Some(cs.into_iter().filter(|c| linking.contains(c)).collect())
     };
-    let mut reached: TermSet<Dynamic<'ctx>> = seeds.iter().flat_map(|f| links(f).unwrap_or_default()).collect();
     let facts: Vec<Vec<Dynamic<'ctx>>> = pool.iter().map(|f| links(f).unwrap_or_default()).collect();
-    let mut kept = vec![false; pool.len()];
-    loop {
-        let mut grew = false;
-        for (j, cs) in facts.iter().enumerate() {
-            if !kept[j] && cs.iter().any(|c| reached.contains(c)) {
-                kept[j] = true;
-                grew = true;
-                reached.extend(cs.iter().cloned());
-            }
-        }
-        if !grew {
-            return kept;
+    let mut holders: TermMap<Dynamic<'ctx>, Vec<usize>> = TermMap::default();
+    for (j, cs) in facts.iter().enumerate() {
+        for c in cs {
+            holders.entry(c.clone()).or_default().push(j);
         }
     }
+    let mut reached: TermSet<Dynamic<'ctx>> = TermSet::default();
+    let mut work: Vec<Dynamic<'ctx>> = seeds.iter().flat_map(|f| links(f).unwrap_or_default()).collect();
+    let mut kept = vec![false; pool.len()];
+    while let Some(c) = work.pop() {
+        if !reached.insert(c.clone()) {
+            continue;
+        }
+        for &j in holders.get(&c).map(|v| v.as_slice()).unwrap_or(&[]) {
+            if !kept[j] {
+                kept[j] = true;
+                work.extend(facts[j].iter().filter(|d| !reached.contains(*d)).cloned());
+            }
+        }
+    }
+    kept
 }
 
 /// The conjuncts of `f`: its top-level conjunctions taken apart, and an implication whose
