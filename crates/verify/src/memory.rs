@@ -12,7 +12,7 @@
 
 use crate::term::{bv_const, resize};
 use std::rc::Rc;
-use z3::ast::{Array, Ast, Bool, BV};
+use z3::ast::{Array, Ast, Bool, Dynamic, BV};
 use z3::{Context, Sort};
 
 /// An array term and its granularity in bytes.
@@ -211,6 +211,19 @@ pub struct Log<'ctx> {
 }
 
 impl<'ctx> Log<'ctx> {
+    /// Its fields as terms: `has`, `who`, `off`, `width`, `value`, `changed`, then `pending`.
+    pub fn fields(&self) -> [Dynamic<'ctx>; 7] {
+        [
+            Dynamic::from_ast(&self.has),
+            Dynamic::from_ast(&self.who),
+            Dynamic::from_ast(&self.off),
+            Dynamic::from_ast(&self.width),
+            Dynamic::from_ast(&self.value),
+            Dynamic::from_ast(&self.changed),
+            Dynamic::from_ast(&self.pending),
+        ]
+    }
+
     pub fn empty(ctx: &'ctx Context, value_bits: u32) -> Log<'ctx> {
         Log {
             has: Bool::from_bool(ctx, false),

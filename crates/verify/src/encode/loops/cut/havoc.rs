@@ -62,15 +62,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 z3::ast::Bool::from_bool(self.ctx, false)
             },
         };
-        self.log_fields.extend([
-            Dynamic::from_ast(&log.has),
-            Dynamic::from_ast(&log.off),
-            Dynamic::from_ast(&log.width),
-            Dynamic::from_ast(&log.value),
-            Dynamic::from_ast(&log.changed),
-            Dynamic::from_ast(&log.who),
-            Dynamic::from_ast(&log.pending),
-        ]);
+        self.log_fields.extend(log.fields());
         log
     }
 
@@ -100,16 +92,9 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 &h.changed.implies(&p.changed),
             ],
         );
-        // The log's own fields are the ones being described: they stay.
-        let own: Vec<Dynamic<'ctx>> = [
-            Dynamic::from_ast(&h.has),
-            Dynamic::from_ast(&h.who),
-            Dynamic::from_ast(&h.off),
-            Dynamic::from_ast(&h.width),
-            Dynamic::from_ast(&h.value),
-            Dynamic::from_ast(&h.changed),
-        ]
-        .into();
+        // The log's own fields are the ones being described: they stay (all but `pending`,
+        // which the ghost iteration renames).
+        let own: Vec<Dynamic<'ctx>> = h.fields()[..6].to_vec();
         let mut described: Vec<(usize, Bool<'ctx>)> = vec![];
         let mut offsets: Vec<(BV<'ctx>, u32)> = vec![];
         for i in lo..hi {
