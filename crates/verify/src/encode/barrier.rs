@@ -4,7 +4,9 @@
 //! A barrier whose guard is on and that both threads reach clears thread 1's logs for the
 //! memory its fences order (block barriers: only for threads of one group) and havocs the
 //! equality-abstracted arrays other threads may have written; one that a single thread of a
-//! pair in its scope reaches is barrier divergence.
+//! pair in its scope reaches is barrier divergence. What follows a barrier assumes it did not
+//! diverge (an assertion holds after it, as in Boogie): a divergent barrier fails its own
+//! property, so the kernel is not verified either way.
 //!
 //! Tile barriers (CUDA `__syncwarp(mask)`, cooperative groups' tile `sync()`; [`Scope::Tile`])
 //! are [`Encoder::tile_barrier`]: the block barrier's rules restricted to the pairs of one tile
@@ -38,6 +40,13 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // Barrier divergence: one thread of the pair reaches it, the other does not.
         let div = and(ctx, &[self.state.ok(), &guard, &scope_pair, &pred[0].xor(&pred[1])]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
+        // What follows may assume the barrier was not divergent (GPUVerify's barrier is a
+        // call whose `requires` is asserted, and then holds, as every Boogie assertion does):
+        // if it may be, this property fails and the kernel is not verified. Without it, a
+        // later race query had to prove that thread 1 reached the barrier that cleared its
+        // logs (mri-gridding's `gridding`: a timeout, then 0.2 s).
+        let diverged = and(ctx, &[&guard, &scope_pair, &pred[0].xor(&pred[1])]);
+        self.state.assume(&diverged.not());
         // A log is cleared when both threads reach the barrier and the fences of the thread
         // whose log it is (thread 1) order its memory: GPUVerify's rule for dynamic flags (the
         // suite's inter_group_and_barrier_flag_tests rely on it). OpenCL requires the same
@@ -207,8 +216,11 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         let mismatch = and(ctx, &[&pred[0], &pred[1], &Bool::or(ctx, &[&waits[0], &waits[1]]), &same_mask.not()]);
         let in_tile = Bool::and(ctx, &[&same_tile, &or(ctx, &[&only(0), &only(1), &mismatch])]);
         let unnamed = |t: usize| Bool::and(ctx, &[&pred[t], &own[t].not()]);
-        let div = and(ctx, &[self.state.ok(), &guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
+        let diverged = and(ctx, &[&guard, &or(ctx, &[&in_tile, &unnamed(0), &unnamed(1)])]);
+        let div = and(ctx, &[self.state.ok(), &diverged]);
         self.record_barrier(inst, bar, pred, &lf, &gf, Some(div));
+        // What follows may assume it was not divergent (as for block barriers).
+        self.state.assume(&diverged.not());
         // The pair is ordered: both reach it, in one tile, each naming both, with one mask.
         let sync = and(ctx, &[&guard, &pred[0], &pred[1], &same_tile, &own[0], &own[1], &waits[0], &waits[1], &same_mask]);
         let clear_local = Bool::and(ctx, &[&sync, &lf[0]]);
