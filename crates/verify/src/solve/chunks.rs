@@ -108,7 +108,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // not prepared (a property before it was not refuted).
         let mut answers: Vec<Option<(memo::Answered, memo::Key)>> = Vec::with_capacity(m);
         let stops: Vec<AtomicBool> = (0..m).map(|_| AtomicBool::new(false)).collect();
-        let results: Vec<std::sync::Mutex<Option<(bool, u32)>>> = (0..m).map(|_| std::sync::Mutex::new(None)).collect();
+        let results: Vec<std::sync::Mutex<Option<(bool, u32, std::time::Duration)>>> =
+            (0..m).map(|_| std::sync::Mutex::new(None)).collect();
         let opts = self.opts.clone();
         let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, apart::Detached)>(threads);
         let queue = std::sync::Mutex::new(queue);
@@ -122,13 +123,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         continue;
                     }
                     let mut stats = Stats::default();
+                    let started = Instant::now();
                     let refuted = matches!(call.solve(opts, &mut stats, None, true, &stops[j]), Ok(Some(SatResult::Unsat)));
                     if !refuted {
                         for stop in &stops[j + 1..] {
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
-                    *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some((refuted, stats.solver_calls));
+                    *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some((refuted, stats.solver_calls, started.elapsed()));
                 });
             }
             for j in 0..m {
@@ -149,20 +151,27 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         });
         self.stats.solve_time += t0.elapsed();
         let kept = self.memo.kept.clone();
+        let debug = std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some();
         // Not prepared: after one that was not refuted.
         let mut first = if answers.len() < m { a + answers.len() } else { n };
         for (j, answer) in answers.into_iter().enumerate() {
             let result = results[j].lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some((_, calls)) = result {
+            if let Some((refuted, calls, took)) = result {
                 self.stats.solver_calls += calls;
+                if debug {
+                    let p = self.queries[q].props[a + j];
+                    let kind: String = format!("{:?}", self.enc.obligations.props()[p].kind).chars().take(100).collect();
+                    let answer = if refuted { "refuted" } else { "not refuted" };
+                    eprintln!("query:     property {} alone took {:.3}s: {answer} ({kind})", a + j, took.as_secs_f64());
+                }
             }
             let Some((answered, key)) = answer else { continue };
             match result {
-                Some((true, _)) => self.memo.record_unsat(answered, key, &kept),
+                Some((true, _, _)) => self.memo.record_unsat(answered, key, &kept),
                 _ => first = first.min(a + j),
             }
         }
-        if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
+        if debug {
             eprintln!("query:   properties {a}..{n} side by side took {:.3}s: refuted up to {first}", t0.elapsed().as_secs_f64());
         }
         first
