@@ -226,11 +226,7 @@ impl ApartSolver {
         self.cell_mut().with_dependent_mut(|fresh, solvers| {
             let a: Vec<Bool<'_>> = assumptions.iter().map(|x| x.translate(fresh)).collect();
             if let Some(path) = dump {
-                let mut text = solvers.solver.to_string();
-                for x in &a {
-                    text.push_str(&format!("(assert {x})\n"));
-                }
-                let _ = std::fs::write(path, text);
+                write_problem(&path, &solvers.solver, &a);
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
             let (r, by_fallback) =
@@ -301,6 +297,12 @@ impl Detached {
         Detached { cell }
     }
 
+    /// Writes the call to `path` as an SMT-LIB problem, its assumptions asserted (for
+    /// debugging, as [`ApartSolver::check`]'s `dump`).
+    pub fn dump(&self, path: &std::path::Path) {
+        self.cell.with_dependent(|_, p| write_problem(path, &p.solvers.solver, &p.assumptions));
+    }
+
     /// The model of the last solve, when it was satisfiable, translated into `ctx` (on the
     /// thread that owns `ctx`).
     pub fn model<'ctx>(&self, ctx: &'ctx Context) -> Option<Model<'ctx>> {
@@ -333,6 +335,16 @@ impl Detached {
             Ok(r)
         })
     }
+}
+
+/// Writes what `solver` holds to `path` as an SMT-LIB problem, `assumptions` asserted after it
+/// (add `(check-sat)` to replay it with Z3's CLI); a write that fails is ignored (debugging).
+fn write_problem(path: &std::path::Path, solver: &Solver<'_>, assumptions: &[Bool<'_>]) {
+    let mut text = solver.to_string();
+    for x in assumptions {
+        text.push_str(&format!("(assert {x})\n"));
+    }
+    let _ = std::fs::write(path, text);
 }
 
 /// Solves `asserted` under `assumptions` on a new [`ApartSolver`] (see

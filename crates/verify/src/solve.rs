@@ -537,20 +537,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let (answered, slice, key) = self.slice_unless_known(q, sel)?;
         let (mut asserted, assumptions, violated) = Self::first_attempt(self.ctx, &self.enc, &self.queries[q], base, sel, &slice);
         asserted.push(&violated);
+        let call = apart::Detached::new(&asserted, &assumptions);
         // For debugging: SYNCFIX_DUMP_QUERIES=DIR writes each such call as
         // DIR/side.<query>.<first property>.smt2 (its assumptions asserted).
         if let Some(dir) = std::env::var_os("SYNCFIX_DUMP_QUERIES") {
-            let solver = z3::Solver::new(self.ctx);
-            for f in &asserted {
-                solver.assert(f);
-            }
-            let mut text = solver.to_string();
-            for x in &assumptions {
-                text.push_str(&format!("(assert {x})\n"));
-            }
-            let _ = std::fs::write(std::path::PathBuf::from(dir).join(format!("side.{q}.{}.smt2", sel.range().start)), text);
+            call.dump(&std::path::PathBuf::from(dir).join(format!("side.{q}.{}.smt2", sel.range().start)));
         }
-        Some((answered, key, apart::Detached::new(&asserted, &assumptions)))
+        Some((answered, key, call))
     }
 
     /// The properties `sel` of query `q`: what their answer is of, their slice of the
