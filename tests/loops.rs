@@ -36,6 +36,28 @@ fn ppcg_counters_keep_their_congruence() {
     assert!(out.contains("possible write-write race on B["), "{out}");
 }
 
+/// A function-wide invariant on a race log that a loop's iteration may set at either of two
+/// reads (the loop head's specs are evaluated once per access the log may hold: `log_cases`):
+/// proved as written, and not maintained when either read is of another column (one that no
+/// thread writes, so that the kernel has no race).
+#[test]
+fn function_wide_invariant_over_each_logged_read() {
+    let d = tempfile::tempdir().unwrap();
+    let text = data("function_wide_read_log.cl");
+    let launch = ["--local_size=[32]", "--num_groups=[1]"];
+    std::fs::write(d.path().join("k.cl"), &text).unwrap();
+    let (code, out) = verify(d.path(), "k.cl", &launch);
+    assert_eq!(code, 0, "{out}");
+    for (from, to) in [("A[(c + 1) * n + t]", "A[(c + 1) * n + t + 32]"), ("A[(c + 2) * n + t]", "A[(c + 2) * n + t + 32]")] {
+        let wrong = text.replace(from, to);
+        assert_ne!(wrong, text);
+        std::fs::write(d.path().join("wrong.cl"), &wrong).unwrap();
+        let (code, out) = verify(d.path(), "wrong.cl", &launch);
+        assert_ne!(code, 0, "{from} -> {to}: {out}");
+        assert!(out.contains("loop invariant might not be maintained by the loop"), "{from} -> {to}: {out}");
+    }
+}
+
 fn data(file: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file)).unwrap()
 }

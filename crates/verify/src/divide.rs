@@ -25,7 +25,7 @@ use z3::ast::{Bool, BV};
 use z3::Context;
 
 /// Which operation: LLVM's `udiv`, `sdiv`, `urem` or `srem`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DivOp {
     UDiv,
     SDiv,

@@ -266,7 +266,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             },
         };
         let Term::V(x) = self.value(t, lhs) else { return None };
-        let (r, def) = crate::divide::by_constant(self.ctx, div, &x, divisor, |w| self.symbols.fresh_bv("quotient", w))?;
+        let (r, def) = self.symbols.divide_by_constant(div, &x, divisor)?;
         if let Some(def) = def {
             self.state.assume(&def);
         }

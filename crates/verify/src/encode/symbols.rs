@@ -38,6 +38,12 @@ pub(crate) struct Symbols<'ctx> {
     /// While loop bodies are encoded, the fresh constants they create (a cut's ghost copy of
     /// an earlier iteration renames them), innermost last.
     frames: Vec<Vec<Dynamic<'ctx>>>,
+    /// The divisions by a constant made so far without a divider ([`crate::divide`]), by
+    /// operation, dividend and divisor: their result and the fresh quotient's definition. The
+    /// same division of the same term reads the same quotient, so that a formula evaluated
+    /// twice on one state is the same term twice (a loop's invariant at its head and in the
+    /// case of an iteration that logged nothing: `loops/head.rs`).
+    quotients: std::collections::HashMap<(crate::divide::DivOp, BV<'ctx>, u64), (BV<'ctx>, Option<Bool<'ctx>>)>,
 }
 
 impl<'ctx> Symbols<'ctx> {
@@ -66,6 +72,7 @@ impl<'ctx> Symbols<'ctx> {
             uninterpreted: BTreeMap::new(),
             fresh: 0,
             frames: Vec::new(),
+            quotients: Default::default(),
         }
     }
 
@@ -257,6 +264,22 @@ impl<'ctx> Symbols<'ctx> {
         for (f, n) in self.frames.iter_mut().zip(mark) {
             f.truncate(n);
         }
+        // A quotient made since is no longer recorded where a ghost copy would rename it.
+        self.quotients.clear();
+    }
+
+    /// `x op d` by the constant `d` without a divider ([`crate::divide::by_constant`]): the
+    /// result and the definition of its fresh quotient, the same ones for the same `op`, `x`
+    /// and `d` (the definition holds of exactly one quotient for each `x`, so sharing it
+    /// excludes nothing). `None` where the divider is kept.
+    pub(super) fn divide_by_constant(&mut self, op: crate::divide::DivOp, x: &BV<'ctx>, d: u64) -> Option<(BV<'ctx>, Option<Bool<'ctx>>)> {
+        let key = (op, x.clone(), d);
+        if let Some(r) = self.quotients.get(&key) {
+            return Some(r.clone());
+        }
+        let r = crate::divide::by_constant(self.ctx, op, x, d, |w| self.fresh_bv("quotient", w))?;
+        self.quotients.insert(key, r.clone());
+        Some(r)
     }
 }
 

@@ -4,10 +4,25 @@
 //! iteration.
 
 use crate::encode::{Encoder, PropKind};
+use crate::memory::AccessKind;
 use crate::term::{and, Term};
 use crate::VerifyError;
-use syncfix_kir::{AssertKind, InstId, InstKind, LoopId};
-use z3::ast::Bool;
+use syncfix_kir::{AssertKind, InstId, InstKind, LogQuery, LoopId, ObjectId, Operand};
+use z3::ast::{Ast, Bool, BV};
+use z3::DeclKind;
+
+/// The most cases a loop head's specs are evaluated in ([`Encoder::log_cases`]).
+const MAX_LOG_CASES: usize = 16;
+
+/// A race log whose offset is a choice between accesses (`Encoder::log_cases`).
+struct LogSplit<'ctx> {
+    object: ObjectId,
+    kind: AccessKind,
+    /// The conditions and offsets, outermost first.
+    cases: Vec<(Bool<'ctx>, BV<'ctx>)>,
+    /// The offset when no case holds.
+    base: BV<'ctx>,
+}
 
 /// A user's invariant or candidate at a loop head, evaluated on one state.
 #[derive(Clone, Debug)]
@@ -74,21 +89,40 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             Some((all, _, _)) => all.clone(),
             None => info.spec_prefix.clone(),
         };
+        // The logs' offsets split into the accesses an iteration may have logged
+        // (`log_cases`), unless the loop's condition reads them.
+        let guard_reads_log =
+            guard.as_ref().is_some_and(|(_, c, _)| matches!(c, Operand::Value(v) if self.analysis.log_dependent.contains(v)));
+        // Nor when the header does more than compute values and specs (an assertion or an
+        // assumption, which each case would repeat).
+        let only_values = insts.iter().all(|&i| {
+            let inst = &self.kernel.insts[i];
+            inst.width > 0
+                || matches!(
+                    inst.kind,
+                    InstKind::Anchor(_) | InstKind::Candidate { .. } | InstKind::Assert { kind: AssertKind::LoopInvariant, .. }
+                )
+        });
+        let splits = if guard_reads_log || !only_values { vec![] } else { self.log_cases(&insts) };
         let mut out = vec![];
-        for inst in insts {
+        for &inst in &insts {
             match self.kernel.insts[inst].kind.clone() {
                 InstKind::Assert { cond, global, kind: AssertKind::LoopInvariant } => {
                     let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
-                    let c = (0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect();
-                    out.push(SpecValue { inst, candidate: false, global, cond: c });
+                    out.push(SpecValue { inst, candidate: false, global, cond: vec![Bool::from_bool(ctx, true); n] });
                 }
                 InstKind::Candidate { cond } => {
                     let n = self.threads_for(cond);
-                    let c = (0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect();
-                    out.push(SpecValue { inst, candidate: true, global: false, cond: c });
+                    out.push(SpecValue { inst, candidate: true, global: false, cond: vec![Bool::from_bool(ctx, true); n] });
                 }
-                _ => self.exec_inst(inst, pred)?,
+                // Split, what does not read a log is the same in every case: evaluated once.
+                _ if !splits.is_empty() && !self.analysis.log_dependent.contains(&inst) => self.exec_inst(inst, pred)?,
+                _ => {}
             }
+        }
+        let conds = self.eval_specs_split(&splits, !splits.is_empty(), &insts, pred)?;
+        for (s, c) in out.iter_mut().zip(conds) {
+            s.cond = c;
         }
         let stay = guard.map(|(_, cond, stays)| {
             std::array::from_fn(|t| {
@@ -102,6 +136,104 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         });
         self.state.restore_values(saved);
         Ok((out, stay))
+    }
+
+    /// The race logs whose offsets the specs in `insts` read and that are a choice between
+    /// accesses (`ite(c1, e1, ite(c2, e2, base))`: the accesses an iteration may have logged,
+    /// then the log at the head): (object, kind, the cases, the base). A spec over such an
+    /// offset is evaluated once per case and the results chosen by the same conditions
+    /// (`eval_specs_split`), the same formula with the `ite` lifted above it. PPCG's
+    /// function-wide invariants (`__read_implies(table, ... / n ... % n ...)`) then hold at
+    /// the end of an iteration that logged nothing by the very term assumed at the head, where
+    /// over the `ite` the solver had to prove two divider circuits equal (PolyBench's
+    /// nussinov `kernel2`: 38–45 s a property). At most [`MAX_LOG_CASES`] cases in all.
+    fn log_cases(&self, insts: &[InstId]) -> Vec<LogSplit<'ctx>> {
+        let mut out: Vec<LogSplit<'ctx>> = vec![];
+        let mut combos = 1usize;
+        for &i in insts {
+            let InstKind::LogQuery { object, kind, query: LogQuery::OffsetBytes } = self.kernel.insts[i].kind else { continue };
+            let kind = AccessKind::of_log(kind);
+            if out.iter().any(|s| s.object == object && s.kind == kind) {
+                continue;
+            }
+            let Some(logs) = self.state.logs(object) else { continue };
+            let mut cases = vec![];
+            let mut cur = logs.get(kind).off.clone();
+            while cur.is_app() && cur.decl().kind() == DeclKind::ITE && combos * (cases.len() + 2) <= MAX_LOG_CASES {
+                let (Some(c), Some(a), Some(b)) = (
+                    cur.nth_child(0).and_then(|c| c.as_bool()),
+                    cur.nth_child(1).and_then(|c| c.as_bv()),
+                    cur.nth_child(2).and_then(|c| c.as_bv()),
+                ) else {
+                    break;
+                };
+                cases.push((c, a));
+                cur = b;
+            }
+            if !cases.is_empty() {
+                combos *= cases.len() + 1;
+                out.push(LogSplit { object, kind, cases, base: cur });
+            }
+        }
+        out
+    }
+
+    /// The conditions of the specs in `insts` (per spec, per thread it is about), with each
+    /// log of `splits` set to each of its cases in turn and the results chosen by the cases'
+    /// conditions; the instructions that read a log are evaluated again for each case (when
+    /// `split`: the others were evaluated once by the caller; else every instruction, in
+    /// order).
+    fn eval_specs_split(
+        &mut self,
+        splits: &[LogSplit<'ctx>],
+        split: bool,
+        insts: &[InstId],
+        pred: &[Bool<'ctx>; 2],
+    ) -> Result<Vec<Vec<Bool<'ctx>>>, VerifyError> {
+        let ctx = self.ctx;
+        let Some((first, rest)) = splits.split_first() else {
+            // Unsplit, every instruction in order; split, those that read a log (the others
+            // were evaluated once by the caller).
+            let mut conds = vec![];
+            for &inst in insts {
+                match self.kernel.insts[inst].kind.clone() {
+                    InstKind::Assert { cond, kind: AssertKind::LoopInvariant, .. } => {
+                        let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
+                        conds.push((0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect());
+                    }
+                    InstKind::Candidate { cond } => {
+                        let n = self.threads_for(cond);
+                        conds.push((0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect());
+                    }
+                    _ if !split || self.analysis.log_dependent.contains(&inst) => self.exec_inst(inst, pred)?,
+                    _ => {}
+                }
+            }
+            return Ok(conds);
+        };
+        let log = |s: &mut Self, off: &BV<'ctx>| {
+            if let Some(logs) = s.state.logs_mut(first.object) {
+                logs.get_mut(first.kind).off = off.clone();
+            }
+        };
+        let whole = self.state.logs(first.object).map(|l| l.get(first.kind).off.clone());
+        log(self, &first.base);
+        let mut result = self.eval_specs_split(rest, split, insts, pred)?;
+        for (c, e) in first.cases.iter().rev() {
+            log(self, e);
+            let then = self.eval_specs_split(rest, split, insts, pred)?;
+            for (r, t) in result.iter_mut().zip(then) {
+                for (x, y) in r.iter_mut().zip(t) {
+                    if *x != y {
+                        *x = c.ite(&y, x);
+                    }
+                }
+            }
+        }
+        if let Some(w) = whole {
+            log(self, &w);
+        }
+        Ok(result)
     }
 
     /// Checks the user's invariants on a view: on entry (`first_iteration`) or at the end of an
