@@ -97,27 +97,21 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         // assumption, which each case would repeat).
         let only_values = insts.iter().all(|&i| {
             let inst = &self.kernel.insts[i];
-            inst.width > 0
-                || matches!(
-                    inst.kind,
-                    InstKind::Anchor(_) | InstKind::Candidate { .. } | InstKind::Assert { kind: AssertKind::LoopInvariant, .. }
-                )
+            inst.width > 0 || matches!(inst.kind, InstKind::Anchor(_)) || self.spec_cond(&inst.kind).is_some()
         });
         let splits = if guard_reads_log || !only_values { vec![] } else { self.log_cases(&insts) };
         let mut out = vec![];
         for &inst in &insts {
-            match self.kernel.insts[inst].kind.clone() {
-                InstKind::Assert { cond, global, kind: AssertKind::LoopInvariant } => {
-                    let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
-                    out.push(SpecValue { inst, candidate: false, global, cond: vec![Bool::from_bool(ctx, true); n] });
-                }
-                InstKind::Candidate { cond } => {
-                    let n = self.threads_for(cond);
-                    out.push(SpecValue { inst, candidate: true, global: false, cond: vec![Bool::from_bool(ctx, true); n] });
-                }
+            let kind = &self.kernel.insts[inst].kind;
+            if self.spec_cond(kind).is_some() {
+                let (candidate, global) = match *kind {
+                    InstKind::Assert { global, .. } => (false, global),
+                    _ => (true, false),
+                };
+                out.push(SpecValue { inst, candidate, global, cond: vec![] });
+            } else if !splits.is_empty() && !self.analysis.log_dependent.contains(&inst) {
                 // Split, what does not read a log is the same in every case: evaluated once.
-                _ if !splits.is_empty() && !self.analysis.log_dependent.contains(&inst) => self.exec_inst(inst, pred)?,
-                _ => {}
+                self.exec_inst(inst, pred)?;
             }
         }
         let conds = self.eval_specs_split(&splits, !splits.is_empty(), &insts, pred)?;
@@ -136,6 +130,18 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
         });
         self.state.restore_values(saved);
         Ok((out, stay))
+    }
+
+    /// A user's loop invariant or candidate: its condition and how many threads it is about
+    /// (thread 1 alone with `--asymmetric-asserts`, or for a condition over the race log).
+    fn spec_cond(&self, kind: &InstKind) -> Option<(Operand, usize)> {
+        match *kind {
+            InstKind::Assert { cond, kind: AssertKind::LoopInvariant, .. } => {
+                Some((cond, if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) }))
+            }
+            InstKind::Candidate { cond } => Some((cond, self.threads_for(cond))),
+            _ => None,
+        }
     }
 
     /// The race logs whose offsets the specs in `insts` read and that are a choice between
@@ -196,17 +202,10 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
             // were evaluated once by the caller).
             let mut conds = vec![];
             for &inst in insts {
-                match self.kernel.insts[inst].kind.clone() {
-                    InstKind::Assert { cond, kind: AssertKind::LoopInvariant, .. } => {
-                        let n = if self.opts.asymmetric_asserts { 1 } else { self.threads_for(cond) };
-                        conds.push((0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect());
-                    }
-                    InstKind::Candidate { cond } => {
-                        let n = self.threads_for(cond);
-                        conds.push((0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect());
-                    }
-                    _ if !split || self.analysis.log_dependent.contains(&inst) => self.exec_inst(inst, pred)?,
-                    _ => {}
+                if let Some((cond, n)) = self.spec_cond(&self.kernel.insts[inst].kind) {
+                    conds.push((0..n).map(|t| self.value(t, cond).to_bool(ctx)).collect());
+                } else if !split || self.analysis.log_dependent.contains(&inst) {
+                    self.exec_inst(inst, pred)?;
                 }
             }
             return Ok(conds);
