@@ -322,13 +322,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
 }
 
 /// How long a round may spend on the disjunction of a group's checks before they are solved
-/// one at a time (in resource units; capped at three times as long in wall-clock time, at
-/// least 1 s: `run_check`). A third of a second: Parboil's mri-gridding has five groups
-/// whose first disjunction ran out, each after 3 s of wall time with a 1 s budget (its
-/// resource units run slow), and whose checks one at a time then took 1–4 s; with this budget
-/// its Houdini ends about 10 s sooner (45 → 33 s, three rounds alternating on 2026-12-03),
-/// while the other slow kernels and GPUVerify's suite gave the same verdicts and solver calls.
-const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_millis(340);
+/// one at a time.
+const DISJUNCTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The budget of one candidate's check on its own (in Z3 resource units, see
 /// `rlimit_within`): a candidate whose check runs past it is dropped, so that no single
