@@ -110,7 +110,42 @@ pub fn print_stats(t: &syncfix::Stats) {
             }
         );
     }
+    print_time_by_part(t);
 }
+
+/// `--stats`: where the solving time went, the queries (the slowest [`LISTED`]) and Houdini's
+/// loops, each by wall time, the longest first.
+fn print_time_by_part(t: &syncfix::Stats) {
+    let mut queries: Vec<&syncfix::QueryTime> = t.query_times.iter().collect();
+    queries.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    if !queries.is_empty() {
+        let shown: Vec<String> = queries
+            .iter()
+            .take(LISTED)
+            .map(|q| {
+                let times = if q.solved == 1 { String::new() } else { format!(", solved {} times", q.solved) };
+                let props = if q.properties == 1 { "property" } else { "properties" };
+                format!("{} {:.3}s ({} {props}{times})", q.label, q.ms / 1e3, q.properties)
+            })
+            .collect();
+        let rest = &queries[queries.len().min(LISTED)..];
+        let more = if rest.is_empty() {
+            String::new()
+        } else {
+            format!("; {} more, {:.3}s in all", rest.len(), rest.iter().map(|q| q.ms).sum::<f64>() / 1e3)
+        };
+        eprintln!("syncfix: stats: queries by time: {}{more}", shown.join("; "));
+    }
+    let mut loops: Vec<&syncfix::LoopTime> = t.houdini_loops.iter().collect();
+    loops.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    if !loops.is_empty() {
+        let shown: Vec<String> = loops.iter().map(|l| format!("{} {:.3}s ({} rounds)", l.label, l.ms / 1e3, l.rounds)).collect();
+        eprintln!("syncfix: stats: Houdini by loop: {}", shown.join("; "));
+    }
+}
+
+/// How many queries `--stats` names one by one.
+const LISTED: usize = 10;
 
 pub const TIMEOUT_HINT: &str = "use --timeout=N with a larger N, or --timeout=0 to disable the limit";
 

@@ -90,6 +90,46 @@ fn verified() {
     assert!(v["stats"]["total_ms"].as_f64().unwrap() >= v["stats"]["solving_ms"].as_f64().unwrap());
 }
 
+/// Where the solving time went (issue 25): each query solved, by its label, with its
+/// properties and time, and Houdini's rounds and time by loop; `--stats` prints both.
+#[test]
+fn time_by_query_and_by_loop() {
+    // Two barrier intervals with a race query each on `s`, and a loop with a barrier
+    // (Houdini's candidates).
+    let src = "__global__ void k(int *A, int n) {\n  __shared__ int s[64];\n  s[threadIdx.x] = A[threadIdx.x];\n  __syncthreads();\n  for (int i = 0; i < n; i++) {\n    A[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n    __syncthreads();\n  }\n}\n";
+    let (code, v) = cuda(src, &[]);
+    assert_eq!((code, status(&v)), (0, "verified"), "{v:#}");
+    let queries = v["stats"]["query_times"].as_array().expect("query_times");
+    assert_eq!(queries.len() as u64, v["stats"]["queries"].as_u64().unwrap(), "{v:#}");
+    for q in queries {
+        has(q, &["label", "properties", "solved", "ms"]);
+        assert_eq!(q["solved"], 1, "{q}");
+        assert!(q["properties"].as_u64().unwrap() >= 1, "{q}");
+    }
+    let labels: Vec<&str> = queries.iter().map(|q| q["label"].as_str().unwrap()).collect();
+    assert!(labels.iter().any(|l| l.starts_with("races on `s`")), "{labels:?}");
+    let slowest = v["stats"]["slowest_query_ms"].as_f64().unwrap();
+    assert_eq!(queries.iter().map(|q| q["ms"].as_f64().unwrap()).fold(0.0, f64::max), slowest, "{v:#}");
+    let loops = v["stats"]["houdini_loops"].as_array().expect("houdini_loops");
+    assert_eq!(loops.len(), 1, "{v:#}");
+    assert_eq!(loops[0]["label"], "loop 0");
+    assert_eq!(loops[0]["rounds"], v["stats"]["houdini_rounds"]);
+    assert!(loops[0]["ms"].as_f64().unwrap() <= v["stats"]["houdini_ms"].as_f64().unwrap() + 0.01, "{v:#}");
+    // The text: the same under --stats.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    let out = Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["verify", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("syncfix: stats: queries by time: "), "{text}");
+    assert!(text.contains("races on `s`"), "{text}");
+    assert!(text.contains("syncfix: stats: Houdini by loop: loop 0 "), "{text}");
+}
+
 #[test]
 fn bounded_is_not_verified() {
     let src = "__global__ void k(int *A) { for (int i = 0; i < 100; i++) A[threadIdx.x] = i; }\n";

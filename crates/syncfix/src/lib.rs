@@ -54,7 +54,7 @@ pub use results::{
     Applicability, BarrierScope, ChangeInfo, ChangeKind, KernelRepair, Removal, RepairReport, RepairStatus, Site, Status, VerifierCallInfo,
 };
 pub use source::{decode_source, encode_source, Encoding, SourceError};
-pub use stats::Stats;
+pub use stats::{LoopTime, QueryTime, Stats};
 
 use error::StageError;
 use options::Stages;

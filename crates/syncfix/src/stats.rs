@@ -26,6 +26,14 @@ pub struct Stats {
     /// object, one solver call each), and the slowest: its label and time.
     pub queries: u32,
     pub slowest_query: Option<(String, Duration)>,
+    /// Where the solving time went, query by query: each query's label (the barrier interval,
+    /// and the array for a race query), its properties, how many times it was solved (once
+    /// per verifier call that solved it) and its wall time in all, in the order first
+    /// solved.
+    pub query_times: Vec<QueryTime>,
+    /// Houdini's rounds and their wall time by loop (`loop N`, the kernel's loops numbered as
+    /// `--emit=kir` prints them), in the order first solved.
+    pub houdini_loops: Vec<LoopTime>,
     /// Solver calls repeated with every assumption of the kernel, because the model of the
     /// call with those of its cone of influence only broke one left out.
     pub cone_fallbacks: u32,
@@ -86,6 +94,12 @@ impl Stats {
         self.houdini_seeded += t.houdini_seeded;
         self.seed_fallbacks += t.seed_fallbacks;
         self.note_slowest(&t.slowest_query);
+        for q in &t.query_times {
+            self.note_query_ms(&q.label, q.properties, q.solved, q.ms);
+        }
+        for l in &t.houdini_loops {
+            self.note_houdini_loop(&l.label, l.rounds, l.ms);
+        }
         self.total += t.total;
         if let Some(b) = t.clang_baseline {
             self.clang_baseline = Some(self.clang_baseline.unwrap_or_default() + b);
@@ -115,6 +129,60 @@ impl Stats {
             if self.slowest_query.as_ref().is_none_or(|(_, s)| took > s) {
                 self.slowest_query = Some((label.clone(), *took));
             }
+        }
+    }
+}
+
+/// One query's line of [`Stats::query_times`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueryTime {
+    /// As `SYNCFIX_DEBUG_QUERIES` and the slowest query name it: `interval 2`, ``races on `u`,
+    /// interval 1``.
+    pub label: String,
+    /// Its properties (the most, when solved several times).
+    pub properties: usize,
+    /// How many times it was solved.
+    pub solved: u32,
+    /// Wall time, milliseconds, in all.
+    pub ms: f64,
+}
+
+/// One loop's line of [`Stats::houdini_loops`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LoopTime {
+    /// `loop N`.
+    pub label: String,
+    /// Houdini's rounds on the loop's candidates.
+    pub rounds: u32,
+    /// Their wall time, milliseconds, in all.
+    pub ms: f64,
+}
+
+impl Stats {
+    /// Adds one query solved (`properties`, in `took`) to [`Stats::query_times`].
+    pub fn note_query(&mut self, label: &str, properties: usize, solved: u32, took: Duration) {
+        self.note_query_ms(label, properties, solved, ms(took));
+    }
+
+    fn note_query_ms(&mut self, label: &str, properties: usize, solved: u32, took_ms: f64) {
+        match self.query_times.iter_mut().find(|q| q.label == label) {
+            Some(q) => {
+                q.properties = q.properties.max(properties);
+                q.solved += solved;
+                q.ms += took_ms;
+            }
+            None => self.query_times.push(QueryTime { label: label.to_string(), properties, solved, ms: took_ms }),
+        }
+    }
+
+    /// Adds `rounds` of Houdini on loop `label` (in `took_ms`) to [`Stats::houdini_loops`].
+    pub fn note_houdini_loop(&mut self, label: &str, rounds: u32, took_ms: f64) {
+        match self.houdini_loops.iter_mut().find(|l| l.label == label) {
+            Some(l) => {
+                l.rounds += rounds;
+                l.ms += took_ms;
+            }
+            None => self.houdini_loops.push(LoopTime { label: label.to_string(), rounds, ms: took_ms }),
         }
     }
 }
@@ -150,6 +218,10 @@ struct StatsJson {
     slowest_query: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     slowest_query_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    query_times: Vec<QueryTime>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    houdini_loops: Vec<LoopTime>,
     cone_fallbacks: u32,
     houdini_unproved: u32,
     houdini_reused: u32,
@@ -183,6 +255,8 @@ impl From<Stats> for StatsJson {
             queries: s.queries,
             slowest_query_ms: s.slowest_query.as_ref().map(|(_, d)| ms(*d)),
             slowest_query: s.slowest_query.map(|(label, _)| label),
+            query_times: s.query_times,
+            houdini_loops: s.houdini_loops,
             cone_fallbacks: s.cone_fallbacks,
             houdini_unproved: s.houdini_unproved,
             houdini_reused: s.houdini_reused,
@@ -215,6 +289,8 @@ impl From<StatsJson> for Stats {
             houdini_rounds: j.houdini_rounds,
             queries: j.queries,
             slowest_query: j.slowest_query.map(|label| (label, duration(j.slowest_query_ms.unwrap_or(0.0)))),
+            query_times: j.query_times,
+            houdini_loops: j.houdini_loops,
             cone_fallbacks: j.cone_fallbacks,
             houdini_unproved: j.houdini_unproved,
             houdini_reused: j.houdini_reused,

@@ -191,6 +191,23 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// of a round is made apart (`apart`): the background, the assumptions and log facts of
     /// the group's slice, and the disjunction of its checks, under `a`.
     fn houdini_round(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
+        let t0 = Instant::now();
+        let r = self.solve_houdini_round(g, a, kept);
+        // The round's wall time, by its group's loop (`Stats::houdini_loops`).
+        let l = self.houdini_groups[g].loop_id;
+        let loops = &mut self.stats.houdini_loops;
+        match loops.iter_mut().find(|(id, _, _)| *id == l) {
+            Some((_, rounds, took)) => {
+                *rounds += 1;
+                *took += t0.elapsed();
+            }
+            None => loops.push((l, 1, t0.elapsed())),
+        }
+        r
+    }
+
+    /// The work of [`Verifier::houdini_round`], which times it.
+    fn solve_houdini_round(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
         self.stats.houdini_rounds += 1;
         let ctx = self.ctx;
         let t0 = Instant::now();

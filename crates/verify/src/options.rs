@@ -213,6 +213,12 @@ pub struct Stats {
     /// object, one solver call each), and the slowest one: its label and time.
     pub queries: u32,
     pub slowest_query: Option<(String, Duration)>,
+    /// Every query solved, in the order solved: its label, its number of properties and the
+    /// wall time it took (what `--stats` lists as where the solving time went).
+    pub query_times: Vec<(String, usize, Duration)>,
+    /// Houdini's rounds and their wall time by loop (the loop of the group each round
+    /// solved), in the order first solved.
+    pub houdini_loops: Vec<(syncfix_kir::LoopId, u32, Duration)>,
     /// Solver calls repeated with every assumption because the model of a call with those of
     /// its cone of influence only violated one left out (`cone`).
     pub cone_fallbacks: u32,

@@ -576,6 +576,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if self.stats.slowest_query.as_ref().is_none_or(|(_, t)| took > *t) {
             self.stats.slowest_query = Some((self.queries[q].label.clone(), took));
         }
+        self.stats.query_times.push((self.queries[q].label.clone(), self.queries[q].props.len(), took));
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let query = &self.queries[q];
             eprintln!("query: {} ({} properties) took {:.3}s: {:?}", query.label, query.props.len(), took.as_secs_f64(), res.as_ref().ok());

@@ -119,6 +119,12 @@ pub(super) fn add_verifier_stats(t: &mut Stats, s: &syncfix_verify::Stats) {
     t.houdini_seeded += s.seeded as u32;
     t.seed_fallbacks += s.seed_fallback as u32;
     t.note_slowest(&s.slowest_query);
+    for (label, properties, took) in &s.query_times {
+        t.note_query(label, *properties, 1, *took);
+    }
+    for (l, rounds, took) in &s.houdini_loops {
+        t.note_houdini_loop(&format!("loop {l}"), *rounds, crate::stats::ms(*took));
+    }
 }
 
 /// A kernel's report, and for a race or divergence the kernel and trace to replay once every
