@@ -112,7 +112,7 @@ fn time_by_query_and_by_loop() {
     assert_eq!(queries.iter().map(|q| q["ms"].as_f64().unwrap()).fold(0.0, f64::max), slowest, "{v:#}");
     let loops = v["stats"]["houdini_loops"].as_array().expect("houdini_loops");
     assert_eq!(loops.len(), 1, "{v:#}");
-    assert_eq!(loops[0]["label"], "loop 0");
+    assert_eq!(loops[0]["label"], "loop 0 (line 5)");
     assert_eq!(loops[0]["rounds"], v["stats"]["houdini_rounds"]);
     assert!(loops[0]["ms"].as_f64().unwrap() <= v["stats"]["houdini_ms"].as_f64().unwrap() + 0.01, "{v:#}");
     // The text: the same under --stats.
@@ -127,7 +127,7 @@ fn time_by_query_and_by_loop() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("syncfix: stats: queries by time: "), "{text}");
     assert!(text.contains("races on `s`"), "{text}");
-    assert!(text.contains("syncfix: stats: Houdini by loop: loop 0 "), "{text}");
+    assert!(text.contains("syncfix: stats: Houdini by loop: loop 0 (line 5) "), "{text}");
 }
 
 #[test]

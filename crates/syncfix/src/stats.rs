@@ -31,8 +31,9 @@ pub struct Stats {
     /// per verifier call that solved it) and its wall time in all, in the order first
     /// solved.
     pub query_times: Vec<QueryTime>,
-    /// Houdini's rounds and their wall time by loop (`loop N`, the kernel's loops numbered as
-    /// `--emit=kir` prints them), in the order first solved.
+    /// Houdini's rounds and their wall time by loop (`loop N (line L)`: N the loop's number
+    /// in the kernel, as `SYNCFIX_DEBUG_HOUDINI` prints it, L the line of its header in the
+    /// user's source), in the order first solved.
     pub houdini_loops: Vec<LoopTime>,
     /// Solver calls repeated with every assumption of the kernel, because the model of the
     /// call with those of its cone of influence only broke one left out.
@@ -150,7 +151,7 @@ pub struct QueryTime {
 /// One loop's line of [`Stats::houdini_loops`].
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoopTime {
-    /// `loop N`.
+    /// `loop N (line L)`, or `loop N` when its header has no line in the user's source.
     pub label: String,
     /// Houdini's rounds on the loop's candidates.
     pub rounds: u32,
@@ -159,7 +160,8 @@ pub struct LoopTime {
 }
 
 impl Stats {
-    /// Adds one query solved (`properties`, in `took`) to [`Stats::query_times`].
+    /// Adds query `label` (of `properties`), solved `solved` times in `took` in all, to
+    /// [`Stats::query_times`].
     pub fn note_query(&mut self, label: &str, properties: usize, solved: u32, took: Duration) {
         self.note_query_ms(label, properties, solved, ms(took));
     }

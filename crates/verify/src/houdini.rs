@@ -195,15 +195,25 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let r = self.solve_houdini_round(g, a, kept);
         // The round's wall time, by its group's loop (`Stats::houdini_loops`).
         let l = self.houdini_groups[g].loop_id;
-        let loops = &mut self.stats.houdini_loops;
-        match loops.iter_mut().find(|(id, _, _)| *id == l) {
-            Some((_, rounds, took)) => {
+        match self.stats.houdini_loops.iter_mut().find(|(id, _, _, _)| *id == l) {
+            Some((_, _, rounds, took)) => {
                 *rounds += 1;
                 *took += t0.elapsed();
             }
-            None => loops.push((l, 1, t0.elapsed())),
+            None => {
+                let line = self.loop_line(l);
+                self.stats.houdini_loops.push((l, line, 1, t0.elapsed()));
+            }
         }
         r
+    }
+
+    /// The line of the user's source at loop `l`'s header: its first instruction or branch
+    /// with a location in the main file.
+    fn loop_line(&self, l: LoopId) -> Option<u32> {
+        let block = &self.kernel.blocks[self.cfg.loops[l].header];
+        let spans = block.insts.iter().map(|&i| &self.kernel.insts[i].span).chain([&block.term_span]);
+        spans.filter_map(|s| s.in_main()).map(|loc| loc.line).next()
     }
 
     /// The work of [`Verifier::houdini_round`], which times it.

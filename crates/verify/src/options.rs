@@ -217,8 +217,9 @@ pub struct Stats {
     /// wall time it took (what `--stats` lists as where the solving time went).
     pub query_times: Vec<(String, usize, Duration)>,
     /// Houdini's rounds and their wall time by loop (the loop of the group each round
-    /// solved), in the order first solved.
-    pub houdini_loops: Vec<(syncfix_kir::LoopId, u32, Duration)>,
+    /// solved, and the line of the user's source at its header, if any), in the order first
+    /// solved.
+    pub houdini_loops: Vec<(syncfix_kir::LoopId, Option<u32>, u32, Duration)>,
     /// Solver calls repeated with every assumption because the model of a call with those of
     /// its cone of influence only violated one left out (`cone`).
     pub cone_fallbacks: u32,

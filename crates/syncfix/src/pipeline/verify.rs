@@ -122,8 +122,12 @@ pub(super) fn add_verifier_stats(t: &mut Stats, s: &syncfix_verify::Stats) {
     for (label, properties, took) in &s.query_times {
         t.note_query(label, *properties, 1, *took);
     }
-    for (l, rounds, took) in &s.houdini_loops {
-        t.note_houdini_loop(&format!("loop {l}"), *rounds, crate::stats::ms(*took));
+    for (l, line, rounds, took) in &s.houdini_loops {
+        let label = match line {
+            Some(line) => format!("loop {l} (line {line})"),
+            None => format!("loop {l}"),
+        };
+        t.note_houdini_loop(&label, *rounds, crate::stats::ms(*took));
     }
 }
 
