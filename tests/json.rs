@@ -30,6 +30,20 @@ fn cuda(src: &str, extra: &[&str]) -> (i32, Value) {
     verdict("k.cu", src, &args)
 }
 
+/// Runs `syncfix verify --blockDim=64 --gridDim=1 EXTRA k.cu` (text output) on `src`.
+fn text_verdict(src: &str, extra: &[&str]) -> std::process::Output {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k.cu"), src).unwrap();
+    Command::cargo_bin("syncfix")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["verify", "--blockDim=64", "--gridDim=1"])
+        .args(extra)
+        .arg("k.cu")
+        .output()
+        .unwrap()
+}
+
 fn has(v: &Value, fields: &[&str]) {
     for f in fields {
         assert!(v.get(f).is_some(), "no `{f}` in {v:#}");
@@ -116,14 +130,7 @@ fn time_by_query_and_by_loop() {
     assert_eq!(loops[0]["rounds"], v["stats"]["houdini_rounds"]);
     assert!(loops[0]["ms"].as_f64().unwrap() <= v["stats"]["houdini_ms"].as_f64().unwrap() + 0.01, "{v:#}");
     // The text: the same under --stats.
-    let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix")
-        .unwrap()
-        .current_dir(d.path())
-        .args(["verify", "--blockDim=64", "--gridDim=1", "--stats", "k.cu"])
-        .output()
-        .unwrap();
+    let out = text_verdict(src, &["--stats"]);
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("syncfix: stats: queries by time: "), "{text}");
     assert!(text.contains("races on `s`"), "{text}");
@@ -137,14 +144,7 @@ fn bounded_is_not_verified() {
     assert_eq!((code, status(&v)), (0, "bounded"));
     assert_eq!(v["kernels"][0]["bound"], 2);
     // The text says so too: the summary line does not count it as verified.
-    let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("k.cu"), src).unwrap();
-    let out = Command::cargo_bin("syncfix")
-        .unwrap()
-        .current_dir(d.path())
-        .args(["verify", "--blockDim=64", "--gridDim=1", "--loop-unwind=2", "k.cu"])
-        .output()
-        .unwrap();
+    let out = text_verdict(src, &["--loop-unwind=2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("finished with 0 verified, 0 errors, 1 bounded"), "{text}");
     assert!(text.contains("not a proof"), "{text}");
