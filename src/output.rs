@@ -94,11 +94,13 @@ pub fn print_stats(t: &syncfix::Stats) {
     );
     if let Some((label, took)) = &t.slowest_query {
         eprintln!(
-            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, answers reused instead of solved {} (Houdini's checks) and {} (queries), race queries refuted by their offsets' stride {} and without their values {}{}",
+            "syncfix: stats: queries {}, the slowest {:.3}s ({label}), solved again with every assumption {}, candidate invariants dropped undecided {}, checks tried with their reads abstracted {} (refuted {}), answers reused instead of solved {} (Houdini's checks) and {} (queries), race queries refuted by their offsets' stride {} and without their values {}{}",
             t.queries,
             took.as_secs_f64(),
             t.cone_fallbacks,
             t.houdini_unproved,
+            t.reads_abstracted,
+            t.refuted_reads_abstracted,
             t.houdini_reused,
             t.queries_reused,
             t.queries_by_stride,

@@ -40,6 +40,10 @@ pub struct Stats {
     pub cone_fallbacks: u32,
     /// Candidate loop invariants dropped because their check ran past its budget.
     pub houdini_unproved: u32,
+    /// Houdini's checks tried again with their array reads abstracted as uninterpreted
+    /// functions after running past their budget, and of those, the ones refuted so.
+    pub reads_abstracted: u32,
+    pub refuted_reads_abstracted: u32,
     /// Houdini's checks answered from an earlier barrier assignment's instead of solved.
     pub houdini_reused: u32,
     /// Queries answered from an earlier barrier assignment's instead of solved.
@@ -88,6 +92,8 @@ impl Stats {
         self.queries += t.queries;
         self.cone_fallbacks += t.cone_fallbacks;
         self.houdini_unproved += t.houdini_unproved;
+        self.reads_abstracted += t.reads_abstracted;
+        self.refuted_reads_abstracted += t.refuted_reads_abstracted;
         self.houdini_reused += t.houdini_reused;
         self.queries_reused += t.queries_reused;
         self.queries_by_stride += t.queries_by_stride;
@@ -226,6 +232,8 @@ struct StatsJson {
     houdini_loops: Vec<LoopTime>,
     cone_fallbacks: u32,
     houdini_unproved: u32,
+    reads_abstracted: u32,
+    refuted_reads_abstracted: u32,
     houdini_reused: u32,
     queries_reused: u32,
     queries_by_stride: u32,
@@ -261,6 +269,8 @@ impl From<Stats> for StatsJson {
             houdini_loops: s.houdini_loops,
             cone_fallbacks: s.cone_fallbacks,
             houdini_unproved: s.houdini_unproved,
+            reads_abstracted: s.reads_abstracted,
+            refuted_reads_abstracted: s.refuted_reads_abstracted,
             houdini_reused: s.houdini_reused,
             queries_reused: s.queries_reused,
             queries_by_stride: s.queries_by_stride,
@@ -295,6 +305,8 @@ impl From<StatsJson> for Stats {
             houdini_loops: j.houdini_loops,
             cone_fallbacks: j.cone_fallbacks,
             houdini_unproved: j.houdini_unproved,
+            reads_abstracted: j.reads_abstracted,
+            refuted_reads_abstracted: j.refuted_reads_abstracted,
             houdini_reused: j.houdini_reused,
             queries_reused: j.queries_reused,
             queries_by_stride: j.queries_by_stride,

@@ -370,6 +370,19 @@ const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 /// its resource units did not reach the budget in that time.
 const NARROW_CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The budget of a check's first call on every assumption (capped in wall-clock time too):
+/// most checks are answered in milliseconds, and so are most whose call on a narrow slice ran
+/// out once the facts the slice left out are there (mri-gridding's "no write of `sharedBin`
+/// logged": its narrow slice ran 3 s to its cap, the whole formula took 0.02 s). One past it
+/// is tried with its reads abstracted (`reads`), and then within [`CHECK_BUDGET`].
+const SHORT_CHECK_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The budget of a check with its reads abstracted (`reads`), tried once a call of the check
+/// ran past its budget, capped in wall-clock time too: such a formula is refuted in a
+/// fraction of a second when it can be (stereoDisparity's least cost, 0.15 s against more
+/// than 11 s for the formula itself).
+const ABSTRACTED_READS_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
 fn debug() -> bool {
     std::env::var_os("SYNCFIX_DEBUG_HOUDINI").is_some()

@@ -24,6 +24,7 @@ mod memo;
 mod memory;
 mod options;
 mod query;
+mod reads;
 mod reconverge;
 mod seed;
 mod solve;

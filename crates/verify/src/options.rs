@@ -227,6 +227,11 @@ pub struct Stats {
     /// its budget (`houdini`'s `CHECK_BUDGET`): the invariant is weaker (still sound) and a
     /// race found through it may be spurious.
     pub houdini_unproved: u32,
+    /// Houdini's checks solved again with their array reads abstracted as uninterpreted
+    /// functions after a call ran past its short budget (`reads`), and of those, the ones
+    /// refuted so.
+    pub reads_abstracted: u32,
+    pub refuted_reads_abstracted: u32,
     /// Houdini's checks answered from an earlier barrier assignment's (`memo`) instead of
     /// solved.
     pub houdini_reused: u32,

@@ -112,6 +112,8 @@ pub(super) fn add_verifier_stats(t: &mut Stats, s: &syncfix_verify::Stats) {
     t.queries += s.queries;
     t.cone_fallbacks += s.cone_fallbacks;
     t.houdini_unproved += s.houdini_unproved;
+    t.reads_abstracted += s.reads_abstracted;
+    t.refuted_reads_abstracted += s.refuted_reads_abstracted;
     t.houdini_reused += s.houdini_reused;
     t.queries_reused += s.queries_reused;
     t.queries_by_stride += s.queries_by_stride;

@@ -6,7 +6,7 @@
 //! widened is what one check after the other gives (PolyBench nussinov `kernel2`: eleven
 //! checks of 1.5–3 s each in one pass).
 
-use super::{debug, CHECK_BUDGET, NARROW_CHECK_BUDGET};
+use super::{debug, ABSTRACTED_READS_BUDGET, CHECK_BUDGET, NARROW_CHECK_BUDGET, SHORT_CHECK_BUDGET};
 use crate::apart::{self, Answer, Detached};
 use crate::cone::Slice;
 use crate::memo::{Answered, Key};
@@ -34,6 +34,18 @@ struct Call<'ctx> {
     slice: Slice<'ctx>,
     key: Key,
     cond: Bool<'ctx>,
+}
+
+/// The budget of one call of a check.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Budget {
+    /// [`NARROW_CHECK_BUDGET`]: a slice that left something out.
+    Narrow,
+    /// [`SHORT_CHECK_BUDGET`]: every assumption, first (or after a narrow slice's call ran
+    /// out).
+    Short,
+    /// [`CHECK_BUDGET`]: past it the candidate is dropped.
+    Whole,
 }
 
 /// How a check solved ended.
@@ -91,7 +103,10 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 continue;
             }
             let step = self.prepare_check(g, i, round_kept);
-            self.take_step(g, i, step, a, round_kept, kept, &mut lowest, |v, call| v.solve_check(i, call, a, 0))?;
+            self.take_step(g, i, step, a, round_kept, kept, &mut lowest, |v, call| {
+                let budget = v.check_budget(&call.slice);
+                v.solve_check(i, call, a, 0, budget)
+            })?;
         }
         Ok(lowest)
     }
@@ -175,7 +190,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     Step::Solve(call) => {
                         let asserted: Vec<&Bool<'ctx>> =
                             self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).chain([&call.cond]).collect();
-                        let (rlimit, capped) = self.check_budget(&call.slice);
+                        let (rlimit, capped) = self.rlimit_of(self.check_budget(&call.slice));
                         let stop = Arc::new(AtomicBool::new(false));
                         pass.stops.push(stop.clone());
                         let k = pass.stops.len() - 1;
@@ -299,24 +314,42 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         note_drop(lowest, cand);
     }
 
-    /// A check's budget on `slice` and whether it is capped in wall-clock time too:
-    /// [`NARROW_CHECK_BUDGET`], capped, when the slice left something out (past it the check is
-    /// solved again on every assumption: `finish_check`), [`CHECK_BUDGET`] otherwise (past it
-    /// the candidate is dropped, so the budget is in resource units alone, as deterministic as
-    /// Z3 is).
-    fn check_budget(&self, slice: &crate::cone::Slice<'ctx>) -> (Option<u32>, bool) {
+    /// The budget of a check's first call on `slice`: [`Budget::Narrow`] when the slice left
+    /// something out (past it the check is solved again on every assumption:
+    /// `finish_check`), [`Budget::Short`] otherwise (past it the check is tried with its
+    /// reads abstracted, and then within [`Budget::Whole`]).
+    fn check_budget(&self, slice: &crate::cone::Slice<'ctx>) -> Budget {
         if slice.is_narrow() {
-            (crate::rlimit_within(&self.opts, NARROW_CHECK_BUDGET), true)
+            Budget::Narrow
         } else {
-            (crate::rlimit_within(&self.opts, CHECK_BUDGET), false)
+            Budget::Short
         }
     }
 
-    /// Check `i` on `call`'s slice (widened `refinements` times), on this thread.
-    fn solve_check(&mut self, i: usize, call: &Call<'ctx>, a: &[Bool<'ctx>], refinements: usize) -> Result<Option<Answer<'ctx>>, Verdict> {
+    /// `budget` in Z3's resource units, and whether it is capped in wall-clock time too
+    /// (`run_check`): all but [`Budget::Whole`], whose end drops the candidate, so that it is in
+    /// resource units alone, as deterministic as Z3 is.
+    fn rlimit_of(&self, budget: Budget) -> (Option<u32>, bool) {
+        match budget {
+            Budget::Narrow => (crate::rlimit_within(&self.opts, NARROW_CHECK_BUDGET), true),
+            Budget::Short => (crate::rlimit_within(&self.opts, SHORT_CHECK_BUDGET), true),
+            Budget::Whole => (crate::rlimit_within(&self.opts, CHECK_BUDGET), false),
+        }
+    }
+
+    /// Check `i` on `call`'s slice (widened `refinements` times), on this thread, within
+    /// `budget`.
+    fn solve_check(
+        &mut self,
+        i: usize,
+        call: &Call<'ctx>,
+        a: &[Bool<'ctx>],
+        refinements: usize,
+        budget: Budget,
+    ) -> Result<Option<Answer<'ctx>>, Verdict> {
         let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
         asserted.push(&call.cond);
-        let (rlimit, capped) = self.check_budget(&call.slice);
+        let (rlimit, capped) = self.rlimit_of(budget);
         let t0 = Instant::now();
         // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i> (.widerN: its
         // slice widened N times).
@@ -329,6 +362,31 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             self.debug_check(i, t0.elapsed(), &answer);
         }
         answer
+    }
+
+    /// Whether check `i` on `call`'s slice is refuted with its reads abstracted as
+    /// uninterpreted functions ([`crate::reads`]), within [`ABSTRACTED_READS_BUDGET`]
+    /// (capped in wall-clock time too): an answer for the check itself, the abstraction being
+    /// weaker than the formula. `Err` only when the time is up.
+    fn refuted_with_reads_abstracted(&mut self, i: usize, call: &Call<'ctx>, a: &[Bool<'ctx>]) -> Result<bool, Verdict> {
+        let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
+        asserted.push(&call.cond);
+        let Some(abstracted) = crate::reads::reads_as_functions(&asserted) else { return Ok(false) };
+        let abstracted: Vec<&Bool<'ctx>> = abstracted.iter().collect();
+        let rlimit = crate::rlimit_within(&self.opts, ABSTRACTED_READS_BUDGET);
+        let t0 = Instant::now();
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &abstracted, &[], rlimit, true, None);
+        let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
+        if debug() {
+            let what = &self.enc.invariants.candidates()[self.cand_of(i)].what;
+            eprintln!("houdini:   check {i} ({what}) with its reads abstracted took {:.3}s: refuted {refuted}", t0.elapsed().as_secs_f64());
+        }
+        self.stats.reads_abstracted += 1;
+        self.stats.refuted_reads_abstracted += refuted as u32;
+        match answer {
+            Err(Verdict::Timeout) => Err(Verdict::Timeout),
+            _ => Ok(refuted),
+        }
     }
 
     /// `SYNCFIX_DEBUG_HOUDINI`: check `i`'s answer and time.
@@ -354,6 +412,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let mut call = *call;
         let mut refinements = 0;
         let mut answer = first;
+        // The budget of the call that gave `answer`.
+        let mut budget = self.check_budget(&call.slice);
         let ended = loop {
             match answer {
                 Err(v) => break Err(v),
@@ -370,11 +430,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     self.stats.cone_fallbacks += 1;
                     refinements += 1;
                     call.slice = w;
+                    budget = self.check_budget(&call.slice);
                 }
                 Ok(Some((_, None))) => break Err(Verdict::Unknown("the SMT solver returned no model".into())),
-                Ok(None) if call.slice.is_narrow() => {
+                Ok(None) if budget == Budget::Narrow => {
                     // A narrow slice's call past its budget: solved again on every
-                    // assumption (`NARROW_CHECK_BUDGET`).
+                    // assumption (`NARROW_CHECK_BUDGET`), first within the short budget.
                     let check = &self.enc.invariants.checks()[i];
                     let ok = check.ok.clone();
                     let group = &self.houdini_groups[g];
@@ -382,10 +443,20 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     call.slice = self.enc.assumptions.borrow_mut().slice(&[&call.cond], &[&ok], group.logs, group.stamp, Some(&every));
                     self.stats.cone_fallbacks += 1;
                     refinements += 1;
+                    budget = Budget::Short;
+                }
+                Ok(None) if budget == Budget::Short => {
+                    // Past the short budget too: tried with its reads abstracted (`reads`),
+                    // then within the whole budget.
+                    if self.refuted_with_reads_abstracted(i, &call, a)? {
+                        answer = Ok(Some((SatResult::Unsat, None)));
+                        continue;
+                    }
+                    budget = Budget::Whole;
                 }
                 Ok(None) => {
-                    // Not decided within the budget: the candidate is dropped as if it were
-                    // violated (the fixpoint stays inductive, only weaker).
+                    // Not decided within the whole budget: the candidate is dropped as if it
+                    // were violated (the fixpoint stays inductive, only weaker).
                     let key = if refinements == 0 { call.key } else { self.memo.key(&self.enc, &call.slice.facts, &[&call.cond]) };
                     self.memo.record_undecided(Answered::Check(i), key, round_kept);
                     self.undecided.insert(self.cand_shape(i));
@@ -397,7 +468,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     break Ok(Ended::Undecided(cand));
                 }
             }
-            answer = self.solve_check(i, &call, a, refinements);
+            answer = self.solve_check(i, &call, a, refinements, budget);
         };
         // The group's later checks start from this one's widening.
         if let Some(w) = call.slice.widened() {
