@@ -22,6 +22,12 @@ const SMALL_QUERY: usize = 64;
 /// time ([`Verifier::check`]).
 const QUERY_BUDGET: Duration = Duration::from_secs(2);
 
+/// How many queries' first attempts per solver thread are prepared ahead of the query whose
+/// answer is taken next ([`Verifier::solve_in_order`]). With one per thread, a slow query
+/// held back the next one until its answer was taken (PolyBench adi `kernel19`: its three
+/// slow queries, 3–4.5 s each, ran one after the other with a thread idle).
+const LOOKAHEAD: usize = 4;
+
 /// The budget of a query of `n` properties solved at once: [`QUERY_BUDGET`] for 6 to
 /// [`SMALL_QUERY`] properties, a sixth of it a property below 6 (past the budget each
 /// property is solved alone, side by side on the verifier's threads, which costs little more
@@ -405,8 +411,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         })
     }
 
-    /// The loop of [`Verifier::solve_in_order`] on this thread: up to `threads` first
-    /// attempts sent on `jobs` ahead of the query waited for, their answers from `done`.
+    /// The loop of [`Verifier::solve_in_order`] on this thread: up to `threads` ×
+    /// [`LOOKAHEAD`] first attempts sent on `jobs` ahead of the query waited for, their
+    /// answers from `done`.
     fn solve_ahead(
         &mut self,
         base: &[Bool<'ctx>],
@@ -417,9 +424,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let n = self.queries.len();
         let mut ahead: HashMap<usize, Ahead> = HashMap::new();
         let mut answers: HashMap<usize, Attempt> = HashMap::new();
-        let (mut next, mut in_flight) = (0, 0);
+        let mut next = 0;
         for q in 0..n {
-            while next < n && in_flight < threads {
+            // Up to `LOOKAHEAD` first attempts per thread prepared ahead of the query waited
+            // for, by its place alone (what is prepared when does not depend on how fast the
+            // calls are): the workers take them in order, and a slow query no longer keeps
+            // the next slow one from starting.
+            while next < n && next < q + threads * LOOKAHEAD {
                 let tp = Instant::now();
                 let a = self.prepare_first_attempt(base, next);
                 if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
@@ -428,7 +439,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 if let Ahead::Sent(..) = a.0 {
                     let (call, rlimit, strict) = a.1.expect("a prepared call");
                     let _ = jobs.send((next, call, rlimit, strict));
-                    in_flight += 1;
                 }
                 ahead.insert(next, a.0);
                 next += 1;
@@ -449,7 +459,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                         }
                         match done.recv() {
                             Ok(a) => {
-                                in_flight -= 1;
                                 answers.insert(a.q, a);
                             }
                             Err(_) => break None,
