@@ -281,6 +281,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let (r, model) = match answer {
             Ok(Some(x)) => x,
             Ok(None) => {
+                if debug() && !self.houdini_groups[g].one_by_one {
+                    eprintln!(
+                        "houdini: round {} (loop {}): its disjunction ran out after {:.3}s",
+                        self.stats.houdini_rounds,
+                        self.houdini_groups[g].loop_id,
+                        t0.elapsed().as_secs_f64()
+                    );
+                }
                 self.houdini_groups[g].one_by_one = true;
                 let dropped = self.houdini_one_by_one(g, a, kept);
                 if debug() {
