@@ -19,7 +19,7 @@
 //! adversarial abstraction (a read returns an arbitrary value), applied per solver call
 //! rather than per array.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{AstKind, DeclKind, FuncDecl, Sort};
@@ -32,7 +32,7 @@ pub(crate) fn reads_as_functions<'ctx>(formulas: &[&Bool<'ctx>]) -> Option<Vec<B
     let ctx = formulas.first()?.get_ctx();
     let mut functions: HashMap<Dynamic<'ctx>, FuncDecl<'ctx>> = HashMap::new();
     let mut pairs: Vec<(Dynamic<'ctx>, Dynamic<'ctx>)> = vec![];
-    let mut seen: std::collections::HashSet<Dynamic<'ctx>> = std::collections::HashSet::new();
+    let mut seen: HashSet<Dynamic<'ctx>> = HashSet::new();
     let mut stack: Vec<Dynamic<'ctx>> = formulas.iter().map(|f| Dynamic::from_ast(*f)).collect();
     while let Some(t) = stack.pop() {
         if t.kind() != AstKind::App || !seen.insert(t.clone()) {

@@ -36,6 +36,14 @@ struct Call<'ctx> {
     cond: Bool<'ctx>,
 }
 
+impl<'ctx> Call<'ctx> {
+    /// What a call of the check asserts: the encoding's background, the slice's facts, the
+    /// candidates' literals `a` and the check.
+    fn formulas<'b>(&'b self, enc: &'b crate::Encoding<'ctx>, a: &'b [Bool<'ctx>]) -> Vec<&'b Bool<'ctx>> {
+        enc.symbols.background().iter().chain(&self.slice.facts).chain(a).chain([&self.cond]).collect()
+    }
+}
+
 /// The budget of one call of a check.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Budget {
@@ -188,8 +196,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let step = self.prepare_check(g, i, round_kept);
                 let place = match &step {
                     Step::Solve(call) => {
-                        let asserted: Vec<&Bool<'ctx>> =
-                            self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).chain([&call.cond]).collect();
+                        let asserted = call.formulas(&self.enc, a);
                         let (rlimit, capped) = self.rlimit_of(self.check_budget(&call.slice));
                         let stop = Arc::new(AtomicBool::new(false));
                         pass.stops.push(stop.clone());
@@ -347,8 +354,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         refinements: usize,
         budget: Budget,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
-        let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
-        asserted.push(&call.cond);
+        let asserted = call.formulas(&self.enc, a);
         let (rlimit, capped) = self.rlimit_of(budget);
         let t0 = Instant::now();
         // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i> (.widerN: its
@@ -369,9 +375,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// (capped in wall-clock time too): an answer for the check itself, the abstraction being
     /// weaker than the formula. `Err` only when the time is up.
     fn refuted_with_reads_abstracted(&mut self, i: usize, call: &Call<'ctx>, a: &[Bool<'ctx>]) -> Result<bool, Verdict> {
-        let mut asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&call.slice.facts).chain(a).collect();
-        asserted.push(&call.cond);
-        let Some(abstracted) = crate::reads::reads_as_functions(&asserted) else { return Ok(false) };
+        let Some(abstracted) = crate::reads::reads_as_functions(&call.formulas(&self.enc, a)) else { return Ok(false) };
         let abstracted: Vec<&Bool<'ctx>> = abstracted.iter().collect();
         let rlimit = crate::rlimit_within(&self.opts, ABSTRACTED_READS_BUDGET);
         let t0 = Instant::now();
