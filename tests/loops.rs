@@ -85,6 +85,29 @@ fn tiled_matrix_multiplication() {
     assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
 }
 
+/// A Houdini round whose disjunction is not answered within `verifier.houdini_race_after_ms`
+/// is solved again beside its checks one at a time, the first to end taken (issue 25): with
+/// zero every round races (some are answered by the disjunction first, some by the checks),
+/// and the verdicts and the repair are those of the rounds solved one after the other.
+#[test]
+fn houdini_rounds_raced_against_their_checks() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("race.toml"), "[verifier]\nhoudini_race_after_ms = 0\n").unwrap();
+    let text = data("tiled_matmul.cu");
+    let launch = ["--blockDim=[16,16]", "--gridDim=[8,8]", "--config=race.toml", "--solver-threads=2"];
+    std::fs::write(d.path().join("matmul.cu"), &text).unwrap();
+    let (code, out) = verify(d.path(), "matmul.cu", &launch);
+    assert_eq!(code, 0, "{out}");
+    std::fs::write(d.path().join("any_width.cu"), text.replace("  __requires(wB == BLOCK_SIZE * gridDim.x);\n", "")).unwrap();
+    let (code, out) = verify(d.path(), "any_width.cu", &launch);
+    assert_eq!(code, 6, "{out}");
+    assert!(out.contains("possible write-write race on C["), "{out}");
+    let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
+    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
+    let stdout = repaired(d.path(), "missing.cu", &launch);
+    assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
+}
+
 /// Houdini's solvers are kept between rounds only for the `verifier.houdini_solvers` groups
 /// used last (issue 25: one Z3 context each, 17–40 MB; the `loops` scaling family held 5 GB):
 /// with one kept, every group solved again is made again from its slice, and the verdicts

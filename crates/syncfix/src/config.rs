@@ -24,6 +24,8 @@ pub struct VerifierConfig {
     pub max_instructions: u64,
     /// Houdini's solvers kept between rounds (at least 1).
     pub houdini_solvers: usize,
+    /// Milliseconds of a Houdini round's disjunction before it is raced beside its checks.
+    pub houdini_race_after_ms: u64,
     /// Seconds; 0 disables.
     pub timeout_seconds: u64,
 }

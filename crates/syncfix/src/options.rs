@@ -120,6 +120,9 @@ pub struct VerifierOptions {
     /// Most groups of Houdini's checks that keep their solver (a Z3 context, 17–40 MB each)
     /// between rounds (`houdini_solvers` of the configuration).
     pub houdini_solvers: usize,
+    /// Milliseconds a Houdini round's disjunction is solved alone before it is solved again
+    /// beside its checks one at a time (`houdini_race_after_ms` of the configuration).
+    pub houdini_race_after_ms: u64,
     /// `--solver-threads=N`: how many threads solve one check's independent queries at once
     /// (0: one per core). The verdict and trace do not depend on it.
     pub solver_threads: usize,
@@ -158,6 +161,7 @@ impl VerifierOptions {
             max_unwind_checks: v.max_unwind_checks,
             max_instructions: v.max_instructions,
             houdini_solvers: v.houdini_solvers,
+            houdini_race_after_ms: v.houdini_race_after_ms,
             solver_threads: 0,
             confirmed_only: false,
             emit_harness: false,
@@ -314,6 +318,7 @@ impl Options {
                     max_unwind_checks: v.max_unwind_checks,
                     max_instructions: v.max_instructions,
                     houdini_solvers: v.houdini_solvers.max(1),
+                    houdini_race_after: std::time::Duration::from_millis(v.houdini_race_after_ms),
                 },
                 timeout: None,
                 deadline,

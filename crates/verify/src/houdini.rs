@@ -222,8 +222,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let ctx = self.ctx;
         let t0 = Instant::now();
         if self.houdini_groups[g].solver.is_none() {
-            let conds: Vec<Bool<'ctx>> =
-                self.houdini_groups[g].checks.iter().map(|&i| self.enc.invariants.checks()[i].cond.clone()).collect();
+            let conds = conds_of(&self.enc, &self.houdini_groups[g]);
             let disjunction = crate::term::or(ctx, &conds.iter().collect::<Vec<_>>());
             if self.houdini_groups[g].slice.is_none() {
                 let oks: Vec<&Bool<'ctx>> = self.houdini_groups[g].checks.iter().map(|&i| &self.enc.invariants.checks()[i].ok).collect();
@@ -254,8 +253,50 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // 73 s, against 0.2 s for its 41 checks one by one). Past the budget, the checks are
         // solved one at a time (`houdini_one_by_one`); the candidates kept are the same
         // (Houdini's answer is the unique greatest fixpoint).
-        let mut rlimit = crate::rlimit_within(&self.opts, DISJUNCTION_BUDGET);
+        //
+        // With worker threads the disjunction's first call has a short budget
+        // (`Limits::houdini_race_after`, 0.5 s): past it, the disjunction is solved again on a
+        // worker while the other workers solve the checks one at a time, and whichever ends
+        // first is taken (`houdini_raced`). The CUDA SDK's stereoDisparity went from 13.3 and
+        // 14.2 s to 9.4 and 10.8 s (alternating, a slow hour). With a quarter of a second,
+        // PolyBench adi's `kernel19` and `kernel26` raced a round their disjunction answered in
+        // 0.36 s, and one of their race queries, as hard for Z3 either way, then ran past its
+        // budget (9 s to 29 and 48 s); mri-gridding went from 45 to 35 s.
+        let racing = !self.houdini_groups[g].one_by_one && Self::passes_side_by_side(&self.opts);
+        let first_budget = if racing { self.opts.limits.houdini_race_after.min(DISJUNCTION_BUDGET) } else { DISJUNCTION_BUDGET };
+        let mut rlimit = crate::rlimit_within(&self.opts, first_budget);
         let mut answer = if self.houdini_groups[g].one_by_one { Ok(None) } else { self.solve_round(g, a, rlimit) };
+        // What the checks solved one at a time beside the disjunction dropped before it was
+        // answered (the lowest candidate).
+        let mut pass_lowest = None;
+        if racing && matches!(answer, Ok(None)) {
+            let detached = self.detached_round(g, a, &conds_of(&self.enc, &self.houdini_groups[g]));
+            let rlimit = crate::rlimit_within(&self.opts, DISJUNCTION_BUDGET);
+            match self.houdini_raced(g, a, kept, detached, rlimit)? {
+                one_by_one::Raced::Pass(lowest, ran_out) => {
+                    // The group's later rounds are solved one check at a time from the start,
+                    // as after a disjunction that ran out: trying the disjunction again in
+                    // each round (the race again when it is not answered within its short
+                    // budget) made mri-gridding's rounds take 2–3 s where the checks one at
+                    // a time took 1.8 s (52.5 s against 43.7 s).
+                    self.houdini_groups[g].one_by_one = true;
+                    if debug() {
+                        eprintln!(
+                            "houdini: round {} (loop {}) one check at a time, its disjunction beside them{}, took {:.3}s",
+                            self.stats.houdini_rounds,
+                            self.houdini_groups[g].loop_id,
+                            if ran_out { " (it ran out)" } else { "" },
+                            t0.elapsed().as_secs_f64()
+                        );
+                    }
+                    return Ok(lowest);
+                }
+                one_by_one::Raced::Disjunction(x, lowest) => {
+                    pass_lowest = lowest;
+                    answer = Ok(Some(x));
+                }
+            }
+        }
         // A model that breaks an assumption or log fact left out of the group's slice: the
         // slice widened (`cone`), and solved again.
         let mut refinements = 0;
@@ -317,12 +358,26 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             );
         }
         if r == SatResult::Unsat {
-            return Ok(None);
+            return Ok(pass_lowest);
         }
         let Some(model) = model else {
             return Err(Verdict::Unknown("the SMT solver returned no model".into()));
         };
+        // The checks the model violates may all have been dropped by the pass already.
+        if pass_lowest.is_some() {
+            let lowest = self.drop_violated_if_any(g, &model, kept);
+            return Ok(lowest.into_iter().chain(pass_lowest).min());
+        }
         self.drop_violated(g, &model, kept).map(Some)
+    }
+
+    /// Group `g`'s round as one call prepared apart (`apart::Detached`): the background, the
+    /// facts of the group's slice and the disjunction `conds` of its checks, under `a`.
+    fn detached_round(&self, g: usize, a: &[Bool<'ctx>], conds: &[Bool<'ctx>]) -> crate::apart::Detached {
+        let disjunction = crate::term::or(self.ctx, &conds.iter().collect::<Vec<_>>());
+        let slice = self.houdini_groups[g].slice.as_ref().expect("made on the group's first round");
+        let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain([&disjunction]).collect();
+        crate::apart::Detached::new(&asserted, a)
     }
 
     /// One solver call of group `g`'s round (see [`Verifier::houdini_round`]) on its kept
@@ -338,6 +393,13 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Drops the candidates of group `g` whose checks `model` violates; returns the lowest
     /// one's index.
     fn drop_violated(&mut self, g: usize, model: &z3::Model<'ctx>, kept: &mut [bool]) -> Result<usize, Verdict> {
+        self.drop_violated_if_any(g, model, kept)
+            .ok_or_else(|| Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into()))
+    }
+
+    /// Drops the candidates of group `g` whose checks `model` violates; the lowest one's index,
+    /// `None` when none is.
+    fn drop_violated_if_any(&mut self, g: usize, model: &z3::Model<'ctx>, kept: &mut [bool]) -> Option<usize> {
         let mut dropped = vec![];
         for &i in &self.houdini_groups[g].checks {
             let c = &self.enc.invariants.checks()[i];
@@ -349,10 +411,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
             }
         }
-        match dropped.iter().min() {
-            Some(&lowest) => Ok(lowest),
-            None => Err(Verdict::Unknown("internal error: Houdini found no violated candidate in a model".into())),
-        }
+        dropped.iter().min().copied()
     }
 }
 
@@ -390,6 +449,11 @@ const SHORT_CHECK_BUDGET: std::time::Duration = std::time::Duration::from_millis
 /// fraction of a second when it can be (stereoDisparity's least cost, 0.15 s against more
 /// than 11 s for the formula itself).
 const ABSTRACTED_READS_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The conditions of `group`'s checks (each satisfiable when its candidate is violated).
+fn conds_of<'ctx>(enc: &Encoding<'ctx>, group: &HoudiniGroup<'ctx>) -> Vec<Bool<'ctx>> {
+    group.checks.iter().map(|&i| enc.invariants.checks()[i].cond.clone()).collect()
+}
 
 /// `SYNCFIX_DEBUG_HOUDINI=1`: each round's time and the candidates it drops.
 fn debug() -> bool {

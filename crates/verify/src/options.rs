@@ -23,6 +23,11 @@ pub struct Limits {
     /// 17–40 MB) between rounds; the least recently used is made again from its slice when
     /// its group is solved again. At least 1.
     pub houdini_solvers: usize,
+    /// How long a Houdini round's disjunction is solved alone (in Z3's resource units at
+    /// their nominal rate, see `rlimit_within`) before, with several solver threads, it is
+    /// solved again beside the round's checks one at a time, the first to end taken (zero:
+    /// every round not answered at once).
+    pub houdini_race_after: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -35,6 +40,7 @@ impl Default for Limits {
             max_unwind_checks: d::VERIFIER_MAX_UNWIND_CHECKS as u32,
             max_instructions: d::VERIFIER_MAX_INSTRUCTIONS as u64,
             houdini_solvers: d::VERIFIER_HOUDINI_SOLVERS as usize,
+            houdini_race_after: std::time::Duration::from_millis(d::VERIFIER_HOUDINI_RACE_AFTER_MS as u64),
         }
     }
 }

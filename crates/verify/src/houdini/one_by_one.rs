@@ -74,6 +74,28 @@ type Job = (usize, Detached, Option<u32>, bool, Arc<AtomicBool>);
 /// stats and wall time.
 type Done = (usize, Detached, Result<Option<SatResult>, Verdict>, Stats, Duration);
 
+/// A call's answer as a worker sent it back (a [`Done`] without its place).
+type Arrived = (Detached, Result<Option<SatResult>, Verdict>, Stats, Duration);
+
+/// How a round solved one check at a time beside its disjunction
+/// ([`Verifier::houdini_raced`]) ended.
+pub(super) enum Raced<'ctx> {
+    /// The pass ended first (or the disjunction ran out): the lowest candidate dropped, and
+    /// whether the disjunction had run out of its budget by then (it is stopped otherwise).
+    Pass(Option<usize>, bool),
+    /// The disjunction was answered first: its answer, and the lowest candidate the pass
+    /// had dropped by then (each drop is one Houdini makes in any order: a check violated
+    /// under the round's candidates).
+    Disjunction(Answer<'ctx>, Option<usize>),
+}
+
+/// How a pass ended ([`Verifier::run_pass`]): the lowest candidate dropped, and whether the
+/// disjunction it raced was answered before the pass's end.
+struct PassEnd {
+    lowest: Option<usize>,
+    disjunction_first: bool,
+}
+
 impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// Group `g`'s round one check at a time, each on a fresh solver (the background, the
     /// log facts and assumptions the check needs, `a` asserted, the check): every
@@ -92,13 +114,58 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let round_kept: Vec<bool> = kept[..below].to_vec();
         let threads = self.opts.threads();
         // SYNCFIX_DUMP_HOUDINI writes each call as it is solved: on this thread.
-        if threads <= 1 || std::env::var_os("SYNCFIX_DUMP_HOUDINI").is_some() {
+        if !Self::passes_side_by_side(&self.opts) {
             return self.one_by_one_here(g, a, kept, &round_kept);
         }
+        match self.side_by_side_timed(g, a, kept, &round_kept, threads, None)? {
+            Raced::Pass(lowest, _) => Ok(lowest),
+            Raced::Disjunction(..) => unreachable!("no disjunction was raced"),
+        }
+    }
+
+    /// Whether a pass's calls run on worker threads (more than one thread, and no
+    /// `SYNCFIX_DUMP_HOUDINI`, which writes each call as it is solved, on this thread).
+    pub(super) fn passes_side_by_side(opts: &crate::VerifyOptions) -> bool {
+        opts.threads() > 1 && std::env::var_os("SYNCFIX_DUMP_HOUDINI").is_none()
+    }
+
+    /// Group `g`'s round one check at a time ([`Verifier::houdini_one_by_one`]) while its
+    /// `disjunction` (the group's slice and the disjunction of its checks, under `a`,
+    /// prepared apart) is solved beside it within `rlimit` on one of the workers: whichever
+    /// ends first is taken, the other stopped. A disjunction that Z3 does not answer within
+    /// a fraction of a second is answered, when at all, in seconds, while its checks one by
+    /// one take milliseconds each (the CUDA SDK's stereoDisparity: 2.2 s to its budget, then
+    /// 21 checks in 0.1 s; Parboil's mri-gridding: five groups each ran 2.5–3 s to their
+    /// budget), and a round waited for it before it began the checks. Only with worker
+    /// threads ([`Verifier::passes_side_by_side`]).
+    pub(super) fn houdini_raced(
+        &mut self,
+        g: usize,
+        a: &[Bool<'ctx>],
+        kept: &mut [bool],
+        disjunction: Detached,
+        rlimit: Option<u32>,
+    ) -> Result<Raced<'ctx>, Verdict> {
+        let below = self.houdini_groups[g].depends_below;
+        let round_kept: Vec<bool> = kept[..below].to_vec();
+        let threads = self.opts.threads();
+        self.side_by_side_timed(g, a, kept, &round_kept, threads, Some((disjunction, rlimit)))
+    }
+
+    /// [`Verifier::one_by_one_side_by_side`], its wall time taken as its solving time (the
+    /// calls of the threads ran side by side).
+    fn side_by_side_timed(
+        &mut self,
+        g: usize,
+        a: &[Bool<'ctx>],
+        kept: &mut [bool],
+        round_kept: &[bool],
+        threads: usize,
+        disjunction: Option<(Detached, Option<u32>)>,
+    ) -> Result<Raced<'ctx>, Verdict> {
         let start = Instant::now();
         let solve_before = self.stats.solve_time;
-        let r = self.one_by_one_side_by_side(g, a, kept, &round_kept, threads);
-        // The calls of the threads ran side by side: the pass's wall time is its solving time.
+        let r = self.one_by_one_side_by_side(g, a, kept, round_kept, threads, disjunction);
         self.stats.solve_time = solve_before + start.elapsed().max(self.stats.solve_time - solve_before);
         r
     }
@@ -123,7 +190,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// up to `threads` calls prepared ahead of the check whose answer is taken next (so that
     /// what is prepared when does not depend on how fast the calls are), the answers taken in
     /// the checks' order. A call whose candidate an earlier check dropped is stopped and its
-    /// answer ignored, as one check after the other would not have solved it.
+    /// answer ignored, as one check after the other would not have solved it. With a
+    /// `disjunction` (and its resource limit): it is the first call sent, and the pass ends
+    /// early once it is answered ([`Verifier::houdini_raced`]).
     fn one_by_one_side_by_side(
         &mut self,
         g: usize,
@@ -131,7 +200,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         kept: &mut [bool],
         round_kept: &[bool],
         threads: usize,
-    ) -> Result<Option<usize>, Verdict> {
+        disjunction: Option<(Detached, Option<u32>)>,
+    ) -> Result<Raced<'ctx>, Verdict> {
         let opts = self.opts.clone();
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
@@ -159,7 +229,23 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 });
             }
             drop(done_tx);
-            let mut pass = Pass { job_tx: Some(job_tx), done_rx, arrived: BTreeMap::new(), stops: vec![] };
+            let mut pass = Pass {
+                job_tx: Some(job_tx),
+                done_rx,
+                arrived: BTreeMap::new(),
+                stops: vec![],
+                disjunction: None,
+                disjunction_answer: None,
+            };
+            if let Some((call, rlimit)) = disjunction {
+                let stop = Arc::new(AtomicBool::new(false));
+                pass.stops.push(stop.clone());
+                pass.disjunction = Some(0);
+                let job_tx = pass.job_tx.as_ref().expect("open while the pass runs");
+                if job_tx.send((0, call, rlimit, true, stop)).is_err() {
+                    return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into()));
+                }
+            }
             let r = self.run_pass(g, a, kept, round_kept, threads, &mut pass);
             // Whatever is still running is not needed: stopped, and the workers end once the
             // queue is closed.
@@ -167,7 +253,19 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 stop.store(true, Ordering::Relaxed);
             }
             pass.job_tx = None;
-            r
+            let end = r?;
+            if !end.disjunction_first {
+                let ran_out = matches!(&pass.disjunction_answer, Some((_, Ok(None), _, _)));
+                return Ok(Raced::Pass(end.lowest, ran_out));
+            }
+            let (call, r, stats, took) = pass.disjunction_answer.take().expect("the disjunction answered first");
+            self.stats.solver_calls += stats.solver_calls;
+            let r = r?.expect("a disjunction answered");
+            if debug() {
+                eprintln!("houdini:   the disjunction answered {r:?} after {:.3}s, first", took.as_secs_f64());
+            }
+            let model = if r == SatResult::Sat { call.model(self.ctx) } else { None };
+            Ok(Raced::Disjunction((r, model), end.lowest))
         })
     }
 
@@ -180,7 +278,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         round_kept: &[bool],
         threads: usize,
         pass: &mut Pass,
-    ) -> Result<Option<usize>, Verdict> {
+    ) -> Result<PassEnd, Verdict> {
         let checks = self.houdini_groups[g].checks.clone();
         let mut lowest = None;
         // The checks prepared, in order: the check, and its step (a call sent: its place).
@@ -213,7 +311,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 prepared.push((i, step, place));
             }
             if taken == prepared.len() {
-                return Ok(lowest);
+                return Ok(PassEnd { lowest, disjunction_first: false });
             }
             let (i, step, place) = std::mem::replace(&mut prepared[taken], (0, Step::KnownUnsat, None));
             taken += 1;
@@ -226,9 +324,17 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 }
                 continue;
             }
-            // The first answer of a call to solve is its worker's.
-            let first = |v: &mut Self, _: &Call<'ctx>| {
-                let (detached, r, stats, took) = pass.wait(place.expect("a call to solve was sent"))?;
+            // The first answer of a call to solve is its worker's (unless the disjunction
+            // raced beside the pass is answered first: the pass ends there).
+            let arrived = match place {
+                Some(k) => match pass.wait(k)? {
+                    Some(x) => Some(x),
+                    None => return Ok(PassEnd { lowest, disjunction_first: true }),
+                },
+                None => None,
+            };
+            let first = move |v: &mut Self, _: &Call<'ctx>| {
+                let (detached, r, stats, took) = arrived.expect("a call to solve was sent");
                 v.stats.solver_calls += stats.solver_calls;
                 let first = r.map(|r| {
                     r.map(|r| {
@@ -505,19 +611,30 @@ struct Pass {
     /// Closed (`None`) when the pass ends, which ends the workers.
     job_tx: Option<mpsc::Sender<Job>>,
     done_rx: mpsc::Receiver<Done>,
-    arrived: BTreeMap<usize, (Detached, Result<Option<SatResult>, Verdict>, Stats, Duration)>,
+    arrived: BTreeMap<usize, Arrived>,
     /// Each call's stop flag, by its place.
     stops: Vec<Arc<AtomicBool>>,
+    /// The place of the disjunction raced beside the pass, if any ([`Verifier::houdini_raced`]).
+    disjunction: Option<usize>,
+    /// Its answer, once it came.
+    disjunction_answer: Option<Arrived>,
 }
 
 impl Pass {
-    /// The answer of the call at place `k`, waiting for it.
-    fn wait(&mut self, k: usize) -> Result<(Detached, Result<Option<SatResult>, Verdict>, Stats, Duration), Verdict> {
+    /// The answer of the call at place `k`, waiting for it; `None` when the disjunction
+    /// raced beside the pass is answered (satisfiable or not) first.
+    fn wait(&mut self, k: usize) -> Result<Option<Arrived>, Verdict> {
         loop {
             if let Some(x) = self.arrived.remove(&k) {
-                return Ok(x);
+                return Ok(Some(x));
+            }
+            if matches!(&self.disjunction_answer, Some((_, Ok(Some(_)), _, _))) {
+                return Ok(None);
             }
             match self.done_rx.recv() {
+                Ok((j, call, r, stats, took)) if Some(j) == self.disjunction => {
+                    self.disjunction_answer = Some((call, r, stats, took));
+                }
                 Ok((j, call, r, stats, took)) => {
                     self.arrived.insert(j, (call, r, stats, took));
                 }
