@@ -69,19 +69,25 @@ fn data(file: &str) -> String {
 #[test]
 fn tiled_matrix_multiplication() {
     let d = tempfile::tempdir().unwrap();
+    matmul_verdicts_and_repair(d.path(), &["--blockDim=[16,16]", "--gridDim=[8,8]"]);
+}
+
+/// The tiled matrix multiplication (in `dir`) verified with `launch` and its other flags,
+/// without its precondition on `wB` a race on C, and without the barrier after the loads
+/// repaired by putting it back.
+fn matmul_verdicts_and_repair(dir: &Path, launch: &[&str]) {
     let text = data("tiled_matmul.cu");
-    let launch = ["--blockDim=[16,16]", "--gridDim=[8,8]"];
-    std::fs::write(d.path().join("matmul.cu"), &text).unwrap();
-    let (code, out) = verify(d.path(), "matmul.cu", &launch);
+    std::fs::write(dir.join("matmul.cu"), &text).unwrap();
+    let (code, out) = verify(dir, "matmul.cu", launch);
     assert_eq!(code, 0, "{out}");
-    std::fs::write(d.path().join("any_width.cu"), text.replace("  __requires(wB == BLOCK_SIZE * gridDim.x);\n", "")).unwrap();
-    let (code, out) = verify(d.path(), "any_width.cu", &launch);
+    std::fs::write(dir.join("any_width.cu"), text.replace("  __requires(wB == BLOCK_SIZE * gridDim.x);\n", "")).unwrap();
+    let (code, out) = verify(dir, "any_width.cu", launch);
     assert_eq!(code, 6, "{out}");
     assert!(out.contains("possible write-write race on C["), "{out}");
     let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
     assert_ne!(missing, text);
-    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
-    let stdout = repaired(d.path(), "missing.cu", &launch);
+    std::fs::write(dir.join("missing.cu"), &missing).unwrap();
+    let stdout = repaired(dir, "missing.cu", launch);
     assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
 }
 
@@ -93,19 +99,7 @@ fn tiled_matrix_multiplication() {
 fn houdini_rounds_raced_against_their_checks() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("race.toml"), "[verifier]\nhoudini_race_after_ms = 0\n").unwrap();
-    let text = data("tiled_matmul.cu");
-    let launch = ["--blockDim=[16,16]", "--gridDim=[8,8]", "--config=race.toml", "--solver-threads=2"];
-    std::fs::write(d.path().join("matmul.cu"), &text).unwrap();
-    let (code, out) = verify(d.path(), "matmul.cu", &launch);
-    assert_eq!(code, 0, "{out}");
-    std::fs::write(d.path().join("any_width.cu"), text.replace("  __requires(wB == BLOCK_SIZE * gridDim.x);\n", "")).unwrap();
-    let (code, out) = verify(d.path(), "any_width.cu", &launch);
-    assert_eq!(code, 6, "{out}");
-    assert!(out.contains("possible write-write race on C["), "{out}");
-    let missing = text.replacen("    __syncthreads();\n    for (int k", "    for (int k", 1);
-    std::fs::write(d.path().join("missing.cu"), &missing).unwrap();
-    let stdout = repaired(d.path(), "missing.cu", &launch);
-    assert!(stdout.contains("+    __syncthreads();\n     for (int k"), "{stdout}");
+    matmul_verdicts_and_repair(d.path(), &["--blockDim=[16,16]", "--gridDim=[8,8]", "--config=race.toml", "--solver-threads=2"]);
 }
 
 /// Houdini's solvers are kept between rounds only for the `verifier.houdini_solvers` groups

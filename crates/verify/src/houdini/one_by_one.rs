@@ -110,14 +110,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     pub(super) fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
         // The candidates kept when the round began (those `a` assumes): with the barrier
         // variables a check mentions, what an answer is remembered under (`memo`).
-        let below = self.houdini_groups[g].depends_below;
-        let round_kept: Vec<bool> = kept[..below].to_vec();
-        let threads = self.opts.threads();
         // SYNCFIX_DUMP_HOUDINI writes each call as it is solved: on this thread.
         if !Self::passes_side_by_side(&self.opts) {
+            let round_kept: Vec<bool> = kept[..self.houdini_groups[g].depends_below].to_vec();
             return self.one_by_one_here(g, a, kept, &round_kept);
         }
-        match self.side_by_side_timed(g, a, kept, &round_kept, threads, None)? {
+        match self.side_by_side_timed(g, a, kept, None)? {
             Raced::Pass(lowest, _) => Ok(lowest),
             Raced::Disjunction(..) => unreachable!("no disjunction was raced"),
         }
@@ -146,26 +144,24 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         disjunction: Detached,
         rlimit: Option<u32>,
     ) -> Result<Raced<'ctx>, Verdict> {
-        let below = self.houdini_groups[g].depends_below;
-        let round_kept: Vec<bool> = kept[..below].to_vec();
-        let threads = self.opts.threads();
-        self.side_by_side_timed(g, a, kept, &round_kept, threads, Some((disjunction, rlimit)))
+        self.side_by_side_timed(g, a, kept, Some((disjunction, rlimit)))
     }
 
-    /// [`Verifier::one_by_one_side_by_side`], its wall time taken as its solving time (the
-    /// calls of the threads ran side by side).
+    /// [`Verifier::one_by_one_side_by_side`] on the verifier's threads, under the candidates
+    /// kept when the round began, its wall time taken as its solving time (the calls of the
+    /// threads ran side by side).
     fn side_by_side_timed(
         &mut self,
         g: usize,
         a: &[Bool<'ctx>],
         kept: &mut [bool],
-        round_kept: &[bool],
-        threads: usize,
         disjunction: Option<(Detached, Option<u32>)>,
     ) -> Result<Raced<'ctx>, Verdict> {
+        let round_kept: Vec<bool> = kept[..self.houdini_groups[g].depends_below].to_vec();
+        let threads = self.opts.threads();
         let start = Instant::now();
         let solve_before = self.stats.solve_time;
-        let r = self.one_by_one_side_by_side(g, a, kept, round_kept, threads, disjunction);
+        let r = self.one_by_one_side_by_side(g, a, kept, &round_kept, threads, disjunction);
         self.stats.solve_time = solve_before + start.elapsed().max(self.stats.solve_time - solve_before);
         r
     }
