@@ -272,7 +272,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         if racing && matches!(answer, Ok(None)) {
             let detached = self.detached_round(g, a, &conds_of(&self.enc, &self.houdini_groups[g]));
             let rlimit = crate::rlimit_within(&self.opts, DISJUNCTION_BUDGET);
-            match self.houdini_raced(g, a, kept, detached, rlimit)? {
+            match self.houdini_raced(g, a, kept, Some((detached, rlimit)))? {
                 one_by_one::Raced::Pass(lowest, ran_out) => {
                     // The group's later rounds are solved one check at a time from the start,
                     // as after a disjunction that ran out: trying the disjunction again in

@@ -108,14 +108,14 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// is inductive. Stopping at the first drop made each undecided check cost a round that
     /// solved every check before it again (HeCBench's FDTD3d: 9 such rounds of about 10 s).
     pub(super) fn houdini_one_by_one(&mut self, g: usize, a: &[Bool<'ctx>], kept: &mut [bool]) -> Result<Option<usize>, Verdict> {
-        // The candidates kept when the round began (those `a` assumes): with the barrier
-        // variables a check mentions, what an answer is remembered under (`memo`).
         // SYNCFIX_DUMP_HOUDINI writes each call as it is solved: on this thread.
         if !Self::passes_side_by_side(&self.opts) {
+            // The candidates kept when the round began (those `a` assumes): with the barrier
+            // variables a check mentions, what an answer is remembered under (`memo`).
             let round_kept: Vec<bool> = kept[..self.houdini_groups[g].depends_below].to_vec();
             return self.one_by_one_here(g, a, kept, &round_kept);
         }
-        match self.side_by_side_timed(g, a, kept, None)? {
+        match self.houdini_raced(g, a, kept, None)? {
             Raced::Pass(lowest, _) => Ok(lowest),
             Raced::Disjunction(..) => unreachable!("no disjunction was raced"),
         }
@@ -127,9 +127,11 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         opts.threads() > 1 && std::env::var_os("SYNCFIX_DUMP_HOUDINI").is_none()
     }
 
-    /// Group `g`'s round one check at a time ([`Verifier::houdini_one_by_one`]) while its
-    /// `disjunction` (the group's slice and the disjunction of its checks, under `a`,
-    /// prepared apart) is solved beside it within `rlimit` on one of the workers: whichever
+    /// Group `g`'s round one check at a time ([`Verifier::houdini_one_by_one`]) on the
+    /// verifier's threads, its wall time taken as its solving time (the calls ran side by
+    /// side); with a `disjunction` (the group's slice and the disjunction of its checks,
+    /// under `a`, prepared apart, and its resource limit), that is solved beside the checks
+    /// on one of the workers: whichever
     /// ends first is taken, the other stopped. A disjunction that Z3 does not answer within
     /// a fraction of a second is answered, when at all, in seconds, while its checks one by
     /// one take milliseconds each (the CUDA SDK's stereoDisparity: 2.2 s to its budget, then
@@ -137,20 +139,6 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     /// budget), and a round waited for it before it began the checks. Only with worker
     /// threads ([`Verifier::passes_side_by_side`]).
     pub(super) fn houdini_raced(
-        &mut self,
-        g: usize,
-        a: &[Bool<'ctx>],
-        kept: &mut [bool],
-        disjunction: Detached,
-        rlimit: Option<u32>,
-    ) -> Result<Raced<'ctx>, Verdict> {
-        self.side_by_side_timed(g, a, kept, Some((disjunction, rlimit)))
-    }
-
-    /// [`Verifier::one_by_one_side_by_side`] on the verifier's threads, under the candidates
-    /// kept when the round began, its wall time taken as its solving time (the calls of the
-    /// threads ran side by side).
-    fn side_by_side_timed(
         &mut self,
         g: usize,
         a: &[Bool<'ctx>],
