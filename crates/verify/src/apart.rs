@@ -9,6 +9,7 @@
 //! kernel. Here the formulas of one call are translated (`Z3_translate`, linear in their size)
 //! into a new context (about 1 ms to make), solved there, and the model translated back.
 
+use crate::call::WallCap;
 use crate::{run_check, Stats, Verdict, VerifyOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -220,7 +221,7 @@ impl ApartSolver {
         stats: &mut Stats,
         assumptions: &[Bool<'ctx>],
         rlimit: Option<u32>,
-        capped: bool,
+        cap: WallCap,
         dump: Option<std::path::PathBuf>,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
         self.cell_mut().with_dependent_mut(|fresh, solvers| {
@@ -230,7 +231,7 @@ impl ApartSolver {
             }
             let check = |s: &Solver<'_>| if a.is_empty() { s.check() } else { s.check_assumptions(&a) };
             let (r, by_fallback) =
-                solvers.check(fresh, |s| interruptible(fresh, opts.cancel.as_ref(), || run_check(s, opts, stats, rlimit, capped, check)));
+                solvers.check(fresh, |s| interruptible(fresh, opts.cancel.as_ref(), || run_check(s, opts, stats, rlimit, cap, check)));
             let solver = solvers.answered(by_fallback);
             Ok(r?.map(|r| {
                 let model = (r == SatResult::Sat).then(|| solver.get_model()).flatten();
@@ -310,14 +311,14 @@ impl Detached {
     }
 
     /// Solves the call as [`ApartSolver::check`] does (`Ok(None)`: `rlimit` ran out, within
-    /// a wall-clock cap too when `capped`: `run_check`), on the calling thread; `stop` (or
+    /// a wall-clock cap too as `cap` says: `run_check`), on the calling thread; `stop` (or
     /// `opts.cancel`), once set, interrupts it, and it ends as a timeout.
     pub fn solve(
         &mut self,
         opts: &VerifyOptions,
         stats: &mut Stats,
         rlimit: Option<u32>,
-        capped: bool,
+        cap: WallCap,
         stop: &AtomicBool,
     ) -> Result<Option<SatResult>, Verdict> {
         self.cell.with_dependent_mut(|fresh, p| {
@@ -326,7 +327,7 @@ impl Detached {
             let assumptions = &p.assumptions;
             let check = |s: &Solver<'_>| if assumptions.is_empty() { s.check() } else { s.check_assumptions(assumptions) };
             let (r, by_fallback) =
-                p.solvers.check(fresh, |s| interruptible_by(fresh, &flags, || run_check(s, opts, stats, rlimit, capped, check)));
+                p.solvers.check(fresh, |s| interruptible_by(fresh, &flags, || run_check(s, opts, stats, rlimit, cap, check)));
             p.by_fallback = by_fallback;
             let r = r?;
             if stop.load(Ordering::Relaxed) {
@@ -356,12 +357,12 @@ pub(crate) fn solve<'ctx>(
     asserted: &[&Bool<'ctx>],
     assumptions: &[Bool<'ctx>],
     rlimit: Option<u32>,
-    capped: bool,
+    cap: WallCap,
     dump: Option<std::path::PathBuf>,
 ) -> Result<Option<Answer<'ctx>>, Verdict> {
     let mut solver = if assumptions.is_empty() { ApartSolver::one_shot(opts) } else { ApartSolver::new(opts) };
     solver.assert(asserted);
-    solver.check(ctx, opts, stats, assumptions, rlimit, capped, dump)
+    solver.check(ctx, opts, stats, assumptions, rlimit, cap, dump)
 }
 
 /// Whether `facts` (one class of assumptions left out of a slice, its shared constants
@@ -375,7 +376,7 @@ pub(crate) fn class_satisfiable<'ctx>(
 ) -> Option<Option<Model<'ctx>>> {
     let asserted: Vec<&Bool<'ctx>> = facts.iter().collect();
     let rlimit = crate::rlimit_within(opts, CLASS_BUDGET);
-    match solve(ctx, opts, stats, &asserted, &[], rlimit, true, None) {
+    match solve(ctx, opts, stats, &asserted, &[], rlimit, WallCap::Loose, None) {
         Ok(Some((SatResult::Sat, Some(m)))) => Some(Some(m)),
         Ok(Some((SatResult::Unsat, _))) => Some(None),
         _ => None,
@@ -446,7 +447,7 @@ mod tests {
         let plain = Bool::and(&ctx, &[&y._eq(&x.bvadd(&seven)), &x.bvugt(&seven), &y.bvult(&BV::from_u64(&ctx, 20, 32))]);
         for f in [&with_array, &plain] {
             let mut stats = Stats::default();
-            let answer = solve(&ctx, &opts, &mut stats, &[f], &[], None, false, None).expect("an answer");
+            let answer = solve(&ctx, &opts, &mut stats, &[f], &[], None, WallCap::Off, None).expect("an answer");
             let (r, model) = answer.expect("no budget");
             assert_eq!(r, SatResult::Sat);
             let m = model.expect("a model");
@@ -454,7 +455,7 @@ mod tests {
         }
         let unsat = Bool::and(&ctx, &[&plain, &y._eq(&BV::from_u64(&ctx, 10, 32))]);
         let mut stats = Stats::default();
-        let answer = solve(&ctx, &opts, &mut stats, &[&unsat], &[], None, false, None).expect("an answer");
+        let answer = solve(&ctx, &opts, &mut stats, &[&unsat], &[], None, WallCap::Off, None).expect("an answer");
         assert_eq!(answer.map(|a| a.0), Some(SatResult::Unsat));
     }
 }

@@ -40,27 +40,46 @@ pub(crate) fn rlimit_within(opts: &VerifyOptions, budget: Duration) -> Option<u3
     Some(((budget.as_secs_f64() * RLIMIT_PER_SECOND) as u32).max(1))
 }
 
+/// How a call's budget in resource units is backed in wall-clock time ([`run_check`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum WallCap {
+    /// The resource units alone: for the budgets whose end changes the answer (a Houdini
+    /// candidate dropped undecided), as deterministic as Z3 is.
+    Off,
+    /// [`BUDGET_WALL_FACTOR`] times the budget (at least a second): for the budgets whose end
+    /// changes only how a formula is solved (a disjunction past its budget is solved in
+    /// parts), not the answer.
+    Loose,
+    /// The budget itself (at least a second): for a first try on part of a formula, past which
+    /// the same formula is solved whole anyway (a Houdini check on a narrow slice).
+    Tight,
+}
+
 /// The one way a solver is called: [`solver_params`] (and the resource limit `rlimit`, if
-/// any, `capped` in wall-clock time too), counted and timed into the stats. `Ok(None)` when
-/// the resource limit ran out.
+/// any, backed in wall-clock time as `cap` says), counted and timed into the stats.
+/// `Ok(None)` when the resource limit (or the cap) ran out.
 pub(crate) fn run_check<'ctx>(
     solver: &Solver<'ctx>,
     opts: &VerifyOptions,
     stats: &mut Stats,
     rlimit: Option<u32>,
-    capped: bool,
+    cap: WallCap,
     check: impl FnOnce(&Solver<'ctx>) -> SatResult,
 ) -> Result<Option<SatResult>, Verdict> {
     let mut params = solver_params(solver.get_context(), opts).map_err(|_| Verdict::Timeout)?;
     if let Some(units) = rlimit {
         params.set_u32("rlimit", units);
     }
-    if let (Some(units), true) = (rlimit, capped) {
-        // `capped`: a backstop in wall-clock time, for the budgets whose end changes only how
-        // a formula is solved (a disjunction past its budget is solved in parts), not the
-        // answer: Z3's resource units run far slower than RLIMIT_PER_SECOND on some formulas
-        // (HeCBench match's Match5: a Houdini disjunction with a 1 s budget ran 12 to 27 s).
-        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * BUDGET_WALL_FACTOR).max(Duration::from_secs(1));
+    let factor = match cap {
+        WallCap::Off => None,
+        WallCap::Loose => Some(BUDGET_WALL_FACTOR),
+        WallCap::Tight => Some(1.0),
+    };
+    if let (Some(units), Some(factor)) = (rlimit, factor) {
+        // A backstop in wall-clock time: Z3's resource units run far slower than
+        // RLIMIT_PER_SECOND on some formulas (HeCBench match's Match5: a Houdini disjunction
+        // with a 1 s budget ran 12 to 27 s).
+        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * factor).max(Duration::from_secs(1));
         let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let t = [opts.timeout, left, Some(cap)].into_iter().flatten().min().unwrap_or(cap);
         params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);

@@ -208,7 +208,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let dump =
             std::env::var_os("SYNCFIX_DUMP_QUERIES").map(|d| std::path::PathBuf::from(d).join(format!("{}.smt2", self.stats.solver_calls)));
         let t0 = Instant::now();
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, true, dump);
+        let answer =
+            apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &assumptions, rlimit, crate::call::WallCap::Loose, dump);
         if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
             let r = sel.range();
             // Each property's kind, cut short: a race's carries its offsets' terms.
@@ -366,15 +367,16 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let t0 = Instant::now();
                     let strict_tried = strict.is_some();
                     let without_values = !stop.load(std::sync::atomic::Ordering::Relaxed)
-                        && strict
-                            .is_some_and(|(mut s, r)| matches!(s.solve(opts, &mut stats, Some(r), true, stop), Ok(Some(SatResult::Unsat))));
+                        && strict.is_some_and(|(mut s, r)| {
+                            matches!(s.solve(opts, &mut stats, Some(r), crate::call::WallCap::Loose, stop), Ok(Some(SatResult::Unsat)))
+                        });
                     let strict_took = t0.elapsed();
                     let answer = if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else if without_values {
                         Ok(Some(SatResult::Unsat))
                     } else {
-                        call.solve(opts, &mut stats, rlimit, true, stop)
+                        call.solve(opts, &mut stats, rlimit, crate::call::WallCap::Loose, stop)
                     };
                     if std::env::var_os("SYNCFIX_DEBUG_QUERIES").is_some() {
                         eprintln!(

@@ -8,6 +8,7 @@
 
 use super::{debug, ABSTRACTED_READS_BUDGET, CHECK_BUDGET, NARROW_CHECK_BUDGET, SHORT_CHECK_BUDGET};
 use crate::apart::{self, Answer, Detached};
+use crate::call::WallCap;
 use crate::cone::Slice;
 use crate::memo::{Answered, Key};
 use crate::{Stats, Verdict, Verifier};
@@ -66,9 +67,9 @@ enum Ended<'ctx> {
     Violated(Model<'ctx>),
 }
 
-/// A check's call sent to a worker: its place in the pass, the call, its budget and whether it
-/// is capped in wall-clock time too, its stop flag.
-type Job = (usize, Detached, Option<u32>, bool, Arc<AtomicBool>);
+/// A check's call sent to a worker: its place in the pass, the call, its budget and how it is
+/// capped in wall-clock time, its stop flag.
+type Job = (usize, Detached, Option<u32>, WallCap, Arc<AtomicBool>);
 
 /// What a worker sends back: the place, the call (for its model), the answer, the call's
 /// stats and wall time.
@@ -195,7 +196,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let (done_tx, job_rx, opts) = (done_tx.clone(), &job_rx, &opts);
                 s.spawn(move || loop {
                     let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((k, mut call, rlimit, capped, stop)) = job else { break };
+                    let Ok((k, mut call, rlimit, cap, stop)) = job else { break };
                     let mut stats = Stats::default();
                     let t0 = Instant::now();
                     // A panic in a call (Z3's bindings panic on some errors) is this check's
@@ -203,7 +204,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     let r = if stop.load(Ordering::Relaxed) {
                         Err(Verdict::Timeout)
                     } else {
-                        let solve = std::panic::AssertUnwindSafe(|| call.solve(opts, &mut stats, rlimit, capped, &stop));
+                        let solve = std::panic::AssertUnwindSafe(|| call.solve(opts, &mut stats, rlimit, cap, &stop));
                         std::panic::catch_unwind(solve)
                             .unwrap_or_else(|_| Err(Verdict::Unknown("internal error: a solver call of Houdini panicked".into())))
                     };
@@ -226,7 +227,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 pass.stops.push(stop.clone());
                 pass.disjunction = Some(0);
                 let job_tx = pass.job_tx.as_ref().expect("open while the pass runs");
-                if job_tx.send((0, call, rlimit, true, stop)).is_err() {
+                if job_tx.send((0, call, rlimit, WallCap::Loose, stop)).is_err() {
                     return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into()));
                 }
             }
@@ -279,12 +280,12 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                 let place = match &step {
                     Step::Solve(call) => {
                         let asserted = call.formulas(&self.enc, a);
-                        let (rlimit, capped) = self.rlimit_of(self.check_budget(&call.slice));
+                        let (rlimit, cap) = self.rlimit_of(self.check_budget(&call.slice));
                         let stop = Arc::new(AtomicBool::new(false));
                         pass.stops.push(stop.clone());
                         let k = pass.stops.len() - 1;
                         let job_tx = pass.job_tx.as_ref().expect("open while the pass runs");
-                        if job_tx.send((k, Detached::new(&asserted, &[]), rlimit, capped, stop)).is_err() {
+                        if job_tx.send((k, Detached::new(&asserted, &[]), rlimit, cap, stop)).is_err() {
                             return Err(Verdict::Unknown("internal error: Houdini's solver threads ended early".into()));
                         }
                         ahead += 1;
@@ -423,14 +424,16 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         }
     }
 
-    /// `budget` in Z3's resource units, and whether it is capped in wall-clock time too
-    /// (`run_check`): all but [`Budget::Whole`], whose end drops the candidate, so that it is in
-    /// resource units alone, as deterministic as Z3 is.
-    fn rlimit_of(&self, budget: Budget) -> (Option<u32>, bool) {
+    /// `budget` in Z3's resource units, and how it is capped in wall-clock time (`run_check`):
+    /// [`Budget::Whole`], whose end drops the candidate, in resource units alone, as
+    /// deterministic as Z3 is; [`Budget::Narrow`] at the budget itself, since past it the check
+    /// is solved on every assumption anyway ([`NARROW_CHECK_BUDGET`]); [`Budget::Short`] at
+    /// three times the budget (at least a second).
+    fn rlimit_of(&self, budget: Budget) -> (Option<u32>, WallCap) {
         match budget {
-            Budget::Narrow => (crate::rlimit_within(&self.opts, NARROW_CHECK_BUDGET), true),
-            Budget::Short => (crate::rlimit_within(&self.opts, SHORT_CHECK_BUDGET), true),
-            Budget::Whole => (crate::rlimit_within(&self.opts, CHECK_BUDGET), false),
+            Budget::Narrow => (crate::rlimit_within(&self.opts, NARROW_CHECK_BUDGET), WallCap::Tight),
+            Budget::Short => (crate::rlimit_within(&self.opts, SHORT_CHECK_BUDGET), WallCap::Loose),
+            Budget::Whole => (crate::rlimit_within(&self.opts, CHECK_BUDGET), WallCap::Off),
         }
     }
 
@@ -445,7 +448,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         budget: Budget,
     ) -> Result<Option<Answer<'ctx>>, Verdict> {
         let asserted = call.formulas(&self.enc, a);
-        let (rlimit, capped) = self.rlimit_of(budget);
+        let (rlimit, cap) = self.rlimit_of(budget);
         let t0 = Instant::now();
         // SYNCFIX_DUMP_HOUDINI=PREFIX: each check as PREFIX.<round>.check<i> (.widerN: its
         // slice widened N times).
@@ -453,7 +456,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let wider = if refinements == 0 { String::new() } else { format!(".wider{refinements}") };
             std::path::PathBuf::from(format!("{}.{}.check{i}{wider}", p.to_string_lossy(), self.stats.houdini_rounds))
         });
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, capped, dump);
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, cap, dump);
         if debug() {
             self.debug_check(i, t0.elapsed(), &answer);
         }
@@ -469,7 +472,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let abstracted: Vec<&Bool<'ctx>> = abstracted.iter().collect();
         let rlimit = crate::rlimit_within(&self.opts, ABSTRACTED_READS_BUDGET);
         let t0 = Instant::now();
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &abstracted, &[], rlimit, true, None);
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &abstracted, &[], rlimit, WallCap::Loose, None);
         let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
         if debug() {
             let what = &self.enc.invariants.candidates()[self.cand_of(i)].what;

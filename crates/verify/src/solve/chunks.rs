@@ -124,7 +124,8 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
                     }
                     let mut stats = Stats::default();
                     let started = Instant::now();
-                    let refuted = matches!(call.solve(opts, &mut stats, None, true, &stops[j]), Ok(Some(SatResult::Unsat)));
+                    let refuted =
+                        matches!(call.solve(opts, &mut stats, None, crate::call::WallCap::Loose, &stops[j]), Ok(Some(SatResult::Unsat)));
                     if !refuted {
                         for stop in &stops[j + 1..] {
                             stop.store(true, Ordering::Relaxed);

@@ -39,7 +39,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
             let slice = self.enc.assumptions.borrow_mut().slice(&[&f], &oks, encode::LogUse::None, stamp, None);
             let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain([&f]).collect();
             let rlimit = rlimit_within(&self.opts, STRIDE_BUDGET);
-            let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, true, None);
+            let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], rlimit, crate::call::WallCap::Loose, None);
             matches!(answer, Ok(Some((SatResult::Unsat, _))))
         });
         if refuted {
@@ -75,7 +75,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         let Some((slice, violated, rlimit)) = self.strict_formula(q) else { return false };
         let t0 = Instant::now();
         let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain(base).chain([&violated]).collect();
-        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], Some(rlimit), true, None);
+        let answer = apart::solve(self.ctx, &self.opts, &mut self.stats, &asserted, &[], Some(rlimit), crate::call::WallCap::Loose, None);
         let refuted = matches!(answer, Ok(Some((SatResult::Unsat, _))));
         if refuted {
             self.stats.queries_without_values += 1;

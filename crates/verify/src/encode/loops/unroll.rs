@@ -132,7 +132,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                 let t0 = std::time::Instant::now();
                 let mut stats = crate::Stats::default();
                 let opts = self.opts;
-                let mut answer = solver.check(ctx, opts, &mut stats, &[], None, false, None);
+                let mut answer = solver.check(ctx, opts, &mut stats, &[], None, crate::call::WallCap::Off, None);
                 let mut refinements = 0;
                 while let Ok(Some((SatResult::Sat, Some(m)))) = &answer {
                     let mut solve_class = |facts: &[Bool<'ctx>]| crate::apart::class_satisfiable(ctx, opts, &mut stats, facts);
@@ -141,7 +141,7 @@ impl<'ctx, 'k> Encoder<'ctx, 'k> {
                     solver.assert(&w.facts.iter().collect::<Vec<_>>());
                     slice = w;
                     refinements += 1;
-                    answer = solver.check(ctx, opts, &mut stats, &[], None, false, None);
+                    answer = solver.check(ctx, opts, &mut stats, &[], None, crate::call::WallCap::Off, None);
                 }
                 self.budget.add_solver_calls(stats.solver_calls);
                 // An answer other than unsat (Z3 gave up) lets the unrolling go on.
