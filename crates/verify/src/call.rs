@@ -50,8 +50,9 @@ pub(crate) enum WallCap {
     /// changes only how a formula is solved (a disjunction past its budget is solved in
     /// parts), not the answer.
     Loose,
-    /// The budget itself (at least a second): for a first try on part of a formula, past which
-    /// the same formula is solved whole anyway (a Houdini check on a narrow slice).
+    /// The budget itself: for a first try past which the same question is asked another way
+    /// anyway (a Houdini check on a narrow slice is solved on every assumption; a round's
+    /// disjunction is raced against its checks one at a time).
     Tight,
 }
 
@@ -70,16 +71,16 @@ pub(crate) fn run_check<'ctx>(
     if let Some(units) = rlimit {
         params.set_u32("rlimit", units);
     }
-    let factor = match cap {
-        WallCap::Off => None,
-        WallCap::Loose => Some(BUDGET_WALL_FACTOR),
-        WallCap::Tight => Some(1.0),
+    let (factor, floor) = match cap {
+        WallCap::Off => (None, Duration::ZERO),
+        WallCap::Loose => (Some(BUDGET_WALL_FACTOR), Duration::from_secs(1)),
+        WallCap::Tight => (Some(1.0), Duration::from_millis(10)),
     };
     if let (Some(units), Some(factor)) = (rlimit, factor) {
         // A backstop in wall-clock time: Z3's resource units run far slower than
         // RLIMIT_PER_SECOND on some formulas (HeCBench match's Match5: a Houdini disjunction
         // with a 1 s budget ran 12 to 27 s).
-        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * factor).max(Duration::from_secs(1));
+        let cap = Duration::from_secs_f64(units as f64 / RLIMIT_PER_SECOND * factor).max(floor);
         let left = opts.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let t = [opts.timeout, left, Some(cap)].into_iter().flatten().min().unwrap_or(cap);
         params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
