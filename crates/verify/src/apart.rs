@@ -20,10 +20,11 @@ use z3::{Config, Context, Model, SatResult, Solver};
 /// context.
 pub(crate) type Answer<'ctx> = (SatResult, Option<Model<'ctx>>);
 
-/// A solver of one context and, for one check without assumptions, the solver for the logic
-/// holding the same formulas: the first is then Z3's bit-vector tactics
-/// (`encode::new_one_shot_solver`), which decline a formula with arrays or many uninterpreted
-/// functions' applications, and the second answers what they decline.
+/// A solver of one context and, for one check without assumptions, a fallback holding the
+/// same formulas: the first is then Z3's bit-vector tactics (`encode::new_one_shot_solver`),
+/// which decline a formula with arrays or many uninterpreted functions' applications, and the
+/// second ([`Fallback`]: the solver for the logic unless asked otherwise) answers what they
+/// decline.
 struct Solvers<'a> {
     solver: Solver<'a>,
     /// One-shot: a solver that only holds the formulas asserted (Z3's `skip` tactic), for the
@@ -31,17 +32,32 @@ struct Solvers<'a> {
     /// to set up; the tactics' solver may hold its formulas simplified once it has checked).
     formulas: Option<Solver<'a>>,
     fallback: Option<Solver<'a>>,
+    fallback_kind: Fallback,
+}
+
+/// The solver behind the bit-vector tactics of a check without assumptions, for the formulas
+/// they decline. Measured on the slow kernels' Houdini checks (README, "Slow real kernels"),
+/// neither is faster on every formula: the preprocessing refutes or satisfies in 0.2–1 s some
+/// of mri-gridding's checks that take the solver for the logic 2–6 s, and makes some of
+/// stereoDisparity's slower (its kernel 9.1 -> 10.9 s when every check used it).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Fallback {
+    /// The solver for the logic (`encode::new_solver`).
+    Logic,
+    /// Z3's preprocessing for bit-vectors and its `qfbv` strategy
+    /// (`encode::new_preprocessed_solver`).
+    Preprocessed,
 }
 
 impl<'a> Solvers<'a> {
     /// For checks under assumptions (or kept between checks with different ones): the solver
     /// for the logic alone; `one_shot`: the tactics, and the solver for the logic behind them.
-    fn new(ctx: &'a Context, one_shot: bool) -> Solvers<'a> {
+    fn new(ctx: &'a Context, one_shot: bool, fallback_kind: Fallback) -> Solvers<'a> {
         if one_shot {
             let holder = z3::Tactic::create_skip(ctx).solver();
-            Solvers { solver: crate::encode::encoding::new_one_shot_solver(ctx), formulas: Some(holder), fallback: None }
+            Solvers { solver: crate::encode::encoding::new_one_shot_solver(ctx), formulas: Some(holder), fallback: None, fallback_kind }
         } else {
-            Solvers { solver: crate::encode::encoding::new_solver(ctx), formulas: None, fallback: None }
+            Solvers { solver: crate::encode::encoding::new_solver(ctx), formulas: None, fallback: None, fallback_kind }
         }
     }
 
@@ -75,7 +91,10 @@ impl<'a> Solvers<'a> {
             return (r, false);
         }
         let fb = self.fallback.get_or_insert_with(|| {
-            let fb = crate::encode::encoding::new_solver(ctx);
+            let fb = match self.fallback_kind {
+                Fallback::Preprocessed => crate::encode::encoding::new_preprocessed_solver(ctx),
+                Fallback::Logic => crate::encode::encoding::new_solver(ctx),
+            };
             for f in holder.get_assertions() {
                 fb.assert(&f);
             }
@@ -173,19 +192,19 @@ impl ApartSolver {
     /// An empty solver for the kernel's logic (`encode::new_solver`) in a new context (about
     /// 1 ms), for a verifier with `opts`.
     pub fn new(opts: &VerifyOptions) -> ApartSolver {
-        ApartSolver::with(opts, false)
+        ApartSolver::with(opts, false, Fallback::Logic)
     }
 
     /// An empty solver in a new context for checks without assumptions: Z3's bit-vector
     /// tactics, the solver for the logic where they decline (see [`Solvers`]). Several checks,
     /// each after more formulas, are solved from scratch.
     pub fn one_shot(opts: &VerifyOptions) -> ApartSolver {
-        ApartSolver::with(opts, true)
+        ApartSolver::with(opts, true, Fallback::Logic)
     }
 
-    fn with(opts: &VerifyOptions, one_shot: bool) -> ApartSolver {
+    fn with(opts: &VerifyOptions, one_shot: bool, fallback: Fallback) -> ApartSolver {
         ApartSolver {
-            cell: Some(Cell::new(Context::new(&Config::new()), |ctx| Solvers::new(ctx, one_shot))),
+            cell: Some(Cell::new(Context::new(&Config::new()), |ctx| Solvers::new(ctx, one_shot, fallback))),
             deadline: opts.deadline,
             cancel: opts.cancel.clone(),
         }
@@ -278,7 +297,7 @@ impl Detached {
     pub fn new<'ctx>(asserted: &[&Bool<'ctx>], assumptions: &[Bool<'ctx>]) -> Detached {
         let one_shot = assumptions.is_empty();
         let mut cell = JobCell::new(Context::new(&Config::new()), |fresh| Prepared {
-            solvers: Solvers::new(fresh, one_shot),
+            solvers: Solvers::new(fresh, one_shot, Fallback::Logic),
             assumptions: vec![],
             by_fallback: false,
         });
@@ -363,6 +382,24 @@ pub(crate) fn solve<'ctx>(
     let mut solver = if assumptions.is_empty() { ApartSolver::one_shot(opts) } else { ApartSolver::new(opts) };
     solver.assert(asserted);
     solver.check(ctx, opts, stats, assumptions, rlimit, cap, dump)
+}
+
+/// Solves `asserted` without assumptions on a new [`ApartSolver::one_shot`] whose formulas
+/// the bit-vector tactics decline are solved by `fallback` (see [`ApartSolver::check`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_one_shot<'ctx>(
+    ctx: &'ctx Context,
+    opts: &VerifyOptions,
+    stats: &mut Stats,
+    asserted: &[&Bool<'ctx>],
+    rlimit: Option<u32>,
+    cap: WallCap,
+    dump: Option<std::path::PathBuf>,
+    fallback: Fallback,
+) -> Result<Option<Answer<'ctx>>, Verdict> {
+    let mut solver = ApartSolver::with(opts, true, fallback);
+    solver.assert(asserted);
+    solver.check(ctx, opts, stats, &[], rlimit, cap, dump)
 }
 
 /// Whether `facts` (one class of assumptions left out of a slice, its shared constants

@@ -191,6 +191,20 @@ pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
     Solver::new_for_logic(ctx, "QF_AUFBV").unwrap_or_else(|| Solver::new(ctx))
 }
 
+/// A solver for a check without assumptions whose formula the bit-vector tactics of
+/// [`new_one_shot_solver`] decline: Z3's preprocessing (simplification, propagation of values,
+/// elimination of solved and unconstrained terms) and then its `qfbv` strategy.
+pub(crate) fn new_preprocessed_solver(ctx: &Context) -> Solver<'_> {
+    let t = |name: &str| Tactic::new(ctx, name);
+    t("simplify")
+        .and_then(&t("propagate-values"))
+        .and_then(&t("solve-eqs"))
+        .and_then(&t("elim-uncnstr"))
+        .and_then(&t("simplify"))
+        .and_then(&t("qfbv"))
+        .solver()
+}
+
 /// The most congruence lemmas (Z3's `ackr-bound-probe`) a formula's uninterpreted functions
 /// may need for [`new_one_shot_solver`] to take it: past it the solver for the logic, whose
 /// congruence closure handles them lazily (the CUDA SDK's binomialOptions, its floating-point
