@@ -51,7 +51,7 @@ pub(crate) enum Fallback {
 
 impl<'a> Solvers<'a> {
     /// For checks under assumptions (or kept between checks with different ones): the solver
-    /// for the logic alone; `one_shot`: the tactics, and the solver for the logic behind them.
+    /// for the logic alone; `one_shot`: the tactics, and `fallback_kind` behind them.
     fn new(ctx: &'a Context, one_shot: bool, fallback_kind: Fallback) -> Solvers<'a> {
         if one_shot {
             let holder = z3::Tactic::create_skip(ctx).solver();
@@ -494,5 +494,32 @@ mod tests {
         let mut stats = Stats::default();
         let answer = solve(&ctx, &opts, &mut stats, &[&unsat], &[], None, WallCap::Off, None).expect("an answer");
         assert_eq!(answer.map(|a| a.0), Some(SatResult::Unsat));
+    }
+
+    /// With the preprocessed fallback, a formula whose array terms stay after the bit-vector
+    /// tactics' preprocessing (so that they decline it) is answered by the fallback, with a
+    /// model of the formula as asserted; one refuted is refuted.
+    #[test]
+    fn the_preprocessed_fallback_answers_with_a_model_of_the_formula() {
+        let ctx = Context::new(&Config::new());
+        let opts = VerifyOptions::default();
+        let x = BV::new_const(&ctx, "x", 32);
+        let y = BV::new_const(&ctx, "y", 32);
+        let a = Array::new_const(&ctx, "a", &z3::Sort::bitvector(&ctx, 32), &z3::Sort::bitvector(&ctx, 32));
+        let seven = BV::from_u64(&ctx, 7, 32);
+        // An equation between arrays: no bit-vector formula says it.
+        let same = a.store(&x, &seven)._eq(&a.store(&y, &seven));
+        let sat = Bool::and(&ctx, &[&same, &x.bvugt(&seven), &y.bvult(&x)]);
+        let mut stats = Stats::default();
+        let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&sat], None, WallCap::Off, None, Fallback::Preprocessed);
+        let (r, model) = answer.expect("an answer").expect("no budget");
+        assert_eq!(r, SatResult::Sat);
+        assert_eq!(stats.solver_calls, 2, "the tactics declined the formula, the fallback answered");
+        let m = model.expect("a model");
+        assert_eq!(m.eval(&sat, true).and_then(|b| b.as_bool()), Some(true), "{sat}");
+        let unsat = Bool::and(&ctx, &[&sat, &a.select(&x).as_bv().unwrap()._eq(&BV::from_u64(&ctx, 8, 32))]);
+        let mut stats = Stats::default();
+        let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&unsat], None, WallCap::Off, None, Fallback::Preprocessed);
+        assert_eq!(answer.expect("an answer").map(|a| a.0), Some(SatResult::Unsat));
     }
 }
