@@ -468,6 +468,14 @@ mod tests {
     use super::*;
     use z3::ast::{Array, BV};
 
+    /// The tests' terms: `x` and `y` (32 bits), an array `a` of 32-bit elements at 32-bit
+    /// indices, and 7.
+    fn terms(ctx: &Context) -> (BV<'_>, BV<'_>, Array<'_>, BV<'_>) {
+        let bv32 = z3::Sort::bitvector(ctx, 32);
+        let a = Array::new_const(ctx, "a", &bv32, &bv32);
+        (BV::new_const(ctx, "x", 32), BV::new_const(ctx, "y", 32), a, BV::from_u64(ctx, 7, 32))
+    }
+
     /// A one-shot check of a formula with an array (which the bit-vector tactics decline) is
     /// answered by the solver for the logic, and its model satisfies the formula; one without
     /// is answered by the tactics, and a satisfiable one's model too (the equation that
@@ -476,10 +484,7 @@ mod tests {
     fn one_shot_answers_with_a_model_of_the_formula() {
         let ctx = Context::new(&Config::new());
         let opts = VerifyOptions::default();
-        let x = BV::new_const(&ctx, "x", 32);
-        let y = BV::new_const(&ctx, "y", 32);
-        let a = Array::new_const(&ctx, "a", &z3::Sort::bitvector(&ctx, 32), &z3::Sort::bitvector(&ctx, 32));
-        let seven = BV::from_u64(&ctx, 7, 32);
+        let (x, y, a, seven) = terms(&ctx);
         let with_array = Bool::and(&ctx, &[&a.select(&x).as_bv().unwrap()._eq(&seven), &x.bvugt(&seven)]);
         let plain = Bool::and(&ctx, &[&y._eq(&x.bvadd(&seven)), &x.bvugt(&seven), &y.bvult(&BV::from_u64(&ctx, 20, 32))]);
         for f in [&with_array, &plain] {
@@ -503,10 +508,7 @@ mod tests {
     fn the_preprocessed_fallback_answers_with_a_model_of_the_formula() {
         let ctx = Context::new(&Config::new());
         let opts = VerifyOptions::default();
-        let x = BV::new_const(&ctx, "x", 32);
-        let y = BV::new_const(&ctx, "y", 32);
-        let a = Array::new_const(&ctx, "a", &z3::Sort::bitvector(&ctx, 32), &z3::Sort::bitvector(&ctx, 32));
-        let seven = BV::from_u64(&ctx, 7, 32);
+        let (x, y, a, seven) = terms(&ctx);
         // An equation between arrays: no bit-vector formula says it.
         let same = a.store(&x, &seven)._eq(&a.store(&y, &seven));
         let sat = Bool::and(&ctx, &[&same, &x.bvugt(&seven), &y.bvult(&x)]);
