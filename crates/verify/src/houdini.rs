@@ -274,7 +274,7 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
         // answered (the lowest candidate).
         let mut pass_lowest = None;
         if racing && matches!(answer, Ok(None)) {
-            let detached = self.detached_round(g, a, &conds_of(&self.enc, &self.houdini_groups[g]));
+            let detached = self.detached_round(g, a);
             let rlimit = crate::rlimit_within(&self.opts, DISJUNCTION_BUDGET);
             match self.houdini_raced(g, a, kept, Some((detached, rlimit)))? {
                 one_by_one::Raced::Pass(lowest, ran_out) => {
@@ -376,8 +376,9 @@ impl<'ctx, 'k> Verifier<'ctx, 'k> {
     }
 
     /// Group `g`'s round as one call prepared apart (`apart::Detached`): the background, the
-    /// facts of the group's slice and the disjunction `conds` of its checks, under `a`.
-    fn detached_round(&self, g: usize, a: &[Bool<'ctx>], conds: &[Bool<'ctx>]) -> crate::apart::Detached {
+    /// facts of the group's slice and the disjunction of its checks, under `a`.
+    fn detached_round(&self, g: usize, a: &[Bool<'ctx>]) -> crate::apart::Detached {
+        let conds = conds_of(&self.enc, &self.houdini_groups[g]);
         let disjunction = crate::term::or(self.ctx, &conds.iter().collect::<Vec<_>>());
         let slice = self.houdini_groups[g].slice.as_ref().expect("made on the group's first round");
         let asserted: Vec<&Bool<'ctx>> = self.enc.symbols.background().iter().chain(&slice.facts).chain([&disjunction]).collect();
