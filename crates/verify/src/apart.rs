@@ -379,7 +379,10 @@ pub(crate) fn solve<'ctx>(
     cap: WallCap,
     dump: Option<std::path::PathBuf>,
 ) -> Result<Option<Answer<'ctx>>, Verdict> {
-    let mut solver = if assumptions.is_empty() { ApartSolver::one_shot(opts) } else { ApartSolver::new(opts) };
+    if assumptions.is_empty() {
+        return solve_one_shot(ctx, opts, stats, asserted, rlimit, cap, dump, Fallback::Logic);
+    }
+    let mut solver = ApartSolver::new(opts);
     solver.assert(asserted);
     solver.check(ctx, opts, stats, assumptions, rlimit, cap, dump)
 }
