@@ -47,6 +47,9 @@ pub(crate) enum Fallback {
     /// Z3's preprocessing for bit-vectors and its `qfbv` strategy
     /// (`encode::new_preprocessed_solver`).
     Preprocessed,
+    /// Z3's preprocessing for bit-vectors and its SMT core
+    /// (`encode::new_preprocessed_smt_solver`).
+    PreprocessedSmt,
 }
 
 impl<'a> Solvers<'a> {
@@ -94,6 +97,7 @@ impl<'a> Solvers<'a> {
             let fb = match self.fallback_kind {
                 Fallback::Preprocessed => crate::encode::encoding::new_preprocessed_solver(ctx),
                 Fallback::Logic => crate::encode::encoding::new_solver(ctx),
+                Fallback::PreprocessedSmt => crate::encode::encoding::new_preprocessed_smt_solver(ctx),
             };
             for f in holder.get_assertions() {
                 fb.assert(&f);

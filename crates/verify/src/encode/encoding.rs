@@ -205,6 +205,19 @@ pub(crate) fn new_preprocessed_solver(ctx: &Context) -> Solver<'_> {
         .solver()
 }
 
+/// Z3's preprocessing of [`new_preprocessed_solver`] and then its SMT core: for a Houdini
+/// check whose formula keeps arrays.
+pub(crate) fn new_preprocessed_smt_solver(ctx: &Context) -> Solver<'_> {
+    let t = |name: &str| Tactic::new(ctx, name);
+    t("simplify")
+        .and_then(&t("propagate-values"))
+        .and_then(&t("solve-eqs"))
+        .and_then(&t("elim-uncnstr"))
+        .and_then(&t("simplify"))
+        .and_then(&t("smt"))
+        .solver()
+}
+
 /// The most congruence lemmas (Z3's `ackr-bound-probe`) a formula's uninterpreted functions
 /// may need for [`new_one_shot_solver`] to take it: past it the solver for the logic, whose
 /// congruence closure handles them lazily (the CUDA SDK's binomialOptions, its floating-point
