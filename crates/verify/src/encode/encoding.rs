@@ -195,26 +195,25 @@ pub(crate) fn new_solver(ctx: &Context) -> Solver<'_> {
 /// [`new_one_shot_solver`] decline: Z3's preprocessing (simplification, propagation of values,
 /// elimination of solved and unconstrained terms) and then its `qfbv` strategy.
 pub(crate) fn new_preprocessed_solver(ctx: &Context) -> Solver<'_> {
-    let t = |name: &str| Tactic::new(ctx, name);
-    t("simplify")
-        .and_then(&t("propagate-values"))
-        .and_then(&t("solve-eqs"))
-        .and_then(&t("elim-uncnstr"))
-        .and_then(&t("simplify"))
-        .and_then(&t("qfbv"))
-        .solver()
+    preprocessed_then(ctx, "qfbv")
 }
 
 /// Z3's preprocessing of [`new_preprocessed_solver`] and then its SMT core: for a Houdini
 /// check whose formula keeps arrays.
 pub(crate) fn new_preprocessed_smt_solver(ctx: &Context) -> Solver<'_> {
+    preprocessed_then(ctx, "smt")
+}
+
+/// Z3's preprocessing (simplification, propagation of values, elimination of solved and
+/// unconstrained terms) and then the tactic `last`, as a solver.
+fn preprocessed_then<'c>(ctx: &'c Context, last: &str) -> Solver<'c> {
     let t = |name: &str| Tactic::new(ctx, name);
     t("simplify")
         .and_then(&t("propagate-values"))
         .and_then(&t("solve-eqs"))
         .and_then(&t("elim-uncnstr"))
         .and_then(&t("simplify"))
-        .and_then(&t("smt"))
+        .and_then(&t(last))
         .solver()
 }
 
