@@ -508,27 +508,29 @@ mod tests {
         assert_eq!(answer.map(|a| a.0), Some(SatResult::Unsat));
     }
 
-    /// With the preprocessed fallback, a formula whose array terms stay after the bit-vector
-    /// tactics' preprocessing (so that they decline it) is answered by the fallback, with a
-    /// model of the formula as asserted; one refuted is refuted.
+    /// With either preprocessed fallback (`qfbv` or the SMT core), a formula whose array terms
+    /// stay after the bit-vector tactics' preprocessing (so that they decline it) is answered
+    /// by the fallback, with a model of the formula as asserted; one refuted is refuted.
     #[test]
-    fn the_preprocessed_fallback_answers_with_a_model_of_the_formula() {
-        let ctx = Context::new(&Config::new());
-        let opts = VerifyOptions::default();
-        let (x, y, a, seven) = terms(&ctx);
-        // An equation between arrays: no bit-vector formula says it.
-        let same = a.store(&x, &seven)._eq(&a.store(&y, &seven));
-        let sat = Bool::and(&ctx, &[&same, &x.bvugt(&seven), &y.bvult(&x)]);
-        let mut stats = Stats::default();
-        let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&sat], None, WallCap::Off, None, Fallback::Preprocessed);
-        let (r, model) = answer.expect("an answer").expect("no budget");
-        assert_eq!(r, SatResult::Sat);
-        assert_eq!(stats.solver_calls, 2, "the tactics declined the formula, the fallback answered");
-        let m = model.expect("a model");
-        assert_eq!(m.eval(&sat, true).and_then(|b| b.as_bool()), Some(true), "{sat}");
-        let unsat = Bool::and(&ctx, &[&sat, &a.select(&x).as_bv().unwrap()._eq(&BV::from_u64(&ctx, 8, 32))]);
-        let mut stats = Stats::default();
-        let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&unsat], None, WallCap::Off, None, Fallback::Preprocessed);
-        assert_eq!(answer.expect("an answer").map(|a| a.0), Some(SatResult::Unsat));
+    fn the_preprocessed_fallbacks_answer_with_a_model_of_the_formula() {
+        for fallback in [Fallback::Preprocessed, Fallback::PreprocessedSmt] {
+            let ctx = Context::new(&Config::new());
+            let opts = VerifyOptions::default();
+            let (x, y, a, seven) = terms(&ctx);
+            // An equation between arrays: no bit-vector formula says it.
+            let same = a.store(&x, &seven)._eq(&a.store(&y, &seven));
+            let sat = Bool::and(&ctx, &[&same, &x.bvugt(&seven), &y.bvult(&x)]);
+            let mut stats = Stats::default();
+            let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&sat], None, WallCap::Off, None, fallback);
+            let (r, model) = answer.expect("an answer").expect("no budget");
+            assert_eq!(r, SatResult::Sat, "{fallback:?}");
+            assert_eq!(stats.solver_calls, 2, "{fallback:?}: the tactics declined the formula, the fallback answered");
+            let m = model.expect("a model");
+            assert_eq!(m.eval(&sat, true).and_then(|b| b.as_bool()), Some(true), "{fallback:?}: {sat}");
+            let unsat = Bool::and(&ctx, &[&sat, &a.select(&x).as_bv().unwrap()._eq(&BV::from_u64(&ctx, 8, 32))]);
+            let mut stats = Stats::default();
+            let answer = solve_one_shot(&ctx, &opts, &mut stats, &[&unsat], None, WallCap::Off, None, fallback);
+            assert_eq!(answer.expect("an answer").map(|a| a.0), Some(SatResult::Unsat), "{fallback:?}");
+        }
     }
 }
